@@ -1,0 +1,67 @@
+import { Either, Schema } from "effect"
+
+/**
+ * Redirect URIs of OAuth clients (RFC 6749 §3.1.2, RFC 8252, RFC 9700 §4.1).
+ * A registered URI is https, or plain http on a loopback host; never a fragment, never
+ * relative, never a script scheme. Matching is exact string comparison, with one exception:
+ * a loopback http URI matches on any port (RFC 8252 §7.3), since native apps and MCP clients
+ * bind an ephemeral port for each login.
+ */
+
+export class InvalidRedirectUri extends Schema.TaggedError<InvalidRedirectUri>()("InvalidRedirectUri", {
+  uri: Schema.String,
+  message: Schema.String
+}) {}
+
+/** Hosts RFC 8252 §7.3 calls loopback; `localhost` is admitted because MCP clients use it. */
+const loopbackHosts: ReadonlySet<string> = new Set(["127.0.0.1", "[::1]", "localhost"])
+
+const refuse = (uri: string, message: string) => Either.left(new InvalidRedirectUri({ uri, message }))
+
+const parse = (uri: string): URL | undefined => {
+  // Without a base, a relative reference fails to parse, which is what we want.
+  try {
+    return new URL(uri)
+  } catch {
+    return undefined
+  }
+}
+
+export const isLoopback = (url: URL): boolean => url.protocol === "http:" && loopbackHosts.has(url.hostname)
+
+/** The rule for a URI a client registers (dynamic registration, operator seeding, metadata documents). */
+export const validate = (uri: string): Either.Either<string, InvalidRedirectUri> => {
+  if (uri.length > 2000) return refuse(uri, "redirect_uri is longer than 2000 characters")
+  if (uri.includes("#")) return refuse(uri, "redirect_uri must not contain a fragment")
+  const url = parse(uri)
+  if (url === undefined) return refuse(uri, "redirect_uri must be an absolute URI")
+  if (url.username !== "" || url.password !== "") {
+    return refuse(uri, "redirect_uri must not carry user information")
+  }
+  if (url.protocol === "https:") return Either.right(uri)
+  if (url.protocol === "http:") {
+    return isLoopback(url)
+      ? Either.right(uri)
+      : refuse(uri, "redirect_uri must use https, or http on 127.0.0.1, [::1] or localhost")
+  }
+  return refuse(uri, `redirect_uri scheme ${url.protocol} is not allowed`)
+}
+
+/** Does the URI presented at authorize (or token) match one the client registered? */
+export const matches = (registered: string, presented: string): boolean => {
+  if (registered === presented) return true
+  const r = parse(registered)
+  const p = parse(presented)
+  if (r === undefined || p === undefined || !isLoopback(r) || !isLoopback(p)) return false
+  // Only the port may differ. Comparing the raw texts with the port cut out keeps every other
+  // byte exact: `http://127.0.0.1/cb` never matches `http://localhost/cb`, `.../cb/` or `.../CB`.
+  if (presented.includes("#")) return false
+  return rawWithoutPort(registered) === rawWithoutPort(presented)
+}
+
+/** The raw text with an explicit `:port` after the host removed, so encodings must match too. */
+const rawWithoutPort = (uri: string): string =>
+  uri.replace(/^(http:\/\/(?:127\.0\.0\.1|\[::1\]|localhost))(:\d+)?/, "$1")
+
+export const matchesAny = (registered: ReadonlyArray<string>, presented: string): boolean =>
+  registered.some((uri) => matches(uri, presented))
