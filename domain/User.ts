@@ -1,0 +1,97 @@
+import { Either, Option, Schema } from "effect"
+import * as Ban from "./Ban.js"
+import { UserId } from "./Ids.js"
+import { Timestamp } from "./Timestamp.js"
+
+// The WHATWG HTML `type=email` shape, which is also what Supabase Auth checks (badoux/checkmail):
+// printable ASCII local part, dot-separated hostname labels of at most 63 characters.
+const emailShape =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/
+
+/**
+ * An email address as stored: trimmed and lower-cased, so that lookups and the uniqueness of
+ * `users.email` do not depend on how it was typed. The shape is checked before lower-casing:
+ * otherwise a look-alike such as U+212A KELVIN SIGN would pass by turning into an ASCII `k`.
+ */
+export const Email = Schema.Trim.pipe(
+  Schema.maxLength(255, { message: () => "An email address is too long" }),
+  Schema.pattern(emailShape, { message: () => "Unable to validate email address: invalid format" }),
+  Schema.compose(Schema.Lowercase),
+  Schema.brand("Email")
+)
+export type Email = typeof Email.Type
+
+const e164 = /^\+[1-9][0-9]{1,14}$/
+
+/** A phone number in E.164: `+`, then 2 to 15 digits, the first not zero. */
+export const Phone = Schema.String.pipe(
+  Schema.pattern(e164, { message: () => "Invalid phone number format (E.164 required)" }),
+  Schema.brand("Phone")
+)
+export type Phone = typeof Phone.Type
+
+/** A phone number that is not E.164 even after the separators people type were removed. */
+export class InvalidPhone extends Schema.TaggedError<InvalidPhone>()("InvalidPhone", {
+  input: Schema.String,
+  message: Schema.String
+}) {}
+
+const isPhone = Schema.is(Phone)
+
+/**
+ * Turns what a user typed into E.164. Supabase Auth accepts the number with or without the
+ * leading `+` and with spaces; dashes and tabs are dropped as well, since people copy numbers
+ * formatted that way. Anything else (letters, brackets, a `00` prefix) is refused rather than
+ * guessed at.
+ */
+export const normalizePhone = (input: string): Either.Either<Phone, InvalidPhone> => {
+  const compact = input.replace(/[\s-]/g, "")
+  const candidate = compact.startsWith("+") ? compact : `+${compact}`
+  return isPhone(candidate)
+    ? Either.right(candidate)
+    : Either.left(new InvalidPhone({ input, message: "Invalid phone number format (E.164 required)" }))
+}
+
+const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+// Absent, `null` and `undefined` all decode to none, and none encodes to `null`: a row's NULL
+// column, a JSON `null` and an omitted JSON key (Supabase Auth omits empty timestamps) all work.
+const optional = <A, I, R>(schema: Schema.Schema<A, I, R>) => Schema.OptionFromNullishOr(schema, null)
+
+/** A user of the auth service, with the fields of Supabase Auth's user object. */
+export class User extends Schema.Class<User>("User")({
+  id: UserId,
+  aud: Schema.String,
+  role: Schema.String,
+  email: optional(Email),
+  phone: optional(Phone),
+  emailConfirmedAt: optional(Timestamp),
+  phoneConfirmedAt: optional(Timestamp),
+  confirmationSentAt: optional(Timestamp),
+  invitedAt: optional(Timestamp),
+  lastSignInAt: optional(Timestamp),
+  appMetadata: Metadata,
+  userMetadata: Metadata,
+  isAnonymous: Schema.Boolean,
+  bannedUntil: optional(Timestamp),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}) {}
+
+/** The user is banned: no sign-in, no token refresh, until `bannedUntil`. */
+export class UserBanned extends Schema.TaggedError<UserBanned>()("UserBanned", {
+  userId: UserId,
+  bannedUntil: Timestamp,
+  message: Schema.String
+}) {}
+
+/** Whether `user` may sign in or refresh a session at `now`. */
+export const canSignIn = (user: User, now: Date): Either.Either<void, UserBanned> =>
+  Option.match(
+    Option.filter(user.bannedUntil, (until) => Ban.isBanned(Option.some(until), now)),
+    {
+      onNone: () => Either.void,
+      onSome: (until) =>
+        Either.left(new UserBanned({ userId: user.id, bannedUntil: until, message: "User is banned" }))
+    }
+  )
