@@ -1,0 +1,44 @@
+import { Context, HashMap, Layer, Ref } from "effect"
+import type { AuthorizationCode } from "../../domain/AuthorizationCode.js"
+import type { Client } from "../../domain/Client.js"
+import type { Identity } from "../../domain/Identity.js"
+import type { ClientId, FamilyId, SecretHash, UserId } from "../../domain/Ids.js"
+import type { PendingLogin } from "../../domain/PendingLogin.js"
+import type { Family } from "../../domain/RefreshTokenFamily.js"
+import type { User } from "../../domain/User.js"
+import type { UserToken } from "../../domain/UserToken.js"
+
+/**
+ * All in-memory tables behind one Ref, so that a transition touching several of them
+ * (removing a client with its tokens, revoking a family with its access tokens) is one
+ * atomic `Ref.modify`, as it is one transaction in Postgres.
+ */
+export interface Tables {
+  readonly clients: HashMap.HashMap<ClientId, Client>
+  readonly users: HashMap.HashMap<UserId, User>
+  /** Keyed by `provider \u0000 subject`. */
+  readonly identities: HashMap.HashMap<string, Identity>
+  readonly codes: HashMap.HashMap<SecretHash, AuthorizationCode>
+  readonly pendingLogins: HashMap.HashMap<SecretHash, PendingLogin>
+  readonly accessTokens: HashMap.HashMap<SecretHash, UserToken>
+  readonly families: HashMap.HashMap<FamilyId, Family>
+  readonly refreshTokens: HashMap.HashMap<
+    SecretHash,
+    { readonly familyId: FamilyId; readonly generation: number }
+  >
+}
+
+export const empty: Tables = {
+  clients: HashMap.empty(),
+  users: HashMap.empty(),
+  identities: HashMap.empty(),
+  codes: HashMap.empty(),
+  pendingLogins: HashMap.empty(),
+  accessTokens: HashMap.empty(),
+  families: HashMap.empty(),
+  refreshTokens: HashMap.empty()
+}
+
+export class MemoryState extends Context.Tag("latchkey/memory/MemoryState")<MemoryState, Ref.Ref<Tables>>() {}
+
+export const layer = Layer.effect(MemoryState, Ref.make(empty))

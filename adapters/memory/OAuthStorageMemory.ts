@@ -1,0 +1,16 @@
+import { Layer } from "effect"
+import * as AuthorizationCodeStoreMemory from "./AuthorizationCodeStoreMemory.js"
+import * as ClientRepositoryMemory from "./ClientRepositoryMemory.js"
+import * as MemoryState from "./MemoryState.js"
+import * as PendingLoginStoreMemory from "./PendingLoginStoreMemory.js"
+import * as TokenStoreMemory from "./TokenStoreMemory.js"
+import * as UserRepositoryMemory from "./UserRepositoryMemory.js"
+
+/** Every storage port of the oauth service in memory, sharing one fresh set of tables. */
+export const layer = Layer.mergeAll(
+  ClientRepositoryMemory.layer,
+  UserRepositoryMemory.layer,
+  AuthorizationCodeStoreMemory.layer,
+  PendingLoginStoreMemory.layer,
+  TokenStoreMemory.layer
+).pipe(Layer.provide(MemoryState.layer))

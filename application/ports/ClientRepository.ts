@@ -1,0 +1,26 @@
+import { Context, type Effect, type Option, Schema } from "effect"
+import type { Client } from "../../domain/Client.js"
+import { ClientId } from "../../domain/Ids.js"
+
+export class ClientAlreadyExists extends Schema.TaggedError<ClientAlreadyExists>()("ClientAlreadyExists", {
+  clientId: ClientId
+}) {}
+
+/** OAuth clients of every origin (dynamic, operator-seeded, built-in). */
+export class ClientRepository extends Context.Tag("latchkey/ClientRepository")<
+  ClientRepository,
+  {
+    readonly insert: (client: Client) => Effect.Effect<void, ClientAlreadyExists>
+    readonly findById: (id: ClientId) => Effect.Effect<Option.Option<Client>>
+    readonly list: Effect.Effect<ReadonlyArray<Client>>
+    /** Removes the client with its codes, pending logins, consents and tokens; false when unknown. */
+    readonly remove: (id: ClientId) => Effect.Effect<boolean>
+    /** Stamps `last_used_at` (every authorize request does), which resets the idle timer. */
+    readonly touch: (id: ClientId, now: Date) => Effect.Effect<void>
+    /**
+     * Removes every client that is idle at `now` (`Client.isIdle`), with everything `remove`
+     * removes, and returns their ids.
+     */
+    readonly reapIdle: (now: Date) => Effect.Effect<ReadonlyArray<ClientId>>
+  }
+>() {}

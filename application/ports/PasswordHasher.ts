@@ -1,0 +1,11 @@
+import { Context, type Effect, type Redacted } from "effect"
+
+/** Slow, salted hashing (argon2id) for low-entropy secrets chosen by people. */
+export class PasswordHasher extends Context.Tag("latchkey/PasswordHasher")<
+  PasswordHasher,
+  {
+    /** A self-describing PHC string (`$argon2id$v=19$...`). */
+    readonly hash: (password: Redacted.Redacted<string>) => Effect.Effect<string>
+    readonly verify: (password: Redacted.Redacted<string>, phc: string) => Effect.Effect<boolean>
+  }
+>() {}
