@@ -1,0 +1,68 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Schema } from "effect"
+import { ClientAlreadyExists, ClientRepository } from "../../application/ports/ClientRepository.js"
+import * as Client from "../../domain/Client.js"
+import { ClientId } from "../../domain/Ids.js"
+import { decodeAll, decodeFirst } from "./Rows.js"
+
+const columns = "id, name, type, origin, redirect_uris, secret_hash, created_at, last_used_at"
+
+export const layer = Layer.effect(
+  ClientRepository,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const encode = Schema.encodeSync(Client.Client)
+
+    return {
+      insert: Effect.fn("ClientRepositoryPg.insert")(function* (client: Client.Client) {
+        const row = encode(client)
+        const inserted = yield* sql`
+          INSERT INTO oauth.clients ${sql.insert({
+            id: row.id,
+            name: row.name,
+            type: row.type,
+            origin: row.origin,
+            redirectUris: row.redirectUris,
+            secretHash: row.secretHash,
+            createdAt: row.createdAt,
+            lastUsedAt: row.lastUsedAt
+          })}
+          ON CONFLICT (id) DO NOTHING
+          RETURNING id`.pipe(Effect.orDie)
+        if (inserted.length === 0) return yield* new ClientAlreadyExists({ clientId: client.id })
+      }),
+      findById: (id) =>
+        sql`SELECT ${sql.literal(columns)} FROM oauth.clients WHERE id = ${id}`.pipe(
+          decodeFirst(Client.Client),
+          Effect.withSpan("ClientRepositoryPg.findById", { attributes: { "client.id": id } })
+        ),
+      list: sql`SELECT ${sql.literal(columns)} FROM oauth.clients ORDER BY created_at, id`.pipe(
+        decodeAll(Client.Client),
+        Effect.withSpan("ClientRepositoryPg.list")
+      ),
+      remove: (id) =>
+        sql`DELETE FROM oauth.clients WHERE id = ${id} RETURNING id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie,
+          Effect.withSpan("ClientRepositoryPg.remove", { attributes: { "client.id": id } })
+        ),
+      touch: (id, now) =>
+        sql`UPDATE oauth.clients SET last_used_at = ${now} WHERE id = ${id}`.pipe(
+          Effect.asVoid,
+          Effect.orDie,
+          Effect.withSpan("ClientRepositoryPg.touch", { attributes: { "client.id": id } })
+        ),
+      // Dependent codes, pending logins and tokens go with the client through ON DELETE CASCADE.
+      reapIdle: (now) =>
+        sql`
+          DELETE FROM oauth.clients
+          WHERE origin = 'dynamic' AND type = 'public'
+            AND coalesce(last_used_at, created_at) <= ${Client.idleCutoff(now)}
+          RETURNING id`.pipe(
+          decodeAll(Schema.Struct({ id: ClientId })),
+          Effect.map((rows) => rows.map((row) => row.id)),
+          Effect.withSpan("ClientRepositoryPg.reapIdle")
+        )
+    }
+  })
+)

@@ -1,0 +1,15 @@
+import { Layer } from "effect"
+import * as AuthorizationCodeStorePg from "./AuthorizationCodeStorePg.js"
+import * as ClientRepositoryPg from "./ClientRepositoryPg.js"
+import * as PendingLoginStorePg from "./PendingLoginStorePg.js"
+import * as TokenStorePg from "./TokenStorePg.js"
+import * as UserRepositoryPg from "./UserRepositoryPg.js"
+
+/** Every storage port of the oauth service on Postgres (or embedded PGlite); needs a SqlClient. */
+export const layer = Layer.mergeAll(
+  ClientRepositoryPg.layer,
+  UserRepositoryPg.layer,
+  AuthorizationCodeStorePg.layer,
+  PendingLoginStorePg.layer,
+  TokenStorePg.layer
+)

@@ -1,0 +1,209 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option, Schema } from "effect"
+import { type RotateRequest, type Rotation, TokenStore } from "../../application/ports/TokenStore.js"
+import type { FamilyId, SecretHash } from "../../domain/Ids.js"
+import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
+import * as Time from "../../domain/Time.js"
+import * as UserToken from "../../domain/UserToken.js"
+import { decodeAll, decodeFirst } from "./Rows.js"
+
+const RefreshRow = Schema.Struct({ ...RefreshTokenFamily.Family.fields, tokenGeneration: Schema.Int })
+const Counts = Schema.Struct({ accessTokens: Schema.NumberFromString, families: Schema.NumberFromString })
+const userTokenColumns =
+  "token_hash AS hash, user_id, client_id, grant_id, family_id, scope, resource, issued_at, expires_at, revoked_at"
+
+export const layer = Layer.effect(
+  TokenStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const encodeToken = Schema.encodeSync(UserToken.UserToken)
+    const encodeFamily = Schema.encodeSync(RefreshTokenFamily.Family)
+
+    const findRefresh = (hash: SecretHash) =>
+      sql`
+        SELECT f.*, t.generation AS token_generation
+        FROM oauth.refresh_tokens t JOIN oauth.refresh_token_families f ON f.id = t.family_id
+        WHERE t.token_hash = ${hash}`.pipe(
+        decodeFirst(RefreshRow),
+        Effect.map(
+          Option.map(({ tokenGeneration, ...family }) => ({
+            family: new RefreshTokenFamily.Family(family),
+            generation: tokenGeneration
+          }))
+        )
+      )
+
+    // Access tokens minted with the family die with it: RFC 7009 §2.1 and RFC 9700 §4.14.2.
+    const revokeFamily = (id: FamilyId, now: Date) =>
+      sql`
+        WITH family AS (
+          UPDATE oauth.refresh_token_families SET revoked_at = ${now}
+          WHERE id = ${id} AND revoked_at IS NULL
+          RETURNING id
+        ), access AS (
+          UPDATE oauth.user_tokens SET revoked_at = ${now}
+          WHERE family_id IN (SELECT id FROM family) AND revoked_at IS NULL
+        )
+        SELECT id FROM family`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      )
+
+    /**
+     * The happy path is one statement and one round trip: the conditional UPDATE is the
+     * `Rotate` branch of `RefreshTokenFamily.decide`; the row lock it takes serialises
+     * concurrent presentations, and every one after the first no longer matches.
+     */
+    const tryRotate = (request: RotateRequest) =>
+      sql`
+        WITH presented AS (
+          SELECT family_id, generation FROM oauth.refresh_tokens WHERE token_hash = ${request.presented}
+        ), family AS (
+          UPDATE oauth.refresh_token_families f
+          SET generation = f.generation + 1,
+              rotated_at = ${request.now},
+              expires_at = ${Option.getOrNull(
+                Option.map(request.policy.slidingLifetime, (lifetime) => Time.plus(request.now, lifetime))
+              )}
+          FROM presented p
+          WHERE f.id = p.family_id
+            AND f.generation = p.generation
+            AND f.revoked_at IS NULL
+            AND (f.expires_at IS NULL OR f.expires_at > ${request.now})
+            AND (NOT ${request.policy.bindsClient}::boolean OR f.client_id = ${request.presenter})
+          RETURNING f.*
+        ), child AS (
+          INSERT INTO oauth.refresh_tokens (token_hash, family_id, generation, issued_at)
+          SELECT ${request.childHash}, id, generation, ${request.now} FROM family
+        ), access AS (
+          INSERT INTO oauth.user_tokens
+            (token_hash, user_id, client_id, grant_id, family_id, scope, resource, issued_at, expires_at)
+          SELECT ${request.accessHash}, user_id, ${request.presenter}, grant_id, id, scope, resource,
+                 ${request.now}, ${request.accessExpiresAt}
+          FROM family
+        )
+        SELECT * FROM family`.pipe(decodeFirst(RefreshTokenFamily.Family))
+
+    const rotate = (request: RotateRequest, attempt: number): Effect.Effect<Rotation> =>
+      Effect.gen(function* () {
+        const rotated = yield* tryRotate(request)
+        if (Option.isSome(rotated)) {
+          const family = rotated.value
+          return {
+            _tag: "Decided",
+            decision: RefreshTokenFamily.Decision.Rotate({
+              generation: family.generation,
+              expiresAt: family.expiresAt
+            }),
+            family
+          }
+        }
+        // Not rotated: let the domain say why, from the state as it is now.
+        const state = yield* findRefresh(request.presented)
+        if (Option.isNone(state)) return { _tag: "UnknownToken" }
+        const { family, generation } = state.value
+        const decision = RefreshTokenFamily.decide(
+          request.policy,
+          family,
+          { generation, clientId: Option.some(request.presenter) },
+          request.now
+        )
+        if (decision._tag === "Rotate") {
+          // The state moves only forward, so a token that did not rotate cannot be live now;
+          // one retry absorbs a clock edge, a second disagreement is a bug.
+          if (attempt > 0)
+            return yield* Effect.dieMessage("refresh rotation disagrees with the domain policy")
+          return yield* rotate(request, attempt + 1)
+        }
+        if (decision._tag === "ReuseDetected") {
+          yield* revokeFamily(family.id, request.now)
+          return { _tag: "Decided", decision, family: RefreshTokenFamily.revoke(family, request.now) }
+        }
+        return { _tag: "Decided", decision, family }
+      })
+
+    return {
+      issue: ({ access, refresh }) =>
+        Effect.gen(function* () {
+          const token = encodeToken(access)
+          yield* Option.match(refresh, {
+            onNone: () => Effect.void,
+            onSome: ({ family, tokenHash }) => {
+              const row = encodeFamily(family)
+              return Effect.zipRight(
+                sql`INSERT INTO oauth.refresh_token_families ${sql.insert({ ...row })}`,
+                sql`INSERT INTO oauth.refresh_tokens ${sql.insert({
+                  tokenHash,
+                  familyId: row.id,
+                  generation: row.generation,
+                  issuedAt: row.createdAt
+                })}`
+              )
+            }
+          })
+          const { hash, ...rest } = token
+          yield* sql`INSERT INTO oauth.user_tokens ${sql.insert({ tokenHash: hash, ...rest })}`
+        }).pipe(
+          sql.withTransaction,
+          Effect.orDie,
+          Effect.withSpan("TokenStorePg.issue", { attributes: { "client.id": access.clientId } })
+        ),
+      findAccess: (hash) =>
+        sql`SELECT ${sql.literal(userTokenColumns)} FROM oauth.user_tokens WHERE token_hash = ${hash}`.pipe(
+          decodeFirst(UserToken.UserToken),
+          Effect.withSpan("TokenStorePg.findAccess")
+        ),
+      findRefresh: (hash) => findRefresh(hash).pipe(Effect.withSpan("TokenStorePg.findRefresh")),
+      rotate: (request) =>
+        rotate(request, 0).pipe(
+          Effect.withSpan("TokenStorePg.rotate", { attributes: { "client.id": request.presenter } })
+        ),
+      revokeAccess: (hash, now) =>
+        sql`
+          UPDATE oauth.user_tokens SET revoked_at = ${now}
+          WHERE token_hash = ${hash} AND revoked_at IS NULL
+          RETURNING token_hash`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie,
+          Effect.withSpan("TokenStorePg.revokeAccess")
+        ),
+      revokeFamily: (id, now) =>
+        revokeFamily(id, now).pipe(
+          Effect.withSpan("TokenStorePg.revokeFamily", { attributes: { "family.id": id } })
+        ),
+      revokeGrant: (grantId, now) =>
+        sql`
+          WITH families AS (
+            UPDATE oauth.refresh_token_families SET revoked_at = ${now}
+            WHERE grant_id = ${grantId} AND revoked_at IS NULL
+            RETURNING id
+          ), access AS (
+            UPDATE oauth.user_tokens SET revoked_at = ${now}
+            WHERE (grant_id = ${grantId} OR family_id IN (SELECT id FROM families)) AND revoked_at IS NULL
+            RETURNING token_hash
+          )
+          SELECT (SELECT count(*) FROM access)::text AS access_tokens, (SELECT count(*) FROM families)::text AS families`.pipe(
+          decodeAll(Counts),
+          Effect.map((rows) => (rows[0] === undefined ? 0 : rows[0].accessTokens + rows[0].families)),
+          Effect.withSpan("TokenStorePg.revokeGrant", { attributes: { "grant.id": grantId } })
+        ),
+      purge: (now) =>
+        sql`
+          WITH access AS (
+            DELETE FROM oauth.user_tokens WHERE expires_at <= ${now} OR revoked_at IS NOT NULL
+            RETURNING token_hash
+          ), families AS (
+            DELETE FROM oauth.refresh_token_families WHERE revoked_at IS NOT NULL OR expires_at <= ${now}
+            RETURNING id
+          )
+          SELECT (SELECT count(*) FROM access)::text AS access_tokens, (SELECT count(*) FROM families)::text AS families`.pipe(
+          decodeAll(Counts),
+          Effect.map((rows) => ({
+            accessTokens: rows[0]?.accessTokens ?? 0,
+            families: rows[0]?.families ?? 0
+          })),
+          Effect.withSpan("TokenStorePg.purge")
+        )
+    }
+  })
+)

@@ -1,0 +1,104 @@
+import { describe, expect } from "@effect/vitest"
+import { Effect, Exit, Option } from "effect"
+import { ClientRepository } from "../../../application/ports/ClientRepository.js"
+import { TokenStore } from "../../../application/ports/TokenStore.js"
+import * as Time from "../../../domain/Time.js"
+import * as Fixtures from "../../support/Fixtures.js"
+import type { It } from "./Storage.js"
+
+export const clientRepositoryContract = (it: It) =>
+  describe("ClientRepository", () => {
+    it.effect("inserts, finds and lists a client with all its fields", () =>
+      Effect.gen(function* () {
+        const clients = yield* ClientRepository
+        const client = Fixtures.client({
+          type: "confidential",
+          origin: "seeded",
+          secretHash: Option.some(Fixtures.secret().hash),
+          redirectUris: ["https://app.example.com/cb", "http://localhost/cb"]
+        })
+        yield* clients.insert(client)
+        const found = yield* clients.findById(client.id)
+        expect(Option.getOrThrow(found)).toEqual(client)
+        const all = yield* clients.list
+        expect(all.map((c) => c.id)).toContain(client.id)
+      })
+    )
+
+    it.effect("refuses a second client with the same id", () =>
+      Effect.gen(function* () {
+        const clients = yield* ClientRepository
+        const client = Fixtures.client()
+        yield* clients.insert(client)
+        const again = yield* Effect.exit(clients.insert(Fixtures.client({ id: client.id, name: "other" })))
+        expect(Exit.isFailure(again)).toBe(true)
+        expect(Option.getOrThrow(yield* clients.findById(client.id)).name).toBe("Test client")
+      })
+    )
+
+    it.effect("answers none for an unknown client and false when removing it", () =>
+      Effect.gen(function* () {
+        const clients = yield* ClientRepository
+        const ghost = Fixtures.client()
+        expect(Option.isNone(yield* clients.findById(ghost.id))).toBe(true)
+        expect(yield* clients.remove(ghost.id)).toBe(false)
+      })
+    )
+
+    it.effect("touch stamps last_used_at", () =>
+      Effect.gen(function* () {
+        const clients = yield* ClientRepository
+        const client = Fixtures.client()
+        yield* clients.insert(client)
+        const later = Time.plus(Fixtures.t0, "3 days")
+        yield* clients.touch(client.id, later)
+        const found = Option.getOrThrow(yield* clients.findById(client.id))
+        expect(found.lastUsedAt).toEqual(Option.some(later))
+      })
+    )
+
+    it.effect("removing a client removes its tokens", () =>
+      Effect.gen(function* () {
+        const clients = yield* ClientRepository
+        const tokens = yield* TokenStore
+        const client = Fixtures.client()
+        yield* clients.insert(client)
+        const user = yield* Fixtures.user()
+        const access = Fixtures.accessToken({ clientId: client.id, userId: user.id })
+        yield* tokens.issue({ access, refresh: Option.none() })
+        expect(yield* clients.remove(client.id)).toBe(true)
+        expect(Option.isNone(yield* tokens.findAccess(access.hash))).toBe(true)
+      })
+    )
+
+    it.effect(
+      "reaps only dynamic public clients idle for 90 days, counting from last use or registration",
+      () =>
+        Effect.gen(function* () {
+          const clients = yield* ClientRepository
+          const now = Time.plus(Fixtures.t0, "90 days")
+          const neverUsed = Fixtures.client()
+          const usedOnDay1 = Fixtures.client({ lastUsedAt: Option.some(Time.plus(Fixtures.t0, "1 day")) })
+          const seeded = Fixtures.client({ origin: "seeded" })
+          const builtin = Fixtures.client({ origin: "builtin" })
+          const confidential = Fixtures.client({
+            type: "confidential",
+            secretHash: Option.some(Fixtures.secret().hash)
+          })
+          const registeredLater = Fixtures.client({ createdAt: Time.plus(Fixtures.t0, "1 millis") })
+          for (const c of [neverUsed, usedOnDay1, seeded, builtin, confidential, registeredLater]) {
+            yield* clients.insert(c)
+          }
+          const reaped = yield* clients.reapIdle(now)
+          expect(reaped).toContain(neverUsed.id)
+          for (const kept of [usedOnDay1, seeded, builtin, confidential, registeredLater]) {
+            expect(reaped).not.toContain(kept.id)
+            expect(Option.isSome(yield* clients.findById(kept.id))).toBe(true)
+          }
+          expect(Option.isNone(yield* clients.findById(neverUsed.id))).toBe(true)
+          const later = yield* clients.reapIdle(Time.plus(now, "1 day"))
+          expect(later).toContain(usedOnDay1.id)
+          expect(later).toContain(registeredLater.id)
+        })
+    )
+  })

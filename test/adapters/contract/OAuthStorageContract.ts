@@ -1,0 +1,15 @@
+import { authorizationCodeStoreContract } from "./AuthorizationCodeStoreContract.js"
+import { clientRepositoryContract } from "./ClientRepositoryContract.js"
+import { pendingLoginStoreContract } from "./PendingLoginStoreContract.js"
+import type { It } from "./Storage.js"
+import { tokenStoreContract } from "./TokenStoreContract.js"
+import { userRepositoryContract } from "./UserRepositoryContract.js"
+
+/** The one contract every oauth storage adapter set must pass. */
+export const oauthStorageContract = (it: It) => {
+  clientRepositoryContract(it)
+  userRepositoryContract(it)
+  authorizationCodeStoreContract(it)
+  pendingLoginStoreContract(it)
+  tokenStoreContract(it)
+}

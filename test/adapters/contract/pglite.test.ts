@@ -1,0 +1,10 @@
+import { layer } from "@effect/vitest"
+import { Layer } from "effect"
+import * as OAuthStoragePg from "../../../adapters/postgres/OAuthStoragePg.js"
+import * as TestDatabase from "../../support/TestDatabase.js"
+import { oauthStorageContract } from "./OAuthStorageContract.js"
+
+layer(OAuthStoragePg.layer.pipe(Layer.provide(TestDatabase.layer("pglite"))), { timeout: "60 seconds" })(
+  `oauth storage contract on ${TestDatabase.describeTarget("pglite")}`,
+  oauthStorageContract
+)

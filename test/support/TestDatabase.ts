@@ -1,0 +1,50 @@
+import { randomUUID } from "node:crypto"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { NodeFileSystem } from "@effect/platform-node"
+import type { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { inject } from "vitest"
+import * as Database from "../../adapters/postgres/Database.js"
+import * as Migrations from "../../adapters/postgres/Migrations.js"
+
+/** Which PostgreSQL the "server" target talks to in this run (see globalSetup.ts). */
+export const serverSource = (): string => inject("postgresSource")
+
+/** A database of its own on the test server for one test file, dropped at the end. */
+const serverDatabase = (adminUrl: string) =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const name = `latchkey_test_${randomUUID().replaceAll("-", "")}`
+      const admin = yield* PgClient.make({ url: Redacted.make(adminUrl), maxConnections: 1 })
+      yield* admin.unsafe(`CREATE DATABASE ${name}`)
+      yield* Effect.addFinalizer(() =>
+        admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.orDie)
+      )
+      const url = new URL(adminUrl)
+      url.pathname = `/${name}`
+      return Database.layer({ url: Option.some(Redacted.make(url.toString())), dataDir: Option.none() })
+    }).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
+  )
+
+const embedded = () => Database.layer({ url: Option.none(), dataDir: Option.none() })
+
+const migrated = <E>(database: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E>) =>
+  Layer.provideMerge(
+    Layer.effectDiscard(Migrations.run("oauth")).pipe(Layer.provide(NodeFileSystem.layer)),
+    database
+  ).pipe(Layer.orDie)
+
+export type Target = "pglite" | "server"
+
+/**
+ * A fresh, migrated oauth database. `pglite`: embedded PGlite in memory, through the socket
+ * server as in production. `server`: the run's PostgreSQL, or PGlite when there is none.
+ */
+export const layer = (target: Target) => {
+  const url = inject("postgresUrl")
+  return migrated(target === "server" && url !== null ? serverDatabase(url) : embedded())
+}
+
+export const describeTarget = (target: Target): string =>
+  target === "pglite" ? "embedded PGlite" : serverSource()
