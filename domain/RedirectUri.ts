@@ -49,13 +49,13 @@ export const validate = (uri: string): Either.Either<string, InvalidRedirectUri>
 
 /** Does the URI presented at authorize (or token) match one the client registered? */
 export const matches = (registered: string, presented: string): boolean => {
+  if (presented.includes("#")) return false
   if (registered === presented) return true
   const r = parse(registered)
   const p = parse(presented)
   if (r === undefined || p === undefined || !isLoopback(r) || !isLoopback(p)) return false
   // Only the port may differ. Comparing the raw texts with the port cut out keeps every other
   // byte exact: `http://127.0.0.1/cb` never matches `http://localhost/cb`, `.../cb/` or `.../CB`.
-  if (presented.includes("#")) return false
   return rawWithoutPort(registered) === rawWithoutPort(presented)
 }
 
