@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { NodeFileSystem } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Layer, Option } from "effect"
+import * as Database from "../../../adapters/postgres/Database.js"
+import * as Migrations from "../../../adapters/postgres/Migrations.js"
+import * as OAuthStoragePg from "../../../adapters/postgres/OAuthStoragePg.js"
+import { ClientRepository } from "../../../application/ports/ClientRepository.js"
+import * as Fixtures from "../../support/Fixtures.js"
+
+const embeddedIn = (dataDir: string) =>
+  Layer.provideMerge(
+    OAuthStoragePg.layer,
+    Database.layer({ url: Option.none(), dataDir: Option.some(dataDir) })
+  )
+
+const migrate = Migrations.run("oauth").pipe(Effect.provide(NodeFileSystem.layer))
+
+describe("the embedded database", () => {
+  it.live("persists under its data folder across restarts and closes cleanly", () =>
+    Effect.gen(function* () {
+      const dataDir = mkdtempSync(join(tmpdir(), "latchkey-db-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
+      const client = Fixtures.client()
+      const firstRun = Effect.gen(function* () {
+        const applied = yield* migrate
+        expect(applied.map(([id]) => id)).toEqual([1])
+        yield* Effect.flatMap(ClientRepository, (clients) => clients.insert(client))
+      })
+      yield* Effect.scoped(
+        Layer.build(embeddedIn(dataDir)).pipe(Effect.flatMap((ctx) => Effect.provide(firstRun, ctx)))
+      )
+      const secondRun = Effect.gen(function* () {
+        expect(yield* migrate).toEqual([])
+        const status = yield* Migrations.status("oauth").pipe(Effect.provide(NodeFileSystem.layer))
+        expect(status.applied).toBe(status.expected)
+        return yield* Effect.flatMap(ClientRepository, (clients) => clients.findById(client.id))
+      })
+      const found = yield* Effect.scoped(
+        Layer.build(embeddedIn(dataDir)).pipe(Effect.flatMap((ctx) => Effect.provide(secondRun, ctx)))
+      )
+      expect(Option.getOrThrow(found)).toEqual(client)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("reports a schema that was never applied as version 0", () =>
+    Effect.gen(function* () {
+      const status = yield* Migrations.status("oauth").pipe(Effect.provide(NodeFileSystem.layer))
+      expect(status.applied).toBe(0)
+      expect(status.expected).toBeGreaterThanOrEqual(1)
+    }).pipe(Effect.provide(Database.layer({ url: Option.none(), dataDir: Option.none() })))
+  )
+
+  it.live("fails with a typed error, not a crash, when the data folder cannot be used", () =>
+    Effect.gen(function* () {
+      const parent = mkdtempSync(join(tmpdir(), "latchkey-db-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(parent, { recursive: true, force: true })))
+      // A regular file where a folder should be: the folder cannot be created.
+      writeFileSync(join(parent, "file"), "")
+      const exit = yield* Effect.exit(
+        Effect.scoped(
+          Layer.build(
+            Database.layer({ url: Option.none(), dataDir: Option.some(join(parent, "file", "data")) })
+          )
+        )
+      )
+      expect(Exit.isFailure(exit)).toBe(true)
+      if (Exit.isFailure(exit)) expect(String(exit.cause)).toContain("EmbeddedDatabaseError")
+    }).pipe(Effect.scoped)
+  )
+})
