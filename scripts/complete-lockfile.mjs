@@ -11,14 +11,29 @@ const lockPath = new URL("../package-lock.json", import.meta.url)
 const lock = JSON.parse(readFileSync(lockPath, "utf8"))
 const packages = lock.packages
 
-const oses = ["android", "darwin", "freebsd", "linux", "openbsd", "openharmony", "sunos", "win32", "aix", "netbsd"]
+const oses = [
+  "android",
+  "darwin",
+  "freebsd",
+  "linux",
+  "openbsd",
+  "openharmony",
+  "sunos",
+  "win32",
+  "aix",
+  "netbsd"
+]
 const cpus = ["arm64", "x64", "arm", "ia32", "loong64", "ppc64", "riscv64", "s390x", "mips64el"]
 
 const platformOf = (name) => {
   const parts = name.split("/").pop().split("-")
   const os = parts.find((part) => oses.includes(part))
   const cpu = parts.find((part) => cpus.includes(part)) ?? (parts.includes("arm") ? "arm" : undefined)
-  const libc = parts.includes("musl") ? "musl" : parts.includes("gnu") || parts.includes("gnueabihf") ? "glibc" : undefined
+  const libc = parts.includes("musl")
+    ? "musl"
+    : parts.includes("gnu") || parts.includes("gnueabihf")
+      ? "glibc"
+      : undefined
   return { os, cpu, libc }
 }
 
