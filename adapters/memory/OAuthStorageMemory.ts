@@ -1,8 +1,10 @@
 import { Layer } from "effect"
 import * as AuthorizationCodeStoreMemory from "./AuthorizationCodeStoreMemory.js"
 import * as ClientRepositoryMemory from "./ClientRepositoryMemory.js"
+import * as JobLockMemory from "./JobLockMemory.js"
 import * as MemoryState from "./MemoryState.js"
 import * as PendingLoginStoreMemory from "./PendingLoginStoreMemory.js"
+import * as RateLimiterMemory from "./RateLimiterMemory.js"
 import * as TokenStoreMemory from "./TokenStoreMemory.js"
 import * as UserRepositoryMemory from "./UserRepositoryMemory.js"
 
@@ -12,5 +14,7 @@ export const layer = Layer.mergeAll(
   UserRepositoryMemory.layer,
   AuthorizationCodeStoreMemory.layer,
   PendingLoginStoreMemory.layer,
-  TokenStoreMemory.layer
+  TokenStoreMemory.layer,
+  RateLimiterMemory.layer,
+  JobLockMemory.layer
 ).pipe(Layer.provide(MemoryState.layer))

@@ -2,14 +2,20 @@ import { Layer } from "effect"
 import * as AuthorizationCodeStorePg from "./AuthorizationCodeStorePg.js"
 import * as ClientRepositoryPg from "./ClientRepositoryPg.js"
 import * as PendingLoginStorePg from "./PendingLoginStorePg.js"
+import * as RateLimiterPg from "./RateLimiterPg.js"
 import * as TokenStorePg from "./TokenStorePg.js"
 import * as UserRepositoryPg from "./UserRepositoryPg.js"
 
-/** Every storage port of the oauth service on Postgres (or embedded PGlite); needs a SqlClient. */
+/**
+ * Every storage port of the oauth service on Postgres (or embedded PGlite); needs a SqlClient.
+ * The JobLock is chosen with the database (JobLockPg.layerFor): advisory locks on a server,
+ * an in-process lock on the embedded database, whose single connection a held lock would block.
+ */
 export const layer = Layer.mergeAll(
   ClientRepositoryPg.layer,
   UserRepositoryPg.layer,
   AuthorizationCodeStorePg.layer,
   PendingLoginStorePg.layer,
-  TokenStorePg.layer
+  TokenStorePg.layer,
+  RateLimiterPg.layer
 )

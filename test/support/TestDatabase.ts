@@ -48,3 +48,6 @@ export const layer = (target: Target) => {
 
 export const describeTarget = (target: Target): string =>
   target === "pglite" ? "embedded PGlite" : serverSource()
+
+/** Whether the target ends up on embedded PGlite (single connection, single process). */
+export const isEmbedded = (target: Target): boolean => target === "pglite" || inject("postgresUrl") === null

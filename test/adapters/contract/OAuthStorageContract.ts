@@ -1,6 +1,8 @@
 import { authorizationCodeStoreContract } from "./AuthorizationCodeStoreContract.js"
 import { clientRepositoryContract } from "./ClientRepositoryContract.js"
+import { jobLockContract } from "./JobLockContract.js"
 import { pendingLoginStoreContract } from "./PendingLoginStoreContract.js"
+import { rateLimiterContract } from "./RateLimiterContract.js"
 import type { It } from "./Storage.js"
 import { tokenStoreContract } from "./TokenStoreContract.js"
 import { userRepositoryContract } from "./UserRepositoryContract.js"
@@ -12,4 +14,6 @@ export const oauthStorageContract = (it: It) => {
   authorizationCodeStoreContract(it)
   pendingLoginStoreContract(it)
   tokenStoreContract(it)
+  rateLimiterContract(it)
+  jobLockContract(it)
 }

@@ -1,10 +1,13 @@
 import { layer } from "@effect/vitest"
 import { Layer } from "effect"
+import * as JobLockPg from "../../../adapters/postgres/JobLockPg.js"
 import * as OAuthStoragePg from "../../../adapters/postgres/OAuthStoragePg.js"
 import * as TestDatabase from "../../support/TestDatabase.js"
 import { oauthStorageContract } from "./OAuthStorageContract.js"
 
-layer(OAuthStoragePg.layer.pipe(Layer.provide(TestDatabase.layer("pglite"))), { timeout: "60 seconds" })(
-  `oauth storage contract on ${TestDatabase.describeTarget("pglite")}`,
-  oauthStorageContract
-)
+layer(
+  Layer.mergeAll(OAuthStoragePg.layer, JobLockPg.layerFor(TestDatabase.isEmbedded("pglite"))).pipe(
+    Layer.provide(TestDatabase.layer("pglite"))
+  ),
+  { timeout: "60 seconds" }
+)(`oauth storage contract on ${TestDatabase.describeTarget("pglite")}`, oauthStorageContract)

@@ -1,0 +1,35 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option, Schema } from "effect"
+import { JobLock } from "../../application/ports/JobLock.js"
+import * as JobLockMemory from "../memory/JobLockMemory.js"
+import { decodeFirst } from "./Rows.js"
+
+const Acquired = Schema.Struct({ acquired: Schema.Boolean })
+
+/**
+ * A transaction-scoped advisory lock: the job runs inside the transaction that holds it, on
+ * the same connection, and the lock is released at commit or rollback, even if the instance
+ * dies. Another instance's try-lock fails at once and it skips the run.
+ */
+export const layer = Layer.effect(
+  JobLock,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return {
+      runExclusive: (name, job) =>
+        Effect.gen(function* () {
+          const lock = yield* sql`SELECT pg_try_advisory_xact_lock(hashtext(${name})) AS acquired`.pipe(
+            decodeFirst(Acquired)
+          )
+          if (!Option.exists(lock, (row) => row.acquired)) return Option.none()
+          return Option.some(yield* job)
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    }
+  })
+)
+
+/**
+ * The embedded database serves a single connection: a job holding it in a transaction would
+ * block every other query, and only one process can open its data folder anyway.
+ */
+export const layerFor = (embedded: boolean) => (embedded ? JobLockMemory.layer : layer)

@@ -1,0 +1,40 @@
+import { randomUUID } from "node:crypto"
+import { describe, expect } from "@effect/vitest"
+import { Duration, Effect } from "effect"
+import { RateLimiter } from "../../../application/ports/RateLimiter.js"
+import * as Time from "../../../domain/Time.js"
+import * as Fixtures from "../../support/Fixtures.js"
+import { concurrently, type It } from "./Storage.js"
+
+const hourly = { max: 3, window: Duration.hours(1) }
+
+export const rateLimiterContract = (it: It) =>
+  describe("RateLimiter", () => {
+    it.effect("allows max requests per window, then says when to retry, and resets in the next window", () =>
+      Effect.gen(function* () {
+        const limiter = yield* RateLimiter
+        const key = `test:${randomUUID()}`
+        const at = Time.plus(Fixtures.t0, "10 minutes")
+        for (let i = 0; i < 3; i++) expect((yield* limiter.consume(key, hourly, at)).allowed).toBe(true)
+        const refused = yield* limiter.consume(key, hourly, at)
+        expect(refused.allowed).toBe(false)
+        expect(Duration.toMinutes(refused.retryAfter)).toBe(50)
+        expect((yield* limiter.consume(`test:${randomUUID()}`, hourly, at)).allowed).toBe(true)
+        expect((yield* limiter.consume(key, hourly, Time.plus(Fixtures.t0, "1 hour"))).allowed).toBe(true)
+      })
+    )
+
+    it.effect(`counts ${concurrently} concurrent requests exactly`, () =>
+      Effect.gen(function* () {
+        const limiter = yield* RateLimiter
+        const key = `test:${randomUUID()}`
+        const verdicts = yield* Effect.all(
+          Array.from({ length: concurrently }, () =>
+            limiter.consume(key, { max: 10, window: Duration.hours(1) }, Fixtures.t0)
+          ),
+          { concurrency: "unbounded" }
+        )
+        expect(verdicts.filter((v) => v.allowed)).toHaveLength(10)
+      })
+    )
+  })
