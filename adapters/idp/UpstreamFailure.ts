@@ -1,0 +1,48 @@
+import * as client from "openid-client"
+import { UpstreamLoginFailed } from "../../application/ports/UpstreamIdentityProvider.js"
+
+// RFC 6749 §4.1.2.1: an error code is printable ASCII without `"` and `\`. The callback's query
+// is written by whoever sent the browser to us, so anything else is not echoed.
+const errorCodeSyntax = /^[\x20\x21\x23-\x5B\x5D-\x7E]{1,64}$/
+
+const errorCode = (value: unknown): string =>
+  typeof value === "string" && errorCodeSyntax.test(value) ? `"${value}"` : "(unreadable)"
+
+const hasCode = (value: unknown): value is { readonly code: string } =>
+  typeof value === "object" && value !== null && "code" in value && typeof value.code === "string"
+
+/**
+ * Why a call to the upstream failed, in words that never carry a token, code or secret: only
+ * the upstream's RFC error code, an errno, or one of openid-client's / oauth4webapi's fixed
+ * messages (they name the parameter or claim that failed a check, never its value).
+ */
+export const describe = (cause: unknown): string => {
+  if (cause instanceof client.AuthorizationResponseError) {
+    return `the upstream answered with error ${errorCode(cause.error)}`
+  }
+  if (cause instanceof client.ResponseBodyError) {
+    return `the upstream refused the request with error ${errorCode(cause.error)} (HTTP ${cause.status})`
+  }
+  if (cause instanceof client.WWWAuthenticateChallengeError) {
+    return `the upstream refused our credentials (HTTP ${cause.status})`
+  }
+  if (cause instanceof client.ClientError) {
+    // openid-client replaces oauth4webapi's precise message by a category; the original, as
+    // precise and as free of values, is the cause when it is an Error.
+    return cause.cause instanceof Error ? cause.cause.message : cause.message
+  }
+  if (cause instanceof DOMException && (cause.name === "TimeoutError" || cause.name === "AbortError")) {
+    return "the upstream did not answer in time"
+  }
+  if (cause instanceof TypeError && hasCode(cause.cause)) {
+    // undici's "fetch failed", whose cause is the socket error (ECONNREFUSED, ENOTFOUND…).
+    return `the upstream could not be reached (${cause.cause.code})`
+  }
+  return "an unexpected error occurred"
+}
+
+/** Maps any rejection to an `UpstreamLoginFailed` whose message says where and why. */
+export const failed =
+  (context: string) =>
+  (cause: unknown): UpstreamLoginFailed =>
+    new UpstreamLoginFailed({ message: `${context}: ${describe(cause)}` })

@@ -1,0 +1,37 @@
+import { Context, type Effect, Schema } from "effect"
+import type { UpstreamProfile } from "../../domain/UpstreamProfile.js"
+
+export class UpstreamLoginFailed extends Schema.TaggedError<UpstreamLoginFailed>()("UpstreamLoginFailed", {
+  /** Safe to show to the user and to log: never a token, code or secret. */
+  message: Schema.String
+}) {}
+
+/** What binds one round trip to the upstream: sent on the way out, checked on the way back. */
+export interface UpstreamRequest {
+  /** Our `state` at the upstream (opaque, high-entropy). */
+  readonly state: string
+  /** OpenID Connect nonce, checked in the ID token; ignored by plain OAuth 2.0 upstreams. */
+  readonly nonce: string
+  /** PKCE verifier (43 characters) for our code exchange with the upstream. */
+  readonly codeVerifier: string
+  /** Our callback URL, registered at the upstream (`BASE_URL/callback`). */
+  readonly redirectUri: string
+}
+
+/** The identity provider users log in at (GitHub, Google, any OpenID provider, the dev upstream). */
+export class UpstreamIdentityProvider extends Context.Tag("latchkey/UpstreamIdentityProvider")<
+  UpstreamIdentityProvider,
+  {
+    /** Provider key recorded on identities: `github`, `google`, `oidc`, `dev`. */
+    readonly name: string
+    readonly authorizationUrl: (request: UpstreamRequest) => Effect.Effect<URL, UpstreamLoginFailed>
+    /**
+     * Exchanges the code the upstream sent back to our callback, verifying state, nonce and
+     * PKCE, and returns who logged in. `callbackUrl` is the full URL the browser hit.
+     */
+    readonly exchange: (
+      callbackUrl: URL,
+      request: UpstreamRequest
+    ) => Effect.Effect<UpstreamProfile, UpstreamLoginFailed>
+  }
+>() {}
