@@ -1,4 +1,5 @@
 import { Effect, Either, Schema } from "effect"
+import * as Base64Url from "./Base64Url.js"
 import { constantTimeEqual } from "./ConstantTime.js"
 
 /** RFC 7636 §4.1: 43–128 characters of the unreserved set. */
@@ -28,16 +29,10 @@ export class InvalidPkce extends Schema.TaggedError<InvalidPkce>()("InvalidPkce"
   message: Schema.String
 }) {}
 
-const base64url = (bytes: Uint8Array): string => {
-  let binary = ""
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
-}
-
 /** BASE64URL(SHA-256(ASCII(verifier))) as defined by RFC 7636 §4.2. */
 export const challengeOf = (verifier: string): Effect.Effect<string> =>
   Effect.promise(() => crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))).pipe(
-    Effect.map((digest) => base64url(new Uint8Array(digest)))
+    Effect.map((digest) => Base64Url.encode(new Uint8Array(digest)))
   )
 
 /** Validates the challenge half that arrives at the authorize endpoint. */

@@ -1,0 +1,106 @@
+import { Clock, Effect, Either, Option, Redacted } from "effect"
+import * as AuthorizationCode from "../../domain/AuthorizationCode.js"
+import type { Client } from "../../domain/Client.js"
+import * as ClientRules from "../../domain/Client.js"
+import { FamilyId } from "../../domain/Ids.js"
+import * as Pkce from "../../domain/Pkce.js"
+import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
+import * as UserToken from "../../domain/UserToken.js"
+import { AuthorizationCodeStore } from "../ports/AuthorizationCodeStore.js"
+import { SecretHasher } from "../ports/SecretHasher.js"
+import { TokenMint } from "../ports/TokenMint.js"
+import { TokenStore } from "../ports/TokenStore.js"
+import { invalidGrant, invalidRequest } from "./OAuthError.js"
+import { accessTokenSeconds, type TokenResponse } from "./TokenResponse.js"
+
+export interface ExchangeCodeRequest {
+  readonly code: Option.Option<string>
+  readonly redirectUri: Option.Option<string>
+  readonly codeVerifier: Option.Option<string>
+}
+
+/**
+ * grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.5). The code is consumed before
+ * anything else is checked, so a wrong verifier or redirect URI burns it; a second redemption
+ * revokes everything the first one issued (RFC 6749 §4.1.2).
+ */
+export const exchangeCode = (client: Client, request: ExchangeCodeRequest) =>
+  Effect.gen(function* () {
+    if (Option.isNone(request.code)) return yield* invalidRequest("code is required")
+    if (Option.isNone(request.redirectUri)) return yield* invalidRequest("redirect_uri is required")
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const hasher = yield* SecretHasher
+    const codeHash = yield* hasher.hash(Redacted.make(request.code.value))
+    const codes = yield* AuthorizationCodeStore
+    const consumed = yield* codes.consume(codeHash, now)
+    if (Option.isNone(consumed)) return yield* invalidGrant("unknown authorization code")
+    const { code, wasConsumed } = consumed.value
+    const checked = AuthorizationCode.check(
+      code,
+      { clientId: client.id, redirectUri: request.redirectUri.value, wasConsumed },
+      now
+    )
+    if (Either.isLeft(checked)) {
+      if (checked.left.reason === "already_used") {
+        const revoked = yield* Effect.flatMap(TokenStore, (tokens) => tokens.revokeGrant(code.grantId, now))
+        yield* Effect.logWarning("authorization code replayed; grant revoked").pipe(
+          Effect.annotateLogs({ "client.id": client.id, "grant.id": code.grantId, revoked })
+        )
+      }
+      return yield* invalidGrant(checked.left.message)
+    }
+    if (Option.isSome(code.codeChallenge)) {
+      if (Option.isNone(request.codeVerifier)) return yield* invalidGrant("code_verifier is required")
+      yield* Pkce.verify(request.codeVerifier.value, code.codeChallenge.value).pipe(
+        Effect.mapError((error) => invalidGrant(error.message))
+      )
+    } else if (Option.isSome(request.codeVerifier)) {
+      // RFC 9700 §2.1.1: a verifier for a request that had no challenge signals an injected code.
+      return yield* invalidGrant("code_verifier given, but the authorization request had no code_challenge")
+    }
+
+    const mint = yield* TokenMint
+    const accessToken = yield* mint.token("access")
+    const access = new UserToken.UserToken({
+      hash: yield* hasher.hash(accessToken),
+      userId: code.userId,
+      clientId: client.id,
+      grantId: Option.some(code.grantId),
+      familyId: Option.none(),
+      scope: code.scope,
+      resource: code.resource,
+      issuedAt: now,
+      expiresAt: UserToken.expiryFor(now),
+      revokedAt: Option.none()
+    })
+    if (!ClientRules.receivesRefreshTokens(client)) {
+      yield* Effect.flatMap(TokenStore, (tokens) => tokens.issue({ access, refresh: Option.none() }))
+      return { accessToken, expiresIn: accessTokenSeconds, refreshToken: Option.none(), scope: code.scope }
+    }
+    const refreshToken = yield* mint.token("refresh")
+    const family = RefreshTokenFamily.start(
+      {
+        id: FamilyId.make(yield* mint.uuid),
+        userId: code.userId,
+        clientId: Option.some(client.id),
+        grantId: Option.some(code.grantId),
+        scope: code.scope,
+        resource: code.resource
+      },
+      RefreshTokenFamily.oauthPolicy,
+      now
+    )
+    const refreshHash = yield* hasher.hash(refreshToken)
+    yield* Effect.flatMap(TokenStore, (tokens) =>
+      tokens.issue({
+        access: new UserToken.UserToken({ ...access, familyId: Option.some(family.id) }),
+        refresh: Option.some({ family, tokenHash: refreshHash })
+      })
+    )
+    return {
+      accessToken,
+      expiresIn: accessTokenSeconds,
+      refreshToken: Option.some(refreshToken),
+      scope: code.scope
+    } satisfies TokenResponse
+  }).pipe(Effect.withSpan("ExchangeCode.exchangeCode", { attributes: { "client.id": client.id } }))

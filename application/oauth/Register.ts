@@ -1,0 +1,112 @@
+import { Clock, Duration, Effect, Either, Option, ParseResult, Schema } from "effect"
+import { Client } from "../../domain/Client.js"
+import { ClientId } from "../../domain/Ids.js"
+import * as RedirectUri from "../../domain/RedirectUri.js"
+import { ClientRepository } from "../ports/ClientRepository.js"
+import { type Limit, RateLimiter } from "../ports/RateLimiter.js"
+import { TokenMint } from "../ports/TokenMint.js"
+import { OAuthError } from "./OAuthError.js"
+
+/** RFC 7591 §2 client metadata that a public client may register. */
+const Metadata = Schema.Struct({
+  redirect_uris: Schema.Array(Schema.String),
+  token_endpoint_auth_method: Schema.optional(Schema.Literal("none")),
+  grant_types: Schema.optional(Schema.Array(Schema.Literal("authorization_code", "refresh_token"))),
+  response_types: Schema.optional(Schema.Array(Schema.Literal("code"))),
+  client_name: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  client_uri: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
+  logo_uri: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
+  scope: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
+  software_id: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  software_version: Schema.optional(Schema.String.pipe(Schema.maxLength(200)))
+})
+
+export interface Registered {
+  readonly client_id: string
+  readonly client_id_issued_at: number
+  readonly client_name: string
+  readonly redirect_uris: ReadonlyArray<string>
+  readonly token_endpoint_auth_method: "none"
+  readonly grant_types: ReadonlyArray<string>
+  readonly response_types: ReadonlyArray<string>
+}
+
+const metadataError = (code: "invalid_client_metadata" | "invalid_redirect_uri", description: string) =>
+  new OAuthError({ code, description })
+
+const decodeMetadata = (body: unknown) =>
+  Schema.decodeUnknownEither(Metadata, { onExcessProperty: "ignore" })(body).pipe(
+    Either.mapLeft((error) => {
+      const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+      const field = issue?.path[0]
+      if (typeof body === "object" && body !== null && !("redirect_uris" in body)) {
+        return metadataError("invalid_redirect_uri", "redirect_uris is required")
+      }
+      if (field === "redirect_uris")
+        return metadataError("invalid_redirect_uri", "redirect_uris must be an array of URIs")
+      if (field === "token_endpoint_auth_method") {
+        return metadataError(
+          "invalid_client_metadata",
+          "only public clients may register: token_endpoint_auth_method must be none"
+        )
+      }
+      return metadataError(
+        "invalid_client_metadata",
+        field === undefined
+          ? "the body must be a JSON object"
+          : `${String(field)} is invalid: ${issue?.message ?? ""}`
+      )
+    })
+  )
+
+/** POST /register (RFC 7591): public clients only, rate-limited per source address. */
+export const register = (body: unknown, source: string, limit: Limit) =>
+  Effect.gen(function* () {
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const verdict = yield* Effect.flatMap(RateLimiter, (limiter) =>
+      limiter.consume(`register:${source}`, limit, now)
+    )
+    if (!verdict.allowed) {
+      return yield* new OAuthError({
+        code: "slow_down",
+        description: "too many registrations from this address",
+        retryAfterSeconds: Math.max(1, Math.ceil(Duration.toSeconds(verdict.retryAfter)))
+      })
+    }
+    const metadata = yield* decodeMetadata(body)
+    if (metadata.redirect_uris.length === 0) {
+      return yield* metadataError("invalid_redirect_uri", "redirect_uris must not be empty")
+    }
+    for (const uri of metadata.redirect_uris) {
+      const valid = RedirectUri.validate(uri)
+      if (Either.isLeft(valid)) return yield* metadataError("invalid_redirect_uri", valid.left.message)
+    }
+    const grantTypes = metadata.grant_types ?? ["authorization_code", "refresh_token"]
+    if (!grantTypes.includes("authorization_code")) {
+      return yield* metadataError("invalid_client_metadata", "grant_types must include authorization_code")
+    }
+    const mint = yield* TokenMint
+    const client = new Client({
+      id: ClientId.make(yield* mint.uuid),
+      name: metadata.client_name ?? "",
+      type: "public",
+      origin: "dynamic",
+      redirectUris: [...new Set(metadata.redirect_uris)],
+      secretHash: Option.none(),
+      createdAt: now,
+      lastUsedAt: Option.none()
+    })
+    yield* Effect.flatMap(ClientRepository, (clients) => clients.insert(client)).pipe(
+      Effect.catchTag("ClientAlreadyExists", () => Effect.dieMessage("random client id collided"))
+    )
+    yield* Effect.annotateCurrentSpan("client.id", client.id)
+    return {
+      client_id: client.id,
+      client_id_issued_at: Math.floor(now.getTime() / 1000),
+      client_name: client.name,
+      redirect_uris: client.redirectUris,
+      token_endpoint_auth_method: "none",
+      grant_types: grantTypes,
+      response_types: ["code"]
+    } satisfies Registered
+  }).pipe(Effect.withSpan("Register.register"))
