@@ -1,4 +1,4 @@
-import { Config, ConfigError, Either, LogLevel, Redacted } from "effect"
+import { Config, ConfigError, Duration, Either, LogLevel, Redacted } from "effect"
 
 /**
  * Shared parsers for environment variables. Each failure names its variable, so that the
@@ -48,3 +48,66 @@ export const dataDir = (service: string) =>
     Config.withDefault(".latchkey"),
     Config.map((base) => `${base.replace(/\/+$/, "")}/${service}`)
   )
+
+const isLoopbackHost = (host: string) => host === "127.0.0.1" || host === "[::1]" || host === "localhost"
+
+/** An http(s) URL without query or fragment, no trailing slash; http only on loopback hosts. */
+export const publicUrl = (name: string, fallback: string) =>
+  check(name, Config.string(name).pipe(Config.withDefault(fallback)), (value) => {
+    let url: URL
+    try {
+      url = new URL(value)
+    } catch {
+      return Either.left("expected an absolute https URL")
+    }
+    if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
+      return Either.left("expected a URL without query, fragment or credentials")
+    }
+    if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
+      return Either.left("expected an https URL (http only on 127.0.0.1, [::1] or localhost)")
+    }
+    return Either.right(url.toString().replace(/\/+$/, ""))
+  })
+
+export const isLoopbackUrl = (value: string): boolean => {
+  try {
+    return isLoopbackHost(new URL(value).hostname)
+  } catch {
+    return false
+  }
+}
+
+export const port = check("PORT", Config.string("PORT").pipe(Config.withDefault("8080")), (value) => {
+  const n = Number(value)
+  return /^\d+$/.test(value) && n >= 0 && n <= 65_535
+    ? Either.right(n)
+    : Either.left("expected a port number, 0 to 65535")
+})
+
+const units: Record<string, Duration.Duration> = {
+  second: Duration.seconds(1),
+  minute: Duration.minutes(1),
+  hour: Duration.hours(1),
+  day: Duration.days(1)
+}
+
+/** `20/hour`: a count per second, minute, hour or day. */
+export const rateLimit = (name: string, fallback: string) =>
+  check(name, Config.string(name).pipe(Config.withDefault(fallback)), (value) => {
+    const match = /^(\d+)\/(second|minute|hour|day)$/.exec(value.trim())
+    const window = match?.[2] === undefined ? undefined : units[match[2]]
+    const max = Number(match?.[1])
+    return window === undefined || !(max > 0)
+      ? Either.left("expected COUNT/UNIT, e.g. 20/hour (unit: second, minute, hour, day)")
+      : Either.right({ max, window })
+  })
+
+/** A shared secret given in the environment: long enough not to be guessed. */
+export const secret = (name: string, minimumLength: number) =>
+  check(name, Config.redacted(name), (value) =>
+    Redacted.value(value).length >= minimumLength
+      ? Either.right(value)
+      : Either.left(`expected a secret of at least ${minimumLength} characters`)
+  )
+
+export const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)

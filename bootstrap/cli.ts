@@ -1,24 +1,35 @@
 #!/usr/bin/env node
 import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { ConfigError, Console, Effect, Layer, Logger, Option } from "effect"
+import { ConfigError, Console, Effect, Layer, Schema } from "effect"
+import * as OAuthClientsCommand from "../adapters/cli/OAuthClientsCommand.js"
 import * as OAuthMigrateCommand from "../adapters/cli/OAuthMigrateCommand.js"
-import * as Database from "../adapters/postgres/Database.js"
+import * as OAuthReapCommand from "../adapters/cli/OAuthReapCommand.js"
+import { ClientId } from "../domain/Ids.js"
 import * as ConfigReport from "./ConfigReport.js"
 import * as OAuthConfig from "./OAuthConfig.js"
+import * as OAuthLayers from "./OAuthLayers.js"
+import * as OAuthServer from "./OAuthServer.js"
 
-/** The oauth database from configuration: SQL_URL, else embedded PGlite under LATCHKEY_DATA_DIR. */
-const oauthDatabase = Layer.unwrapEffect(
-  Effect.map(OAuthConfig.database, (config) =>
-    Database.layer({ url: config.sqlUrl, dataDir: Option.some(config.dataDir) }).pipe(
-      Layer.provideMerge(Logger.minimumLogLevel(config.logLevel))
-    )
-  )
-)
+/** Storage on the configured database, for the operator commands. */
+const storage = Layer.unwrapEffect(Effect.map(OAuthConfig.database, OAuthLayers.core))
+
+const serve = Command.make("serve", {}, () =>
+  Effect.flatMap(OAuthConfig.server, (config) => Layer.launch(OAuthServer.serve(config)))
+).pipe(Command.withDescription("Start the oauth service (the schema must be migrated first)."))
+
+const migrate = OAuthMigrateCommand.make(
+  Effect.flatMap(OAuthConfig.cliClientId, Schema.decodeUnknown(ClientId))
+).pipe(Command.provide(storage))
 
 const oauth = Command.make("oauth").pipe(
   Command.withDescription("The OAuth 2.1 authorization server."),
-  Command.withSubcommands([OAuthMigrateCommand.command.pipe(Command.provide(oauthDatabase))])
+  Command.withSubcommands([
+    serve,
+    migrate,
+    OAuthClientsCommand.command.pipe(Command.provide(storage)),
+    OAuthReapCommand.command.pipe(Command.provide(storage))
+  ])
 )
 
 const latchkey = Command.make("latchkey").pipe(
@@ -37,17 +48,29 @@ const failWith = (lines: ReadonlyArray<string>) =>
     })
   )
 
+const hasTag = (error: unknown): error is { readonly _tag: string; readonly message: string } =>
+  typeof error === "object" && error !== null && "_tag" in error && "message" in error
+
 run(process.argv).pipe(
-  Effect.catchIf(ConfigError.isConfigError, (error) =>
-    failWith(ConfigReport.lines(error).map((line) => `configuration: ${line}`))
-  ),
-  Effect.catchTags({
-    EmbeddedDatabaseError: (error) => failWith([error.message]),
-    SqlError: (error) =>
-      failWith([
-        `database: ${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ""}`
-      ]),
-    MigrationError: (error) => failWith([`migration: ${error.message}`])
+  Effect.catchAll((error: unknown) => {
+    if (ConfigError.isConfigError(error)) {
+      return failWith(ConfigReport.lines(error).map((line) => `configuration: ${line}`))
+    }
+    if (hasTag(error)) {
+      const cause = "cause" in error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
+      switch (error._tag) {
+        case "SqlError":
+          return failWith([`database: ${error.message}${cause}`])
+        case "ValidationError":
+          // @effect/cli has already printed the usage problem.
+          return Effect.sync(() => {
+            process.exitCode = 1
+          })
+        default:
+          return failWith([String(error.message)])
+      }
+    }
+    return failWith([String(error)])
   }),
   Effect.provide(NodeContext.layer),
   NodeRuntime.runMain

@@ -11,21 +11,33 @@ import * as Migrations from "../../adapters/postgres/Migrations.js"
 /** Which PostgreSQL the "server" target talks to in this run (see globalSetup.ts). */
 export const serverSource = (): string => inject("postgresSource")
 
+/** Creates a database of its own on the test server and drops it when the scope closes. */
+const createDatabase = (adminUrl: string) =>
+  Effect.gen(function* () {
+    const name = `latchkey_test_${randomUUID().replaceAll("-", "")}`
+    const admin = yield* PgClient.make({ url: Redacted.make(adminUrl), maxConnections: 1 })
+    yield* admin.unsafe(`CREATE DATABASE ${name}`)
+    yield* Effect.addFinalizer(() =>
+      admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.orDie)
+    )
+    const url = new URL(adminUrl)
+    url.pathname = `/${name}`
+    return url.toString()
+  }).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
+
 /** A database of its own on the test server for one test file, dropped at the end. */
 const serverDatabase = (adminUrl: string) =>
   Layer.unwrapScoped(
-    Effect.gen(function* () {
-      const name = `latchkey_test_${randomUUID().replaceAll("-", "")}`
-      const admin = yield* PgClient.make({ url: Redacted.make(adminUrl), maxConnections: 1 })
-      yield* admin.unsafe(`CREATE DATABASE ${name}`)
-      yield* Effect.addFinalizer(() =>
-        admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.orDie)
-      )
-      const url = new URL(adminUrl)
-      url.pathname = `/${name}`
-      return Database.layer({ url: Option.some(Redacted.make(url.toString())), dataDir: Option.none() })
-    }).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
+    Effect.map(createDatabase(adminUrl), (url) =>
+      Database.layer({ url: Option.some(Redacted.make(url)), dataDir: Option.none() })
+    )
   )
+
+/** The URL of a fresh database on the run's server, or none when the run has no server. */
+export const freshUrl = () => {
+  const url = inject("postgresUrl")
+  return url === null ? Effect.succeedNone : Effect.map(createDatabase(url), Option.some)
+}
 
 const embedded = () => Database.layer({ url: Option.none(), dataDir: Option.none() })
 

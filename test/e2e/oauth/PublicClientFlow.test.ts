@@ -1,0 +1,119 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Browser from "../../support/OAuthBrowser.js"
+import * as Server from "../../support/OAuthServerHarness.js"
+
+interface Tokens {
+  readonly access_token: string
+  readonly refresh_token?: string
+  readonly token_type: string
+  readonly expires_in: number
+  readonly scope?: string
+}
+
+const introspect = (baseUrl: string, token: string) =>
+  Browser.form(
+    baseUrl,
+    "/introspect",
+    { token },
+    { authorization: `Bearer ${Server.introspectionToken}` }
+  ).then((r) => r.json())
+
+describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh rotation)", () => {
+  it.live(
+    "registers, logs in at the upstream, exchanges the code, refreshes, introspects and revokes",
+    () =>
+      Effect.gen(function* () {
+        const { baseUrl } = yield* Server.start()
+        yield* Effect.promise(async () => {
+          const redirectUri = "http://127.0.0.1:53682/callback"
+          const clientId = await Browser.registerClient(baseUrl, ["http://127.0.0.1/callback"])
+          const { verifier, challenge } = Browser.pkce()
+          const back = await Browser.login(
+            Browser.authorizeUrl(baseUrl, {
+              client_id: clientId,
+              redirect_uri: redirectUri,
+              response_type: "code",
+              code_challenge: challenge,
+              code_challenge_method: "S256",
+              state: "xyz",
+              scope: "mcp:tools",
+              resource: "https://mcp.example.com"
+            })
+          )
+          expect(`${back.origin}${back.pathname}`).toBe(redirectUri)
+          expect(back.searchParams.get("state")).toBe("xyz")
+          expect(back.searchParams.get("iss")).toBe(baseUrl)
+          const code = back.searchParams.get("code") ?? ""
+
+          const exchanged = await Browser.form(baseUrl, "/token", {
+            grant_type: "authorization_code",
+            code,
+            redirect_uri: redirectUri,
+            client_id: clientId,
+            code_verifier: verifier
+          })
+          expect(exchanged.status).toBe(200)
+          expect(exchanged.headers.get("cache-control")).toBe("no-store")
+          const tokens: Tokens = await exchanged.json()
+          expect(tokens.token_type).toBe("Bearer")
+          expect(tokens.expires_in).toBe(604800)
+          expect(tokens.scope).toBe("mcp:tools")
+          expect(tokens.refresh_token).toMatch(/^lkr_/)
+
+          const info = await introspect(baseUrl, tokens.access_token)
+          expect(info).toMatchObject({
+            active: true,
+            client_id: clientId,
+            aud: "https://mcp.example.com",
+            iss: baseUrl
+          })
+
+          const rotated = await Browser.form(baseUrl, "/token", {
+            grant_type: "refresh_token",
+            client_id: clientId,
+            refresh_token: tokens.refresh_token ?? ""
+          })
+          expect(rotated.status).toBe(200)
+          const next: Tokens = await rotated.json()
+          expect(next.refresh_token).not.toBe(tokens.refresh_token)
+
+          const replay = await Browser.form(baseUrl, "/token", {
+            grant_type: "refresh_token",
+            client_id: clientId,
+            refresh_token: tokens.refresh_token ?? ""
+          })
+          expect(replay.status).toBe(400)
+          expect(await replay.json()).toMatchObject({ error: "invalid_grant" })
+          // The replay revoked the family: the rotated tokens died with it.
+          expect(await introspect(baseUrl, next.access_token)).toEqual({ active: false })
+
+          const fresh = await Browser.login(
+            Browser.authorizeUrl(baseUrl, {
+              client_id: clientId,
+              redirect_uri: redirectUri,
+              response_type: "code",
+              code_challenge: challenge,
+              code_challenge_method: "S256"
+            })
+          )
+          const again: Tokens = await (
+            await Browser.form(baseUrl, "/token", {
+              grant_type: "authorization_code",
+              code: fresh.searchParams.get("code") ?? "",
+              redirect_uri: redirectUri,
+              client_id: clientId,
+              code_verifier: verifier
+            })
+          ).json()
+          const revoked = await Browser.form(baseUrl, "/revoke", {
+            token: again.refresh_token ?? "",
+            client_id: clientId
+          })
+          expect(revoked.status).toBe(200)
+          expect(await introspect(baseUrl, again.access_token)).toEqual({ active: false })
+        })
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+})

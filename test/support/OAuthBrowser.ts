@@ -1,0 +1,59 @@
+import { createHash, randomBytes } from "node:crypto"
+import { loginThroughForm } from "./DevUpstreamLogin.js"
+
+/** A PKCE pair as a client makes it (RFC 7636 §4.1–4.2). */
+export const pkce = () => {
+  const verifier = randomBytes(32).toString("base64url")
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") }
+}
+
+export const form = (
+  baseUrl: string,
+  path: string,
+  params: Record<string, string>,
+  headers: Record<string, string> = {}
+) =>
+  fetch(`${baseUrl}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(params).toString()
+  })
+
+export const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`
+
+export const registerClient = async (baseUrl: string, redirectUris: Array<string>) => {
+  const response = await fetch(`${baseUrl}/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ redirect_uris: redirectUris, client_name: "e2e client" })
+  })
+  if (response.status !== 201)
+    throw new Error(`registration failed: ${response.status} ${await response.text()}`)
+  const body: { client_id: string } = await response.json()
+  return body.client_id
+}
+
+/**
+ * Plays the browser through one login: our authorize endpoint, the dev upstream's login form,
+ * our callback; returns where we finally send the browser (the client's redirect URI).
+ */
+export const login = async (authorizeUrl: URL, email = "ada@example.com"): Promise<URL> => {
+  const authorize = await fetch(authorizeUrl, { redirect: "manual" })
+  const upstream = authorize.headers.get("location")
+  if (authorize.status !== 302 || upstream === null) {
+    throw new Error(`authorize answered ${authorize.status}: ${await authorize.text()}`)
+  }
+  const callback = await loginThroughForm(new URL(upstream), email)
+  const back = await fetch(callback, { redirect: "manual" })
+  const location = back.headers.get("location")
+  if (back.status !== 302 || location === null)
+    throw new Error(`callback answered ${back.status}: ${await back.text()}`)
+  return new URL(location)
+}
+
+export const authorizeUrl = (baseUrl: string, params: Record<string, string>) => {
+  const url = new URL(`${baseUrl}/`)
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value)
+  return url
+}
