@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto"
+import { Schema } from "effect"
 import { loginThroughForm } from "./DevUpstreamLogin.js"
 
 /** A PKCE pair as a client makes it (RFC 7636 §4.1–4.2). */
@@ -30,8 +31,8 @@ export const registerClient = async (baseUrl: string, redirectUris: Array<string
   })
   if (response.status !== 201)
     throw new Error(`registration failed: ${response.status} ${await response.text()}`)
-  const body: { client_id: string } = await response.json()
-  return body.client_id
+  return Schema.decodeUnknownSync(Schema.Struct({ client_id: Schema.String }))(await response.json())
+    .client_id
 }
 
 /**
@@ -57,3 +58,20 @@ export const authorizeUrl = (baseUrl: string, params: Record<string, string>) =>
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value)
   return url
 }
+
+/** A successful /token response (RFC 6749 §5.1), decoded so a wrong shape fails the test. */
+export const Tokens = Schema.Struct({
+  access_token: Schema.String,
+  token_type: Schema.String,
+  expires_in: Schema.Number,
+  refresh_token: Schema.optional(Schema.String),
+  scope: Schema.optional(Schema.String)
+})
+
+export const tokensOf = async (response: Response) => Schema.decodeUnknownSync(Tokens)(await response.json())
+
+/** An error response (RFC 6749 §5.2). */
+export const errorOf = async (response: Response) =>
+  Schema.decodeUnknownSync(Schema.Struct({ error: Schema.String, error_description: Schema.String }))(
+    await response.json()
+  )

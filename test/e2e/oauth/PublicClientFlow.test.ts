@@ -3,14 +3,6 @@ import { Effect } from "effect"
 import * as Browser from "../../support/OAuthBrowser.js"
 import * as Server from "../../support/OAuthServerHarness.js"
 
-interface Tokens {
-  readonly access_token: string
-  readonly refresh_token?: string
-  readonly token_type: string
-  readonly expires_in: number
-  readonly scope?: string
-}
-
 const introspect = (baseUrl: string, token: string) =>
   Browser.form(
     baseUrl,
@@ -55,7 +47,7 @@ describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh 
           })
           expect(exchanged.status).toBe(200)
           expect(exchanged.headers.get("cache-control")).toBe("no-store")
-          const tokens: Tokens = await exchanged.json()
+          const tokens = await Browser.tokensOf(exchanged)
           expect(tokens.token_type).toBe("Bearer")
           expect(tokens.expires_in).toBe(604800)
           expect(tokens.scope).toBe("mcp:tools")
@@ -75,7 +67,7 @@ describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh 
             refresh_token: tokens.refresh_token ?? ""
           })
           expect(rotated.status).toBe(200)
-          const next: Tokens = await rotated.json()
+          const next = await Browser.tokensOf(rotated)
           expect(next.refresh_token).not.toBe(tokens.refresh_token)
 
           const replay = await Browser.form(baseUrl, "/token", {
@@ -97,7 +89,7 @@ describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh 
               code_challenge_method: "S256"
             })
           )
-          const again: Tokens = await (
+          const again = await Browser.tokensOf(
             await Browser.form(baseUrl, "/token", {
               grant_type: "authorization_code",
               code: fresh.searchParams.get("code") ?? "",
@@ -105,7 +97,7 @@ describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh 
               client_id: clientId,
               code_verifier: verifier
             })
-          ).json()
+          )
           const revoked = await Browser.form(baseUrl, "/revoke", {
             token: again.refresh_token ?? "",
             client_id: clientId
