@@ -1,0 +1,49 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Browser from "../../support/OAuthBrowser.js"
+import * as Server from "../../support/OAuthServerHarness.js"
+
+describe("concurrent refreshes over HTTP", () => {
+  it.live(
+    "of 50 concurrent refreshes with one token exactly one succeeds",
+    () =>
+      Effect.gen(function* () {
+        const { baseUrl } = yield* Server.start()
+        yield* Effect.promise(async () => {
+          const redirectUri = "http://127.0.0.1:40000/callback"
+          const { verifier, challenge } = Browser.pkce()
+          const back = await Browser.login(
+            Browser.authorizeUrl(baseUrl, {
+              client_id: "cli",
+              redirect_uri: redirectUri,
+              response_type: "code",
+              code_challenge: challenge,
+              code_challenge_method: "S256"
+            })
+          )
+          const tokens = await Browser.tokensOf(
+            await Browser.form(baseUrl, "/token", {
+              grant_type: "authorization_code",
+              code: back.searchParams.get("code") ?? "",
+              redirect_uri: redirectUri,
+              client_id: "cli",
+              code_verifier: verifier
+            })
+          )
+          const responses = await Promise.all(
+            Array.from({ length: 50 }, () =>
+              Browser.form(baseUrl, "/token", {
+                grant_type: "refresh_token",
+                client_id: "cli",
+                refresh_token: tokens.refresh_token ?? ""
+              })
+            )
+          )
+          const statuses = responses.map((r) => r.status)
+          expect(statuses.filter((s) => s === 200)).toHaveLength(1)
+          expect(statuses.filter((s) => s === 400)).toHaveLength(49)
+        })
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+})

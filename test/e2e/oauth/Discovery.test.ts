@@ -1,0 +1,56 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import * as Server from "../../support/OAuthServerHarness.js"
+
+describe("discovery (RFC 8414)", () => {
+  it.live(
+    "publishes the metadata, with CORS, and advertises introspection only when enabled",
+    () =>
+      Effect.gen(function* () {
+        const { baseUrl } = yield* Server.start()
+        const { baseUrl: withoutIntrospection } = yield* Server.start({
+          overrides: { introspectionToken: Option.none() }
+        })
+        yield* Effect.promise(async () => {
+          const response = await fetch(`${baseUrl}/.well-known/oauth-authorization-server`, {
+            headers: { origin: "https://app.example.com" }
+          })
+          expect(response.status).toBe(200)
+          expect(response.headers.get("access-control-allow-origin")).toBe("*")
+          const metadata = await response.json()
+          expect(metadata).toMatchObject({
+            issuer: baseUrl,
+            authorization_endpoint: `${baseUrl}/`,
+            token_endpoint: `${baseUrl}/token`,
+            registration_endpoint: `${baseUrl}/register`,
+            revocation_endpoint: `${baseUrl}/revoke`,
+            introspection_endpoint: `${baseUrl}/introspect`,
+            response_types_supported: ["code"],
+            grant_types_supported: ["authorization_code", "refresh_token"],
+            code_challenge_methods_supported: ["S256"],
+            token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
+            authorization_response_iss_parameter_supported: true
+          })
+
+          const preflight = await fetch(`${baseUrl}/token`, {
+            method: "OPTIONS",
+            headers: { origin: "https://app.example.com", "access-control-request-method": "POST" }
+          })
+          expect(preflight.status).toBe(204)
+          expect(preflight.headers.get("access-control-allow-headers")).toContain("Authorization")
+
+          const disabled = await (
+            await fetch(`${withoutIntrospection}/.well-known/oauth-authorization-server`)
+          ).json()
+          expect(disabled).not.toHaveProperty("introspection_endpoint")
+          const introspect = await fetch(`${withoutIntrospection}/introspect`, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: "token=x"
+          })
+          expect(introspect.status).toBe(404)
+        })
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+})
