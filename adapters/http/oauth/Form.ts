@@ -1,6 +1,9 @@
-import { HttpServerRequest } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { HttpIncomingMessage, HttpServerRequest } from "@effect/platform"
+import { Effect, Option, Schema } from "effect"
 import { invalidRequest, type OAuthError } from "../../../application/oauth/OAuthError.js"
+
+/** A body over the limit: answered 413 with an OAuth error body. */
+export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>()("BodyTooLarge", {}) {}
 
 /** Bodies of /token, /revoke, /introspect and /register are small; anything larger is refused. */
 export const maxBodyBytes = 64 * 1024
@@ -26,14 +29,16 @@ export const collect = (entries: Iterable<readonly [string, string]>): Params =>
   return { values, duplicates: [...duplicates] }
 }
 
-/** Reads the raw body, refusing oversized ones before and while reading. */
+/** Reads the raw body, refusing oversized ones before reading (declared length) and while reading. */
 export const readBody = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const declared = Number(request.headers["content-length"] ?? "0")
-  if (declared > maxBodyBytes) return yield* invalidRequest(`the body exceeds ${maxBodyBytes} bytes`)
-  const text = yield* request.text.pipe(Effect.mapError(() => invalidRequest("the body could not be read")))
-  if (Buffer.byteLength(text) > maxBodyBytes)
-    return yield* invalidRequest(`the body exceeds ${maxBodyBytes} bytes`)
+  if (declared > maxBodyBytes) return yield* new BodyTooLarge()
+  const text = yield* request.text.pipe(
+    HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes)),
+    Effect.mapError(() => new BodyTooLarge())
+  )
+  if (Buffer.byteLength(text) > maxBodyBytes) return yield* new BodyTooLarge()
   return text
 })
 
@@ -41,19 +46,18 @@ const mediaType = (request: HttpServerRequest.HttpServerRequest) =>
   (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
 
 /** An `application/x-www-form-urlencoded` body (RFC 6749 §3.2). */
-export const form: Effect.Effect<Params, OAuthError, HttpServerRequest.HttpServerRequest> = Effect.gen(
-  function* () {
+export const form: Effect.Effect<Params, OAuthError | BodyTooLarge, HttpServerRequest.HttpServerRequest> =
+  Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (mediaType(request) !== "application/x-www-form-urlencoded") {
       return yield* invalidRequest("the body must be application/x-www-form-urlencoded")
     }
     return collect(new URLSearchParams(yield* readBody).entries())
-  }
-)
+  })
 
 /** A JSON body (RFC 7591 §3.1). */
-export const json: Effect.Effect<unknown, OAuthError, HttpServerRequest.HttpServerRequest> = Effect.gen(
-  function* () {
+export const json: Effect.Effect<unknown, OAuthError | BodyTooLarge, HttpServerRequest.HttpServerRequest> =
+  Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (mediaType(request) !== "application/json")
       return yield* invalidRequest("the body must be application/json")
@@ -62,8 +66,7 @@ export const json: Effect.Effect<unknown, OAuthError, HttpServerRequest.HttpServ
       try: () => JSON.parse(text),
       catch: () => invalidRequest("the body is not valid JSON")
     })
-  }
-)
+  })
 
 export const get = (params: Params, name: string): Option.Option<string> =>
   Option.fromNullable(params.values[name])

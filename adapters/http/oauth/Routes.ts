@@ -151,12 +151,20 @@ const revokeRoute = Effect.gen(function* () {
   return HttpServerResponse.empty({ status: 200, headers: ErrorResponse.noStore })
 })
 
-const api = <E, R>(route: Effect.Effect<HttpServerResponse.HttpServerResponse, E | OAuthError, R>) =>
+const api = <R>(
+  route: Effect.Effect<HttpServerResponse.HttpServerResponse, OAuthError | Form.BodyTooLarge, R>
+) =>
   route.pipe(
-    Effect.catchIf(
-      (error): error is OAuthError => error instanceof OAuthError,
-      (error) => Effect.succeed(ErrorResponse.fromError(error))
-    ),
+    Effect.catchTags({
+      OAuthError: (error) => Effect.succeed(ErrorResponse.fromError(error)),
+      BodyTooLarge: () =>
+        Effect.succeed(
+          ErrorResponse.json(
+            { error: "invalid_request", error_description: `the body exceeds ${Form.maxBodyBytes} bytes` },
+            413
+          )
+        )
+    }),
     Effect.map(withCors)
   )
 
