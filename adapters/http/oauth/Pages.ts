@@ -1,7 +1,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import type { OAuthError } from "../../../application/oauth/OAuthError.js"
 
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(
     /[&<>"']/g,
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c
@@ -18,7 +18,7 @@ export const pageHeaders = {
 
 const layout = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)}</title>
+<title>${escapeHtml(title)}</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}
 h1{font-size:1.4rem}code{background:#f3f3f3;padding:.1rem .3rem;border-radius:3px}</style></head>
 <body>${body}</body></html>`
@@ -29,8 +29,8 @@ export const error = (failure: OAuthError) =>
     layout(
       "Sign-in error",
       `<h1>This sign-in request cannot continue</h1>
-<p>${escape(failure.description)}.</p>
-<p>Error code: <code>${escape(failure.code)}</code></p>
+<p>${escapeHtml(failure.description)}.</p>
+<p>Error code: <code>${escapeHtml(failure.code)}</code></p>
 <p>Return to the application and start again. If this keeps happening, tell its developers.</p>`
     ),
     { status: 400, headers: pageHeaders, contentType: "text/html; charset=utf-8" }
