@@ -2,6 +2,7 @@ import { createServer } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer, Option, Redacted, Schedule, Schema } from "effect"
+import * as ClientMetadataFetcherHttp from "../adapters/clientmetadata/ClientMetadataFetcherHttp.js"
 import { OAuthHttpConfig } from "../adapters/http/oauth/OAuthHttpConfig.js"
 import * as Routes from "../adapters/http/oauth/Routes.js"
 import * as DevUpstream from "../adapters/idp/DevUpstream.js"
@@ -70,8 +71,14 @@ const reaper = reapIdleClients.pipe(
   Effect.delay(Duration.minutes(1))
 )
 
+/** What only tests set; production (`latchkey oauth serve`) passes nothing. */
+export interface ServeOptions {
+  /** The metadata-document fetcher's test options: a loopback allow-list and a test CA. */
+  readonly clientMetadata?: ClientMetadataFetcherHttp.Options | undefined
+}
+
 /** `latchkey oauth serve`: the HTTP server on the configured port, until interrupted. */
-export const serve = (config: OAuthConfig) => {
+export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
   const core = OAuthLayers.core(config)
   const settings = Layer.succeed(OAuthSettings, {
     issuer: config.baseUrl,
@@ -92,7 +99,14 @@ export const serve = (config: OAuthConfig) => {
   const background = Layer.scopedDiscard(Effect.forkScoped(reaper))
   const checked = Layer.effectDiscard(requireSchema)
   return Layer.mergeAll(server, background).pipe(
-    Layer.provide(Layer.mergeAll(settings, http, upstream(config))),
+    Layer.provide(
+      Layer.mergeAll(
+        settings,
+        http,
+        upstream(config),
+        ClientMetadataFetcherHttp.layer(options.clientMetadata)
+      )
+    ),
     Layer.provide(checked),
     Layer.provideMerge(core)
   )

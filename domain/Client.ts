@@ -9,9 +9,11 @@ export type ClientType = typeof ClientType.Type
 
 /**
  * Where a client comes from. `dynamic`: RFC 7591 registration; `seeded`: created by an
- * operator (CLI); `builtin`: the vendor CLI client seeded by `migrate`.
+ * operator (CLI); `builtin`: the vendor CLI client seeded by `migrate`; `metadata_document`: a
+ * Client ID Metadata Document, whose https URL is the client id (the row mirrors the document,
+ * which stays the authority: it is fetched again whenever its cached copy expires).
  */
-export const ClientOrigin = Schema.Literal("dynamic", "seeded", "builtin")
+export const ClientOrigin = Schema.Literal("dynamic", "seeded", "builtin", "metadata_document")
 export type ClientOrigin = typeof ClientOrigin.Type
 
 export class Client extends Schema.Class<Client>("Client")({
@@ -33,6 +35,8 @@ export const lastActivity = (client: Client): Date =>
 /**
  * Only dynamically registered public clients are reaped: operators and the vendor own the
  * others, and a confidential client's secret is held by someone who expects it to keep working.
+ * A metadata-document client is not registered with us at all: its row only mirrors the
+ * document and anchors its codes and tokens, so reaping it would merely revoke live grants.
  */
 export const isReapable = (client: Client): boolean => client.origin === "dynamic" && client.type === "public"
 
@@ -50,8 +54,12 @@ export const isIdle = (client: Client, now: Date): boolean =>
  */
 export const idleCutoff = (now: Date): Date => Time.minus(now, Lifetimes.dynamicClientIdle)
 
-/** Clients skip our consent page when an operator or the vendor vouched for them. */
-export const requiresConsent = (client: Client): boolean => client.origin === "dynamic"
+/**
+ * Clients skip our consent page when an operator or the vendor vouched for them; anyone can
+ * register dynamically or publish a metadata document, so those clients always ask.
+ */
+export const requiresConsent = (client: Client): boolean =>
+  client.origin === "dynamic" || client.origin === "metadata_document"
 
 /** Refresh tokens go to public clients only; confidential web clients keep a cookie session. */
 export const receivesRefreshTokens = (client: Client): boolean => client.type === "public"

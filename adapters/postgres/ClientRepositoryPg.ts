@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { ClientAlreadyExists, ClientRepository } from "../../application/ports/ClientRepository.js"
 import * as Client from "../../domain/Client.js"
 import { ClientId } from "../../domain/Ids.js"
@@ -30,6 +30,33 @@ export const layer = Layer.effect(
           ON CONFLICT (id) DO NOTHING
           RETURNING id`.pipe(Effect.orDie)
         if (inserted.length === 0) return yield* new ClientAlreadyExists({ clientId: client.id })
+      }),
+      // One statement, so concurrent first fetches of a document cannot race to a duplicate
+      // key: the WHERE on the conflict branch leaves a client of another origin untouched, and
+      // then nothing is returned.
+      upsert: Effect.fn("ClientRepositoryPg.upsert")(function* (client: Client.Client) {
+        yield* Effect.annotateCurrentSpan("client.id", client.id)
+        const row = encode(client)
+        const stored = yield* sql`
+          INSERT INTO oauth.clients ${sql.insert({
+            id: row.id,
+            name: row.name,
+            type: row.type,
+            origin: row.origin,
+            redirectUris: row.redirectUris,
+            secretHash: row.secretHash,
+            createdAt: row.createdAt,
+            lastUsedAt: row.lastUsedAt
+          })}
+          ON CONFLICT (id) DO UPDATE SET
+            name = excluded.name,
+            type = excluded.type,
+            redirect_uris = excluded.redirect_uris,
+            secret_hash = excluded.secret_hash
+          WHERE oauth.clients.origin = excluded.origin
+          RETURNING ${sql.literal(columns)}`.pipe(decodeFirst(Client.Client))
+        if (Option.isNone(stored)) return yield* new ClientAlreadyExists({ clientId: client.id })
+        return stored.value
       }),
       findById: (id) =>
         sql`SELECT ${sql.literal(columns)} FROM oauth.clients WHERE id = ${id}`.pipe(

@@ -1,6 +1,8 @@
-import { Effect, Option, type Redacted, Schema } from "effect"
+import { Clock, Effect, Either, Option, type Redacted, Schema } from "effect"
 import type { Client } from "../../domain/Client.js"
+import * as ClientMetadataDocument from "../../domain/ClientMetadataDocument.js"
 import { ClientId } from "../../domain/Ids.js"
+import { ClientMetadataFetcher } from "../ports/ClientMetadataFetcher.js"
 import { ClientRepository } from "../ports/ClientRepository.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { invalidClient, type OAuthError } from "./OAuthError.js"
@@ -11,12 +13,62 @@ export interface Credentials {
   readonly secret: Option.Option<Redacted.Redacted<string>>
 }
 
-/** Finds a client by an id taken from a request; a malformed id is simply unknown. */
-export const findClient = (raw: string): Effect.Effect<Option.Option<Client>, never, ClientRepository> =>
-  Option.match(Schema.decodeUnknownOption(ClientId)(raw), {
-    onNone: () => Effect.succeedNone,
-    onSome: (id) => Effect.flatMap(ClientRepository, (clients) => clients.findById(id))
-  })
+/** Does the stored row already say what the document says? Then it need not be written. */
+const mirrors = (stored: Client, described: Client): boolean =>
+  stored.name === described.name &&
+  stored.type === described.type &&
+  stored.redirectUris.length === described.redirectUris.length &&
+  stored.redirectUris.every((uri, i) => uri === described.redirectUris[i])
+
+/**
+ * A client described by the Client ID Metadata Document at `url`. The document is the
+ * authority, so it is fetched (or taken from the fetcher's cache) on every use, and a document
+ * that is gone or invalid makes the client unknown even when a row remains. The row exists
+ * because codes, pending logins and tokens reference the client; it is written only when the
+ * document says something new.
+ */
+const fromMetadataDocument = (url: URL, stored: Option.Option<Client>) =>
+  Effect.gen(function* () {
+    const fetched = yield* Effect.either(
+      Effect.flatMap(ClientMetadataFetcher, (fetcher) => fetcher.fetch(url))
+    )
+    if (Either.isLeft(fetched)) {
+      yield* Effect.logInfo("client metadata document unavailable", fetched.left.reason)
+      return Option.none<Client>()
+    }
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const described = ClientMetadataDocument.toClient(url, fetched.right, now)
+    if (Either.isLeft(described)) {
+      yield* Effect.logInfo("client metadata document refused", described.left.message)
+      return Option.none<Client>()
+    }
+    if (Option.isSome(stored) && mirrors(stored.value, described.right)) return stored
+    const clients = yield* ClientRepository
+    return yield* clients.upsert(described.right).pipe(
+      Effect.map(Option.some),
+      // Someone stored a client of another origin under this id meanwhile: theirs prevails.
+      Effect.catchTag("ClientAlreadyExists", () => clients.findById(described.right.id))
+    )
+  }).pipe(Effect.annotateLogs("client.id", url.href))
+
+/**
+ * Finds a client by an id taken from a request; a malformed id is simply unknown. A stored
+ * client of any other origin wins; otherwise an id that is an https URL names a Client ID
+ * Metadata Document (draft-ietf-oauth-client-id-metadata-document), fetched to learn the client.
+ */
+export const findClient: (
+  raw: string
+) => Effect.Effect<Option.Option<Client>, never, ClientRepository | ClientMetadataFetcher> = Effect.fn(
+  "ClientAuthentication.findClient"
+)(function* (raw: string) {
+  const id = Schema.decodeUnknownOption(ClientId)(raw)
+  if (Option.isNone(id)) return Option.none<Client>()
+  const stored = yield* Effect.flatMap(ClientRepository, (clients) => clients.findById(id.value))
+  if (Option.isSome(stored) && stored.value.origin !== "metadata_document") return stored
+  const url = ClientMetadataDocument.parseClientIdUrl(raw)
+  if (Option.isNone(url)) return Option.none<Client>()
+  return yield* fromMetadataDocument(url.value, stored)
+})
 
 /**
  * Authenticates the calling client: confidential clients by secret (RFC 6749 §2.3.1), public
@@ -24,7 +76,7 @@ export const findClient = (raw: string): Effect.Effect<Option.Option<Client>, ne
  */
 export const authenticate = (
   credentials: Credentials
-): Effect.Effect<Client, OAuthError, ClientRepository | SecretHasher> =>
+): Effect.Effect<Client, OAuthError, ClientRepository | ClientMetadataFetcher | SecretHasher> =>
   Effect.gen(function* () {
     if (Option.isNone(credentials.clientId)) return yield* invalidClient("client authentication is required")
     const found = yield* findClient(credentials.clientId.value)

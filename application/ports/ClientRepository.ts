@@ -6,11 +6,18 @@ export class ClientAlreadyExists extends Schema.TaggedError<ClientAlreadyExists>
   clientId: ClientId
 }) {}
 
-/** OAuth clients of every origin (dynamic, operator-seeded, built-in). */
+/** OAuth clients of every origin (dynamic, operator-seeded, built-in, metadata document). */
 export class ClientRepository extends Context.Tag("latchkey/ClientRepository")<
   ClientRepository,
   {
     readonly insert: (client: Client) => Effect.Effect<void, ClientAlreadyExists>
+    /**
+     * Inserts a client, or refreshes the stored one of the same id and origin from it (name,
+     * type, redirect URIs, secret hash) while keeping its `created_at` and `last_used_at`; for
+     * clients defined elsewhere, such as metadata documents. Returns the stored client. A
+     * client of another origin with that id is left alone: ClientAlreadyExists.
+     */
+    readonly upsert: (client: Client) => Effect.Effect<Client, ClientAlreadyExists>
     readonly findById: (id: ClientId) => Effect.Effect<Option.Option<Client>>
     readonly list: Effect.Effect<ReadonlyArray<Client>>
     /** Removes the client with its codes, pending logins, consents and tokens; false when unknown. */

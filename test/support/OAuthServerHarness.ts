@@ -3,6 +3,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Duration, Effect, Layer, LogLevel, Option, Redacted, Schedule } from "effect"
+import type * as ClientMetadataFetcherHttp from "../../adapters/clientmetadata/ClientMetadataFetcherHttp.js"
 import * as Migrations from "../../adapters/postgres/Migrations.js"
 import * as ManageClients from "../../application/oauth/ManageClients.js"
 import type { ClientRepository } from "../../application/ports/ClientRepository.js"
@@ -39,6 +40,8 @@ export const start = (
   options: {
     readonly overrides?: Partial<OAuthConfig>
     readonly seed?: Effect.Effect<void, unknown, ClientRepository | TokenMint | SecretHasher>
+    /** For a test's own metadata documents: the loopback allow-list and test CA of the fetcher. */
+    readonly clientMetadata?: ClientMetadataFetcherHttp.Options
   } = {}
 ) =>
   Effect.gen(function* () {
@@ -69,7 +72,9 @@ export const start = (
         if (options.seed !== undefined) yield* options.seed
       }).pipe(Effect.provide(OAuthLayers.core(config)))
     ).pipe(Effect.orDie)
-    yield* Effect.forkScoped(Layer.launch(OAuthServer.serve(config)).pipe(Effect.orDie))
+    yield* Effect.forkScoped(
+      Layer.launch(OAuthServer.serve(config, { clientMetadata: options.clientMetadata })).pipe(Effect.orDie)
+    )
     const baseUrl = config.baseUrl
     yield* Effect.tryPromise(() => fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).pipe(
       Effect.retry(Schedule.spaced(Duration.millis(100)).pipe(Schedule.upTo(Duration.seconds(30)))),

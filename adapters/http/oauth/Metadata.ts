@@ -25,6 +25,8 @@ export const document = (config: OAuthHttpConfig["Type"]) => {
     code_challenge_methods_supported: ["S256"],
     token_endpoint_auth_methods_supported: clientAuthMethods,
     revocation_endpoint_auth_methods_supported: clientAuthMethods,
-    authorization_response_iss_parameter_supported: true
+    authorization_response_iss_parameter_supported: true,
+    // draft-ietf-oauth-client-id-metadata-document: an https client_id names the client's metadata.
+    client_id_metadata_document_supported: true
   }
 }

@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto"
 import { describe, expect } from "@effect/vitest"
 import { Effect, Exit, Option } from "effect"
 import { ClientRepository } from "../../../application/ports/ClientRepository.js"
 import { TokenStore } from "../../../application/ports/TokenStore.js"
+import { ClientId } from "../../../domain/Ids.js"
 import * as Time from "../../../domain/Time.js"
 import * as Fixtures from "../../support/Fixtures.js"
 import type { It } from "./Storage.js"
@@ -33,6 +35,63 @@ export const clientRepositoryContract = (it: It) =>
         const again = yield* Effect.exit(clients.insert(Fixtures.client({ id: client.id, name: "other" })))
         expect(Exit.isFailure(again)).toBe(true)
         expect(Option.getOrThrow(yield* clients.findById(client.id)).name).toBe("Test client")
+      })
+    )
+
+    it.effect("upsert inserts, then refreshes a client of the same origin and keeps its history", () =>
+      Effect.gen(function* () {
+        const clients = yield* ClientRepository
+        const documentUrl = `https://app.example.com/${randomUUID()}/client.json`
+        const first = Fixtures.client({
+          id: ClientId.make(documentUrl),
+          origin: "metadata_document",
+          name: "App",
+          redirectUris: ["https://app.example.com/cb"]
+        })
+        expect(yield* clients.upsert(first)).toEqual(first)
+        expect(Option.getOrThrow(yield* clients.findById(first.id))).toEqual(first)
+        const used = Time.plus(Fixtures.t0, "1 day")
+        yield* clients.touch(first.id, used)
+        const edited = Fixtures.client({
+          id: first.id,
+          origin: "metadata_document",
+          name: "App 2",
+          redirectUris: ["https://app.example.com/cb2", "http://127.0.0.1/cb"],
+          createdAt: Time.plus(Fixtures.t0, "2 days")
+        })
+        const stored = yield* clients.upsert(edited)
+        expect(stored.name).toBe("App 2")
+        expect(stored.redirectUris).toEqual(["https://app.example.com/cb2", "http://127.0.0.1/cb"])
+        expect(stored.createdAt).toEqual(Fixtures.t0)
+        expect(stored.lastUsedAt).toEqual(Option.some(used))
+        expect(Option.getOrThrow(yield* clients.findById(first.id))).toEqual(stored)
+      })
+    )
+
+    it.effect("upsert leaves a client of another origin alone", () =>
+      Effect.gen(function* () {
+        const clients = yield* ClientRepository
+        const seeded = Fixtures.client({ origin: "seeded", name: "operator's" })
+        yield* clients.insert(seeded)
+        const again = yield* Effect.exit(
+          clients.upsert(Fixtures.client({ id: seeded.id, origin: "metadata_document", name: "impostor" }))
+        )
+        expect(Exit.isFailure(again)).toBe(true)
+        expect(Option.getOrThrow(yield* clients.findById(seeded.id))).toEqual(seeded)
+      })
+    )
+
+    it.effect("never reaps metadata-document clients, however idle", () =>
+      Effect.gen(function* () {
+        const clients = yield* ClientRepository
+        const documentClient = Fixtures.client({
+          id: ClientId.make(`https://app.example.com/${randomUUID()}`),
+          origin: "metadata_document"
+        })
+        yield* clients.upsert(documentClient)
+        const reaped = yield* clients.reapIdle(Time.plus(Fixtures.t0, "3650 days"))
+        expect(reaped).not.toContain(documentClient.id)
+        expect(Option.isSome(yield* clients.findById(documentClient.id))).toBe(true)
       })
     )
 

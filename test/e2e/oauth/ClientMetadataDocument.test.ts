@@ -1,0 +1,111 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as DocumentServer from "../../support/DocumentServer.js"
+import * as Browser from "../../support/OAuthBrowser.js"
+import * as Server from "../../support/OAuthServerHarness.js"
+
+describe("a public client identified by its Client ID Metadata Document, over HTTP", () => {
+  it.live(
+    "authorizes with the document URL as client_id, logs in upstream and exchanges the code",
+    () =>
+      Effect.gen(function* () {
+        const documents = yield* DocumentServer.start({
+          "/oauth/client.json": DocumentServer.json((origin) => ({
+            client_id: `${origin}/oauth/client.json`,
+            client_name: "e2e MCP client",
+            redirect_uris: ["http://127.0.0.1/callback"],
+            token_endpoint_auth_method: "none",
+            grant_types: ["authorization_code", "refresh_token"]
+          }))
+        })
+        const clientId = `${documents.origin}/oauth/client.json`
+        const { baseUrl } = yield* Server.start({
+          clientMetadata: { allowedLoopback: [documents.hostPort], ca: [documents.cert] }
+        })
+        yield* Effect.promise(async () => {
+          const metadata = await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()
+          expect(metadata).toMatchObject({ client_id_metadata_document_supported: true })
+
+          const redirectUri = "http://127.0.0.1:53682/callback"
+          const { verifier, challenge } = Browser.pkce()
+          const back = await Browser.login(
+            Browser.authorizeUrl(baseUrl, {
+              client_id: clientId,
+              redirect_uri: redirectUri,
+              response_type: "code",
+              code_challenge: challenge,
+              code_challenge_method: "S256",
+              state: "xyz"
+            })
+          )
+          expect(`${back.origin}${back.pathname}`).toBe(redirectUri)
+          expect(back.searchParams.get("state")).toBe("xyz")
+          const exchanged = await Browser.form(baseUrl, "/token", {
+            grant_type: "authorization_code",
+            code: back.searchParams.get("code") ?? "",
+            redirect_uri: redirectUri,
+            client_id: clientId,
+            code_verifier: verifier
+          })
+          expect(exchanged.status).toBe(200)
+          const tokens = await Browser.tokensOf(exchanged)
+          expect(tokens.token_type).toBe("Bearer")
+          expect(tokens.refresh_token).toMatch(/^lkr_/)
+
+          const info = await Browser.form(
+            baseUrl,
+            "/introspect",
+            { token: tokens.access_token },
+            { authorization: `Bearer ${Server.introspectionToken}` }
+          ).then((r) => r.json())
+          expect(info).toMatchObject({ active: true, client_id: clientId })
+
+          const refreshed = await Browser.form(baseUrl, "/token", {
+            grant_type: "refresh_token",
+            client_id: clientId,
+            refresh_token: tokens.refresh_token ?? ""
+          })
+          expect(refreshed.status).toBe(200)
+        })
+        // Authorize and two token requests, one fetch: the document was cached (5 minutes by default).
+        expect(documents.hits("/oauth/client.json")).toBe(1)
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "refuses a document URL that cannot be fetched: an error page at authorize, invalid_client at /token",
+    () =>
+      Effect.gen(function* () {
+        const documents = yield* DocumentServer.start({})
+        const { baseUrl } = yield* Server.start({
+          clientMetadata: { allowedLoopback: [documents.hostPort], ca: [documents.cert] }
+        })
+        const clientId = `${documents.origin}/missing.json`
+        yield* Effect.promise(async () => {
+          const authorize = await fetch(
+            Browser.authorizeUrl(baseUrl, {
+              client_id: clientId,
+              redirect_uri: "http://127.0.0.1:53682/callback",
+              response_type: "code",
+              code_challenge: Browser.pkce().challenge,
+              code_challenge_method: "S256"
+            }),
+            { redirect: "manual" }
+          )
+          expect(authorize.status).toBe(400)
+          expect(authorize.headers.get("location")).toBeNull()
+          const token = await Browser.form(baseUrl, "/token", {
+            grant_type: "authorization_code",
+            code: "lkc_nothing",
+            redirect_uri: "http://127.0.0.1:53682/callback",
+            client_id: clientId,
+            code_verifier: "a".repeat(43)
+          })
+          expect(token.status).toBe(401)
+          expect(await Browser.errorOf(token)).toMatchObject({ error: "invalid_client" })
+        })
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+})
