@@ -22,6 +22,12 @@ export const authorizationCode = Duration.seconds(60)
  */
 export const pendingLogin = Duration.minutes(10)
 
+/**
+ * oauth: the browser session of a confidential web client's user. A working day: long enough to
+ * spare repeated upstream logins, short enough that a forgotten browser does not stay signed in.
+ */
+export const browserSession = Duration.hours(8)
+
 /** oauth: how long a used or expired code is remembered to recognise its replay. */
 export const replayEvidence = Duration.days(1)
 

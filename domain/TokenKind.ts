@@ -3,14 +3,16 @@
  * recognise a leaked latchkey token, and /revoke and /introspect know which table to search
  * without trusting `token_type_hint`.
  */
-export type TokenKind = "access" | "refresh" | "code" | "client_secret" | "state"
+export type TokenKind = "access" | "refresh" | "code" | "client_secret" | "state" | "consent" | "session"
 
 export const prefix: Record<TokenKind, string> = {
   access: "lka_",
   refresh: "lkr_",
   code: "lkc_",
   client_secret: "lks_",
-  state: "lkt_"
+  state: "lkt_",
+  consent: "lkg_",
+  session: "lkw_"
 }
 
 export const kindOf = (token: string): TokenKind | undefined => {

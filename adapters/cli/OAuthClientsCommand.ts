@@ -27,7 +27,16 @@ const create = Command.make("create", { name, redirectUris, confidential, client
   Effect.gen(function* () {
     const secret = yield* Option.match(options.secretEnv, {
       onNone: () => Effect.succeedNone,
-      onSome: (variable) => Effect.map(Config.redacted(variable), Option.some)
+      onSome: (variable) =>
+        Effect.flatMap(Config.option(Config.redacted(variable)), (value) =>
+          Option.isSome(value)
+            ? Effect.succeed(value)
+            : Effect.fail(
+                new ManageClients.InvalidClientDefinition({
+                  message: `${variable} is not set (--secret-env)`
+                })
+              )
+        )
     })
     const created = yield* ManageClients.create({
       name: options.name,

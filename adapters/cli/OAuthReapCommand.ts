@@ -12,7 +12,7 @@ export const command = Command.make("reap", {}, () =>
       `removed ${r.clients.length} idle client(s)${r.clients.length > 0 ? `: ${r.clients.join(", ")}` : ""}`
     )
     yield* Console.log(
-      `purged ${r.codes} code(s), ${r.pendingLogins} pending login(s), ${r.accessTokens} access token(s), ${r.families} refresh-token famil${r.families === 1 ? "y" : "ies"}`
+      `purged ${r.codes} code(s), ${r.pendingLogins} pending login(s), ${r.pendingConsents} pending consent(s), ${r.sessions} session(s), ${r.accessTokens} access token(s), ${r.families} refresh-token famil${r.families === 1 ? "y" : "ies"}`
     )
   })
 ).pipe(Command.withDescription("Run the idle-client reaper once and print what it removed."))

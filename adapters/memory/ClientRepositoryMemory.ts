@@ -9,6 +9,8 @@ const withoutClients = (tables: Tables, ids: ReadonlySet<string>): Tables => ({
   clients: HashMap.filter(tables.clients, (client) => !ids.has(client.id)),
   codes: HashMap.filter(tables.codes, (code) => !ids.has(code.clientId)),
   pendingLogins: HashMap.filter(tables.pendingLogins, (pending) => !ids.has(pending.clientId)),
+  consents: HashMap.filter(tables.consents, (consent) => !ids.has(consent.clientId)),
+  pendingConsents: HashMap.filter(tables.pendingConsents, (pending) => !ids.has(pending.clientId)),
   accessTokens: HashMap.filter(tables.accessTokens, (token) => !ids.has(token.clientId)),
   families: HashMap.filter(tables.families, (family) =>
     Option.match(family.clientId, { onNone: () => true, onSome: (id) => !ids.has(id) })
@@ -34,6 +36,28 @@ export const layer = Layer.effect(
         ).pipe(
           Effect.flatMap((inserted) =>
             inserted ? Effect.void : Effect.fail(new ClientAlreadyExists({ clientId: client.id }))
+          )
+        ),
+      upsert: (client) =>
+        Ref.modify(state, (tables): [Option.Option<Client.Client>, Tables] => {
+          const stored = HashMap.get(tables.clients, client.id)
+          if (Option.isSome(stored) && stored.value.origin !== client.origin) return [Option.none(), tables]
+          const next = Option.match(stored, {
+            onNone: () => client,
+            onSome: (existing) =>
+              new Client.Client({
+                ...client,
+                createdAt: existing.createdAt,
+                lastUsedAt: existing.lastUsedAt
+              })
+          })
+          return [Option.some(next), { ...tables, clients: HashMap.set(tables.clients, client.id, next) }]
+        }).pipe(
+          Effect.flatMap(
+            Option.match({
+              onNone: () => Effect.fail(new ClientAlreadyExists({ clientId: client.id })),
+              onSome: Effect.succeed
+            })
           )
         ),
       findById: (id) => Effect.map(Ref.get(state), (tables) => HashMap.get(tables.clients, id)),

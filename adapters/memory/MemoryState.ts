@@ -1,8 +1,10 @@
 import { Context, HashMap, Layer, Ref } from "effect"
 import type { AuthorizationCode } from "../../domain/AuthorizationCode.js"
+import type { BrowserSession } from "../../domain/BrowserSession.js"
 import type { Client } from "../../domain/Client.js"
 import type { Identity } from "../../domain/Identity.js"
 import type { ClientId, FamilyId, SecretHash, UserId } from "../../domain/Ids.js"
+import type { PendingConsent } from "../../domain/PendingConsent.js"
 import type { PendingLogin } from "../../domain/PendingLogin.js"
 import type { Family } from "../../domain/RefreshTokenFamily.js"
 import type { User } from "../../domain/User.js"
@@ -26,6 +28,10 @@ export interface Tables {
     SecretHash,
     { readonly familyId: FamilyId; readonly generation: number }
   >
+  /** Keyed by `userId \u0000 clientId`. */
+  readonly consents: HashMap.HashMap<string, { readonly userId: UserId; readonly clientId: ClientId }>
+  readonly pendingConsents: HashMap.HashMap<SecretHash, PendingConsent>
+  readonly sessions: HashMap.HashMap<SecretHash, BrowserSession>
 }
 
 export const empty: Tables = {
@@ -36,7 +42,10 @@ export const empty: Tables = {
   pendingLogins: HashMap.empty(),
   accessTokens: HashMap.empty(),
   families: HashMap.empty(),
-  refreshTokens: HashMap.empty()
+  refreshTokens: HashMap.empty(),
+  consents: HashMap.empty(),
+  pendingConsents: HashMap.empty(),
+  sessions: HashMap.empty()
 }
 
 export class MemoryState extends Context.Tag("latchkey/memory/MemoryState")<MemoryState, Ref.Ref<Tables>>() {}

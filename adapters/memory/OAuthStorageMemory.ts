@@ -1,10 +1,12 @@
 import { Layer } from "effect"
 import * as AuthorizationCodeStoreMemory from "./AuthorizationCodeStoreMemory.js"
 import * as ClientRepositoryMemory from "./ClientRepositoryMemory.js"
+import * as ConsentStoreMemory from "./ConsentStoreMemory.js"
 import * as JobLockMemory from "./JobLockMemory.js"
 import * as MemoryState from "./MemoryState.js"
 import * as PendingLoginStoreMemory from "./PendingLoginStoreMemory.js"
 import * as RateLimiterMemory from "./RateLimiterMemory.js"
+import * as SessionStoreMemory from "./SessionStoreMemory.js"
 import * as TokenStoreMemory from "./TokenStoreMemory.js"
 import * as UserRepositoryMemory from "./UserRepositoryMemory.js"
 
@@ -16,5 +18,7 @@ export const layer = Layer.mergeAll(
   PendingLoginStoreMemory.layer,
   TokenStoreMemory.layer,
   RateLimiterMemory.layer,
-  JobLockMemory.layer
+  JobLockMemory.layer,
+  ConsentStoreMemory.layer,
+  SessionStoreMemory.layer
 ).pipe(Layer.provide(MemoryState.layer))

@@ -1,8 +1,10 @@
 import { Layer } from "effect"
 import * as AuthorizationCodeStorePg from "./AuthorizationCodeStorePg.js"
 import * as ClientRepositoryPg from "./ClientRepositoryPg.js"
+import * as ConsentStorePg from "./ConsentStorePg.js"
 import * as PendingLoginStorePg from "./PendingLoginStorePg.js"
 import * as RateLimiterPg from "./RateLimiterPg.js"
+import * as SessionStorePg from "./SessionStorePg.js"
 import * as TokenStorePg from "./TokenStorePg.js"
 import * as UserRepositoryPg from "./UserRepositoryPg.js"
 
@@ -17,5 +19,7 @@ export const layer = Layer.mergeAll(
   AuthorizationCodeStorePg.layer,
   PendingLoginStorePg.layer,
   TokenStorePg.layer,
-  RateLimiterPg.layer
+  RateLimiterPg.layer,
+  ConsentStorePg.layer,
+  SessionStorePg.layer
 )

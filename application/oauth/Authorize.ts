@@ -1,17 +1,22 @@
-import { Clock, Effect, Option, Redacted } from "effect"
+import { Clock, Effect, Either, Option, Redacted } from "effect"
 import type { Client } from "../../domain/Client.js"
 import * as PendingLogin from "../../domain/PendingLogin.js"
 import * as Pkce from "../../domain/Pkce.js"
 import * as RedirectUri from "../../domain/RedirectUri.js"
 import * as Scope from "../../domain/Scope.js"
 import * as UpstreamSecrets from "../../domain/UpstreamSecrets.js"
+import * as User from "../../domain/User.js"
 import { ClientRepository } from "../ports/ClientRepository.js"
 import { PendingLoginStore } from "../ports/PendingLoginStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
+import { SessionStore } from "../ports/SessionStore.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import { UpstreamIdentityProvider } from "../ports/UpstreamIdentityProvider.js"
+import { UserRepository } from "../ports/UserRepository.js"
+import type { BrowserOutcome } from "./BrowserOutcome.js"
 import { findClient } from "./ClientAuthentication.js"
 import * as ClientRedirect from "./ClientRedirect.js"
+import { type Approved, issueCode } from "./IssueCode.js"
 import { OAuthError, type OAuthErrorCode } from "./OAuthError.js"
 import { OAuthSettings } from "./OAuthSettings.js"
 
@@ -20,13 +25,32 @@ export interface AuthorizeRequest {
   readonly params: Readonly<Record<string, string>>
   /** Names of parameters that appeared more than once (RFC 6749 §3.1 forbids it). */
   readonly duplicates: ReadonlyArray<string>
+  /** The browser session cookie, if the browser sent one. */
+  readonly session?: string
 }
 
-export type AuthorizeOutcome =
-  /** The client or redirect URI cannot be trusted: show the error, never redirect (RFC 6749 §4.1.2.1). */
-  | { readonly _tag: "ShowError"; readonly error: OAuthError }
-  | { readonly _tag: "RedirectToClient"; readonly location: string }
-  | { readonly _tag: "RedirectToUpstream"; readonly location: string }
+type AuthorizeOutcome = BrowserOutcome
+
+/**
+ * A confidential web client's user with a live browser session skips the upstream: the code
+ * is issued at once. Public clients always go through the upstream (and consent).
+ */
+const fromSession = (
+  client: Client,
+  cookie: string | undefined,
+  approved: Omit<Approved, "userId">,
+  now: Date
+) =>
+  Effect.gen(function* () {
+    if (client.type !== "confidential" || cookie === undefined) return Option.none<string>()
+    const hash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(Redacted.make(cookie)))
+    const session = yield* Effect.flatMap(SessionStore, (sessions) => sessions.find(hash, now))
+    if (Option.isNone(session)) return Option.none<string>()
+    const user = yield* Effect.flatMap(UserRepository, (users) => users.findById(session.value.userId))
+    if (Option.isNone(user) || Either.isLeft(User.canSignIn(user.value, now))) return Option.none<string>()
+    yield* Effect.annotateCurrentSpan("user.id", user.value.id)
+    return Option.some(yield* issueCode({ ...approved, userId: user.value.id }, now))
+  })
 
 const show = (code: OAuthErrorCode, description: string): AuthorizeOutcome => ({
   _tag: "ShowError",
@@ -103,6 +127,21 @@ export const authorize = (request: AuthorizeRequest) =>
 
     const now = new Date(yield* Clock.currentTimeMillis)
     yield* Effect.flatMap(ClientRepository, (clients) => clients.touch(client.id, now))
+    const viaSession = yield* fromSession(
+      client,
+      request.session,
+      {
+        clientId: client.id,
+        redirectUri,
+        codeChallenge,
+        clientState: Option.fromNullable(clientState),
+        scope,
+        resource
+      },
+      now
+    )
+    if (Option.isSome(viaSession))
+      return { _tag: "RedirectToClient", location: viaSession.value } satisfies AuthorizeOutcome
 
     const state = yield* Effect.flatMap(TokenMint, (mint) => mint.token("state"))
     const stateHash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(state))

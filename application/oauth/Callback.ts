@@ -1,61 +1,107 @@
 import { Clock, Effect, Either, Option, Redacted } from "effect"
-import * as AuthorizationCode from "../../domain/AuthorizationCode.js"
-import { GrantId, IdentityId, UserId } from "../../domain/Ids.js"
+import { BrowserSession, expiryFor as sessionExpiry } from "../../domain/BrowserSession.js"
+import * as Client from "../../domain/Client.js"
+import { IdentityId, UserId } from "../../domain/Ids.js"
+import * as PendingConsent from "../../domain/PendingConsent.js"
+import * as RedirectUri from "../../domain/RedirectUri.js"
 import * as UpstreamSecrets from "../../domain/UpstreamSecrets.js"
 import * as User from "../../domain/User.js"
-import { AuthorizationCodeStore } from "../ports/AuthorizationCodeStore.js"
+import { ClientRepository } from "../ports/ClientRepository.js"
+import { ConsentStore } from "../ports/ConsentStore.js"
 import { PendingLoginStore } from "../ports/PendingLoginStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
+import { SessionStore } from "../ports/SessionStore.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import { UpstreamIdentityProvider } from "../ports/UpstreamIdentityProvider.js"
 import { UserRepository } from "../ports/UserRepository.js"
-import type { AuthorizeOutcome } from "./Authorize.js"
+import type { BrowserOutcome } from "./BrowserOutcome.js"
 import * as ClientRedirect from "./ClientRedirect.js"
+import { type Approved, issueCode } from "./IssueCode.js"
 import { OAuthError, type OAuthErrorCode } from "./OAuthError.js"
 import { OAuthSettings } from "./OAuthSettings.js"
+
+const showError = (code: OAuthErrorCode, description: string): BrowserOutcome => ({
+  _tag: "ShowError",
+  error: new OAuthError({ code, description })
+})
+
+/**
+ * Every dynamically registered client shares our one upstream app, so an upstream that
+ * remembers consent would hand codes to any registered redirect URI: such clients get our own
+ * consent page before their first code for a user (stored once approved).
+ */
+const askConsent = (client: Client.Client, approved: Approved, now: Date) =>
+  Effect.gen(function* () {
+    const token = yield* Effect.flatMap(TokenMint, (mint) => mint.token("consent"))
+    const tokenHash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(token))
+    yield* Effect.flatMap(ConsentStore, (consents) =>
+      consents.park(
+        new PendingConsent.PendingConsent({
+          tokenHash,
+          ...approved,
+          createdAt: now,
+          expiresAt: PendingConsent.expiryFor(now)
+        })
+      )
+    )
+    const redirect = new URL(approved.redirectUri)
+    return {
+      _tag: "ShowConsent",
+      prompt: {
+        token,
+        clientId: client.id,
+        clientName: client.name,
+        redirectHost: redirect.host,
+        loopback: RedirectUri.isLoopback(redirect),
+        scope: approved.scope
+      }
+    } satisfies BrowserOutcome
+  })
+
+/** A confidential web client's user keeps a browser session: the next authorize skips the upstream. */
+const startSession = (user: User.User, now: Date) =>
+  Effect.gen(function* () {
+    const token = yield* Effect.flatMap(TokenMint, (mint) => mint.token("session"))
+    const tokenHash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(token))
+    yield* Effect.flatMap(SessionStore, (sessions) =>
+      sessions.create(
+        new BrowserSession({ tokenHash, userId: user.id, createdAt: now, expiresAt: sessionExpiry(now) })
+      )
+    )
+    return token
+  })
 
 /**
  * GET /callback — the upstream sends the user back here. We finish the upstream login, map
  * the upstream account to our user (created on first login) and send the user back to the
- * client with our own single-use code.
+ * client with our own single-use code, after our consent page where the client needs one.
  */
 export const callback = (callbackUrl: URL) =>
   Effect.gen(function* () {
     const settings = yield* OAuthSettings
     const state = callbackUrl.searchParams.get("state")
-    if (state === null || state === "") {
-      return {
-        _tag: "ShowError",
-        error: new OAuthError({
-          code: "invalid_request",
-          description: "the identity provider returned no state"
-        })
-      } satisfies AuthorizeOutcome
-    }
+    if (state === null || state === "")
+      return showError("invalid_request", "the identity provider returned no state")
     const now = new Date(yield* Clock.currentTimeMillis)
     const stateHash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(Redacted.make(state)))
     const taken = yield* Effect.flatMap(PendingLoginStore, (pending) => pending.take(stateHash, now))
     if (Option.isNone(taken)) {
-      return {
-        _tag: "ShowError",
-        error: new OAuthError({
-          code: "invalid_request",
-          description: "this login has expired or was already completed; start again from your application"
-        })
-      } satisfies AuthorizeOutcome
+      return showError(
+        "invalid_request",
+        "this login has expired or was already completed; start again from your application"
+      )
     }
     const pending = taken.value
     yield* Effect.annotateCurrentSpan("client.id", pending.clientId)
-    const toClient = (params: Record<string, string>): AuthorizeOutcome => ({
+    const fail = (code: OAuthErrorCode, description: string): BrowserOutcome => ({
       _tag: "RedirectToClient",
       location: ClientRedirect.build(pending.redirectUri, {
-        ...params,
+        error: code,
+        error_description: description,
         state: Option.getOrUndefined(pending.clientState),
         iss: settings.issuer
       })
     })
-    const fail = (code: OAuthErrorCode, description: string) =>
-      toClient({ error: code, error_description: description })
 
     const upstreamError = callbackUrl.searchParams.get("error")
     if (upstreamError !== null) {
@@ -74,35 +120,28 @@ export const callback = (callbackUrl: URL) =>
     }
 
     const mint = yield* TokenMint
-    const ids = {
-      userId: UserId.make(yield* mint.uuid),
-      identityId: IdentityId.make(yield* mint.uuid)
-    }
+    const ids = { userId: UserId.make(yield* mint.uuid), identityId: IdentityId.make(yield* mint.uuid) }
     const user = yield* Effect.flatMap(UserRepository, (users) =>
       users.upsertFromUpstream(profile.right, ids, now)
     )
     yield* Effect.annotateCurrentSpan("user.id", user.id)
     if (Either.isLeft(User.canSignIn(user, now))) return fail("access_denied", "this account is banned")
 
-    const code = yield* mint.token("code")
-    const codeHash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(code))
-    const grantId = GrantId.make(yield* mint.uuid)
-    yield* Effect.flatMap(AuthorizationCodeStore, (codes) =>
-      codes.issue(
-        new AuthorizationCode.AuthorizationCode({
-          hash: codeHash,
-          grantId,
-          clientId: pending.clientId,
-          userId: user.id,
-          redirectUri: pending.redirectUri,
-          codeChallenge: pending.codeChallenge,
-          scope: pending.scope,
-          resource: pending.resource,
-          issuedAt: now,
-          expiresAt: AuthorizationCode.expiryFor(now),
-          consumedAt: Option.none()
-        })
+    const found = yield* Effect.flatMap(ClientRepository, (clients) => clients.findById(pending.clientId))
+    if (Option.isNone(found)) return showError("invalid_client", "the client was removed during the login")
+    const client = found.value
+    const approved: Approved = { ...pending, userId: user.id }
+    if (Client.requiresConsent(client)) {
+      const consented = yield* Effect.flatMap(ConsentStore, (consents) =>
+        consents.hasConsent(user.id, client.id)
       )
-    )
-    return toClient({ code: Redacted.value(code) })
+      if (!consented) return yield* askConsent(client, approved, now)
+    }
+    const location = yield* issueCode(approved, now)
+    if (client.type !== "confidential") return { _tag: "RedirectToClient", location } satisfies BrowserOutcome
+    return {
+      _tag: "RedirectToClient",
+      location,
+      session: yield* startSession(user, now)
+    } satisfies BrowserOutcome
   }).pipe(Effect.withSpan("Callback.callback"))

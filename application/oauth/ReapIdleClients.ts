@@ -2,14 +2,18 @@ import { Clock, Effect, Option } from "effect"
 import type { ClientId } from "../../domain/Ids.js"
 import { AuthorizationCodeStore } from "../ports/AuthorizationCodeStore.js"
 import { ClientRepository } from "../ports/ClientRepository.js"
+import { ConsentStore } from "../ports/ConsentStore.js"
 import { JobLock } from "../ports/JobLock.js"
 import { PendingLoginStore } from "../ports/PendingLoginStore.js"
+import { SessionStore } from "../ports/SessionStore.js"
 import { TokenStore } from "../ports/TokenStore.js"
 
 export interface ReapReport {
   readonly clients: ReadonlyArray<ClientId>
   readonly codes: number
   readonly pendingLogins: number
+  readonly pendingConsents: number
+  readonly sessions: number
   readonly accessTokens: number
   readonly families: number
 }
@@ -24,6 +28,8 @@ export const reapIdleClients = Effect.gen(function* () {
   const codes = yield* AuthorizationCodeStore
   const pending = yield* PendingLoginStore
   const tokens = yield* TokenStore
+  const consents = yield* ConsentStore
+  const sessions = yield* SessionStore
   return yield* lock.runExclusive(
     "oauth.reaper",
     Effect.gen(function* () {
@@ -32,10 +38,14 @@ export const reapIdleClients = Effect.gen(function* () {
       const purgedCodes = yield* codes.purge(now)
       const purgedPending = yield* pending.purge(now)
       const purgedTokens = yield* tokens.purge(now)
+      const purgedConsents = yield* consents.purge(now)
+      const purgedSessions = yield* sessions.purge(now)
       return {
         clients: reaped,
         codes: purgedCodes,
         pendingLogins: purgedPending,
+        pendingConsents: purgedConsents,
+        sessions: purgedSessions,
         accessTokens: purgedTokens.accessTokens,
         families: purgedTokens.families
       } satisfies ReapReport

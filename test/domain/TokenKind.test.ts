@@ -2,7 +2,15 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import * as TokenKind from "../../domain/TokenKind.js"
 
-const kinds: ReadonlyArray<TokenKind.TokenKind> = ["access", "refresh", "code", "client_secret", "state"]
+const kinds: ReadonlyArray<TokenKind.TokenKind> = [
+  "access",
+  "refresh",
+  "code",
+  "client_secret",
+  "state",
+  "consent",
+  "session"
+]
 
 describe("TokenKind", () => {
   it.each(kinds)("the %s prefix round-trips through kindOf", (kind) => {

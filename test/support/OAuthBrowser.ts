@@ -47,11 +47,42 @@ export const login = async (authorizeUrl: URL, email = "ada@example.com"): Promi
   }
   const callback = await loginThroughForm(new URL(upstream), email)
   const back = await fetch(callback, { redirect: "manual" })
-  const location = back.headers.get("location")
-  if (back.status !== 302 || location === null)
-    throw new Error(`callback answered ${back.status}: ${await back.text()}`)
+  // Dynamic clients show our consent page on the first login: approve it as the user would.
+  const answered = back.status === 200 ? await approveConsent(callback, back) : back
+  const location = answered.headers.get("location")
+  if (answered.status !== 302 || location === null) {
+    throw new Error(`callback answered ${answered.status}: ${await answered.text()}`)
+  }
   return new URL(location)
 }
+
+/** Reads our consent page and submits it, as the user would, with its CSRF cookie. */
+export const consentForm = async (page: Response) => {
+  const html = await page.text()
+  const token = /name="consent_token" value="([^"]+)"/.exec(html)?.[1]
+  const cookie = page.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("latchkey_consent="))
+    ?.split(";")[0]
+  if (token === undefined || cookie === undefined)
+    throw new Error(`not a consent page: ${html.slice(0, 200)}`)
+  return { html, token, cookie }
+}
+
+export const submitConsent = (
+  at: URL,
+  form: { token: string; cookie: string },
+  decision: "approve" | "deny"
+) =>
+  fetch(new URL("/consent", at), {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: form.cookie },
+    body: new URLSearchParams({ consent_token: form.token, decision }).toString()
+  })
+
+const approveConsent = async (at: URL, page: Response) =>
+  submitConsent(at, await consentForm(page), "approve")
 
 export const authorizeUrl = (baseUrl: string, params: Record<string, string>) => {
   const url = new URL(`${baseUrl}/`)

@@ -5,11 +5,16 @@ import * as OAuthStorageMemory from "../../adapters/memory/OAuthStorageMemory.js
 import { authorize } from "../../application/oauth/Authorize.js"
 import { callback } from "../../application/oauth/Callback.js"
 import { authenticate, findClient } from "../../application/oauth/ClientAuthentication.js"
+import { decide } from "../../application/oauth/Consent.js"
 import { exchangeCode } from "../../application/oauth/ExchangeCode.js"
 import * as ManageClients from "../../application/oauth/ManageClients.js"
 import { OAuthSettings } from "../../application/oauth/OAuthSettings.js"
 import { refresh } from "../../application/oauth/Refresh.js"
 import { register } from "../../application/oauth/Register.js"
+import {
+  ClientMetadataFetcher,
+  ClientMetadataUnavailable
+} from "../../application/ports/ClientMetadataFetcher.js"
 import { ClientId } from "../../domain/Ids.js"
 import * as Pkce from "../../domain/Pkce.js"
 import * as FakeUpstream from "./FakeUpstream.js"
@@ -22,14 +27,25 @@ export const settings = Layer.succeed(OAuthSettings, {
   cliClientId: ClientId.make("cli")
 })
 
+/** No Client ID Metadata Document can be fetched here; tests that need one provide their own. */
+export const noMetadataDocuments = Layer.succeed(ClientMetadataFetcher, {
+  fetch: (url) =>
+    Effect.fail(new ClientMetadataUnavailable({ url: url.href, reason: "no documents in this test" }))
+})
+
+/** The oauth use cases on memory storage, real crypto, a fake upstream and the given fetcher. */
+export const layerWith = (metadataDocuments: Layer.Layer<ClientMetadataFetcher>) =>
+  Layer.mergeAll(
+    OAuthStorageMemory.layer,
+    metadataDocuments,
+    RandomTokenMint.layer,
+    Sha256SecretHasher.layer,
+    FakeUpstream.layer,
+    settings
+  )
+
 /** The oauth use cases on memory storage, real crypto and a fake upstream. */
-export const layer = Layer.mergeAll(
-  OAuthStorageMemory.layer,
-  RandomTokenMint.layer,
-  Sha256SecretHasher.layer,
-  FakeUpstream.layer,
-  settings
-)
+export const layer = layerWith(noMetadataDocuments)
 
 export const registerRateLimit = { max: 1000, window: Duration.hours(1) }
 
@@ -76,9 +92,18 @@ export const loginFlow = (
     const started = yield* authorize({ params, duplicates: [] })
     if (started._tag !== "RedirectToUpstream")
       return yield* Effect.dieMessage(`authorize: ${JSON.stringify(started)}`)
-    const done = yield* callback(
+    const back = yield* callback(
       FakeUpstream.callbackFor(started.location, options.email ?? "ada@example.com")
     )
+    // Dynamic clients ask for consent on the first login: approve it as the user would.
+    const done =
+      back._tag === "ShowConsent"
+        ? yield* decide({
+            formToken: Option.some(Redacted.value(back.prompt.token)),
+            cookieToken: Option.some(Redacted.value(back.prompt.token)),
+            approve: true
+          })
+        : back
     if (done._tag !== "RedirectToClient") return yield* Effect.dieMessage(`callback: ${JSON.stringify(done)}`)
     return new URL(done.location)
   })

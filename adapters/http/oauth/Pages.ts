@@ -1,4 +1,6 @@
 import { HttpServerResponse } from "@effect/platform"
+import { Option, Redacted } from "effect"
+import type { ConsentPrompt } from "../../../application/oauth/BrowserOutcome.js"
 import type { OAuthError } from "../../../application/oauth/OAuthError.js"
 
 const escapeHtml = (text: string) =>
@@ -20,7 +22,7 @@ const layout = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}
-h1{font-size:1.4rem}code{background:#f3f3f3;padding:.1rem .3rem;border-radius:3px}</style></head>
+h1{font-size:1.4rem}.warn{background:#fff4e5;border-left:4px solid #e8a33d;padding:.5rem .8rem}button{font-size:1rem;margin-right:.5rem;padding:.4rem 1rem}code{background:#f3f3f3;padding:.1rem .3rem;border-radius:3px}</style></head>
 <body>${body}</body></html>`
 
 /** Shown instead of redirecting when the client or its redirect URI cannot be trusted. */
@@ -35,3 +37,40 @@ export const error = (failure: OAuthError) =>
     ),
     { status: 400, headers: pageHeaders, contentType: "text/html; charset=utf-8" }
   )
+
+/**
+ * Our consent page. The form posts to /consent with the token that is also in a cookie (CSRF:
+ * double submit); `frame-ancestors 'none'` keeps it out of frames (clickjacking). The client's
+ * origin is allowed as a form target because the answer to the post redirects there.
+ */
+export const consent = (prompt: ConsentPrompt, redirectOrigin: string) => {
+  const warning = prompt.loopback
+    ? `<p class="warn"><strong>Only continue if you started this sign-in yourself from a program on this computer.</strong>
+The code goes to <code>${escapeHtml(prompt.redirectHost)}</code>, a program running on this machine, which any local program can pretend to be.</p>`
+    : ""
+  const scope = Option.match(prompt.scope, {
+    onNone: () => "",
+    onSome: (scope) => `<p>It asks for: <code>${escapeHtml(scope)}</code></p>`
+  })
+  return HttpServerResponse.text(
+    layout(
+      "Allow access?",
+      `<h1>Allow ${escapeHtml(prompt.clientName === "" ? "this application" : prompt.clientName)} to sign you in?</h1>
+<p>Client: <code>${escapeHtml(prompt.clientId)}</code><br>It will receive your sign-in at <code>${escapeHtml(prompt.redirectHost)}</code>.</p>
+${scope}${warning}
+<form method="post" action="/consent">
+<input type="hidden" name="consent_token" value="${escapeHtml(Redacted.value(prompt.token))}">
+<button type="submit" name="decision" value="approve">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`
+    ),
+    {
+      status: 200,
+      contentType: "text/html; charset=utf-8",
+      headers: {
+        ...pageHeaders,
+        "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${redirectOrigin}; frame-ancestors 'none'`
+      }
+    }
+  )
+}

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type Cause, Effect, Option, Redacted } from "effect"
-import { type AuthorizeOutcome, authorize } from "../../../application/oauth/Authorize.js"
+import { type Cause, Duration, Effect, Option, Redacted } from "effect"
+import { authorize } from "../../../application/oauth/Authorize.js"
+import type { BrowserOutcome } from "../../../application/oauth/BrowserOutcome.js"
 import { callback } from "../../../application/oauth/Callback.js"
 import { authenticate } from "../../../application/oauth/ClientAuthentication.js"
+import { decide } from "../../../application/oauth/Consent.js"
 import { exchangeCode } from "../../../application/oauth/ExchangeCode.js"
 import { introspect } from "../../../application/oauth/Introspect.js"
 import { invalidRequest, OAuthError } from "../../../application/oauth/OAuthError.js"
@@ -12,6 +14,7 @@ import { register } from "../../../application/oauth/Register.js"
 import { revoke } from "../../../application/oauth/Revoke.js"
 import type { TokenResponse } from "../../../application/oauth/TokenResponse.js"
 import { constantTimeEqual } from "../../../domain/ConstantTime.js"
+import * as Lifetimes from "../../../domain/Lifetimes.js"
 import * as ClientCredentials from "./ClientCredentials.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as Form from "./Form.js"
@@ -37,8 +40,44 @@ const refuseDuplicates = (params: Form.Params) => {
 const redirect = (location: string) =>
   HttpServerResponse.empty({ status: 302, headers: { location, "cache-control": "no-store" } })
 
-const browserOutcome = (outcome: AuthorizeOutcome) =>
-  outcome._tag === "ShowError" ? Pages.error(outcome.error) : redirect(outcome.location)
+const sessionCookie = "latchkey_session"
+const consentCookie = "latchkey_consent"
+
+/** Cookies are HttpOnly, Secure when BASE_URL is https, and never readable by scripts. */
+const browserOutcome = (outcome: BrowserOutcome) =>
+  Effect.map(OAuthHttpConfig, (config) => {
+    const secure = config.secureCookies
+    switch (outcome._tag) {
+      case "ShowError":
+        return Pages.error(outcome.error)
+      case "ShowConsent": {
+        const redirectOrigin = new URL(`http://${outcome.prompt.redirectHost}`).host
+        const page = Pages.consent(outcome.prompt, `${redirectOrigin}`)
+        return HttpServerResponse.unsafeSetCookie(page, consentCookie, Redacted.value(outcome.prompt.token), {
+          httpOnly: true,
+          secure,
+          sameSite: "strict",
+          path: "/consent",
+          maxAge: Duration.minutes(10)
+        })
+      }
+      case "RedirectToUpstream":
+        return redirect(outcome.location)
+      case "RedirectToClient": {
+        const response = redirect(outcome.location)
+        return outcome.session === undefined
+          ? response
+          : HttpServerResponse.unsafeSetCookie(response, sessionCookie, Redacted.value(outcome.session), {
+              httpOnly: true,
+              secure,
+              // Lax: the next authorize arrives as a top-level navigation from the client's site.
+              sameSite: "lax",
+              path: "/",
+              maxAge: Lifetimes.browserSession
+            })
+      }
+    }
+  })
 
 const tokenBody = (tokens: TokenResponse) => ({
   access_token: Redacted.value(tokens.accessToken),
@@ -61,12 +100,34 @@ const currentUrl = Effect.gen(function* () {
 const authorizeRoute = Effect.gen(function* () {
   const url = yield* currentUrl
   const params = Form.collect(url.searchParams.entries())
-  return browserOutcome(yield* authorize({ params: params.values, duplicates: params.duplicates }))
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const session = request.cookies[sessionCookie]
+  return yield* browserOutcome(
+    yield* authorize({
+      params: params.values,
+      duplicates: params.duplicates,
+      ...(session === undefined ? {} : { session })
+    })
+  )
 })
 
 const callbackRoute = Effect.gen(function* () {
   const url = yield* currentUrl
-  return browserOutcome(yield* callback(url))
+  return yield* browserOutcome(yield* callback(url))
+})
+
+const consentRoute = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const params = yield* Form.form.pipe(Effect.catchAll(() => Effect.succeed(Form.collect([]))))
+  const outcome = yield* decide({
+    formToken: Form.get(params, "consent_token"),
+    cookieToken: Option.fromNullable(request.cookies[consentCookie]),
+    approve: Form.get(params, "decision").pipe(Option.contains("approve"))
+  })
+  const response = yield* browserOutcome(outcome)
+  return HttpServerResponse.expireCookie(response, consentCookie, { path: "/consent" }).pipe(
+    Effect.orElseSucceed(() => response)
+  )
 })
 
 const tokenRoute = Effect.gen(function* () {
@@ -189,6 +250,7 @@ export const router = HttpRouter.empty.pipe(
   HttpRouter.options("/.well-known/oauth-authorization-server", preflight),
   HttpRouter.get("/", authorizeRoute),
   HttpRouter.get("/callback", callbackRoute),
+  HttpRouter.post("/consent", Effect.flatten(consentRoute)),
   HttpRouter.post("/token", api(tokenRoute)),
   HttpRouter.options("/token", preflight),
   HttpRouter.post("/register", api(registerRoute)),

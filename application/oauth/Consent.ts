@@ -1,0 +1,56 @@
+import { Clock, Effect, Option, Redacted } from "effect"
+import { constantTimeEqual } from "../../domain/ConstantTime.js"
+import { ConsentStore } from "../ports/ConsentStore.js"
+import { SecretHasher } from "../ports/SecretHasher.js"
+import type { BrowserOutcome } from "./BrowserOutcome.js"
+import * as ClientRedirect from "./ClientRedirect.js"
+import { issueCode } from "./IssueCode.js"
+import { OAuthError } from "./OAuthError.js"
+import { OAuthSettings } from "./OAuthSettings.js"
+
+export interface ConsentDecision {
+  /** The token from the submitted form. */
+  readonly formToken: Option.Option<string>
+  /** The same token from the cookie set with the page: a cross-site form post cannot know it. */
+  readonly cookieToken: Option.Option<string>
+  readonly approve: boolean
+}
+
+const expired: BrowserOutcome = {
+  _tag: "ShowError",
+  error: new OAuthError({
+    code: "invalid_request",
+    description: "this consent request has expired or was already answered; start again from your application"
+  })
+}
+
+/** POST /consent — the user approves or denies a client on our consent page. */
+export const decide = (decision: ConsentDecision) =>
+  Effect.gen(function* () {
+    const { formToken, cookieToken } = decision
+    if (Option.isNone(formToken) || Option.isNone(cookieToken)) return expired
+    if (!constantTimeEqual(formToken.value, cookieToken.value)) return expired
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const tokenHash = yield* Effect.flatMap(SecretHasher, (hasher) =>
+      hasher.hash(Redacted.make(formToken.value))
+    )
+    const consents = yield* ConsentStore
+    const taken = yield* consents.take(tokenHash, now)
+    if (Option.isNone(taken)) return expired
+    const pending = taken.value
+    yield* Effect.annotateCurrentSpan("client.id", pending.clientId)
+    if (!decision.approve) {
+      const settings = yield* OAuthSettings
+      return {
+        _tag: "RedirectToClient",
+        location: ClientRedirect.build(pending.redirectUri, {
+          error: "access_denied",
+          error_description: "the user denied the request",
+          state: Option.getOrUndefined(pending.clientState),
+          iss: settings.issuer
+        })
+      } satisfies BrowserOutcome
+    }
+    yield* consents.grant(pending.userId, pending.clientId, now)
+    return { _tag: "RedirectToClient", location: yield* issueCode(pending, now) } satisfies BrowserOutcome
+  }).pipe(Effect.withSpan("Consent.decide"))

@@ -1,0 +1,158 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option, Redacted } from "effect"
+import { authorize } from "../../../application/oauth/Authorize.js"
+import type { BrowserOutcome } from "../../../application/oauth/BrowserOutcome.js"
+import { callback } from "../../../application/oauth/Callback.js"
+import { decide } from "../../../application/oauth/Consent.js"
+import * as ManageClients from "../../../application/oauth/ManageClients.js"
+import * as Pkce from "../../../domain/Pkce.js"
+import * as FakeUpstream from "../../support/FakeUpstream.js"
+import * as Harness from "../../support/OAuthHarness.js"
+
+const loopback = "http://127.0.0.1:53682/callback"
+
+/** Authorize and come back from the upstream: the outcome of our callback. */
+const throughUpstream = (clientId: string, redirectUri = loopback, session?: string) =>
+  Effect.gen(function* () {
+    const challenge = yield* Pkce.challengeOf(Harness.verifier)
+    const started = yield* authorize({
+      params: {
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        response_type: "code",
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        state: "s"
+      },
+      duplicates: [],
+      ...(session === undefined ? {} : { session })
+    })
+    if (started._tag !== "RedirectToUpstream") return started
+    return yield* callback(FakeUpstream.callbackFor(started.location, "grace@example.com"))
+  })
+
+const tokenOf = (outcome: BrowserOutcome) =>
+  outcome._tag === "ShowConsent" ? Redacted.value(outcome.prompt.token) : "no consent page"
+
+describe("consent for dynamically registered clients", () => {
+  it.effect("is asked on the first login, with a loopback warning, and remembered once approved", () =>
+    Effect.gen(function* () {
+      const client = yield* Harness.dynamicClient
+      const first = yield* throughUpstream(client.id)
+      expect(first._tag).toBe("ShowConsent")
+      if (first._tag === "ShowConsent") {
+        expect(first.prompt.clientName).toBe("MCP test")
+        expect(first.prompt.loopback).toBe(true)
+        expect(first.prompt.redirectHost).toBe("127.0.0.1:53682")
+      }
+      const token = tokenOf(first)
+      const approved = yield* decide({
+        formToken: Option.some(token),
+        cookieToken: Option.some(token),
+        approve: true
+      })
+      expect(
+        approved._tag === "RedirectToClient" && new URL(approved.location).searchParams.has("code")
+      ).toBe(true)
+      const second = yield* throughUpstream(client.id)
+      expect(second._tag).toBe("RedirectToClient")
+    }).pipe(Effect.provide(Harness.layer))
+  )
+
+  it.effect("a denial goes back to the client as access_denied, and nothing is remembered", () =>
+    Effect.gen(function* () {
+      const client = yield* Harness.dynamicClient
+      const token = tokenOf(yield* throughUpstream(client.id))
+      const denied = yield* decide({
+        formToken: Option.some(token),
+        cookieToken: Option.some(token),
+        approve: false
+      })
+      expect(denied._tag).toBe("RedirectToClient")
+      if (denied._tag === "RedirectToClient") {
+        const url = new URL(denied.location)
+        expect(url.searchParams.get("error")).toBe("access_denied")
+        expect(url.searchParams.get("state")).toBe("s")
+        expect(url.searchParams.has("code")).toBe(false)
+      }
+      expect((yield* throughUpstream(client.id))._tag).toBe("ShowConsent")
+    }).pipe(Effect.provide(Harness.layer))
+  )
+
+  it.effect("refuses a decision without the matching cookie (CSRF), and answers a token only once", () =>
+    Effect.gen(function* () {
+      const client = yield* Harness.dynamicClient
+      const token = tokenOf(yield* throughUpstream(client.id))
+      const forged = yield* decide({
+        formToken: Option.some(token),
+        cookieToken: Option.none(),
+        approve: true
+      })
+      expect(forged._tag).toBe("ShowError")
+      const mismatched = yield* decide({
+        formToken: Option.some(token),
+        cookieToken: Option.some("other"),
+        approve: true
+      })
+      expect(mismatched._tag).toBe("ShowError")
+      const real = yield* decide({
+        formToken: Option.some(token),
+        cookieToken: Option.some(token),
+        approve: true
+      })
+      expect(real._tag).toBe("RedirectToClient")
+      const again = yield* decide({
+        formToken: Option.some(token),
+        cookieToken: Option.some(token),
+        approve: true
+      })
+      expect(again._tag).toBe("ShowError")
+    }).pipe(Effect.provide(Harness.layer))
+  )
+
+  it.effect("operator-seeded clients skip it", () =>
+    Effect.gen(function* () {
+      const client = yield* Harness.publicClient
+      expect((yield* throughUpstream(client.id))._tag).toBe("RedirectToClient")
+    }).pipe(Effect.provide(Harness.layer))
+  )
+})
+
+describe("browser sessions of confidential web clients", () => {
+  it.effect("the callback starts a session, and a later authorize with it skips the upstream", () =>
+    Effect.gen(function* () {
+      const { client } = yield* ManageClients.create({
+        name: "web",
+        redirectUris: ["https://app.example.com/cb"],
+        confidential: true,
+        clientId: Option.none(),
+        secret: Option.none()
+      })
+      const first = yield* throughUpstream(client.id, "https://app.example.com/cb")
+      expect(first._tag).toBe("RedirectToClient")
+      const session = first._tag === "RedirectToClient" ? first.session : undefined
+      expect(session).toBeDefined()
+      const second = yield* throughUpstream(
+        client.id,
+        "https://app.example.com/cb",
+        Redacted.value(session ?? Redacted.make(""))
+      )
+      expect(second._tag).toBe("RedirectToClient")
+      if (second._tag === "RedirectToClient") {
+        expect(new URL(second.location).searchParams.has("code")).toBe(true)
+        expect(second.session).toBeUndefined()
+      }
+      const forged = yield* throughUpstream(client.id, "https://app.example.com/cb", "lkw_forged")
+      expect(forged._tag).toBe("RedirectToClient")
+      if (forged._tag === "RedirectToClient") expect(forged.session).toBeDefined()
+    }).pipe(Effect.provide(Harness.layer))
+  )
+
+  it.effect("public clients get no session", () =>
+    Effect.gen(function* () {
+      const client = yield* Harness.publicClient
+      const outcome = yield* throughUpstream(client.id)
+      expect(outcome._tag === "RedirectToClient" && outcome.session).toBeUndefined()
+    }).pipe(Effect.provide(Harness.layer))
+  )
+})

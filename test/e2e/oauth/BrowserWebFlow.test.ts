@@ -1,0 +1,130 @@
+import { existsSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option, Redacted } from "effect"
+import { chromium } from "playwright-core"
+import * as ManageClients from "../../../application/oauth/ManageClients.js"
+import * as Browser from "../../support/OAuthBrowser.js"
+import * as OAuthServer from "../../support/OAuthServerHarness.js"
+
+/** Debian's Chromium; .ci/run installs it. */
+const chromiumPath = "/usr/bin/chromium"
+const clientId = "browser-web-app"
+const clientSecret = "browser-web-app-secret-0123456789abcdef"
+
+/**
+ * The confidential web client's own backend on loopback: it receives the code at /cb and
+ * exchanges it server-side with its secret (client_secret_basic), as a real web app does.
+ */
+const startWebApp = (baseUrl: () => string) =>
+  Effect.acquireRelease(
+    Effect.async<{ server: Server; url: string; codes: Array<string> }>((resume) => {
+      const codes: Array<string> = []
+      const server = createServer((request, response) => {
+        const url = new URL(request.url ?? "/", "http://127.0.0.1")
+        const code = url.searchParams.get("code")
+        if (url.pathname !== "/cb" || code === null) {
+          response.writeHead(404).end()
+          return
+        }
+        codes.push(code)
+        Browser.form(
+          baseUrl(),
+          "/token",
+          { grant_type: "authorization_code", code, redirect_uri: `http://127.0.0.1:${port()}/cb` },
+          { authorization: Browser.basic(clientId, clientSecret) }
+        )
+          .then(async (token) => {
+            const ok = token.status === 200 && (await Browser.tokensOf(token)).access_token.startsWith("lka_")
+            response
+              .writeHead(200, { "content-type": "text/html" })
+              .end(`<h1 id="result">${ok ? "signed in" : "failed"}</h1>`)
+          })
+          .catch(() => response.writeHead(500).end())
+      })
+      const port = () => {
+        const address = server.address()
+        return typeof address === "object" && address !== null ? address.port : 0
+      }
+      server.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({ server, url: `http://127.0.0.1:${port()}`, codes }))
+      )
+    }),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+      })
+  )
+
+describe("the confidential web flow in a real browser", () => {
+  it.live(
+    "logs in through the upstream form, then a second authorize skips the upstream via the session cookie",
+    () =>
+      Effect.gen(function* () {
+        expect(existsSync(chromiumPath)).toBe(true)
+        let base = ""
+        const app = yield* startWebApp(() => base)
+        const { baseUrl } = yield* OAuthServer.start({
+          seed: Effect.asVoid(
+            ManageClients.create({
+              name: "Browser web app",
+              redirectUris: [`${app.url}/cb`],
+              confidential: true,
+              clientId: Option.some(clientId),
+              secret: Option.some(Redacted.make(clientSecret))
+            })
+          )
+        })
+        base = baseUrl
+        const browser = yield* Effect.acquireRelease(
+          Effect.promise(() =>
+            chromium.launch({
+              executablePath: chromiumPath,
+              args: [
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--no-first-run"
+              ]
+            })
+          ),
+          (b) => Effect.promise(() => b.close())
+        )
+        yield* Effect.promise(async () => {
+          const page = await browser.newPage()
+          const visited: Array<string> = []
+          page.on("request", (request) => {
+            if (request.isNavigationRequest()) visited.push(request.url())
+          })
+          const authorize = Browser.authorizeUrl(baseUrl, {
+            client_id: clientId,
+            redirect_uri: `${app.url}/cb`,
+            response_type: "code",
+            state: "browser"
+          }).toString()
+
+          await page.goto(authorize)
+          await page.fill('input[name="email"]', "margaret@example.com")
+          await Promise.all([page.waitForURL(`${app.url}/cb**`), page.click('button[type="submit"]')])
+          expect(await page.textContent("#result")).toBe("signed in")
+          const upstreamOrigin = new URL(
+            visited.find((u) => !u.startsWith(baseUrl) && !u.startsWith(app.url)) ?? ""
+          ).origin
+          expect(upstreamOrigin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+          const cookies = await page.context().cookies(baseUrl)
+          const session = cookies.find((c) => c.name === "latchkey_session")
+          expect(session?.httpOnly).toBe(true)
+          expect(session?.sameSite).toBe("Lax")
+
+          visited.length = 0
+          await page.goto(authorize)
+          await page.waitForURL(`${app.url}/cb**`)
+          expect(await page.textContent("#result")).toBe("signed in")
+          expect(visited.some((u) => u.startsWith(upstreamOrigin))).toBe(false)
+          expect(app.codes).toHaveLength(2)
+        })
+      }).pipe(Effect.scoped),
+    { timeout: 90_000 }
+  )
+})
