@@ -3,6 +3,7 @@ import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { ConfigError, Console, Effect, Layer, Schema } from "effect"
 import * as OAuthClientsCommand from "../adapters/cli/OAuthClientsCommand.js"
+import * as OAuthLoginCommand from "../adapters/cli/OAuthLoginCommand.js"
 import * as OAuthMigrateCommand from "../adapters/cli/OAuthMigrateCommand.js"
 import * as OAuthReapCommand from "../adapters/cli/OAuthReapCommand.js"
 import { ClientId } from "../domain/Ids.js"
@@ -28,7 +29,8 @@ const oauth = Command.make("oauth").pipe(
     serve,
     migrate,
     OAuthClientsCommand.command.pipe(Command.provide(storage)),
-    OAuthReapCommand.command.pipe(Command.provide(storage))
+    OAuthReapCommand.command.pipe(Command.provide(storage)),
+    OAuthLoginCommand.command
   ])
 )
 
