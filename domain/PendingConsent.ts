@@ -1,7 +1,7 @@
 import { Schema } from "effect"
-import { ClientId, SecretHash, UserId } from "./Ids.js"
+import * as AuthorizationRequest from "./AuthorizationRequest.js"
+import { SecretHash, UserId } from "./Ids.js"
 import * as Lifetimes from "./Lifetimes.js"
-import { CodeChallenge } from "./Pkce.js"
 import * as Time from "./Time.js"
 
 /**
@@ -11,12 +11,7 @@ import * as Time from "./Time.js"
 export class PendingConsent extends Schema.Class<PendingConsent>("PendingConsent")({
   tokenHash: SecretHash,
   userId: UserId,
-  clientId: ClientId,
-  redirectUri: Schema.String,
-  codeChallenge: Schema.OptionFromNullOr(CodeChallenge),
-  clientState: Schema.OptionFromNullOr(Schema.String),
-  scope: Schema.OptionFromNullOr(Schema.String),
-  resource: Schema.OptionFromNullOr(Schema.String),
+  ...AuthorizationRequest.fields,
   createdAt: Schema.DateFromSelf,
   expiresAt: Schema.DateFromSelf
 }) {}

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
-import { ClientId, SecretHash } from "./Ids.js"
+import * as AuthorizationRequest from "./AuthorizationRequest.js"
+import { SecretHash } from "./Ids.js"
 import * as Lifetimes from "./Lifetimes.js"
-import { CodeChallenge } from "./Pkce.js"
 import * as Time from "./Time.js"
 
 /**
@@ -11,13 +11,7 @@ import * as Time from "./Time.js"
  */
 export class PendingLogin extends Schema.Class<PendingLogin>("PendingLogin")({
   stateHash: SecretHash,
-  clientId: ClientId,
-  redirectUri: Schema.String,
-  codeChallenge: Schema.OptionFromNullOr(CodeChallenge),
-  /** The client's own `state`, echoed back to it untouched. */
-  clientState: Schema.OptionFromNullOr(Schema.String),
-  scope: Schema.OptionFromNullOr(Schema.String),
-  resource: Schema.OptionFromNullOr(Schema.String),
+  ...AuthorizationRequest.fields,
   createdAt: Schema.DateFromSelf,
   expiresAt: Schema.DateFromSelf
 }) {}

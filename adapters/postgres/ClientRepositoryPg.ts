@@ -11,22 +11,13 @@ export const layer = Layer.effect(
   ClientRepository,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    // The encoded client's fields are the columns (camel-cased by the client's name transform).
     const encode = Schema.encodeSync(Client.Client)
 
     return {
       insert: Effect.fn("ClientRepositoryPg.insert")(function* (client: Client.Client) {
-        const row = encode(client)
         const inserted = yield* sql`
-          INSERT INTO oauth.clients ${sql.insert({
-            id: row.id,
-            name: row.name,
-            type: row.type,
-            origin: row.origin,
-            redirectUris: row.redirectUris,
-            secretHash: row.secretHash,
-            createdAt: row.createdAt,
-            lastUsedAt: row.lastUsedAt
-          })}
+          INSERT INTO oauth.clients ${sql.insert({ ...encode(client) })}
           ON CONFLICT (id) DO NOTHING
           RETURNING id`.pipe(Effect.orDie)
         if (inserted.length === 0) return yield* new ClientAlreadyExists({ clientId: client.id })
@@ -36,18 +27,8 @@ export const layer = Layer.effect(
       // then nothing is returned.
       upsert: Effect.fn("ClientRepositoryPg.upsert")(function* (client: Client.Client) {
         yield* Effect.annotateCurrentSpan("client.id", client.id)
-        const row = encode(client)
         const stored = yield* sql`
-          INSERT INTO oauth.clients ${sql.insert({
-            id: row.id,
-            name: row.name,
-            type: row.type,
-            origin: row.origin,
-            redirectUris: row.redirectUris,
-            secretHash: row.secretHash,
-            createdAt: row.createdAt,
-            lastUsedAt: row.lastUsedAt
-          })}
+          INSERT INTO oauth.clients ${sql.insert({ ...encode(client) })}
           ON CONFLICT (id) DO UPDATE SET
             name = excluded.name,
             type = excluded.type,

@@ -106,3 +106,41 @@ export const errorOf = async (response: Response) =>
   Schema.decodeUnknownSync(Schema.Struct({ error: Schema.String, error_description: Schema.String }))(
     await response.json()
   )
+
+/** A login of a public client with PKCE: the code that came back, and the verifier to redeem it. */
+export const codeFor = async (
+  baseUrl: string,
+  clientId: string,
+  redirectUri: string,
+  params: Record<string, string> = {}
+) => {
+  const { verifier, challenge } = pkce()
+  const back = await login(
+    authorizeUrl(baseUrl, {
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      response_type: "code",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      ...params
+    })
+  )
+  return { code: back.searchParams.get("code") ?? "", verifier, back }
+}
+
+/** POST /token with grant_type=authorization_code for a public client. */
+export const exchange = (
+  baseUrl: string,
+  clientId: string,
+  redirectUri: string,
+  grant: { readonly code: string; readonly verifier: string },
+  extra: Record<string, string> = {}
+) =>
+  form(baseUrl, "/token", {
+    grant_type: "authorization_code",
+    code: grant.code,
+    redirect_uri: redirectUri,
+    client_id: clientId,
+    code_verifier: grant.verifier,
+    ...extra
+  })

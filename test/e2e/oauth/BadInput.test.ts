@@ -17,29 +17,10 @@ const expectError = async (response: Response, status: number, error: string) =>
 }
 
 /** A fresh code for the built-in CLI client, with its verifier. */
-const codeFor = async (baseUrl: string) => {
-  const { verifier, challenge } = Browser.pkce()
-  const back = await Browser.login(
-    Browser.authorizeUrl(baseUrl, {
-      client_id: "cli",
-      redirect_uri: redirectUri,
-      response_type: "code",
-      code_challenge: challenge,
-      code_challenge_method: "S256"
-    })
-  )
-  return { code: back.searchParams.get("code") ?? "", verifier }
-}
+const codeFor = (baseUrl: string) => Browser.codeFor(baseUrl, "cli", redirectUri)
 
 const exchange = (baseUrl: string, code: string, verifier: string, extra: Record<string, string> = {}) =>
-  Browser.form(baseUrl, "/token", {
-    grant_type: "authorization_code",
-    code,
-    redirect_uri: redirectUri,
-    client_id: "cli",
-    code_verifier: verifier,
-    ...extra
-  })
+  Browser.exchange(baseUrl, "cli", redirectUri, { code, verifier }, extra)
 
 describe("bad input gets a spec-shaped error, never a 500", () => {
   it.live(

@@ -11,25 +11,8 @@ describe("concurrent refreshes over HTTP", () => {
         const { baseUrl } = yield* Server.start()
         yield* Effect.promise(async () => {
           const redirectUri = "http://127.0.0.1:40000/callback"
-          const { verifier, challenge } = Browser.pkce()
-          const back = await Browser.login(
-            Browser.authorizeUrl(baseUrl, {
-              client_id: "cli",
-              redirect_uri: redirectUri,
-              response_type: "code",
-              code_challenge: challenge,
-              code_challenge_method: "S256"
-            })
-          )
-          const tokens = await Browser.tokensOf(
-            await Browser.form(baseUrl, "/token", {
-              grant_type: "authorization_code",
-              code: back.searchParams.get("code") ?? "",
-              redirect_uri: redirectUri,
-              client_id: "cli",
-              code_verifier: verifier
-            })
-          )
+          const grant = await Browser.codeFor(baseUrl, "cli", redirectUri)
+          const tokens = await Browser.tokensOf(await Browser.exchange(baseUrl, "cli", redirectUri, grant))
           const responses = await Promise.all(
             Array.from({ length: 50 }, () =>
               Browser.form(baseUrl, "/token", {
