@@ -108,6 +108,8 @@ export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
       )
     ),
     Layer.provide(checked),
-    Layer.provideMerge(core)
+    Layer.provideMerge(core),
+    // No trace exporter is wired yet: without one, spans would only cost time on every request.
+    Layer.provide(Layer.setTracerEnabled(false))
   )
 }

@@ -5,11 +5,18 @@ import { Effect, Option, Schema } from "effect"
  * Rows come back camel-cased (see Database.ts), so a domain Schema decodes them directly.
  * A row that does not decode, like any SQL failure, is a defect: storage broke an invariant
  * the application cannot handle, and the request ends as a generic 500 with a request id.
+ *
+ * Rows are decoded one by one with the schema itself: effect memoises the parser of a schema,
+ * while wrapping it in `Schema.Array` on every query would build a new schema class each time.
  */
-export const decodeAll =
-  <A, I>(schema: Schema.Schema<A, I>) =>
-  (effect: Effect.Effect<ReadonlyArray<unknown>, SqlError>): Effect.Effect<ReadonlyArray<A>> =>
-    effect.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(schema))), Effect.orDie)
+export const decodeAll = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decodeRow = Schema.decodeUnknown(schema)
+  return (effect: Effect.Effect<ReadonlyArray<unknown>, SqlError>): Effect.Effect<ReadonlyArray<A>> =>
+    effect.pipe(
+      Effect.flatMap((rows) => Effect.forEach(rows, (row) => decodeRow(row))),
+      Effect.orDie
+    )
+}
 
 export const decodeFirst =
   <A, I>(schema: Schema.Schema<A, I>) =>
