@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type Cause, Duration, Effect, Option, Redacted } from "effect"
+import { Cause, Duration, Effect, Option, Redacted } from "effect"
 import { authorize } from "../../../application/oauth/Authorize.js"
 import type { BrowserOutcome } from "../../../application/oauth/BrowserOutcome.js"
 import { callback } from "../../../application/oauth/Callback.js"
@@ -233,7 +233,13 @@ const api = <R>(
 const internalError = <E>(cause: Cause.Cause<E>) =>
   Effect.gen(function* () {
     const requestId = randomUUID()
-    yield* Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ requestId }))
+    // A client that hung up interrupts its request: nobody is waiting for an answer, and it is
+    // not a failure of ours.
+    if (Cause.isInterruptedOnly(cause)) {
+      yield* Effect.logDebug("request interrupted").pipe(Effect.annotateLogs({ requestId }))
+    } else {
+      yield* Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ requestId }))
+    }
     return ErrorResponse.json(
       { error: "server_error", error_description: `internal error (request id ${requestId})` },
       500
