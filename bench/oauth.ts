@@ -694,9 +694,10 @@ const writeProfile = (kind: Scenario["kind"], profile: CpuProfile.CpuProfile) =>
 }
 
 /**
- * The server's log, counted rather than printed: autocannon drops its connections mid-request at
- * the end of every run, and each dropped request is logged. The first line of every other kind
- * is printed in full at once.
+ * The server's log, counted rather than printed and summed up after each run: autocannon drops
+ * its connections mid-request at the end of every run, which must not bury the output. Lines
+ * about interrupted requests are only counted; the first of every other kind is printed in full
+ * at once.
  */
 const serverLog = new Map<string, number>()
 const countingLogger = Logger.make(({ logLevel, message, cause }) => {
