@@ -3,25 +3,55 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { ClientAlreadyExists, ClientRepository } from "../../application/ports/ClientRepository.js"
 import * as Client from "../../domain/Client.js"
 import { ClientId } from "../../domain/Ids.js"
+import { PgPool } from "./PgPool.js"
+import * as Prepared from "./Prepared.js"
 import { decodeAll, decodeFirst } from "./Rows.js"
 
 const columns = "id, name, type, origin, redirect_uris, secret_hash, created_at, last_used_at"
+
+// Every token, revocation and registration request runs one of these.
+const findByIdStatement = Prepared.statement(
+  "find_client",
+  `SELECT ${columns} FROM oauth.clients WHERE id = $1`
+)
+const insertStatement = Prepared.statement(
+  "insert_client",
+  `INSERT INTO oauth.clients (${columns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+   ON CONFLICT (id) DO NOTHING
+   RETURNING id`
+)
+
+/** Spans on every request's path skip the stack trace: capturing it costs more than the span. */
+const hotSpan = { captureStackTrace: false }
 
 export const layer = Layer.effect(
   ClientRepository,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const pool = yield* PgPool
     // The encoded client's fields are the columns (camel-cased by the client's name transform).
     const encode = Schema.encodeSync(Client.Client)
 
     return {
-      insert: Effect.fn("ClientRepositoryPg.insert")(function* (client: Client.Client) {
-        const inserted = yield* sql`
-          INSERT INTO oauth.clients ${sql.insert({ ...encode(client) })}
-          ON CONFLICT (id) DO NOTHING
-          RETURNING id`.pipe(Effect.orDie)
-        if (inserted.length === 0) return yield* new ClientAlreadyExists({ clientId: client.id })
-      }),
+      insert: (client: Client.Client) => {
+        const row = encode(client)
+        return Prepared.run(pool, insertStatement, [
+          row.id,
+          row.name,
+          row.type,
+          row.origin,
+          row.redirectUris,
+          row.secretHash,
+          row.createdAt,
+          row.lastUsedAt
+        ]).pipe(
+          Effect.orDie,
+          Effect.flatMap((inserted) =>
+            inserted.length === 0 ? new ClientAlreadyExists({ clientId: client.id }) : Effect.void
+          ),
+          Effect.withSpan("ClientRepositoryPg.insert", { ...hotSpan, attributes: { "client.id": client.id } })
+        )
+      },
       // One statement, so concurrent first fetches of a document cannot race to a duplicate
       // key: the WHERE on the conflict branch leaves a client of another origin untouched, and
       // then nothing is returned.
@@ -40,9 +70,9 @@ export const layer = Layer.effect(
         return stored.value
       }),
       findById: (id) =>
-        sql`SELECT ${sql.literal(columns)} FROM oauth.clients WHERE id = ${id}`.pipe(
+        Prepared.run(pool, findByIdStatement, [id]).pipe(
           decodeFirst(Client.Client),
-          Effect.withSpan("ClientRepositoryPg.findById", { attributes: { "client.id": id } })
+          Effect.withSpan("ClientRepositoryPg.findById", { ...hotSpan, attributes: { "client.id": id } })
         ),
       list: sql`SELECT ${sql.literal(columns)} FROM oauth.clients ORDER BY created_at, id`.pipe(
         decodeAll(Client.Client),

@@ -1,8 +1,11 @@
 import { mkdirSync } from "node:fs"
+import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Effect, Layer, Option, type Redacted, Schema, String as Str } from "effect"
+import { Effect, Layer, Option, Redacted, Schema, String as Str } from "effect"
+import Pg from "pg"
+import { PgPool } from "./PgPool.js"
 
 export class EmbeddedDatabaseError extends Schema.TaggedError<EmbeddedDatabaseError>()(
   "EmbeddedDatabaseError",
@@ -22,6 +25,37 @@ export interface DatabaseOptions {
 
 /** Columns are snake_case in SQL and camelCase in rows, matching the domain's field names. */
 const naming = { transformResultNames: Str.snakeToCamel, transformQueryNames: Str.camelToSnake }
+
+/**
+ * One `pg` pool per process, shared by `@effect/sql` (every statement) and `PgPool` (the few
+ * prepared statements of the hot endpoints), so the embedded database's single connection and
+ * a server's connection limit are both respected.
+ */
+const pooled = (config: Pg.PoolConfig) =>
+  Effect.gen(function* () {
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const pool = new Pg.Pool({ application_name: "latchkey", ...config })
+        // A broken idle connection is dropped by the pool; the next query opens another.
+        pool.on("error", () => {})
+        return pool
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("1 second"))
+    )
+    yield* Effect.tryPromise({
+      try: () => pool.query("SELECT 1"),
+      catch: (cause) => new SqlError({ cause, message: "cannot connect to PostgreSQL" })
+    }).pipe(
+      Effect.timeoutFail({
+        duration: "5 seconds",
+        onTimeout: () => new SqlError({ message: "cannot connect to PostgreSQL: timed out" })
+      })
+    )
+    return Layer.merge(
+      PgClient.layerFromPool({ acquire: Effect.succeed(pool), ...naming }),
+      Layer.succeed(PgPool, pool)
+    )
+  })
 
 /**
  * Starts PGlite and serves it on an ephemeral loopback port, so that the one Postgres adapter
@@ -60,18 +94,13 @@ const embedded = (dataDir: Option.Option<string>) =>
       (server) => Effect.promise(() => server.stop())
     )
     const port = Number(server.getServerConn().split(":").pop())
-    return PgClient.layer({
-      host: "127.0.0.1",
-      port,
-      database: "postgres",
-      username: "postgres",
-      maxConnections: 1,
-      ...naming
-    })
+    return yield* pooled({ host: "127.0.0.1", port, database: "postgres", user: "postgres", max: 1 })
   })
 
 export const layer = (options: DatabaseOptions) =>
-  Option.match(options.url, {
-    onSome: (url) => PgClient.layer({ url, maxConnections: options.maxConnections ?? 10, ...naming }),
-    onNone: () => Layer.unwrapScoped(embedded(options.dataDir))
-  })
+  Layer.unwrapScoped(
+    Option.match(options.url, {
+      onSome: (url) => pooled({ connectionString: Redacted.value(url), max: options.maxConnections ?? 10 }),
+      onNone: () => embedded(options.dataDir)
+    })
+  )

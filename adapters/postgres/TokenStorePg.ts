@@ -5,25 +5,71 @@ import type { FamilyId, SecretHash } from "../../domain/Ids.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import * as Time from "../../domain/Time.js"
 import * as UserToken from "../../domain/UserToken.js"
+import { PgPool } from "./PgPool.js"
+import * as Prepared from "./Prepared.js"
 import { decodeAll, decodeFirst } from "./Rows.js"
+
+/** Spans on every request's path skip the stack trace: capturing it costs more than the span. */
+const hotSpan = { captureStackTrace: false }
 
 const RefreshRow = Schema.Struct({ ...RefreshTokenFamily.Family.fields, tokenGeneration: Schema.Int })
 const Counts = Schema.Struct({ accessTokens: Schema.NumberFromString, families: Schema.NumberFromString })
-const userTokenColumns =
-  "token_hash AS hash, user_id, client_id, grant_id, family_id, scope, resource, issued_at, expires_at, revoked_at"
+const findAccessStatement = Prepared.statement(
+  "find_access_token",
+  `SELECT token_hash AS hash, user_id, client_id, grant_id, family_id, scope, resource, issued_at,
+          expires_at, revoked_at
+   FROM oauth.user_tokens WHERE token_hash = $1`
+)
+
+const findRefreshStatement = Prepared.statement(
+  "find_refresh_token",
+  `SELECT f.*, t.generation AS token_generation
+   FROM oauth.refresh_tokens t JOIN oauth.refresh_token_families f ON f.id = t.family_id
+   WHERE t.token_hash = $1`
+)
+
+/**
+ * The happy path of a refresh is this one statement and one round trip: the conditional UPDATE
+ * is the `Rotate` branch of `RefreshTokenFamily.decide`; the row lock it takes serialises
+ * concurrent presentations, and every one after the first no longer matches.
+ * $1 presented hash, $2 now, $3 new expiry (null: none), $4 binds the client, $5 presenter,
+ * $6 child hash, $7 access hash, $8 access expiry.
+ */
+const rotateStatement = Prepared.statement(
+  "rotate_refresh_token",
+  `WITH presented AS (
+     SELECT family_id, generation FROM oauth.refresh_tokens WHERE token_hash = $1
+   ), family AS (
+     UPDATE oauth.refresh_token_families f
+     SET generation = f.generation + 1, rotated_at = $2, expires_at = $3
+     FROM presented p
+     WHERE f.id = p.family_id
+       AND f.generation = p.generation
+       AND f.revoked_at IS NULL
+       AND (f.expires_at IS NULL OR f.expires_at > $2)
+       AND (NOT $4::boolean OR f.client_id = $5)
+     RETURNING f.*
+   ), child AS (
+     INSERT INTO oauth.refresh_tokens (token_hash, family_id, generation, issued_at)
+     SELECT $6, id, generation, $2 FROM family
+   ), access AS (
+     INSERT INTO oauth.user_tokens
+       (token_hash, user_id, client_id, grant_id, family_id, scope, resource, issued_at, expires_at)
+     SELECT $7, user_id, $5, grant_id, id, scope, resource, $2, $8 FROM family
+   )
+   SELECT * FROM family`
+)
 
 export const layer = Layer.effect(
   TokenStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const pool = yield* PgPool
     const encodeToken = Schema.encodeSync(UserToken.UserToken)
     const encodeFamily = Schema.encodeSync(RefreshTokenFamily.Family)
 
     const findRefresh = (hash: SecretHash) =>
-      sql`
-        SELECT f.*, t.generation AS token_generation
-        FROM oauth.refresh_tokens t JOIN oauth.refresh_token_families f ON f.id = t.family_id
-        WHERE t.token_hash = ${hash}`.pipe(
+      Prepared.run(pool, findRefreshStatement, [hash]).pipe(
         decodeFirst(RefreshRow),
         Effect.map(
           Option.map(({ tokenGeneration, ...family }) => ({
@@ -49,40 +95,19 @@ export const layer = Layer.effect(
         Effect.orDie
       )
 
-    /**
-     * The happy path is one statement and one round trip: the conditional UPDATE is the
-     * `Rotate` branch of `RefreshTokenFamily.decide`; the row lock it takes serialises
-     * concurrent presentations, and every one after the first no longer matches.
-     */
     const tryRotate = (request: RotateRequest) =>
-      sql`
-        WITH presented AS (
-          SELECT family_id, generation FROM oauth.refresh_tokens WHERE token_hash = ${request.presented}
-        ), family AS (
-          UPDATE oauth.refresh_token_families f
-          SET generation = f.generation + 1,
-              rotated_at = ${request.now},
-              expires_at = ${Option.getOrNull(
-                Option.map(request.policy.slidingLifetime, (lifetime) => Time.plus(request.now, lifetime))
-              )}
-          FROM presented p
-          WHERE f.id = p.family_id
-            AND f.generation = p.generation
-            AND f.revoked_at IS NULL
-            AND (f.expires_at IS NULL OR f.expires_at > ${request.now})
-            AND (NOT ${request.policy.bindsClient}::boolean OR f.client_id = ${request.presenter})
-          RETURNING f.*
-        ), child AS (
-          INSERT INTO oauth.refresh_tokens (token_hash, family_id, generation, issued_at)
-          SELECT ${request.childHash}, id, generation, ${request.now} FROM family
-        ), access AS (
-          INSERT INTO oauth.user_tokens
-            (token_hash, user_id, client_id, grant_id, family_id, scope, resource, issued_at, expires_at)
-          SELECT ${request.accessHash}, user_id, ${request.presenter}, grant_id, id, scope, resource,
-                 ${request.now}, ${request.accessExpiresAt}
-          FROM family
-        )
-        SELECT * FROM family`.pipe(decodeFirst(RefreshTokenFamily.Family))
+      Prepared.run(pool, rotateStatement, [
+        request.presented,
+        request.now,
+        Option.getOrNull(
+          Option.map(request.policy.slidingLifetime, (lifetime) => Time.plus(request.now, lifetime))
+        ),
+        request.policy.bindsClient,
+        request.presenter,
+        request.childHash,
+        request.accessHash,
+        request.accessExpiresAt
+      ]).pipe(decodeFirst(RefreshTokenFamily.Family))
 
     const rotate = (request: RotateRequest, attempt: number): Effect.Effect<Rotation> =>
       Effect.gen(function* () {
@@ -149,14 +174,17 @@ export const layer = Layer.effect(
           Effect.withSpan("TokenStorePg.issue", { attributes: { "client.id": access.clientId } })
         ),
       findAccess: (hash) =>
-        sql`SELECT ${sql.literal(userTokenColumns)} FROM oauth.user_tokens WHERE token_hash = ${hash}`.pipe(
+        Prepared.run(pool, findAccessStatement, [hash]).pipe(
           decodeFirst(UserToken.UserToken),
-          Effect.withSpan("TokenStorePg.findAccess")
+          Effect.withSpan("TokenStorePg.findAccess", hotSpan)
         ),
-      findRefresh: (hash) => findRefresh(hash).pipe(Effect.withSpan("TokenStorePg.findRefresh")),
+      findRefresh: (hash) => findRefresh(hash).pipe(Effect.withSpan("TokenStorePg.findRefresh", hotSpan)),
       rotate: (request) =>
         rotate(request, 0).pipe(
-          Effect.withSpan("TokenStorePg.rotate", { attributes: { "client.id": request.presenter } })
+          Effect.withSpan("TokenStorePg.rotate", {
+            ...hotSpan,
+            attributes: { "client.id": request.presenter }
+          })
         ),
       revokeAccess: (hash, now) =>
         sql`

@@ -56,19 +56,18 @@ const fromMetadataDocument = (url: URL, stored: Option.Option<Client>) =>
  * client of any other origin wins; otherwise an id that is an https URL names a Client ID
  * Metadata Document (draft-ietf-oauth-client-id-metadata-document), fetched to learn the client.
  */
-export const findClient: (
+export const findClient = (
   raw: string
-) => Effect.Effect<Option.Option<Client>, never, ClientRepository | ClientMetadataFetcher> = Effect.fn(
-  "ClientAuthentication.findClient"
-)(function* (raw: string) {
-  const id = Schema.decodeUnknownOption(ClientId)(raw)
-  if (Option.isNone(id)) return Option.none<Client>()
-  const stored = yield* Effect.flatMap(ClientRepository, (clients) => clients.findById(id.value))
-  if (Option.isSome(stored) && stored.value.origin !== "metadata_document") return stored
-  const url = ClientMetadataDocument.parseClientIdUrl(raw)
-  if (Option.isNone(url)) return Option.none<Client>()
-  return yield* fromMetadataDocument(url.value, stored)
-})
+): Effect.Effect<Option.Option<Client>, never, ClientRepository | ClientMetadataFetcher> =>
+  Effect.gen(function* () {
+    const id = Schema.decodeUnknownOption(ClientId)(raw)
+    if (Option.isNone(id)) return Option.none<Client>()
+    const stored = yield* Effect.flatMap(ClientRepository, (clients) => clients.findById(id.value))
+    if (Option.isSome(stored) && stored.value.origin !== "metadata_document") return stored
+    const url = ClientMetadataDocument.parseClientIdUrl(raw)
+    if (Option.isNone(url)) return Option.none<Client>()
+    return yield* fromMetadataDocument(url.value, stored)
+  }).pipe(Effect.withSpan("ClientAuthentication.findClient", { captureStackTrace: false }))
 
 /**
  * Authenticates the calling client: confidential clients by secret (RFC 6749 §2.3.1), public
@@ -94,4 +93,4 @@ export const authenticate = (
     const valid = yield* hasher.verify(credentials.secret.value, client.secretHash.value)
     if (!valid) return yield* invalidClient("client authentication failed")
     return client
-  }).pipe(Effect.withSpan("ClientAuthentication.authenticate"))
+  }).pipe(Effect.withSpan("ClientAuthentication.authenticate", { captureStackTrace: false }))

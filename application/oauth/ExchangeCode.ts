@@ -103,4 +103,9 @@ export const exchangeCode = (client: Client, request: ExchangeCodeRequest) =>
       refreshToken: Option.some(refreshToken),
       scope: code.scope
     } satisfies TokenResponse
-  }).pipe(Effect.withSpan("ExchangeCode.exchangeCode", { attributes: { "client.id": client.id } }))
+  }).pipe(
+    Effect.withSpan("ExchangeCode.exchangeCode", {
+      captureStackTrace: false,
+      attributes: { "client.id": client.id }
+    })
+  )

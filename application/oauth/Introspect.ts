@@ -68,4 +68,4 @@ export const introspect = (token: string, hint: Option.Option<string>) =>
       iat: seconds(family.rotatedAt),
       token_type: "refresh_token"
     } satisfies Introspection
-  }).pipe(Effect.withSpan("Introspect.introspect"))
+  }).pipe(Effect.withSpan("Introspect.introspect", { captureStackTrace: false }))

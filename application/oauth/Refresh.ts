@@ -82,4 +82,6 @@ export const refresh = (client: Client, request: RefreshRequest) =>
       refreshToken: Option.some(child),
       scope: family.scope
     } satisfies TokenResponse
-  }).pipe(Effect.withSpan("Refresh.refresh", { attributes: { "client.id": client.id } }))
+  }).pipe(
+    Effect.withSpan("Refresh.refresh", { captureStackTrace: false, attributes: { "client.id": client.id } })
+  )

@@ -109,4 +109,4 @@ export const register = (body: unknown, source: string, limit: Limit) =>
       grant_types: grantTypes,
       response_types: ["code"]
     } satisfies Registered
-  }).pipe(Effect.withSpan("Register.register"))
+  }).pipe(Effect.withSpan("Register.register", { captureStackTrace: false }))

@@ -33,4 +33,6 @@ export const revoke = (client: Client, token: string, hint: Option.Option<string
     return Option.contains(hint, "refresh_token")
       ? (yield* revokeRefresh) || (yield* revokeAccess)
       : (yield* revokeAccess) || (yield* revokeRefresh)
-  }).pipe(Effect.withSpan("Revoke.revoke", { attributes: { "client.id": client.id } }))
+  }).pipe(
+    Effect.withSpan("Revoke.revoke", { captureStackTrace: false, attributes: { "client.id": client.id } })
+  )

@@ -7,6 +7,7 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { inject } from "vitest"
 import * as Database from "../../adapters/postgres/Database.js"
 import * as Migrations from "../../adapters/postgres/Migrations.js"
+import type { PgPool } from "../../adapters/postgres/PgPool.js"
 
 /** Which PostgreSQL the "server" target talks to in this run (see globalSetup.ts). */
 export const serverSource = (): string => inject("postgresSource")
@@ -41,7 +42,7 @@ export const freshUrl = () => {
 
 const embedded = () => Database.layer({ url: Option.none(), dataDir: Option.none() })
 
-const migrated = <E>(database: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E>) =>
+const migrated = <E>(database: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgPool, E>) =>
   Layer.provideMerge(
     Layer.effectDiscard(Migrations.run("oauth")).pipe(Layer.provide(NodeFileSystem.layer)),
     database

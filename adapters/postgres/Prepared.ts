@@ -1,0 +1,46 @@
+import { SqlError } from "@effect/sql/SqlError"
+import { Effect, String as Str } from "effect"
+import type Pg from "pg"
+
+/**
+ * A named statement: PostgreSQL parses and plans it once per connection instead of on every
+ * call, and the call skips `@effect/sql`'s statement compiler and connection bookkeeping. Kept
+ * for the statements of the token, introspection and registration endpoints, which run on every
+ * request; docs/decisions/0005 has the measurements.
+ */
+export interface Statement {
+  readonly name: string
+  readonly text: string
+}
+
+export const statement = (name: string, text: string): Statement => ({ name: `latchkey_${name}`, text })
+
+/** Rows come back camel-cased, like `@effect/sql`'s (Database.ts), so domain schemas decode them. */
+const camelNames = new Map<string, string>()
+const camel = (name: string) => {
+  let cached = camelNames.get(name)
+  if (cached === undefined) {
+    cached = Str.snakeToCamel(name)
+    camelNames.set(name, cached)
+  }
+  return cached
+}
+
+const camelCased = (row: Record<string, unknown>) => {
+  const out: Record<string, unknown> = {}
+  for (const key in row) out[camel(key)] = row[key]
+  return out
+}
+
+/** Runs a statement; the rows are camel-cased. A failure is a `SqlError`, as from `@effect/sql`. */
+export const run = (
+  pool: Pg.Pool,
+  { name, text }: Statement,
+  values: ReadonlyArray<unknown>
+): Effect.Effect<ReadonlyArray<Record<string, unknown>>, SqlError> =>
+  Effect.async((resume) => {
+    pool.query<Record<string, unknown>>({ name, text, values: [...values] }, (cause, result) => {
+      if (cause) resume(Effect.fail(new SqlError({ cause, message: `statement ${name} failed` })))
+      else resume(Effect.succeed(result.rows.map(camelCased)))
+    })
+  })
