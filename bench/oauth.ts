@@ -11,7 +11,8 @@
  *
  * Flags: --profile[=refresh|introspect|register|discovery] (that run only, default refresh, with
  * a CPU profile of this process — the server — during the measured run, written to
- * bench/profiles/ and summarised; docs untouched), --no-write (docs untouched).
+ * bench/profiles/ and summarised; docs untouched), --only=<kind> (that run only, unprofiled;
+ * docs untouched), --no-write (docs untouched).
  * Environment: SQL_URL, BENCH_CONNECTIONS (32), BENCH_WARMUP (2 s), BENCH_DURATION (10 s),
  * BENCH_REFRESH_POOL (40000), BENCH_QUIET_WAIT (60 s: how long to wait for an idle machine).
  */
@@ -57,6 +58,12 @@ import * as CpuProfile from "./cpuprofile.js"
 import type { LoadMessage, LoadRequest, Scenario, Summary } from "./protocol.js"
 
 const args = new Set(process.argv.slice(2))
+const kindOf = (flag: string, value: string): Scenario["kind"] => {
+  if (value !== "refresh" && value !== "introspect" && value !== "register" && value !== "discovery") {
+    throw new Error(`${flag}= takes refresh, introspect, register or discovery`)
+  }
+  return value
+}
 /** `--profile` profiles the refresh run; `--profile=<kind>` another one. */
 const profileFlag = process.argv.slice(2).find((arg) => arg === "--profile" || arg.startsWith("--profile="))
 const profiled: Scenario["kind"] | undefined =
@@ -64,14 +71,12 @@ const profiled: Scenario["kind"] | undefined =
     ? undefined
     : profileFlag === "--profile"
       ? "refresh"
-      : (() => {
-          const kind = profileFlag.slice("--profile=".length)
-          if (kind !== "refresh" && kind !== "introspect" && kind !== "register" && kind !== "discovery") {
-            throw new Error("--profile= takes refresh, introspect, register or discovery")
-          }
-          return kind
-        })()
-const writeDocs = profiled === undefined && !args.has("--no-write")
+      : kindOf("--profile", profileFlag.slice("--profile=".length))
+/** `--only=<kind>`: that run alone, unprofiled, docs untouched. */
+const onlyFlag = process.argv.slice(2).find((arg) => arg.startsWith("--only="))
+const only: Scenario["kind"] | undefined =
+  profiled ?? (onlyFlag === undefined ? undefined : kindOf("--only", onlyFlag.slice("--only=".length)))
+const writeDocs = only === undefined && !args.has("--no-write")
 
 const numberFromEnv = (name: string, fallback: number) => {
   const raw = process.env[name]
@@ -742,7 +747,7 @@ const main = Effect.gen(function* () {
     rateLimitHeader: Option.none()
   }
   // Minting is the slow part of the setup: no pool when the refresh run is left out.
-  const refreshPool = profiled === undefined || profiled === "refresh" ? settings.refreshPool : 0
+  const refreshPool = only === undefined || only === "refresh" ? settings.refreshPool : 0
   const pools = yield* Effect.scoped(prepare(refreshPool)).pipe(Effect.provide(OAuthLayers.core(config)))
 
   yield* Effect.forkScoped(Layer.launch(OAuthServer.serve(config)))
@@ -760,7 +765,7 @@ const main = Effect.gen(function* () {
     { kind: "register", metadata: registration },
     { kind: "discovery" }
   ]
-  const scenarios = profiled === undefined ? all : all.filter((scenario) => scenario.kind === profiled)
+  const scenarios = only === undefined ? all : all.filter((scenario) => scenario.kind === only)
   const outcomes: Array<Outcome> = []
   for (const scenario of scenarios) {
     console.log(

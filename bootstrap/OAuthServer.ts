@@ -1,10 +1,8 @@
-import { createServer } from "node:http"
-import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer, Option, Redacted, Schedule, Schema } from "effect"
 import * as ClientMetadataFetcherHttp from "../adapters/clientmetadata/ClientMetadataFetcherHttp.js"
 import { OAuthHttpConfig } from "../adapters/http/oauth/OAuthHttpConfig.js"
-import * as Routes from "../adapters/http/oauth/Routes.js"
+import * as Server from "../adapters/http/oauth/Server.js"
 import * as DevUpstream from "../adapters/idp/DevUpstream.js"
 import * as ProviderCatalog from "../adapters/idp/ProviderCatalog.js"
 import * as Oidc from "../adapters/idp/providers/oidc.js"
@@ -92,9 +90,8 @@ export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
     rateLimitHeader: config.rateLimitHeader,
     secureCookies: config.baseUrl.startsWith("https://")
   })
-  const server = HttpServer.serve(Routes.app).pipe(
-    HttpServer.withLogAddress,
-    Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: "0.0.0.0" }))
+  const server = Layer.scopedDiscard(Server.serve({ port: config.port, host: "0.0.0.0" })).pipe(
+    Layer.provide(NodeHttpServer.layerContext)
   )
   const background = Layer.scopedDiscard(Effect.forkScoped(reaper))
   const checked = Layer.effectDiscard(requireSchema)

@@ -1,4 +1,3 @@
-import { HttpServerRequest } from "@effect/platform"
 import { Effect, Option, Redacted } from "effect"
 import type { Credentials } from "../../../application/oauth/ClientAuthentication.js"
 import { invalidClient, invalidRequest } from "../../../application/oauth/OAuthError.js"
@@ -29,10 +28,9 @@ const basic = (header: string | undefined) => {
  * The calling client's credentials from `client_secret_basic` or `client_secret_post`, or a
  * bare `client_id` (public clients). Using two methods at once is refused (RFC 6749 §2.3).
  */
-export const fromRequest = (params: Params) =>
+export const fromRequest = (authorization: string | undefined, params: Params) =>
   Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const header = basic(request.headers.authorization)
+    const header = basic(authorization)
     const bodyId = get(params, "client_id")
     const bodySecret = get(params, "client_secret")
     if (Option.isSome(header)) {

@@ -1,5 +1,5 @@
-import { HttpServerResponse } from "@effect/platform"
 import type { OAuthError, OAuthErrorCode } from "../../../application/oauth/OAuthError.js"
+import { type ApiResponse, json } from "./ApiMessage.js"
 
 /** RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 6585 §4: the status of each error code. */
 const statusOf: Record<OAuthErrorCode, number> = {
@@ -20,19 +20,10 @@ const statusOf: Record<OAuthErrorCode, number> = {
   slow_down: 429
 }
 
-/** Token responses and errors must never be cached (RFC 6749 §5.1). */
-export const noStore = { "cache-control": "no-store", pragma: "no-cache" }
-
-export const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  HttpServerResponse.unsafeJson(body, { status, headers: { ...noStore, ...headers } })
-
-export const fromError = (error: OAuthError) => {
+export const fromError = (error: OAuthError): ApiResponse => {
   const headers: Record<string, string> = {}
   // RFC 6749 §5.2: a 401 for client authentication names the scheme the client should use.
   if (error.code === "invalid_client") headers["www-authenticate"] = 'Basic realm="latchkey", charset="UTF-8"'
   if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds)
   return json({ error: error.code, error_description: error.description }, statusOf[error.code], headers)
 }
-
-export const invalidRequest = (description: string) =>
-  json({ error: "invalid_request", error_description: description }, 400)

@@ -1,11 +1,8 @@
 import { HttpIncomingMessage, HttpServerRequest } from "@effect/platform"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import { invalidRequest, type OAuthError } from "../../../application/oauth/OAuthError.js"
 
-/** A body over the limit: answered 413 with an OAuth error body. */
-export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>()("BodyTooLarge", {}) {}
-
-/** Bodies of /token, /revoke, /introspect and /register are small; anything larger is refused. */
+/** Bodies of /token, /revoke, /introspect, /register and /consent are small; larger ones are refused. */
 export const maxBodyBytes = 64 * 1024
 
 export interface Params {
@@ -29,44 +26,35 @@ export const collect = (entries: Iterable<readonly [string, string]>): Params =>
   return { values, duplicates: [...duplicates] }
 }
 
-/** Reads the raw body, refusing oversized ones before reading (declared length) and while reading. */
-export const readBody = Effect.gen(function* () {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  const declared = Number(request.headers["content-length"] ?? "0")
-  if (declared > maxBodyBytes) return yield* new BodyTooLarge()
-  const text = yield* request.text.pipe(
-    HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes)),
-    Effect.mapError(() => new BodyTooLarge())
-  )
-  if (Buffer.byteLength(text) > maxBodyBytes) return yield* new BodyTooLarge()
-  return text
-})
-
-const mediaType = (request: HttpServerRequest.HttpServerRequest) =>
-  (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
+const mediaType = (contentType: string | undefined) =>
+  (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
 
 /** An `application/x-www-form-urlencoded` body (RFC 6749 §3.2). */
-export const form: Effect.Effect<Params, OAuthError | BodyTooLarge, HttpServerRequest.HttpServerRequest> =
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    if (mediaType(request) !== "application/x-www-form-urlencoded") {
-      return yield* invalidRequest("the body must be application/x-www-form-urlencoded")
-    }
-    return collect(new URLSearchParams(yield* readBody).entries())
-  })
+export const parseForm = (
+  contentType: string | undefined,
+  body: string
+): Effect.Effect<Params, OAuthError> =>
+  mediaType(contentType) === "application/x-www-form-urlencoded"
+    ? Effect.succeed(collect(new URLSearchParams(body).entries()))
+    : invalidRequest("the body must be application/x-www-form-urlencoded")
 
 /** A JSON body (RFC 7591 §3.1). */
-export const json: Effect.Effect<unknown, OAuthError | BodyTooLarge, HttpServerRequest.HttpServerRequest> =
-  Effect.gen(function* () {
+export const parseJson = (
+  contentType: string | undefined,
+  body: string
+): Effect.Effect<unknown, OAuthError> =>
+  mediaType(contentType) === "application/json"
+    ? Effect.try({ try: () => JSON.parse(body), catch: () => invalidRequest("the body is not valid JSON") })
+    : invalidRequest("the body must be application/json")
+
+/** A form posted by a browser to a page route; an unreadable or oversized one reads as empty. */
+export const browserForm: Effect.Effect<Params, never, HttpServerRequest.HttpServerRequest> = Effect.gen(
+  function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    if (mediaType(request) !== "application/json")
-      return yield* invalidRequest("the body must be application/json")
-    const text = yield* readBody
-    return yield* Effect.try({
-      try: () => JSON.parse(text),
-      catch: () => invalidRequest("the body is not valid JSON")
-    })
-  })
+    const text = yield* request.text.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes)))
+    return yield* parseForm(request.headers["content-type"], text)
+  }
+).pipe(Effect.orElseSucceed(() => collect([])))
 
 export const get = (params: Params, name: string): Option.Option<string> =>
   Option.fromNullable(params.values[name])

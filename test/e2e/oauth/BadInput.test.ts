@@ -1,3 +1,4 @@
+import { request } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
 import * as Browser from "../../support/OAuthBrowser.js"
@@ -15,6 +16,34 @@ const expectError = async (response: Response, status: number, error: string) =>
   expect(body.error_description.length).toBeGreaterThan(0)
   return body
 }
+
+/**
+ * A form body sent chunked, without a declared length: the server can only notice its size
+ * while reading. Resolves with the status and the JSON body, or with the error that ended the
+ * connection once the answer was given.
+ */
+const chunkedUpload = (baseUrl: string, path: string, chunks: number, chunkBytes: number) =>
+  new Promise<{ status: number; body: { error?: string } }>((resolve, reject) => {
+    const req = request(`${baseUrl}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "transfer-encoding": "chunked" }
+    })
+    req.on("response", (res) => {
+      let text = ""
+      res.setEncoding("utf8")
+      res.on("data", (piece: string) => {
+        text += piece
+      })
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
+      res.on("error", reject)
+    })
+    // The server closes the connection after refusing; later writes may fail, which is expected.
+    req.on("error", () => {})
+    req.write("grant_type=refresh_token&client_id=cli&padding=")
+    const piece = "x".repeat(chunkBytes)
+    for (let i = 0; i < chunks; i++) req.write(piece)
+    req.end()
+  })
 
 /** A fresh code for the built-in CLI client, with its verifier. */
 const codeFor = (baseUrl: string) => Browser.codeFor(baseUrl, "cli", redirectUri)
@@ -72,6 +101,21 @@ describe("bad input gets a spec-shaped error, never a 500", () => {
             padding: "x".repeat(200_000)
           })
           await expectError(huge, 413, "invalid_request")
+          const chunked = await chunkedUpload(baseUrl, "/token", 20, 8 * 1024)
+          expect(chunked.status).toBe(413)
+          expect(chunked.body.error).toBe("invalid_request")
+          // Just under the limit is read and judged on its content.
+          const underLimit = await chunkedUpload(baseUrl, "/token", 7, 8 * 1024)
+          expect(underLimit.status).toBe(400)
+          expect(underLimit.body.error).toBe("invalid_request")
+
+          // Malformed percent-encoding is read as literal text, not a failure.
+          const malformed = await fetch(`${baseUrl}/token`, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: "grant_type=refresh_token&client_id=cli&refresh_token=%E0%A4%A"
+          })
+          await expectError(malformed, 400, "invalid_grant")
 
           // Unknown grant type and unknown client.
           await expectError(
