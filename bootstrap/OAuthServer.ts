@@ -1,5 +1,6 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer, Option, Redacted, Schedule, Schema } from "effect"
+import * as CachedClientRepository from "../adapters/cache/CachedClientRepository.js"
 import * as ClientMetadataFetcherHttp from "../adapters/clientmetadata/ClientMetadataFetcherHttp.js"
 import { OAuthHttpConfig } from "../adapters/http/oauth/OAuthHttpConfig.js"
 import * as Server from "../adapters/http/oauth/Server.js"
@@ -69,6 +70,12 @@ const reaper = reapIdleClients.pipe(
   Effect.delay(Duration.minutes(1))
 )
 
+/**
+ * Every token request looks its client up; a client deleted by another process (the CLI,
+ * another instance) is refused by this one within these 5 seconds.
+ */
+const clientCache = CachedClientRepository.layer({ timeToLive: "5 seconds", capacity: 10_000 })
+
 /** What only tests set; production (`latchkey oauth serve`) passes nothing. */
 export interface ServeOptions {
   /** The metadata-document fetcher's test options: a loopback allow-list and a test CA. */
@@ -101,7 +108,8 @@ export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
         settings,
         http,
         upstream(config),
-        ClientMetadataFetcherHttp.layer(options.clientMetadata)
+        ClientMetadataFetcherHttp.layer(options.clientMetadata),
+        clientCache
       )
     ),
     Layer.provide(checked),
