@@ -21,9 +21,6 @@ const insertStatement = Prepared.statement(
    RETURNING id`
 )
 
-/** Spans on every request's path skip the stack trace: capturing it costs more than the span. */
-const hotSpan = { captureStackTrace: false }
-
 export const layer = Layer.effect(
   ClientRepository,
   Effect.gen(function* () {
@@ -49,7 +46,10 @@ export const layer = Layer.effect(
           Effect.flatMap((inserted) =>
             inserted.length === 0 ? new ClientAlreadyExists({ clientId: client.id }) : Effect.void
           ),
-          Effect.withSpan("ClientRepositoryPg.insert", { ...hotSpan, attributes: { "client.id": client.id } })
+          Effect.withSpan("ClientRepositoryPg.insert", {
+            ...Prepared.span,
+            attributes: { "client.id": client.id }
+          })
         )
       },
       // One statement, so concurrent first fetches of a document cannot race to a duplicate
@@ -72,7 +72,10 @@ export const layer = Layer.effect(
       findById: (id) =>
         Prepared.run(pool, findByIdStatement, [id]).pipe(
           decodeFirst(Client.Client),
-          Effect.withSpan("ClientRepositoryPg.findById", { ...hotSpan, attributes: { "client.id": id } })
+          Effect.withSpan("ClientRepositoryPg.findById", {
+            ...Prepared.span,
+            attributes: { "client.id": id }
+          })
         ),
       list: sql`SELECT ${sql.literal(columns)} FROM oauth.clients ORDER BY created_at, id`.pipe(
         decodeAll(Client.Client),

@@ -31,7 +31,7 @@ export const layer = Layer.effect(
           Effect.map((row) =>
             FixedWindow.verdict(row._tag === "Some" ? row.value.count : 1, start, limit, now)
           ),
-          Effect.withSpan("RateLimiterPg.consume", { captureStackTrace: false })
+          Effect.withSpan("RateLimiterPg.consume", Prepared.span)
         )
       }
     }

@@ -9,9 +9,6 @@ import { PgPool } from "./PgPool.js"
 import * as Prepared from "./Prepared.js"
 import { decodeAll, decodeFirst } from "./Rows.js"
 
-/** Spans on every request's path skip the stack trace: capturing it costs more than the span. */
-const hotSpan = { captureStackTrace: false }
-
 const RefreshRow = Schema.Struct({ ...RefreshTokenFamily.Family.fields, tokenGeneration: Schema.Int })
 const Counts = Schema.Struct({ accessTokens: Schema.NumberFromString, families: Schema.NumberFromString })
 const findAccessStatement = Prepared.statement(
@@ -176,13 +173,14 @@ export const layer = Layer.effect(
       findAccess: (hash) =>
         Prepared.run(pool, findAccessStatement, [hash]).pipe(
           decodeFirst(UserToken.UserToken),
-          Effect.withSpan("TokenStorePg.findAccess", hotSpan)
+          Effect.withSpan("TokenStorePg.findAccess", Prepared.span)
         ),
-      findRefresh: (hash) => findRefresh(hash).pipe(Effect.withSpan("TokenStorePg.findRefresh", hotSpan)),
+      findRefresh: (hash) =>
+        findRefresh(hash).pipe(Effect.withSpan("TokenStorePg.findRefresh", Prepared.span)),
       rotate: (request) =>
         rotate(request, 0).pipe(
           Effect.withSpan("TokenStorePg.rotate", {
-            ...hotSpan,
+            ...Prepared.span,
             attributes: { "client.id": request.presenter }
           })
         ),
