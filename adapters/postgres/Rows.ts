@@ -1,5 +1,5 @@
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Either, Option, ParseResult, type Schema } from "effect"
 
 /**
  * Rows come back camel-cased (see Database.ts), so a domain Schema decodes them directly.
@@ -10,11 +10,20 @@ import { Effect, Option, Schema } from "effect"
  * while wrapping it in `Schema.Array` on every query would build a new schema class each time.
  */
 export const decodeAll = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decodeRow = Schema.decodeUnknown(schema)
+  const decodeRow = ParseResult.decodeUnknownEither(schema)
   return (effect: Effect.Effect<ReadonlyArray<unknown>, SqlError>): Effect.Effect<ReadonlyArray<A>> =>
     effect.pipe(
-      Effect.flatMap((rows) => Effect.forEach(rows, (row) => decodeRow(row))),
-      Effect.orDie
+      Effect.orDie,
+      Effect.flatMap((rows) => {
+        // Synchronously, row by row: an effect per row costs more than decoding it.
+        const decoded: Array<A> = []
+        for (const row of rows) {
+          const result = decodeRow(row)
+          if (Either.isLeft(result)) return Effect.die(result.left)
+          decoded.push(result.right)
+        }
+        return Effect.succeed(decoded)
+      })
     )
 }
 
