@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { ClientAlreadyExists, ClientRepository } from "../../application/ports/ClientRepository.js"
+import * as Tracing from "../../application/Tracing.js"
 import * as Client from "../../domain/Client.js"
 import { ClientId } from "../../domain/Ids.js"
 import { PgPool } from "./PgPool.js"
@@ -46,7 +47,7 @@ export const layer = Layer.effect(
           Effect.flatMap((inserted) =>
             inserted.length === 0 ? new ClientAlreadyExists({ clientId: client.id }) : Effect.void
           ),
-          Effect.withSpan("ClientRepositoryPg.insert", {
+          Tracing.span("ClientRepositoryPg.insert", {
             ...Prepared.span,
             attributes: { "client.id": client.id }
           })
@@ -72,26 +73,26 @@ export const layer = Layer.effect(
       findById: (id) =>
         Prepared.run(pool, findByIdStatement, [id]).pipe(
           decodeFirst(Client.Client),
-          Effect.withSpan("ClientRepositoryPg.findById", {
+          Tracing.span("ClientRepositoryPg.findById", {
             ...Prepared.span,
             attributes: { "client.id": id }
           })
         ),
       list: sql`SELECT ${sql.literal(columns)} FROM oauth.clients ORDER BY created_at, id`.pipe(
         decodeAll(Client.Client),
-        Effect.withSpan("ClientRepositoryPg.list")
+        Tracing.span("ClientRepositoryPg.list")
       ),
       remove: (id) =>
         sql`DELETE FROM oauth.clients WHERE id = ${id} RETURNING id`.pipe(
           Effect.map((rows) => rows.length > 0),
           Effect.orDie,
-          Effect.withSpan("ClientRepositoryPg.remove", { attributes: { "client.id": id } })
+          Tracing.span("ClientRepositoryPg.remove", { attributes: { "client.id": id } })
         ),
       touch: (id, now) =>
         sql`UPDATE oauth.clients SET last_used_at = ${now} WHERE id = ${id}`.pipe(
           Effect.asVoid,
           Effect.orDie,
-          Effect.withSpan("ClientRepositoryPg.touch", { attributes: { "client.id": id } })
+          Tracing.span("ClientRepositoryPg.touch", { attributes: { "client.id": id } })
         ),
       // Dependent codes, pending logins and tokens go with the client through ON DELETE CASCADE.
       reapIdle: (now) =>
@@ -102,7 +103,7 @@ export const layer = Layer.effect(
           RETURNING id`.pipe(
           decodeAll(Schema.Struct({ id: ClientId })),
           Effect.map((rows) => rows.map((row) => row.id)),
-          Effect.withSpan("ClientRepositoryPg.reapIdle")
+          Tracing.span("ClientRepositoryPg.reapIdle")
         )
     }
   })

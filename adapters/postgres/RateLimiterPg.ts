@@ -1,5 +1,6 @@
 import { Effect, Layer, Schema } from "effect"
 import { RateLimiter } from "../../application/ports/RateLimiter.js"
+import * as Tracing from "../../application/Tracing.js"
 import * as FixedWindow from "../../domain/FixedWindow.js"
 import { PgPool } from "./PgPool.js"
 import * as Prepared from "./Prepared.js"
@@ -31,7 +32,7 @@ export const layer = Layer.effect(
           Effect.map((row) =>
             FixedWindow.verdict(row._tag === "Some" ? row.value.count : 1, start, limit, now)
           ),
-          Effect.withSpan("RateLimiterPg.consume", Prepared.span)
+          Tracing.span("RateLimiterPg.consume", Prepared.span)
         )
       }
     }

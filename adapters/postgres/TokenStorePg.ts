@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { type RotateRequest, type Rotation, TokenStore } from "../../application/ports/TokenStore.js"
+import * as Tracing from "../../application/Tracing.js"
 import type { FamilyId, SecretHash } from "../../domain/Ids.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import * as Time from "../../domain/Time.js"
@@ -168,18 +169,17 @@ export const layer = Layer.effect(
         }).pipe(
           sql.withTransaction,
           Effect.orDie,
-          Effect.withSpan("TokenStorePg.issue", { attributes: { "client.id": access.clientId } })
+          Tracing.span("TokenStorePg.issue", { attributes: { "client.id": access.clientId } })
         ),
       findAccess: (hash) =>
         Prepared.run(pool, findAccessStatement, [hash]).pipe(
           decodeFirst(UserToken.UserToken),
-          Effect.withSpan("TokenStorePg.findAccess", Prepared.span)
+          Tracing.span("TokenStorePg.findAccess", Prepared.span)
         ),
-      findRefresh: (hash) =>
-        findRefresh(hash).pipe(Effect.withSpan("TokenStorePg.findRefresh", Prepared.span)),
+      findRefresh: (hash) => findRefresh(hash).pipe(Tracing.span("TokenStorePg.findRefresh", Prepared.span)),
       rotate: (request) =>
         rotate(request, 0).pipe(
-          Effect.withSpan("TokenStorePg.rotate", {
+          Tracing.span("TokenStorePg.rotate", {
             ...Prepared.span,
             attributes: { "client.id": request.presenter }
           })
@@ -191,11 +191,11 @@ export const layer = Layer.effect(
           RETURNING token_hash`.pipe(
           Effect.map((rows) => rows.length > 0),
           Effect.orDie,
-          Effect.withSpan("TokenStorePg.revokeAccess")
+          Tracing.span("TokenStorePg.revokeAccess")
         ),
       revokeFamily: (id, now) =>
         revokeFamily(id, now).pipe(
-          Effect.withSpan("TokenStorePg.revokeFamily", { attributes: { "family.id": id } })
+          Tracing.span("TokenStorePg.revokeFamily", { attributes: { "family.id": id } })
         ),
       revokeGrant: (grantId, now) =>
         sql`
@@ -211,7 +211,7 @@ export const layer = Layer.effect(
           SELECT (SELECT count(*) FROM access)::text AS access_tokens, (SELECT count(*) FROM families)::text AS families`.pipe(
           decodeAll(Counts),
           Effect.map((rows) => (rows[0] === undefined ? 0 : rows[0].accessTokens + rows[0].families)),
-          Effect.withSpan("TokenStorePg.revokeGrant", { attributes: { "grant.id": grantId } })
+          Tracing.span("TokenStorePg.revokeGrant", { attributes: { "grant.id": grantId } })
         ),
       purge: (now) =>
         sql`
@@ -228,7 +228,7 @@ export const layer = Layer.effect(
             accessTokens: rows[0]?.accessTokens ?? 0,
             families: rows[0]?.families ?? 0
           })),
-          Effect.withSpan("TokenStorePg.purge")
+          Tracing.span("TokenStorePg.purge")
         )
     }
   })

@@ -5,6 +5,7 @@ import { ClientId } from "../../domain/Ids.js"
 import { ClientMetadataFetcher } from "../ports/ClientMetadataFetcher.js"
 import { ClientRepository } from "../ports/ClientRepository.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
+import * as Tracing from "../Tracing.js"
 import { invalidClient, type OAuthError } from "./OAuthError.js"
 
 /** What the token and revocation endpoints learned about the calling client. */
@@ -67,7 +68,7 @@ export const findClient = (
     const url = ClientMetadataDocument.parseClientIdUrl(raw)
     if (Option.isNone(url)) return Option.none<Client>()
     return yield* fromMetadataDocument(url.value, stored)
-  }).pipe(Effect.withSpan("ClientAuthentication.findClient", { captureStackTrace: false }))
+  }).pipe(Tracing.span("ClientAuthentication.findClient", { captureStackTrace: false }))
 
 /**
  * Authenticates the calling client: confidential clients by secret (RFC 6749 §2.3.1), public
@@ -81,7 +82,6 @@ export const authenticate = (
     const found = yield* findClient(credentials.clientId.value)
     if (Option.isNone(found)) return yield* invalidClient("unknown client")
     const client = found.value
-    yield* Effect.annotateCurrentSpan("client.id", client.id)
     if (client.type === "public") {
       if (Option.isSome(credentials.secret)) return yield* invalidClient("a public client has no secret")
       return client
@@ -93,4 +93,12 @@ export const authenticate = (
     const valid = yield* hasher.verify(credentials.secret.value, client.secretHash.value)
     if (!valid) return yield* invalidClient("client authentication failed")
     return client
-  }).pipe(Effect.withSpan("ClientAuthentication.authenticate", { captureStackTrace: false }))
+  }).pipe(
+    Tracing.span("ClientAuthentication.authenticate", {
+      captureStackTrace: false,
+      attributes: Option.match(credentials.clientId, {
+        onNone: () => ({}),
+        onSome: (id) => ({ "client.id": id })
+      })
+    })
+  )

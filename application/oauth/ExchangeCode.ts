@@ -10,6 +10,7 @@ import { AuthorizationCodeStore } from "../ports/AuthorizationCodeStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import { TokenStore } from "../ports/TokenStore.js"
+import * as Tracing from "../Tracing.js"
 import { invalidGrant, invalidRequest } from "./OAuthError.js"
 import { accessTokenSeconds, type TokenResponse } from "./TokenResponse.js"
 
@@ -104,7 +105,7 @@ export const exchangeCode = (client: Client, request: ExchangeCodeRequest) =>
       scope: code.scope
     } satisfies TokenResponse
   }).pipe(
-    Effect.withSpan("ExchangeCode.exchangeCode", {
+    Tracing.span("ExchangeCode.exchangeCode", {
       captureStackTrace: false,
       attributes: { "client.id": client.id }
     })

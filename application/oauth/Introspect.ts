@@ -5,6 +5,7 @@ import * as TokenKind from "../../domain/TokenKind.js"
 import * as UserToken from "../../domain/UserToken.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenStore } from "../ports/TokenStore.js"
+import * as Tracing from "../Tracing.js"
 import { OAuthSettings } from "./OAuthSettings.js"
 
 /** RFC 7662 §2.2. Inactive tokens reveal nothing but `active: false`. */
@@ -68,4 +69,4 @@ export const introspect = (token: string, hint: Option.Option<string>) =>
       iat: seconds(family.rotatedAt),
       token_type: "refresh_token"
     } satisfies Introspection
-  }).pipe(Effect.withSpan("Introspect.introspect", { captureStackTrace: false }))
+  }).pipe(Tracing.span("Introspect.introspect", { captureStackTrace: false }))

@@ -6,6 +6,7 @@ import * as UserToken from "../../domain/UserToken.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import { TokenStore } from "../ports/TokenStore.js"
+import * as Tracing from "../Tracing.js"
 import { invalidGrant, invalidRequest, OAuthError } from "./OAuthError.js"
 import { accessTokenSeconds, type TokenResponse } from "./TokenResponse.js"
 
@@ -83,5 +84,5 @@ export const refresh = (client: Client, request: RefreshRequest) =>
       scope: family.scope
     } satisfies TokenResponse
   }).pipe(
-    Effect.withSpan("Refresh.refresh", { captureStackTrace: false, attributes: { "client.id": client.id } })
+    Tracing.span("Refresh.refresh", { captureStackTrace: false, attributes: { "client.id": client.id } })
   )

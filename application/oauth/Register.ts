@@ -5,6 +5,7 @@ import * as RedirectUri from "../../domain/RedirectUri.js"
 import { ClientRepository } from "../ports/ClientRepository.js"
 import { type Limit, RateLimiter } from "../ports/RateLimiter.js"
 import { TokenMint } from "../ports/TokenMint.js"
+import * as Tracing from "../Tracing.js"
 import { OAuthError } from "./OAuthError.js"
 
 /** RFC 7591 §2 client metadata that a public client may register. */
@@ -99,7 +100,6 @@ export const register = (body: unknown, source: string, limit: Limit) =>
     yield* Effect.flatMap(ClientRepository, (clients) => clients.insert(client)).pipe(
       Effect.catchTag("ClientAlreadyExists", () => Effect.dieMessage("random client id collided"))
     )
-    yield* Effect.annotateCurrentSpan("client.id", client.id)
     return {
       client_id: client.id,
       client_id_issued_at: Math.floor(now.getTime() / 1000),
@@ -109,4 +109,4 @@ export const register = (body: unknown, source: string, limit: Limit) =>
       grant_types: grantTypes,
       response_types: ["code"]
     } satisfies Registered
-  }).pipe(Effect.withSpan("Register.register", { captureStackTrace: false }))
+  }).pipe(Tracing.span("Register.register", { captureStackTrace: false }))

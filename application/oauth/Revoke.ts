@@ -3,6 +3,7 @@ import type { Client } from "../../domain/Client.js"
 import * as TokenKind from "../../domain/TokenKind.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenStore } from "../ports/TokenStore.js"
+import * as Tracing from "../Tracing.js"
 
 /**
  * POST /revoke (RFC 7009). Unknown tokens, and tokens of other clients, are answered like
@@ -33,6 +34,4 @@ export const revoke = (client: Client, token: string, hint: Option.Option<string
     return Option.contains(hint, "refresh_token")
       ? (yield* revokeRefresh) || (yield* revokeAccess)
       : (yield* revokeAccess) || (yield* revokeRefresh)
-  }).pipe(
-    Effect.withSpan("Revoke.revoke", { captureStackTrace: false, attributes: { "client.id": client.id } })
-  )
+  }).pipe(Tracing.span("Revoke.revoke", { captureStackTrace: false, attributes: { "client.id": client.id } }))
