@@ -4,6 +4,7 @@ import { ClientAlreadyExists, ClientRepository } from "../../application/ports/C
 import * as Tracing from "../../application/Tracing.js"
 import * as Client from "../../domain/Client.js"
 import { ClientId } from "../../domain/Ids.js"
+import * as Batched from "./Batched.js"
 import { PgPool } from "./PgPool.js"
 import * as Prepared from "./Prepared.js"
 import { decodeAll, decodeFirst } from "./Rows.js"
@@ -15,12 +16,19 @@ const findByIdStatement = Prepared.statement(
   "find_client",
   `SELECT ${columns} FROM oauth.clients WHERE id = $1`
 )
+/**
+ * $1 the clients as a JSON array of rows; ids are distinct. Registrations arriving together share
+ * this one insert (Batched.ts); the ids it returns are the clients it stored.
+ */
 const insertStatement = Prepared.statement(
-  "insert_client",
-  `INSERT INTO oauth.clients (${columns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+  "insert_clients",
+  `INSERT INTO oauth.clients (${columns})
+   SELECT ${columns} FROM jsonb_populate_recordset(NULL::oauth.clients, $1::jsonb)
    ON CONFLICT (id) DO NOTHING
    RETURNING id`
 )
+
+const Inserted = Schema.Struct({ id: Schema.String })
 
 export const layer = Layer.effect(
   ClientRepository,
@@ -29,30 +37,53 @@ export const layer = Layer.effect(
     const pool = yield* PgPool
     // The encoded client's fields are the columns (camel-cased by the client's name transform).
     const encode = Schema.encodeSync(Client.Client)
+    const snakeCased = (client: Client.Client) => {
+      const row = encode(client)
+      return {
+        id: row.id,
+        name: row.name,
+        type: row.type,
+        origin: row.origin,
+        redirect_uris: row.redirectUris,
+        secret_hash: row.secretHash,
+        created_at: row.createdAt,
+        last_used_at: row.lastUsedAt
+      }
+    }
+    // Whether each client was stored: not when its id was taken, before or earlier in the batch.
+    const insertAll = yield* Batched.make({
+      maxBatch: 256,
+      maxInFlight: 2,
+      run: (clients: ReadonlyArray<Client.Client>) => {
+        const first = new Map<string, number>()
+        clients.forEach((client, i) => {
+          if (!first.has(client.id)) first.set(client.id, i)
+        })
+        const rows = [...first.values()].flatMap((i) => {
+          const client = clients[i]
+          return client === undefined ? [] : [snakeCased(client)]
+        })
+        return Prepared.run(pool, insertStatement, [JSON.stringify(rows)]).pipe(
+          decodeAll(Inserted),
+          Effect.map((inserted) => {
+            const stored = new Set(inserted.map((row) => row.id))
+            return clients.map((client, i) => first.get(client.id) === i && stored.has(client.id))
+          })
+        )
+      }
+    })
 
     return {
-      insert: (client: Client.Client) => {
-        const row = encode(client)
-        return Prepared.run(pool, insertStatement, [
-          row.id,
-          row.name,
-          row.type,
-          row.origin,
-          row.redirectUris,
-          row.secretHash,
-          row.createdAt,
-          row.lastUsedAt
-        ]).pipe(
-          Effect.orDie,
+      insert: (client: Client.Client) =>
+        insertAll(client).pipe(
           Effect.flatMap((inserted) =>
-            inserted.length === 0 ? new ClientAlreadyExists({ clientId: client.id }) : Effect.void
+            inserted ? Effect.void : new ClientAlreadyExists({ clientId: client.id })
           ),
           Tracing.span("ClientRepositoryPg.insert", {
             ...Prepared.span,
             attributes: { "client.id": client.id }
           })
-        )
-      },
+        ),
       // One statement, so concurrent first fetches of a document cannot race to a duplicate
       // key: the WHERE on the conflict branch leaves a client of another origin untouched, and
       // then nothing is returned.

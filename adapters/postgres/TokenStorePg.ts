@@ -6,17 +6,19 @@ import type { FamilyId, SecretHash } from "../../domain/Ids.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import * as Time from "../../domain/Time.js"
 import * as UserToken from "../../domain/UserToken.js"
+import * as Batched from "./Batched.js"
 import { PgPool } from "./PgPool.js"
 import * as Prepared from "./Prepared.js"
 import { decodeAll, decodeFirst } from "./Rows.js"
 
 const RefreshRow = Schema.Struct({ ...RefreshTokenFamily.Family.fields, tokenGeneration: Schema.Int })
 const Counts = Schema.Struct({ accessTokens: Schema.NumberFromString, families: Schema.NumberFromString })
+/** $1 hashes: introspections arriving together share this one look-up (Batched.ts). */
 const findAccessStatement = Prepared.statement(
-  "find_access_token",
+  "find_access_tokens",
   `SELECT token_hash AS hash, user_id, client_id, grant_id, family_id, scope, resource, issued_at,
           expires_at, revoked_at
-   FROM oauth.user_tokens WHERE token_hash = $1`
+   FROM oauth.user_tokens WHERE token_hash = ANY($1::text[])`
 )
 
 const findRefreshStatement = Prepared.statement(
@@ -27,36 +29,52 @@ const findRefreshStatement = Prepared.statement(
 )
 
 /**
- * The happy path of a refresh is this one statement and one round trip: the conditional UPDATE
- * is the `Rotate` branch of `RefreshTokenFamily.decide`; the row lock it takes serialises
- * concurrent presentations, and every one after the first no longer matches.
- * $1 presented hash, $2 now, $3 new expiry (null: none), $4 binds the client, $5 presenter,
- * $6 child hash, $7 access hash, $8 access expiry.
+ * The happy path of a refresh is this one statement and one round trip, shared by the refreshes
+ * arriving together (Batched.ts): the conditional UPDATE is the `Rotate` branch of
+ * `RefreshTokenFamily.decide`; the row lock it takes serialises concurrent presentations, and
+ * every one after the first no longer matches — also within one batch, where PostgreSQL updates
+ * a family once whichever of its presentations it joined. Each input is one element of the
+ * arrays: $1 presented hash, $2 now, $3 new expiry (null: none), $4 binds the client,
+ * $5 presenter, $6 child hash, $7 access hash, $8 access expiry; `position` says which input a
+ * returned family answers.
  */
 const rotateStatement = Prepared.statement(
-  "rotate_refresh_token",
-  `WITH presented AS (
-     SELECT family_id, generation FROM oauth.refresh_tokens WHERE token_hash = $1
+  "rotate_refresh_tokens",
+  `WITH input AS (
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::boolean[], $5::text[],
+                          $6::text[], $7::text[], $8::timestamptz[])
+       WITH ORDINALITY AS i(presented, now, expires_at, binds_client, presenter, child_hash,
+                            access_hash, access_expires_at, position)
+   ), presented AS (
+     SELECT i.*, t.family_id, t.generation
+     FROM input i JOIN oauth.refresh_tokens t ON t.token_hash = i.presented
    ), family AS (
      UPDATE oauth.refresh_token_families f
-     SET generation = f.generation + 1, rotated_at = $2, expires_at = $3
+     SET generation = f.generation + 1, rotated_at = p.now, expires_at = p.expires_at
      FROM presented p
      WHERE f.id = p.family_id
        AND f.generation = p.generation
        AND f.revoked_at IS NULL
-       AND (f.expires_at IS NULL OR f.expires_at > $2)
-       AND (NOT $4::boolean OR f.client_id = $5)
-     RETURNING f.*
+       AND (f.expires_at IS NULL OR f.expires_at > p.now)
+       AND (NOT p.binds_client OR f.client_id = p.presenter)
+     RETURNING f.*, p.position, p.now AS presented_at, p.presenter, p.child_hash, p.access_hash,
+               p.access_expires_at
    ), child AS (
      INSERT INTO oauth.refresh_tokens (token_hash, family_id, generation, issued_at)
-     SELECT $6, id, generation, $2 FROM family
+     SELECT child_hash, id, generation, presented_at FROM family
    ), access AS (
      INSERT INTO oauth.user_tokens
        (token_hash, user_id, client_id, grant_id, family_id, scope, resource, issued_at, expires_at)
-     SELECT $7, user_id, $5, grant_id, id, scope, resource, $2, $8 FROM family
+     SELECT access_hash, user_id, presenter, grant_id, id, scope, resource, presented_at,
+            access_expires_at
+     FROM family
    )
-   SELECT * FROM family`
+   SELECT id, user_id, client_id, grant_id, scope, resource, generation, rotated_at, expires_at,
+          revoked_at, created_at, position::integer AS position
+   FROM family`
 )
+
+const RotatedRow = Schema.Struct({ ...RefreshTokenFamily.Family.fields, position: Schema.Int })
 
 export const layer = Layer.effect(
   TokenStore,
@@ -65,6 +83,19 @@ export const layer = Layer.effect(
     const pool = yield* PgPool
     const encodeToken = Schema.encodeSync(UserToken.UserToken)
     const encodeFamily = Schema.encodeSync(RefreshTokenFamily.Family)
+
+    const findAccess = yield* Batched.make({
+      maxBatch: 256,
+      maxInFlight: 2,
+      run: (hashes: ReadonlyArray<SecretHash>) =>
+        Prepared.run(pool, findAccessStatement, [[...new Set(hashes)]]).pipe(
+          decodeAll(UserToken.UserToken),
+          Effect.map((tokens) => {
+            const byHash = new Map(tokens.map((token) => [token.hash, token]))
+            return hashes.map((hash) => Option.fromNullable(byHash.get(hash)))
+          })
+        )
+    })
 
     const findRefresh = (hash: SecretHash) =>
       Prepared.run(pool, findRefreshStatement, [hash]).pipe(
@@ -93,8 +124,8 @@ export const layer = Layer.effect(
         Effect.orDie
       )
 
-    const tryRotate = (request: RotateRequest) =>
-      Prepared.run(pool, rotateStatement, [
+    const rotateRow = (request: RotateRequest) =>
+      [
         request.presented,
         request.now,
         Option.getOrNull(
@@ -105,7 +136,29 @@ export const layer = Layer.effect(
         request.childHash,
         request.accessHash,
         request.accessExpiresAt
-      ]).pipe(decodeFirst(RefreshTokenFamily.Family))
+      ] as const
+
+    const tryRotate = yield* Batched.make({
+      maxBatch: 256,
+      maxInFlight: 2,
+      run: (requests: ReadonlyArray<RotateRequest>) => {
+        const rows = requests.map(rotateRow)
+        const columns = rows[0]?.map((_, column) => rows.map((row) => row[column])) ?? []
+        return Prepared.run(pool, rotateStatement, columns).pipe(
+          decodeAll(RotatedRow),
+          Effect.map((rotated) => {
+            const byPosition = new Map(rotated.map(({ position, ...family }) => [position, family]))
+            return requests.map((_, i) =>
+              Option.map(
+                Option.fromNullable(byPosition.get(i + 1)),
+                // Decoded by RotatedRow already: no second validation.
+                (family) => new RefreshTokenFamily.Family(family, true)
+              )
+            )
+          })
+        )
+      }
+    })
 
     const rotate = (request: RotateRequest, attempt: number): Effect.Effect<Rotation> =>
       Effect.gen(function* () {
@@ -171,11 +224,7 @@ export const layer = Layer.effect(
           Effect.orDie,
           Tracing.span("TokenStorePg.issue", { attributes: { "client.id": access.clientId } })
         ),
-      findAccess: (hash) =>
-        Prepared.run(pool, findAccessStatement, [hash]).pipe(
-          decodeFirst(UserToken.UserToken),
-          Tracing.span("TokenStorePg.findAccess", Prepared.span)
-        ),
+      findAccess: (hash) => findAccess(hash).pipe(Tracing.span("TokenStorePg.findAccess", Prepared.span)),
       findRefresh: (hash) => findRefresh(hash).pipe(Tracing.span("TokenStorePg.findRefresh", Prepared.span)),
       rotate: (request) =>
         rotate(request, 0).pipe(

@@ -6,7 +6,7 @@ import { TokenStore } from "../../../application/ports/TokenStore.js"
 import { ClientId } from "../../../domain/Ids.js"
 import * as Time from "../../../domain/Time.js"
 import * as Fixtures from "../../support/Fixtures.js"
-import type { It } from "./Storage.js"
+import { concurrently, type It } from "./Storage.js"
 
 export const clientRepositoryContract = (it: It) =>
   describe("ClientRepository", () => {
@@ -36,6 +36,32 @@ export const clientRepositoryContract = (it: It) =>
         expect(Exit.isFailure(again)).toBe(true)
         expect(Option.getOrThrow(yield* clients.findById(client.id)).name).toBe("Test client")
       })
+    )
+
+    it.effect(
+      `of ${concurrently} concurrent inserts, distinct clients are all stored and one id only once`,
+      () =>
+        Effect.gen(function* () {
+          const clients = yield* ClientRepository
+          const distinct = Array.from({ length: concurrently }, (_, i) =>
+            Fixtures.client({ name: `client ${i}` })
+          )
+          const id = ClientId.make(randomUUID())
+          const sameId = Array.from({ length: concurrently }, (_, i) =>
+            Fixtures.client({ id, name: `rival ${i}` })
+          )
+          const exits = yield* Effect.all(
+            [...distinct, ...sameId].map((client) => Effect.exit(clients.insert(client))),
+            { concurrency: "unbounded" }
+          )
+          expect(exits.slice(0, concurrently).every(Exit.isSuccess)).toBe(true)
+          expect(exits.slice(concurrently).filter(Exit.isSuccess)).toHaveLength(1)
+          for (const client of distinct) {
+            expect(Option.getOrThrow(yield* clients.findById(client.id)).name).toBe(client.name)
+          }
+          const winner = sameId[exits.slice(concurrently).findIndex(Exit.isSuccess)]
+          expect(Option.getOrThrow(yield* clients.findById(id)).name).toBe(winner?.name)
+        })
     )
 
     it.effect("upsert inserts, then refreshes a client of the same origin and keeps its history", () =>

@@ -37,4 +37,22 @@ export const rateLimiterContract = (it: It) =>
         expect(verdicts.filter((v) => v.allowed)).toHaveLength(10)
       })
     )
+
+    it.effect("counts concurrent requests of several keys each on its own", () =>
+      Effect.gen(function* () {
+        const limiter = yield* RateLimiter
+        const keys = Array.from({ length: 5 }, () => `test:${randomUUID()}`)
+        const limit = { max: 4, window: Duration.hours(1) }
+        const requests = keys.flatMap((key, i) => Array.from({ length: 2 + i }, () => key))
+        const verdicts = yield* Effect.all(
+          requests.map((key) => Effect.map(limiter.consume(key, limit, Fixtures.t0), (v) => ({ key, v }))),
+          { concurrency: "unbounded" }
+        )
+        const allowed = keys.map((key) => verdicts.filter((r) => r.key === key && r.v.allowed).length)
+        expect(allowed).toEqual([2, 3, 4, 4, 4])
+        const refused = verdicts.filter((r) => !r.v.allowed)
+        expect(refused).toHaveLength(3)
+        expect(refused.every((r) => Duration.toMinutes(r.v.retryAfter) === 60)).toBe(true)
+      })
+    )
   })

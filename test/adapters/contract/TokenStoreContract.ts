@@ -154,6 +154,38 @@ export const tokenStoreContract = (it: It) =>
       })
     )
 
+    it.effect("concurrent refreshes of different grants each rotate their own family", () =>
+      Effect.gen(function* () {
+        const tokens = yield* TokenStore
+        const grants = yield* Effect.all(Array.from({ length: 10 }, () => grant))
+        const requests = grants.map((g) => request(g.refresh, g.client.id, Fixtures.t0))
+        const results = yield* Effect.all(requests.map(tokens.rotate), { concurrency: "unbounded" })
+        results.forEach((result, i) => {
+          expect(decisionOf(result)).toBe("Rotate")
+          expect(result._tag === "Decided" && result.family.id).toBe(grants[i]?.family.id)
+        })
+        for (const [i, r] of requests.entries()) {
+          const child = Option.getOrThrow(yield* tokens.findRefresh(r.childHash))
+          expect([child.family.id, child.generation]).toEqual([grants[i]?.family.id, 1])
+          const access = Option.getOrThrow(yield* tokens.findAccess(r.accessHash))
+          expect(access.familyId).toEqual(Option.some(grants[i]?.family.id))
+        }
+      })
+    )
+
+    it.effect("concurrent look-ups of several access tokens each find their own, or none", () =>
+      Effect.gen(function* () {
+        const tokens = yield* TokenStore
+        const grants = yield* Effect.all(Array.from({ length: 5 }, () => grant))
+        const unknown = Fixtures.secret("lka_").hash
+        const hashes = [...grants.map((g) => g.access), unknown, ...grants.map((g) => g.access)]
+        const found = yield* Effect.all(hashes.map(tokens.findAccess), { concurrency: "unbounded" })
+        expect(found.map((token) => Option.map(token, (t) => t.hash))).toEqual(
+          hashes.map((hash) => (hash === unknown ? Option.none() : Option.some(hash)))
+        )
+      })
+    )
+
     it.effect(`of ${concurrently} concurrent revocations of an access token exactly one revokes it`, () =>
       Effect.gen(function* () {
         const tokens = yield* TokenStore
