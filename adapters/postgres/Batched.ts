@@ -38,16 +38,19 @@ export const make = <I, O, E>(options: Options<I, O, E>) =>
     let scheduled = false
 
     const settle = (batch: ReadonlyArray<Waiting<I, O, E>>, exit: Exit.Exit<ReadonlyArray<O>, E>) => {
-      batch.forEach((waiting, i) => {
-        if (waiting.cancelled) return
-        if (Exit.isFailure(exit)) return waiting.resume(Effect.failCause(exit.cause))
+      for (const [i, waiting] of batch.entries()) {
+        if (waiting.cancelled) continue
+        if (Exit.isFailure(exit)) {
+          waiting.resume(Effect.failCause(exit.cause))
+          continue
+        }
         const output = exit.value[i]
         waiting.resume(
           output === undefined
             ? Effect.dieMessage(`a batch of ${batch.length} returned ${exit.value.length} outputs`)
             : Effect.succeed(output)
         )
-      })
+      }
     }
 
     // A failed statement changed nothing, so each call of a failed batch runs again on its own:
