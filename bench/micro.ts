@@ -1,10 +1,13 @@
 /**
  * `npm run bench:micro`: what single building blocks of a request cost on this machine, in
  * microseconds of one core, without I/O — the costs docs/performance.md points at: decoding a
- * row the way adapters/postgres/Rows.ts does (a decoder built for every query) against a decoder
- * built once, and spans (`Effect.withSpan`, `Effect.fn`) against a bare effect.
+ * row as adapters/postgres/Rows.ts does (synchronously, in one step) against an effect per row,
+ * and spans (`Effect.withSpan`, `Effect.fn`, `Tracing.span` with tracing off) against a bare
+ * effect.
  */
 import { Effect, Schema } from "effect"
+import * as Rows from "../adapters/postgres/Rows.js"
+import * as Tracing from "../application/Tracing.js"
 import { Client } from "../domain/Client.js"
 import * as RefreshTokenFamily from "../domain/RefreshTokenFamily.js"
 import * as UserToken from "../domain/UserToken.js"
@@ -58,29 +61,28 @@ const tokenRow = {
   revokedAt: null
 }
 
-/** As Rows.decodeAll does it: a new array schema, hence a new parser, for every query. */
-const perQuery =
-  <A, I>(schema: Schema.Schema<A, I>) =>
-  (rows: ReadonlyArray<unknown>) =>
-    Effect.runSync(Schema.decodeUnknown(Schema.Array(schema))(rows))
-/** The same decoder built once per schema. */
-const hoisted = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknown(Schema.Array(schema))
-  return (rows: ReadonlyArray<unknown>) => Effect.runSync(decode(rows))
+/** An effect per row, as Rows.ts did before decisions/0006. */
+const perRow = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknown(schema)
+  return (rows: ReadonlyArray<unknown>) => Effect.runSync(Effect.forEach(rows, (row) => decode(row)))
+}
+/** As Rows.decodeAll does it now. */
+const synchronous = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Rows.decodeAll(schema)
+  return (rows: ReadonlyArray<unknown>) => Effect.runSync(decode(Effect.succeed(rows)))
 }
 
 console.log(`Node ${process.version}, ${iterations.toLocaleString("en-US")} iterations each\n`)
 console.log("Decoding one row (adapters/postgres/Rows.ts)")
-for (const [name, schema, row] of [
-  ["Client", Client, clientRow],
-  ["RefreshTokenFamily.Family", RefreshTokenFamily.Family, familyRow],
-  ["UserToken", UserToken.UserToken, tokenRow]
-] as const) {
-  const decodePerQuery = perQuery<unknown, unknown>(schema as Schema.Schema<unknown, unknown>)
-  const decodeHoisted = hoisted<unknown, unknown>(schema as Schema.Schema<unknown, unknown>)
-  time(`  ${name}: decoder built per query (as now)`, () => decodePerQuery([row]))
-  time(`  ${name}: decoder built once`, () => decodeHoisted([row]))
+const decoding = <A, I>(name: string, schema: Schema.Schema<A, I>, row: unknown) => {
+  const decodePerRow = perRow(schema)
+  const decodeSynchronously = synchronous(schema)
+  time(`  ${name}: an effect per row (before)`, () => decodePerRow([row]))
+  time(`  ${name}: synchronously (Rows.ts now)`, () => decodeSynchronously([row]))
 }
+decoding("Client", Client, clientRow)
+decoding("RefreshTokenFamily.Family", RefreshTokenFamily.Family, familyRow)
+decoding("UserToken", UserToken.UserToken, tokenRow)
 
 console.log("\nSpans (each run inside one Effect.runSync of 100)")
 const hundred = <A>(effect: () => Effect.Effect<A>) =>
@@ -101,6 +103,19 @@ const perSpanNoStack =
     Effect.runSync(spansWithoutStack)
   ) / 100
 const perFn = time("  100 × Effect.fn(name)(…)() (per 100)", () => Effect.runSync(fns)) / 100
+const tracingOff = <A>(effect: Effect.Effect<A>) => Effect.withTracerEnabled(effect, false)
+const perDisabledSpan =
+  time("  100 × Effect.withSpan(…), tracing off (per 100)", () =>
+    Effect.runSync(tracingOff(spansWithoutStack))
+  ) / 100
+const tracingSpans = hundred(() =>
+  Effect.void.pipe(Tracing.span("span", { attributes: { "client.id": "cli" } }))
+)
+const perTracingSpan =
+  time("  100 × Tracing.span(…), tracing off (per 100)", () => Effect.runSync(tracingOff(tracingSpans))) / 100
 console.log(
   `\n  one span ≈ ${(perSpan - floor).toFixed(1)} µs (${(perSpanNoStack - floor).toFixed(1)} µs without its stack trace); one Effect.fn call ≈ ${(perFn - floor).toFixed(1)} µs`
+)
+console.log(
+  `  with tracing off: Effect.withSpan ≈ ${(perDisabledSpan - floor).toFixed(1)} µs, Tracing.span ≈ ${(perTracingSpan - floor).toFixed(1)} µs`
 )
