@@ -14,7 +14,7 @@
  * bench/profiles/ and summarised; docs untouched), --only=<kind> (that run only, unprofiled;
  * docs untouched), --no-write (docs untouched).
  * Environment: SQL_URL, BENCH_CONNECTIONS (32), BENCH_WARMUP (2 s), BENCH_DURATION (10 s),
- * BENCH_REFRESH_POOL (40000), BENCH_QUIET_WAIT (60 s: how long to wait for an idle machine).
+ * BENCH_REFRESH_POOL (80000), BENCH_QUIET_WAIT (60 s: how long to wait for an idle machine).
  */
 import { execFileSync, fork } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -91,7 +91,7 @@ const settings = {
   connections: numberFromEnv("BENCH_CONNECTIONS", 32),
   warmupSeconds: numberFromEnv("BENCH_WARMUP", 2),
   durationSeconds: numberFromEnv("BENCH_DURATION", 10),
-  refreshPool: numberFromEnv("BENCH_REFRESH_POOL", 40_000),
+  refreshPool: numberFromEnv("BENCH_REFRESH_POOL", 80_000),
   quietWaitSeconds: numberFromEnv("BENCH_QUIET_WAIT", 60),
   introspectionPool: 500
 }
@@ -246,13 +246,13 @@ const prepare = (refreshPool: number) =>
       Array.from({ length: refreshPool }),
       () => mintGrant(user.id, true),
       {
-        concurrency: 16
+        concurrency: 32
       }
     )
     const accessTokens = yield* Effect.forEach(
       Array.from({ length: settings.introspectionPool }),
       () => mintGrant(user.id, false),
-      { concurrency: 16 }
+      { concurrency: 32 }
     )
     const spareRefreshToken = yield* mintGrant(user.id, true)
     console.log(
