@@ -64,8 +64,14 @@ const kindOf = (flag: string, value: string): Scenario["kind"] => {
   }
   return value
 }
-/** `--profile` profiles the refresh run; `--profile=<kind>` another one. */
-const profileFlag = process.argv.slice(2).find((arg) => arg === "--profile" || arg.startsWith("--profile="))
+/**
+ * `--profile` profiles the refresh run; `--profile=<kind>` another one. The last flag wins, so
+ * `npm run bench:profile -- --profile=introspect` (the script passes `--profile`) works.
+ */
+const profileFlag = process.argv
+  .slice(2)
+  .filter((arg) => arg === "--profile" || arg.startsWith("--profile="))
+  .at(-1)
 const profiled: Scenario["kind"] | undefined =
   profileFlag === undefined
     ? undefined
