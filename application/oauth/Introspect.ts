@@ -1,5 +1,5 @@
 import { Clock, Effect, Option, Redacted } from "effect"
-import type { SecretHash } from "../../domain/Ids.js"
+import type { ClientId, SecretHash, UserId } from "../../domain/Ids.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import * as TokenKind from "../../domain/TokenKind.js"
 import * as UserToken from "../../domain/UserToken.js"
@@ -8,22 +8,25 @@ import { TokenStore } from "../ports/TokenStore.js"
 import * as Tracing from "../Tracing.js"
 import { OAuthSettings } from "./OAuthSettings.js"
 
-/** RFC 7662 §2.2. Inactive tokens reveal nothing but `active: false`. */
+/**
+ * What a resource server may learn about a token it was shown (RFC 7662 §2.2; the HTTP adapter
+ * gives the fields their wire names). Inactive tokens reveal nothing but that.
+ */
 export type Introspection =
   | { readonly active: false }
   | {
       readonly active: true
-      readonly client_id: string
-      readonly sub: string
-      readonly scope?: string
-      readonly aud?: string
-      readonly iss: string
-      readonly exp: number
-      readonly iat: number
-      readonly token_type: "Bearer" | "refresh_token"
+      readonly kind: "access" | "refresh"
+      readonly clientId: ClientId
+      readonly userId: UserId
+      readonly scope: Option.Option<string>
+      /** RFC 8707: the resource the token is bound to, its audience. */
+      readonly resource: Option.Option<string>
+      readonly issuer: string
+      readonly issuedAt: Date
+      readonly expiresAt: Date
     }
 
-const seconds = (date: Date) => Math.floor(date.getTime() / 1000)
 const inactive: Introspection = { active: false }
 
 /** POST /introspect: what a resource server may know about a token it was shown. */
@@ -43,14 +46,14 @@ export const introspect = (token: string, hint: Option.Option<string>) =>
       const access = found.value
       return {
         active: true,
-        client_id: access.clientId,
-        sub: access.userId,
-        ...Option.match(access.scope, { onNone: () => ({}), onSome: (scope) => ({ scope }) }),
-        ...Option.match(access.resource, { onNone: () => ({}), onSome: (aud) => ({ aud }) }),
-        iss: settings.issuer,
-        exp: seconds(access.expiresAt),
-        iat: seconds(access.issuedAt),
-        token_type: "Bearer"
+        kind: "access",
+        clientId: access.clientId,
+        userId: access.userId,
+        scope: access.scope,
+        resource: access.resource,
+        issuer: settings.issuer,
+        issuedAt: access.issuedAt,
+        expiresAt: access.expiresAt
       } satisfies Introspection
     }
     if (kind !== "refresh") return inactive
@@ -60,13 +63,13 @@ export const introspect = (token: string, hint: Option.Option<string>) =>
     if (!RefreshTokenFamily.isLive(family, generation, now) || Option.isNone(family.clientId)) return inactive
     return {
       active: true,
-      client_id: family.clientId.value,
-      sub: family.userId,
-      ...Option.match(family.scope, { onNone: () => ({}), onSome: (scope) => ({ scope }) }),
-      ...Option.match(family.resource, { onNone: () => ({}), onSome: (aud) => ({ aud }) }),
-      iss: settings.issuer,
-      exp: seconds(Option.getOrElse(family.expiresAt, () => now)),
-      iat: seconds(family.rotatedAt),
-      token_type: "refresh_token"
+      kind: "refresh",
+      clientId: family.clientId.value,
+      userId: family.userId,
+      scope: family.scope,
+      resource: family.resource,
+      issuer: settings.issuer,
+      issuedAt: family.rotatedAt,
+      expiresAt: Option.getOrElse(family.expiresAt, () => now)
     } satisfies Introspection
   }).pipe(Tracing.span("Introspect.introspect", { captureStackTrace: false }))

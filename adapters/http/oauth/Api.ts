@@ -1,7 +1,7 @@
 import { Effect, Option, Redacted } from "effect"
 import { authenticate } from "../../../application/oauth/ClientAuthentication.js"
 import { exchangeCode } from "../../../application/oauth/ExchangeCode.js"
-import { introspect } from "../../../application/oauth/Introspect.js"
+import { type Introspection, introspect } from "../../../application/oauth/Introspect.js"
 import { invalidRequest, OAuthError } from "../../../application/oauth/OAuthError.js"
 import { refresh } from "../../../application/oauth/Refresh.js"
 import { register } from "../../../application/oauth/Register.js"
@@ -81,6 +81,24 @@ const token = (request: ApiRequest) =>
     return json(tokenBody(tokens))
   })
 
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000)
+
+/** RFC 7662 §2.2. */
+const introspectionBody = (info: Introspection) =>
+  info.active
+    ? {
+        active: true,
+        client_id: info.clientId,
+        sub: info.userId,
+        ...Option.match(info.scope, { onNone: () => ({}), onSome: (scope) => ({ scope }) }),
+        ...Option.match(info.resource, { onNone: () => ({}), onSome: (aud) => ({ aud }) }),
+        iss: info.issuer,
+        exp: seconds(info.expiresAt),
+        iat: seconds(info.issuedAt),
+        token_type: info.kind === "access" ? "Bearer" : "refresh_token"
+      }
+    : { active: false }
+
 /** The client's address: a trusted proxy's header when RATE_LIMIT_HEADER names one, else the socket's. */
 const sourceAddress = (request: ApiRequest, config: OAuthHttpConfig["Type"]) => {
   const fromHeader = Option.flatMap(config.rateLimitHeader, (name) =>
@@ -123,7 +141,7 @@ const introspection = (request: ApiRequest) =>
     const params = yield* form(request)
     const token = Form.get(params, "token")
     if (Option.isNone(token)) return yield* invalidRequest("token is required")
-    return json(yield* introspect(token.value, Form.get(params, "token_type_hint")))
+    return json(introspectionBody(yield* introspect(token.value, Form.get(params, "token_type_hint"))))
   })
 
 const revocation = (request: ApiRequest) =>

@@ -30,7 +30,12 @@ describe("the public-client flow", () => {
       expect(Redacted.value(tokens.accessToken)).toMatch(/^lka_/)
       expect(tokens.scope).toEqual(Option.some("openid email"))
       const info = yield* introspect(Redacted.value(tokens.accessToken), Option.none())
-      expect(info).toMatchObject({ active: true, client_id: client.id, aud: "https://api.example.com" })
+      expect(info).toMatchObject({
+        active: true,
+        kind: "access",
+        clientId: client.id,
+        resource: Option.some("https://api.example.com")
+      })
 
       const refreshed = yield* Harness.refreshWith(client.id, Option.getOrThrow(tokens.refreshToken))
       const replay = yield* Effect.either(

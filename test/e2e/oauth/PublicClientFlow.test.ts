@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import * as Browser from "../../support/OAuthBrowser.js"
 import * as Server from "../../support/OAuthServerHarness.js"
 
@@ -10,6 +10,9 @@ const introspect = (baseUrl: string, token: string) =>
     { token },
     { authorization: `Bearer ${Server.introspectionToken}` }
   ).then((r) => r.json())
+
+/** The fields of an active token's introspection these checks read (RFC 7662 §2.2). */
+const ActiveToken = Schema.Struct({ sub: Schema.String, exp: Schema.Number, iat: Schema.Number })
 
 describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh rotation)", () => {
   it.live(
@@ -58,8 +61,22 @@ describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh 
             active: true,
             client_id: clientId,
             aud: "https://mcp.example.com",
-            iss: baseUrl
+            iss: baseUrl,
+            token_type: "Bearer"
           })
+          const active = Schema.decodeUnknownSync(ActiveToken)(info)
+          expect(active.sub).toMatch(/^[0-9a-f-]{36}$/)
+          expect(active.exp - active.iat).toBe(7 * 24 * 60 * 60)
+          const refreshInfo = await introspect(baseUrl, tokens.refresh_token ?? "")
+          expect(refreshInfo).toMatchObject({
+            active: true,
+            client_id: clientId,
+            sub: active.sub,
+            aud: "https://mcp.example.com",
+            token_type: "refresh_token"
+          })
+          const refreshActive = Schema.decodeUnknownSync(ActiveToken)(refreshInfo)
+          expect(refreshActive.exp - refreshActive.iat).toBe(30 * 24 * 60 * 60)
 
           const rotated = await Browser.form(baseUrl, "/token", {
             grant_type: "refresh_token",
