@@ -22,14 +22,10 @@ const Metadata = Schema.Struct({
   software_version: Schema.optional(Schema.String.pipe(Schema.maxLength(200)))
 })
 
+/** The registered client and what the registration response tells it (RFC 7591 §3.2.1). */
 export interface Registered {
-  readonly client_id: string
-  readonly client_id_issued_at: number
-  readonly client_name: string
-  readonly redirect_uris: ReadonlyArray<string>
-  readonly token_endpoint_auth_method: "none"
-  readonly grant_types: ReadonlyArray<string>
-  readonly response_types: ReadonlyArray<string>
+  readonly client: Client
+  readonly grantTypes: ReadonlyArray<"authorization_code" | "refresh_token">
 }
 
 const metadataError = (code: "invalid_client_metadata" | "invalid_redirect_uri", description: string) =>
@@ -100,13 +96,5 @@ export const register = (body: unknown, source: string, limit: Limit) =>
     yield* Effect.flatMap(ClientRepository, (clients) => clients.insert(client)).pipe(
       Effect.catchTag("ClientAlreadyExists", () => Effect.dieMessage("random client id collided"))
     )
-    return {
-      client_id: client.id,
-      client_id_issued_at: Math.floor(now.getTime() / 1000),
-      client_name: client.name,
-      redirect_uris: client.redirectUris,
-      token_endpoint_auth_method: "none",
-      grant_types: grantTypes,
-      response_types: ["code"]
-    } satisfies Registered
+    return { client, grantTypes } satisfies Registered
   }).pipe(Tracing.span("Register.register", { captureStackTrace: false }))

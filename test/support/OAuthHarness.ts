@@ -66,7 +66,7 @@ export const dynamicClient = register(
   "192.0.2.1",
   registerRateLimit
 ).pipe(
-  Effect.flatMap((registered) => findClient(registered.client_id)),
+  Effect.flatMap((registered) => findClient(registered.client.id)),
   Effect.flatMap(Effect.orDie)
 )
 

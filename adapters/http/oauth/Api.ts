@@ -4,7 +4,7 @@ import { exchangeCode } from "../../../application/oauth/ExchangeCode.js"
 import { type Introspection, introspect } from "../../../application/oauth/Introspect.js"
 import { invalidRequest, OAuthError } from "../../../application/oauth/OAuthError.js"
 import { refresh } from "../../../application/oauth/Refresh.js"
-import { register } from "../../../application/oauth/Register.js"
+import { type Registered, register } from "../../../application/oauth/Register.js"
 import { revoke } from "../../../application/oauth/Revoke.js"
 import type { TokenResponse } from "../../../application/oauth/TokenResponse.js"
 import { constantTimeEqual } from "../../../domain/ConstantTime.js"
@@ -99,6 +99,17 @@ const introspectionBody = (info: Introspection) =>
       }
     : { active: false }
 
+/** RFC 7591 §3.2.1: the metadata as registered, with the client's id. */
+const registrationBody = ({ client, grantTypes }: Registered) => ({
+  client_id: client.id,
+  client_id_issued_at: seconds(client.createdAt),
+  client_name: client.name,
+  redirect_uris: client.redirectUris,
+  token_endpoint_auth_method: "none",
+  grant_types: grantTypes,
+  response_types: ["code"]
+})
+
 /** The client's address: a trusted proxy's header when RATE_LIMIT_HEADER names one, else the socket's. */
 const sourceAddress = (request: ApiRequest, config: OAuthHttpConfig["Type"]) => {
   const fromHeader = Option.flatMap(config.rateLimitHeader, (name) =>
@@ -115,7 +126,7 @@ const registration = (request: ApiRequest) =>
     const body = yield* Form.parseJson(header(request, "content-type"), request.body)
     const config = yield* OAuthHttpConfig
     const registered = yield* register(body, sourceAddress(request, config), config.registerLimit)
-    return json(registered, 201)
+    return json(registrationBody(registered), 201)
   })
 
 const introspectionRefused = json(
