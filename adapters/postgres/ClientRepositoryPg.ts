@@ -37,19 +37,17 @@ export const layer = Layer.effect(
     const pool = yield* PgPool
     // The encoded client's fields are the columns (camel-cased by the client's name transform).
     const encode = Schema.encodeSync(Client.Client)
-    const snakeCased = (client: Client.Client) => {
-      const row = encode(client)
-      return {
-        id: row.id,
-        name: row.name,
-        type: row.type,
-        origin: row.origin,
-        redirect_uris: row.redirectUris,
-        secret_hash: row.secretHash,
-        created_at: row.createdAt,
-        last_used_at: row.lastUsedAt
-      }
-    }
+    // The row of the batched insert, by hand: the Schema encoding was ~3% of a registration.
+    const snakeCased = (client: Client.Client) => ({
+      id: client.id,
+      name: client.name,
+      type: client.type,
+      origin: client.origin,
+      redirect_uris: client.redirectUris,
+      secret_hash: Option.getOrNull(client.secretHash),
+      created_at: client.createdAt,
+      last_used_at: Option.getOrNull(client.lastUsedAt)
+    })
     // Whether each client was stored: not when its id was taken, before or earlier in the batch.
     const insertAll = yield* Batched.make({
       maxBatch: 256,
