@@ -143,6 +143,7 @@ export const layer = Layer.effect(
       maxInFlight: 2,
       run: (requests: ReadonlyArray<RotateRequest>) => {
         const rows = requests.map(rotateRow)
+        // One array per parameter ($1…$8); element i of each belongs to request i.
         const columns = rows[0]?.map((_, column) => rows.map((row) => row[column])) ?? []
         return Prepared.run(pool, rotateStatement, columns).pipe(
           decodeAll(RotatedRow),
