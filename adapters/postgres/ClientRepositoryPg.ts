@@ -54,12 +54,11 @@ export const layer = Layer.effect(
       maxInFlight: 2,
       run: (clients: ReadonlyArray<Client.Client>) => {
         const first = new Map<string, number>()
+        const rows: Array<ReturnType<typeof snakeCased>> = []
         clients.forEach((client, i) => {
-          if (!first.has(client.id)) first.set(client.id, i)
-        })
-        const rows = [...first.values()].flatMap((i) => {
-          const client = clients[i]
-          return client === undefined ? [] : [snakeCased(client)]
+          if (first.has(client.id)) return
+          first.set(client.id, i)
+          rows.push(snakeCased(client))
         })
         return Prepared.run(pool, insertStatement, [JSON.stringify(rows)]).pipe(
           decodeAll(Inserted),

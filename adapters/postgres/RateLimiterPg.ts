@@ -30,17 +30,20 @@ interface Consume {
   readonly now: Date
 }
 
-/** The requests of one batch, by key, in the order they came. */
+/** The requests of one batch, by key, in the order they came, with their place in the batch. */
 const byKey = (inputs: ReadonlyArray<Consume>) => {
-  const groups = new Map<string, { windowStart: number; readonly positions: Array<number> }>()
+  const groups = new Map<
+    string,
+    { windowStart: number; readonly requests: Array<{ readonly input: Consume; readonly position: number }> }
+  >()
   inputs.forEach((input, position) => {
     const start = FixedWindow.startOf(input.now, input.limit.window)
     const group = groups.get(input.key)
-    if (group === undefined) groups.set(input.key, { windowStart: start, positions: [position] })
+    if (group === undefined) groups.set(input.key, { windowStart: start, requests: [{ input, position }] })
     else {
       // A batch that straddles a window boundary counts all of its requests in the newer window.
       group.windowStart = Math.max(group.windowStart, start)
-      group.positions.push(position)
+      group.requests.push({ input, position })
     }
   })
   return groups
@@ -60,21 +63,24 @@ export const layer = Layer.effect(
       maxInFlight: 2,
       run: (inputs: ReadonlyArray<Consume>) => {
         const groups = byKey(inputs)
-        const keys = [...groups.keys()]
-        const starts = keys.map((key) => new Date(groups.get(key)?.windowStart ?? 0))
-        const counts = keys.map((key) => groups.get(key)?.positions.length ?? 0)
+        const keys: Array<string> = []
+        const starts: Array<Date> = []
+        const counts: Array<number> = []
+        for (const [key, group] of groups) {
+          keys.push(key)
+          starts.push(new Date(group.windowStart))
+          counts.push(group.requests.length)
+        }
         return Prepared.run(pool, consumeStatement, [keys, starts, counts]).pipe(
           decodeAll(Counted),
           Effect.map((rows) => {
             const totals = new Map(rows.map((row) => [row.key, row.count]))
             const verdicts: Array<Verdict> = []
-            for (const [key, group] of groups) {
-              const total = totals.get(key) ?? group.positions.length
-              group.positions.forEach((position, k) => {
-                const input = inputs[position]
-                if (input === undefined) return
-                const count = total - group.positions.length + k + 1
-                verdicts[position] = FixedWindow.verdict(count, group.windowStart, input.limit, input.now)
+            for (const [key, { windowStart, requests }] of groups) {
+              const total = totals.get(key) ?? requests.length
+              requests.forEach(({ input, position }, k) => {
+                const count = total - requests.length + k + 1
+                verdicts[position] = FixedWindow.verdict(count, windowStart, input.limit, input.now)
               })
             }
             return verdicts
