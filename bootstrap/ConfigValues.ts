@@ -1,4 +1,5 @@
-import { Config, ConfigError, Duration, Either, LogLevel, Redacted } from "effect"
+import { Config, ConfigError, Duration, Either, LogLevel, Redacted, Schema } from "effect"
+import { ClientId } from "../domain/Ids.js"
 
 /**
  * Shared parsers for environment variables. Each failure names its variable, so that the
@@ -68,6 +69,32 @@ export const publicUrl = (name: string, fallback: string) =>
     }
     return Either.right(url.toString().replace(/\/+$/, ""))
   })
+
+const issuerExpected = "expected an https URL (http only for a loopback issuer)"
+
+/** An OpenID issuer: https, or http on a loopback host (local IdPs, tests). */
+export const issuerUrl = (name: string) =>
+  // Mapped before checking: effect prefixes a check made right on a primitive with its name again.
+  check(name, Config.map(Config.string(name), String), (value) => {
+    let url: URL
+    try {
+      url = new URL(value)
+    } catch {
+      return Either.left(issuerExpected)
+    }
+    return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname))
+      ? Either.right(value)
+      : Either.left(issuerExpected)
+  })
+
+/** A client id as the domain accepts it (`ClientId`). */
+export const clientId = (name: string, fallback: string) =>
+  check(name, Config.string(name).pipe(Config.withDefault(fallback)), (value) =>
+    Either.mapLeft(
+      Schema.decodeEither(ClientId)(value),
+      () => "expected 1 to 2048 printable ASCII characters without spaces"
+    )
+  )
 
 export const isLoopbackUrl = (value: string): boolean => {
   try {

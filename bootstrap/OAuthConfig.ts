@@ -28,7 +28,7 @@ export const database = Config.all({
   logLevel: ConfigValues.logLevel
 })
 
-export const cliClientId = Config.string("CLI_CLIENT_ID").pipe(Config.withDefault("cli"))
+export const cliClientId = ConfigValues.clientId("CLI_CLIENT_ID", "cli")
 
 const fields = Config.all({
   sqlUrl: Config.option(ConfigValues.postgresUrl("SQL_URL")),
@@ -44,7 +44,7 @@ const fields = Config.all({
   )("OAUTH2_PROVIDER").pipe(Config.withDefault("dev")),
   upstreamClientId: Config.option(Config.string("OAUTH2_CLIENT_ID")),
   upstreamClientSecret: Config.option(Config.redacted("OAUTH2_CLIENT_SECRET")),
-  issuerUrl: Config.option(Config.string("OAUTH2_ISSUER_URL")),
+  issuerUrl: Config.option(ConfigValues.issuerUrl("OAUTH2_ISSUER_URL")),
   introspectionToken: Config.option(ConfigValues.secret("INTROSPECTION_TOKEN", 32)),
   cliClientId,
   registerRateLimit: ConfigValues.rateLimit("REGISTER_RATE_LIMIT", "20/hour"),
@@ -74,15 +74,6 @@ const crossCheck = (config: OAuthConfig): Either.Either<OAuthConfig, ConfigError
   }
   if (config.provider === "oidc" && Option.isNone(config.issuerUrl)) {
     problems.push(ConfigValues.invalid("OAUTH2_ISSUER_URL", "is required with OAUTH2_PROVIDER=oidc"))
-  }
-  if (Option.isSome(config.issuerUrl)) {
-    const url = config.issuerUrl.value
-    const https = url.startsWith("https://")
-    if (!https && !(url.startsWith("http://") && ConfigValues.isLoopbackUrl(url))) {
-      problems.push(
-        ConfigValues.invalid("OAUTH2_ISSUER_URL", "expected an https URL (http only for a loopback issuer)")
-      )
-    }
   }
   const [first, ...rest] = problems
   if (first === undefined) return Either.right(config)

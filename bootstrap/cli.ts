@@ -1,12 +1,11 @@
 #!/usr/bin/env node
 import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { ConfigError, Console, Effect, Layer, Schema } from "effect"
+import { ConfigError, Console, Effect, Layer } from "effect"
 import * as OAuthClientsCommand from "../adapters/cli/OAuthClientsCommand.js"
 import * as OAuthLoginCommand from "../adapters/cli/OAuthLoginCommand.js"
 import * as OAuthMigrateCommand from "../adapters/cli/OAuthMigrateCommand.js"
 import * as OAuthReapCommand from "../adapters/cli/OAuthReapCommand.js"
-import { ClientId } from "../domain/Ids.js"
 import * as ConfigReport from "./ConfigReport.js"
 import * as OAuthConfig from "./OAuthConfig.js"
 import * as OAuthLayers from "./OAuthLayers.js"
@@ -19,9 +18,7 @@ const serve = Command.make("serve", {}, () =>
   Effect.flatMap(OAuthConfig.server, (config) => Layer.launch(OAuthServer.serve(config)))
 ).pipe(Command.withDescription("Start the oauth service (the schema must be migrated first)."))
 
-const migrate = OAuthMigrateCommand.make(
-  Effect.flatMap(OAuthConfig.cliClientId, Schema.decodeUnknown(ClientId))
-).pipe(Command.provide(storage))
+const migrate = OAuthMigrateCommand.make(OAuthConfig.cliClientId).pipe(Command.provide(storage))
 
 const oauth = Command.make("oauth").pipe(
   Command.withDescription("The OAuth 2.1 authorization server."),

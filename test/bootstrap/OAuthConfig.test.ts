@@ -45,4 +45,40 @@ describe("oauth configuration", () => {
       }
     })
   )
+
+  const loadServer = (env: Record<string, string>) =>
+    Effect.withConfigProvider(OAuthConfig.server, ConfigProvider.fromMap(new Map(Object.entries(env)))).pipe(
+      Effect.either,
+      Effect.map(Either.mapLeft(ConfigReport.lines))
+    )
+  const oidc = { OAUTH2_PROVIDER: "oidc", OAUTH2_CLIENT_ID: "app", OAUTH2_CLIENT_SECRET: "s3cret" }
+
+  it.effect("takes an https issuer, or http on a loopback host, for the oidc upstream", () =>
+    Effect.gen(function* () {
+      for (const issuer of ["https://id.example.com", "http://127.0.0.1:9000/realms/dev"]) {
+        const config = yield* loadServer({ ...oidc, OAUTH2_ISSUER_URL: issuer })
+        expect(Either.map(config, (c) => c.issuerUrl)).toEqual(Either.right(Option.some(issuer)))
+      }
+    })
+  )
+
+  it.effect("refuses an issuer that is not a URL, or plain http elsewhere, on one line", () =>
+    Effect.gen(function* () {
+      for (const issuer of ["https://exa mple.com", "id.example.com", "http://id.example.com"]) {
+        const config = yield* loadServer({ ...oidc, OAUTH2_ISSUER_URL: issuer })
+        expect(config).toEqual(
+          Either.left(["OAUTH2_ISSUER_URL: expected an https URL (http only for a loopback issuer)"])
+        )
+      }
+    })
+  )
+
+  it.effect("refuses a CLI_CLIENT_ID that is no client id, and defaults to cli", () =>
+    Effect.gen(function* () {
+      expect(Either.map(yield* loadServer({}), (c) => c.cliClientId)).toEqual(Either.right("cli"))
+      expect(yield* loadServer({ CLI_CLIENT_ID: "a b" })).toEqual(
+        Either.left(["CLI_CLIENT_ID: expected 1 to 2048 printable ASCII characters without spaces"])
+      )
+    })
+  )
 })
