@@ -104,16 +104,21 @@ export const toClient = (
             new InvalidClientMetadataDocument({ url: url.href, message: "the URL is not a valid client_id" })
         )
       ),
+      // Every field was validated just above; the class need not check them again (this runs on
+      // every request of a metadata-document client).
       (id) =>
-        new Client({
-          id,
-          name: valid.client_name ?? url.host,
-          type: "public",
-          origin: "metadata_document",
-          redirectUris: [...new Set(valid.redirect_uris)],
-          secretHash: Option.none(),
-          createdAt: now,
-          lastUsedAt: Option.none()
-        })
+        new Client(
+          {
+            id,
+            name: valid.client_name ?? url.host,
+            type: "public",
+            origin: "metadata_document",
+            redirectUris: [...new Set(valid.redirect_uris)],
+            secretHash: Option.none(),
+            createdAt: now,
+            lastUsedAt: Option.none()
+          },
+          true
+        )
     )
   )

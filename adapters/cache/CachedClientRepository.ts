@@ -11,8 +11,9 @@ export interface CacheOptions {
 /**
  * `findById` runs on every token, revocation and authorize request, and clients change rarely:
  * this decorator answers it from memory for `timeToLive`. Writes made through it evict the
- * client at once; writes by another process (`latchkey oauth clients delete`, another
- * instance) are seen once the entry expires. Meant for the server, not for one-shot commands.
+ * client at once (all but `touch`, whose stamp only the store's own queries read); writes by
+ * another process (`latchkey oauth clients delete`, another instance) are seen once the entry
+ * expires. Meant for the server, not for one-shot commands.
  */
 export const layer = (options: CacheOptions) =>
   Layer.effect(
@@ -34,7 +35,9 @@ export const layer = (options: CacheOptions) =>
         findById: (id) => cache.get(id),
         list: stored.list,
         remove: (id) => stored.remove(id).pipe(evicting(id)),
-        touch: (id, now) => stored.touch(id, now).pipe(evicting(id)),
+        // Only the reaper and `list` read last_used_at, and both go to the store: a login's
+        // stamp need not cost the /callback and /token that follow it a fresh look-up.
+        touch: stored.touch,
         reapIdle: (now) =>
           stored.reapIdle(now).pipe(Effect.tap((ids) => Effect.forEach(ids, (id) => cache.invalidate(id))))
       }

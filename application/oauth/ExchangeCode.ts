@@ -94,7 +94,8 @@ export const exchangeCode = (client: Client, request: ExchangeCodeRequest) =>
     const refreshHash = yield* hasher.hash(refreshToken)
     yield* Effect.flatMap(TokenStore, (tokens) =>
       tokens.issue({
-        access: new UserToken.UserToken({ ...access, familyId: Option.some(family.id) }),
+        // The same token with its family: validated once, above.
+        access: new UserToken.UserToken({ ...access, familyId: Option.some(family.id) }, true),
         refresh: Option.some({ family, tokenHash: refreshHash })
       })
     )
