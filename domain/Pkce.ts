@@ -30,10 +30,7 @@ export class InvalidPkce extends Schema.TaggedError<InvalidPkce>()("InvalidPkce"
 }) {}
 
 /** BASE64URL(SHA-256(ASCII(verifier))) as defined by RFC 7636 §4.2. */
-export const challengeOf = (verifier: string): Effect.Effect<string> =>
-  Effect.promise(() => crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))).pipe(
-    Effect.map((digest) => Base64Url.encode(new Uint8Array(digest)))
-  )
+export const challengeOf = (verifier: string): Effect.Effect<string> => Base64Url.sha256Of(verifier)
 
 /** Validates the challenge half that arrives at the authorize endpoint. */
 export const parseChallenge = (

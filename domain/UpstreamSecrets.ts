@@ -1,10 +1,7 @@
 import { Effect } from "effect"
 import * as Base64Url from "./Base64Url.js"
 
-const derive = (label: string, state: string) =>
-  Effect.promise(() =>
-    crypto.subtle.digest("SHA-256", new TextEncoder().encode(`latchkey:${label}:${state}`))
-  ).pipe(Effect.map((digest) => Base64Url.encode(new Uint8Array(digest))))
+const derive = (label: string, state: string) => Base64Url.sha256Of(`latchkey:${label}:${state}`)
 
 /**
  * The nonce and PKCE verifier of one upstream round trip, derived from our high-entropy
