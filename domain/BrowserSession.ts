@@ -17,4 +17,4 @@ export class BrowserSession extends Schema.Class<BrowserSession>("BrowserSession
 export const expiryFor = (createdAt: Date): Date => Time.plus(createdAt, Lifetimes.browserSession)
 
 export const isActive = (session: BrowserSession, now: Date): boolean =>
-  now.getTime() < session.expiresAt.getTime()
+  !Time.isAtOrAfter(now, session.expiresAt)

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { SessionStore } from "../../application/ports/SessionStore.js"
 import * as BrowserSession from "../../domain/BrowserSession.js"
 import { decodeFirst } from "./Rows.js"
@@ -19,8 +19,9 @@ export const layer = Layer.effect(
       find: (tokenHash, now) =>
         sql`
           SELECT token_hash, user_id, created_at, expires_at FROM oauth.sessions
-          WHERE token_hash = ${tokenHash} AND expires_at > ${now}`.pipe(
+          WHERE token_hash = ${tokenHash}`.pipe(
           decodeFirst(BrowserSession.BrowserSession),
+          Effect.map(Option.filter((session) => BrowserSession.isActive(session, now))),
           Effect.withSpan("SessionStorePg.find")
         ),
       purge: (now) =>
