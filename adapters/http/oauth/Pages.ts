@@ -41,9 +41,9 @@ export const error = (failure: OAuthError) =>
 /**
  * Our consent page. The form posts to /consent with the token that is also in a cookie (CSRF:
  * double submit); `frame-ancestors 'none'` keeps it out of frames (clickjacking). The client's
- * origin is allowed as a form target because the answer to the post redirects there.
+ * redirect host is allowed as a form target because the answer to the post redirects there.
  */
-export const consent = (prompt: ConsentPrompt, redirectOrigin: string) => {
+export const consent = (prompt: ConsentPrompt) => {
   const warning = prompt.loopback
     ? `<p class="warn"><strong>Only continue if you started this sign-in yourself from a program on this computer.</strong>
 The code goes to <code>${escapeHtml(prompt.redirectHost)}</code>, a program running on this machine, which any local program can pretend to be.</p>`
@@ -69,7 +69,7 @@ ${scope}${warning}
       contentType: "text/html; charset=utf-8",
       headers: {
         ...pageHeaders,
-        "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${redirectOrigin}; frame-ancestors 'none'`
+        "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${prompt.redirectHost}; frame-ancestors 'none'`
       }
     }
   )

@@ -37,8 +37,7 @@ const browserOutcome = (outcome: BrowserOutcome) =>
       case "ShowError":
         return Pages.error(outcome.error)
       case "ShowConsent": {
-        const redirectOrigin = new URL(`http://${outcome.prompt.redirectHost}`).host
-        const page = Pages.consent(outcome.prompt, `${redirectOrigin}`)
+        const page = Pages.consent(outcome.prompt)
         return HttpServerResponse.unsafeSetCookie(page, consentCookie, Redacted.value(outcome.prompt.token), {
           httpOnly: true,
           secure,
