@@ -1,8 +1,9 @@
 import { Config, ConfigError, Either, type LogLevel, Option, type Redacted } from "effect"
+import { ProviderName } from "../adapters/idp/ProviderCatalog.js"
 import type { Limit } from "../application/ports/RateLimiter.js"
 import * as ConfigValues from "./ConfigValues.js"
 
-export type UpstreamKind = "github" | "google" | "oidc" | "dev"
+export type UpstreamKind = ProviderName | "dev"
 
 /** The oauth service's configuration, names exactly as docs/configuration.md lists them. */
 export interface OAuthConfig {
@@ -37,9 +38,7 @@ const fields = Config.all({
   port: ConfigValues.port,
   baseUrl: ConfigValues.publicUrl("BASE_URL", "http://localhost:8080"),
   provider: Config.literal(
-    "github",
-    "google",
-    "oidc",
+    ...ProviderName.literals,
     "dev"
   )("OAUTH2_PROVIDER").pipe(Config.withDefault("dev")),
   upstreamClientId: Config.option(Config.string("OAUTH2_CLIENT_ID")),
