@@ -63,11 +63,8 @@ export const validate = (
     )
   }
   if (document.redirect_uris.length === 0) return refuse(url, "redirect_uris must not be empty")
-  for (const uri of document.redirect_uris) {
-    const valid = RedirectUri.validate(uri)
-    if (Either.isLeft(valid)) return refuse(url, valid.left.message)
-  }
-  return Either.right(document)
+  const valid = RedirectUri.validateAll(document.redirect_uris)
+  return Either.isLeft(valid) ? refuse(url, valid.left.message) : Either.right(document)
 }
 
 /** Decodes a parsed JSON body and validates it against the URL it was fetched from. */

@@ -47,6 +47,17 @@ export const validate = (uri: string): Either.Either<string, InvalidRedirectUri>
   return refuse(uri, `redirect_uri scheme ${url.protocol} is not allowed`)
 }
 
+/** Every URI valid, or the first refusal; when valid, the URIs without repeats, in order. */
+export const validateAll = (
+  uris: ReadonlyArray<string>
+): Either.Either<ReadonlyArray<string>, InvalidRedirectUri> => {
+  for (const uri of uris) {
+    const valid = validate(uri)
+    if (Either.isLeft(valid)) return Either.left(valid.left)
+  }
+  return Either.right([...new Set(uris)])
+}
+
 /** Does the URI presented at authorize (or token) match one the client registered? */
 export const matches = (registered: string, presented: string): boolean => {
   if (presented.includes("#")) return false

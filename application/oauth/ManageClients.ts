@@ -38,10 +38,8 @@ export const create = (definition: CreateClient) =>
     if (definition.redirectUris.length === 0) {
       return yield* new InvalidClientDefinition({ message: "at least one --redirect-uri is required" })
     }
-    for (const uri of definition.redirectUris) {
-      const valid = RedirectUri.validate(uri)
-      if (Either.isLeft(valid)) return yield* new InvalidClientDefinition({ message: valid.left.message })
-    }
+    const valid = RedirectUri.validateAll(definition.redirectUris)
+    if (Either.isLeft(valid)) return yield* new InvalidClientDefinition({ message: valid.left.message })
     if (!definition.confidential && Option.isSome(definition.secret)) {
       return yield* new InvalidClientDefinition({ message: "a public client has no secret" })
     }

@@ -76,9 +76,9 @@ export const register = (body: unknown, source: string, limit: Limit) =>
     if (metadata.redirect_uris.length === 0) {
       return yield* metadataError("invalid_redirect_uri", "redirect_uris must not be empty")
     }
-    for (const uri of metadata.redirect_uris) {
-      const valid = RedirectUri.validate(uri)
-      if (Either.isLeft(valid)) return yield* metadataError("invalid_redirect_uri", valid.left.message)
+    const redirectUris = RedirectUri.validateAll(metadata.redirect_uris)
+    if (Either.isLeft(redirectUris)) {
+      return yield* metadataError("invalid_redirect_uri", redirectUris.left.message)
     }
     const grantTypes = metadata.grant_types ?? ["authorization_code", "refresh_token"]
     if (!grantTypes.includes("authorization_code")) {
@@ -93,7 +93,7 @@ export const register = (body: unknown, source: string, limit: Limit) =>
         name: metadata.client_name ?? "",
         type: "public",
         origin: "dynamic",
-        redirectUris: [...new Set(metadata.redirect_uris)],
+        redirectUris: redirectUris.right,
         secretHash: Option.none(),
         createdAt: now,
         lastUsedAt: Option.none()

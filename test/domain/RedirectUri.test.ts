@@ -168,3 +168,18 @@ describe("RedirectUri.matchesAny", () => {
     expect(RedirectUri.matchesAny([], "https://app.example.com/cb")).toBe(false)
   })
 })
+
+describe("RedirectUri.validateAll", () => {
+  it("answers the URIs without repeats, in their order, when every one is valid", () => {
+    expect(
+      RedirectUri.validateAll(["https://a.example/cb", "http://127.0.0.1/cb", "https://a.example/cb"])
+    ).toEqual(Either.right(["https://a.example/cb", "http://127.0.0.1/cb"]))
+  })
+
+  it("answers the first refusal", () => {
+    const result = RedirectUri.validateAll(["https://a.example/cb", "http://evil.example/cb", "/relative"])
+    expect(Either.isLeft(result) && result.left.message).toBe(
+      "redirect_uri must use https, or http on 127.0.0.1, [::1] or localhost"
+    )
+  })
+})
