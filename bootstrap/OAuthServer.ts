@@ -91,11 +91,9 @@ export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
     cliClientId: ClientId.make(config.cliClientId)
   })
   const http = Layer.succeed(OAuthHttpConfig, {
-    issuer: config.baseUrl,
     introspectionToken: config.introspectionToken,
     registerLimit: config.registerRateLimit,
-    rateLimitHeader: config.rateLimitHeader,
-    secureCookies: config.baseUrl.startsWith("https://")
+    rateLimitHeader: config.rateLimitHeader
   })
   const server = Layer.scopedDiscard(Server.serve({ port: config.port, host: "0.0.0.0" })).pipe(
     Layer.provide(NodeHttpServer.layerContext)

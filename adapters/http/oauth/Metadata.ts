@@ -1,18 +1,15 @@
-import { Option } from "effect"
-import type { OAuthHttpConfig } from "./OAuthHttpConfig.js"
-
 const clientAuthMethods = ["none", "client_secret_basic", "client_secret_post"]
 
 /** RFC 8414 authorization server metadata; the issuer is BASE_URL, the authorize endpoint `BASE_URL/`. */
-export const document = (config: OAuthHttpConfig["Type"]) => {
-  const base = config.issuer
+export const document = (issuer: string, introspection: boolean) => {
+  const base = issuer
   return {
     issuer: base,
     authorization_endpoint: `${base}/`,
     token_endpoint: `${base}/token`,
     registration_endpoint: `${base}/register`,
     revocation_endpoint: `${base}/revoke`,
-    ...(Option.isSome(config.introspectionToken)
+    ...(introspection
       ? {
           introspection_endpoint: `${base}/introspect`,
           // The resource server presents the shared INTROSPECTION_TOKEN as a Bearer token.

@@ -4,6 +4,7 @@ import { authorize } from "../../../application/oauth/Authorize.js"
 import type { BrowserOutcome } from "../../../application/oauth/BrowserOutcome.js"
 import { callback } from "../../../application/oauth/Callback.js"
 import { decide } from "../../../application/oauth/Consent.js"
+import { OAuthSettings } from "../../../application/oauth/OAuthSettings.js"
 import * as Lifetimes from "../../../domain/Lifetimes.js"
 import { cors } from "./Api.js"
 import { type ApiResponse, empty, json } from "./ApiMessage.js"
@@ -31,8 +32,8 @@ const consentCookie = "latchkey_consent"
 
 /** Cookies are HttpOnly, Secure when BASE_URL is https, and never readable by scripts. */
 const browserOutcome = (outcome: BrowserOutcome) =>
-  Effect.map(OAuthHttpConfig, (config) => {
-    const secure = config.secureCookies
+  Effect.map(OAuthSettings, (settings) => {
+    const secure = settings.issuer.startsWith("https://")
     switch (outcome._tag) {
       case "ShowError":
         return Pages.error(outcome.error)
@@ -66,9 +67,9 @@ const browserOutcome = (outcome: BrowserOutcome) =>
 
 const currentUrl = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
-  const config = yield* OAuthHttpConfig
+  const settings = yield* OAuthSettings
   // The public URL, as the browser saw it behind any proxy: BASE_URL plus the request's path.
-  return new URL(request.url, `${config.issuer}/`)
+  return new URL(request.url, `${settings.issuer}/`)
 })
 
 const authorizeRoute = Effect.gen(function* () {
@@ -111,8 +112,13 @@ const consentRoute = Effect.gen(function* () {
 export const router = HttpRouter.empty.pipe(
   HttpRouter.get(
     "/.well-known/oauth-authorization-server",
-    Effect.map(OAuthHttpConfig, (c) =>
-      respond(json(Metadata.document(c), 200, { ...cors, "cache-control": "public, max-age=3600" }))
+    Effect.zipWith(OAuthSettings, OAuthHttpConfig, (settings, config) =>
+      respond(
+        json(Metadata.document(settings.issuer, Option.isSome(config.introspectionToken)), 200, {
+          ...cors,
+          "cache-control": "public, max-age=3600"
+        })
+      )
     )
   ),
   HttpRouter.options("/.well-known/oauth-authorization-server", Effect.succeed(respond(empty(204, cors)))),
