@@ -8,7 +8,7 @@ import * as OAuthStoragePg from "../adapters/postgres/OAuthStoragePg.js"
 import type { OAuthConfig } from "./OAuthConfig.js"
 
 /** The database the configuration names: SQL_URL, else embedded PGlite under LATCHKEY_DATA_DIR. */
-export const database = (config: Pick<OAuthConfig, "sqlUrl" | "dataDir" | "logLevel">) =>
+const database = (config: Pick<OAuthConfig, "sqlUrl" | "dataDir" | "logLevel">) =>
   Database.layer({ url: config.sqlUrl, dataDir: Option.some(config.dataDir) }).pipe(
     Layer.provideMerge(Logger.minimumLogLevel(config.logLevel))
   )

@@ -20,11 +20,11 @@ import * as ClientMetadataDocument from "../../domain/ClientMetadataDocument.js"
 
 /** The draft suggests a small limit; 64 KiB is far above any real document. */
 export const maxBodyBytes = 64 * 1024
-export const defaultTimeout = Duration.seconds(5)
+const defaultTimeout = Duration.seconds(5)
 /** For a document served without caching headers. */
-export const defaultTimeToLive = Duration.minutes(5)
+const defaultTimeToLive = Duration.minutes(5)
 /** Even a document that asks for longer is fetched again daily, so edits reach us. */
-export const maxTimeToLive = Duration.hours(24)
+const maxTimeToLive = Duration.hours(24)
 /** Documents kept at once; the least recently used goes first. */
 const cacheCapacity = 1000
 
@@ -55,7 +55,7 @@ const cloudMetadata: ReadonlySet<string> = new Set(
  * ordinary public address, `invalid` for anything unparsable. IPv4-mapped IPv6 addresses
  * (`::ffff:10.0.0.1`) are judged as the IPv4 address they carry.
  */
-export const rangeOf = (address: string): string => {
+const rangeOf = (address: string): string => {
   if (!ipaddr.isValid(address)) return "invalid"
   const parsed = ipaddr.process(address)
   return cloudMetadata.has(parsed.toString()) ? "cloudMetadata" : parsed.range()

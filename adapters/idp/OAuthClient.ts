@@ -47,7 +47,7 @@ export const authorizationUrl = (
  * endpoint, and it must equal the one we sent to the authorization endpoint, even when the
  * request reached us under another name (a proxy, a load balancer).
  */
-export const callbackAt = (callbackUrl: URL, request: UpstreamRequest): URL => {
+const callbackAt = (callbackUrl: URL, request: UpstreamRequest): URL => {
   const current = new URL(request.redirectUri)
   current.search = callbackUrl.search
   current.hash = ""

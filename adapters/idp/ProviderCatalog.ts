@@ -15,7 +15,7 @@ export type { Credentials, ProviderEntry, Upstream } from "./ProviderEntry.js"
 export const ProviderName = Schema.Literal("github", "google", "oidc")
 export type ProviderName = typeof ProviderName.Type
 
-export const catalog: { readonly [Name in ProviderName]: ProviderEntry } = {
+const catalog: { readonly [Name in ProviderName]: ProviderEntry } = {
   github: GitHub.entry,
   google: Google.entry,
   oidc: Oidc.entry

@@ -16,7 +16,7 @@ const hasCode = (value: unknown): value is { readonly code: string } =>
  * the upstream's RFC error code, an errno, or one of openid-client's / oauth4webapi's fixed
  * messages (they name the parameter or claim that failed a check, never its value).
  */
-export const describe = (cause: unknown): string => {
+const describe = (cause: unknown): string => {
   if (cause instanceof client.AuthorizationResponseError) {
     return `the upstream answered with error ${errorCode(cause.error)}`
   }

@@ -10,7 +10,7 @@ const escapeHtml = (text: string) =>
   )
 
 /** Our pages are never framed (clickjacking) and load nothing from elsewhere. */
-export const pageHeaders = {
+const pageHeaders = {
   "content-security-policy":
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
   "x-frame-options": "DENY",

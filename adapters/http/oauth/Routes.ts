@@ -109,7 +109,7 @@ const consentRoute = Effect.gen(function* () {
  * The browser pages and the metadata document. The machine endpoints (token, introspect, revoke,
  * register) are served by Api.ts through ApiServer.ts.
  */
-export const router = HttpRouter.empty.pipe(
+const router = HttpRouter.empty.pipe(
   HttpRouter.get(
     "/.well-known/oauth-authorization-server",
     Effect.zipWith(OAuthSettings, OAuthHttpConfig, (settings, config) =>

@@ -17,7 +17,7 @@ import * as UpstreamFailure from "../UpstreamFailure.js"
 const scope = "read:user user:email"
 const api = new URL("https://api.github.com/")
 
-export const server: client.ServerMetadata = {
+const server: client.ServerMetadata = {
   issuer: "https://github.com/login/oauth",
   authorization_endpoint: "https://github.com/login/oauth/authorize",
   token_endpoint: "https://github.com/login/oauth/access_token"
