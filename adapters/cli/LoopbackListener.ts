@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http"
 import { Effect, Runtime, Schema } from "effect"
+import * as Html from "../http/Html.js"
 
 /**
  * The loopback redirect of a native app (RFC 8252 §7.3): an HTTP listener on 127.0.0.1 on a
@@ -17,12 +18,11 @@ export interface Listener {
 }
 
 /** The text may quote the redirect's query, which anyone can craft: it is escaped. */
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`)
 
 const page = (title: string, text: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>` +
   `<body style="font-family:system-ui,sans-serif;margin:4rem auto;max-width:32rem">` +
-  `<h1>${title}</h1><p>${escapeHtml(text)}</p></body></html>`
+  `<h1>${title}</h1><p>${Html.escape(text)}</p></body></html>`
 
 /** What the browser is shown once the redirect has been read. */
 export interface Answer {
