@@ -22,7 +22,7 @@ export interface Listener {
 const page = (title: string, text: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>` +
   `<body style="font-family:system-ui,sans-serif;margin:4rem auto;max-width:32rem">` +
-  `<h1>${title}</h1><p>${Html.escape(text)}</p></body></html>`
+  `<h1>${title}</h1><p>${Html.escapeText(text)}</p></body></html>`
 
 /** What the browser is shown once the redirect has been read. */
 export interface Answer {

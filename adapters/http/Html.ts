@@ -7,4 +7,4 @@ const entities: Readonly<Record<string, string>> = {
 }
 
 /** Text made safe for HTML element content and quoted attribute values. */
-export const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => entities[c] ?? c)
+export const escapeText = (text: string): string => text.replace(/[&<>"']/g, (c) => entities[c] ?? c)

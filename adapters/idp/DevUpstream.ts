@@ -50,9 +50,9 @@ const nameOf = (email: string): string => email.split("@")[0] || email
 const page = (title: string, body: string): string =>
   `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>${Html.escape(title)}</title></head>
+<head><meta charset="utf-8"><title>${Html.escapeText(title)}</title></head>
 <body>
-<h1>${Html.escape(title)}</h1>
+<h1>${Html.escapeText(title)}</h1>
 ${body}
 </body>
 </html>
@@ -62,7 +62,7 @@ const loginForm = (uid: string, problem?: string): string =>
   page(
     "Sign in to the development upstream",
     `<p>Any email address signs in; there is no password. For development only.</p>
-${problem === undefined ? "" : `<p role="alert">${Html.escape(problem)}</p>`}
+${problem === undefined ? "" : `<p role="alert">${Html.escapeText(problem)}</p>`}
 <form method="post" action="/interaction/${encodeURIComponent(uid)}">
 <label>Email <input type="email" name="email" required autofocus></label>
 <button type="submit">Sign in</button>
@@ -110,7 +110,7 @@ const handler = (provider: Provider, accounts: Map<string, string>) => {
     }
     // Consent is granted by `loadExistingGrant`, so login is the only prompt that comes here.
     if (details.prompt.name !== "login") {
-      return send(res, 400, page("Unexpected prompt", `<p>${Html.escape(details.prompt.name)}</p>`))
+      return send(res, 400, page("Unexpected prompt", `<p>${Html.escapeText(details.prompt.name)}</p>`))
     }
     if (req.method === "GET") return send(res, 200, loginForm(details.uid))
     if (req.method !== "POST") return send(res, 405, page("Method not allowed", ""))
@@ -178,7 +178,10 @@ const configuration = (
   },
   renderError: (ctx, out) => {
     ctx.type = "html"
-    ctx.body = page("Error", `<p>${Html.escape(out.error)}: ${Html.escape(out.error_description ?? "")}</p>`)
+    ctx.body = page(
+      "Error",
+      `<p>${Html.escapeText(out.error)}: ${Html.escapeText(out.error_description ?? "")}</p>`
+    )
   },
   // Explicit lifetimes, short as befits a development server (and oidc-provider asks for them).
   ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 }

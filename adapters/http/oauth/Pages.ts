@@ -15,7 +15,7 @@ const pageHeaders = {
 
 const layout = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${Html.escape(title)}</title>
+<title>${Html.escapeText(title)}</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}
 h1{font-size:1.4rem}.warn{background:#fff4e5;border-left:4px solid #e8a33d;padding:.5rem .8rem}button{font-size:1rem;margin-right:.5rem;padding:.4rem 1rem}code{background:#f3f3f3;padding:.1rem .3rem;border-radius:3px}</style></head>
 <body>${body}</body></html>`
@@ -26,8 +26,8 @@ export const error = (failure: OAuthError) =>
     layout(
       "Sign-in error",
       `<h1>This sign-in request cannot continue</h1>
-<p>${Html.escape(failure.description)}.</p>
-<p>Error code: <code>${Html.escape(failure.code)}</code></p>
+<p>${Html.escapeText(failure.description)}.</p>
+<p>Error code: <code>${Html.escapeText(failure.code)}</code></p>
 <p>Return to the application and start again. If this keeps happening, tell its developers.</p>`
     ),
     { status: 400, headers: pageHeaders, contentType: "text/html; charset=utf-8" }
@@ -41,20 +41,20 @@ export const error = (failure: OAuthError) =>
 export const consent = (prompt: ConsentPrompt) => {
   const warning = prompt.loopback
     ? `<p class="warn"><strong>Only continue if you started this sign-in yourself from a program on this computer.</strong>
-The code goes to <code>${Html.escape(prompt.redirectHost)}</code>, a program running on this machine, which any local program can pretend to be.</p>`
+The code goes to <code>${Html.escapeText(prompt.redirectHost)}</code>, a program running on this machine, which any local program can pretend to be.</p>`
     : ""
   const scope = Option.match(prompt.scope, {
     onNone: () => "",
-    onSome: (scope) => `<p>It asks for: <code>${Html.escape(scope)}</code></p>`
+    onSome: (scope) => `<p>It asks for: <code>${Html.escapeText(scope)}</code></p>`
   })
   return HttpServerResponse.text(
     layout(
       "Allow access?",
-      `<h1>Allow ${Html.escape(prompt.clientName === "" ? "this application" : prompt.clientName)} to sign you in?</h1>
-<p>Client: <code>${Html.escape(prompt.clientId)}</code><br>It will receive your sign-in at <code>${Html.escape(prompt.redirectHost)}</code>.</p>
+      `<h1>Allow ${Html.escapeText(prompt.clientName === "" ? "this application" : prompt.clientName)} to sign you in?</h1>
+<p>Client: <code>${Html.escapeText(prompt.clientId)}</code><br>It will receive your sign-in at <code>${Html.escapeText(prompt.redirectHost)}</code>.</p>
 ${scope}${warning}
 <form method="post" action="/consent">
-<input type="hidden" name="consent_token" value="${Html.escape(Redacted.value(prompt.token))}">
+<input type="hidden" name="consent_token" value="${Html.escapeText(Redacted.value(prompt.token))}">
 <button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>`
