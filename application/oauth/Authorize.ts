@@ -13,11 +13,10 @@ import { SessionStore } from "../ports/SessionStore.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import { UpstreamIdentityProvider } from "../ports/UpstreamIdentityProvider.js"
 import { UserRepository } from "../ports/UserRepository.js"
-import type { BrowserOutcome } from "./BrowserOutcome.js"
+import { type BrowserOutcome, errorToClient, showError } from "./BrowserOutcome.js"
 import { findClient } from "./ClientAuthentication.js"
-import * as ClientRedirect from "./ClientRedirect.js"
 import { type Approved, issueCode } from "./IssueCode.js"
-import { OAuthError, type OAuthErrorCode } from "./OAuthError.js"
+import type { OAuthErrorCode } from "./OAuthError.js"
 import { OAuthSettings } from "./OAuthSettings.js"
 
 export interface AuthorizeRequest {
@@ -52,11 +51,6 @@ const fromSession = (
     return Option.some(yield* issueCode({ ...approved, userId: user.value.id }, now))
   })
 
-const show = (code: OAuthErrorCode, description: string): AuthorizeOutcome => ({
-  _tag: "ShowError",
-  error: new OAuthError({ code, description })
-})
-
 /** RFC 8707 §2: an absolute URI without a fragment. */
 const isResourceIndicator = (value: string): boolean => {
   if (value.includes("#")) return false
@@ -76,32 +70,26 @@ export const authorize = (request: AuthorizeRequest) =>
   Effect.gen(function* () {
     const { params, duplicates } = request
     const settings = yield* OAuthSettings
-    if (duplicates.includes("client_id")) return show("invalid_request", "client_id is repeated")
+    if (duplicates.includes("client_id")) return showError("invalid_request", "client_id is repeated")
     const clientId = params.client_id
-    if (clientId === undefined || clientId === "") return show("invalid_request", "client_id is required")
+    if (clientId === undefined || clientId === "")
+      return showError("invalid_request", "client_id is required")
     const found = yield* findClient(clientId)
-    if (Option.isNone(found)) return show("invalid_client", "unknown client_id")
+    if (Option.isNone(found)) return showError("invalid_client", "unknown client_id")
     const client: Client = found.value
     yield* Effect.annotateCurrentSpan("client.id", client.id)
-    if (duplicates.includes("redirect_uri")) return show("invalid_request", "redirect_uri is repeated")
+    if (duplicates.includes("redirect_uri")) return showError("invalid_request", "redirect_uri is repeated")
     const redirectUri = params.redirect_uri
     if (redirectUri === undefined || redirectUri === "")
-      return show("invalid_request", "redirect_uri is required")
+      return showError("invalid_request", "redirect_uri is required")
     if (!RedirectUri.matchesAny(client.redirectUris, redirectUri)) {
-      return show("invalid_request", "redirect_uri is not registered for this client")
+      return showError("invalid_request", "redirect_uri is not registered for this client")
     }
 
     // From here on the redirect URI is trusted: errors go back to the client (RFC 6749 §4.1.2.1).
     const clientState = params.state
-    const toClient = (code: OAuthErrorCode, description: string): AuthorizeOutcome => ({
-      _tag: "RedirectToClient",
-      location: ClientRedirect.build(redirectUri, {
-        error: code,
-        error_description: description,
-        state: clientState,
-        iss: settings.issuer
-      })
-    })
+    const toClient = (code: OAuthErrorCode, description: string) =>
+      errorToClient(redirectUri, { code, description }, clientState, settings.issuer)
     const repeated = duplicates[0]
     if (repeated !== undefined) return toClient("invalid_request", `${repeated} is repeated`)
     if (params.response_type !== "code") {

@@ -1,5 +1,6 @@
 import type { Option, Redacted } from "effect"
-import type { OAuthError } from "./OAuthError.js"
+import * as ClientRedirect from "./ClientRedirect.js"
+import { OAuthError, type OAuthErrorCode } from "./OAuthError.js"
 
 /** What the consent page shows; the token goes into the form and, for CSRF, into a cookie. */
 export interface ConsentPrompt {
@@ -24,3 +25,28 @@ export type BrowserOutcome =
       readonly session?: Redacted.Redacted<string>
     }
   | { readonly _tag: "RedirectToUpstream"; readonly location: string }
+
+/** The client or its redirect URI cannot be trusted: the error is shown on our own page. */
+export const showError = (code: OAuthErrorCode, description: string): BrowserOutcome => ({
+  _tag: "ShowError",
+  error: new OAuthError({ code, description })
+})
+
+/**
+ * An error sent back to a trusted redirect URI (RFC 6749 §4.1.2.1), with the client's state and
+ * our issuer (RFC 9207).
+ */
+export const errorToClient = (
+  redirectUri: string,
+  error: { readonly code: OAuthErrorCode; readonly description: string },
+  state: string | undefined,
+  issuer: string
+): BrowserOutcome => ({
+  _tag: "RedirectToClient",
+  location: ClientRedirect.build(redirectUri, {
+    error: error.code,
+    error_description: error.description,
+    state,
+    iss: issuer
+  })
+})

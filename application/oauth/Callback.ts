@@ -14,16 +14,10 @@ import { SessionStore } from "../ports/SessionStore.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import { UpstreamIdentityProvider } from "../ports/UpstreamIdentityProvider.js"
 import { UserRepository } from "../ports/UserRepository.js"
-import type { BrowserOutcome } from "./BrowserOutcome.js"
-import * as ClientRedirect from "./ClientRedirect.js"
+import { type BrowserOutcome, errorToClient, showError } from "./BrowserOutcome.js"
 import { type Approved, issueCode } from "./IssueCode.js"
-import { OAuthError, type OAuthErrorCode } from "./OAuthError.js"
+import type { OAuthErrorCode } from "./OAuthError.js"
 import { OAuthSettings } from "./OAuthSettings.js"
-
-const showError = (code: OAuthErrorCode, description: string): BrowserOutcome => ({
-  _tag: "ShowError",
-  error: new OAuthError({ code, description })
-})
 
 /**
  * Every dynamically registered client shares our one upstream app, so an upstream that
@@ -93,15 +87,13 @@ export const callback = (callbackUrl: URL) =>
     }
     const pending = taken.value
     yield* Effect.annotateCurrentSpan("client.id", pending.clientId)
-    const fail = (code: OAuthErrorCode, description: string): BrowserOutcome => ({
-      _tag: "RedirectToClient",
-      location: ClientRedirect.build(pending.redirectUri, {
-        error: code,
-        error_description: description,
-        state: Option.getOrUndefined(pending.clientState),
-        iss: settings.issuer
-      })
-    })
+    const fail = (code: OAuthErrorCode, description: string) =>
+      errorToClient(
+        pending.redirectUri,
+        { code, description },
+        Option.getOrUndefined(pending.clientState),
+        settings.issuer
+      )
 
     const upstreamError = callbackUrl.searchParams.get("error")
     if (upstreamError !== null) {

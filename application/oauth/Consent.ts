@@ -2,8 +2,7 @@ import { Clock, Effect, Option, Redacted } from "effect"
 import { constantTimeEqual } from "../../domain/ConstantTime.js"
 import { ConsentStore } from "../ports/ConsentStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
-import type { BrowserOutcome } from "./BrowserOutcome.js"
-import * as ClientRedirect from "./ClientRedirect.js"
+import { type BrowserOutcome, errorToClient } from "./BrowserOutcome.js"
 import { issueCode } from "./IssueCode.js"
 import { OAuthError } from "./OAuthError.js"
 import { OAuthSettings } from "./OAuthSettings.js"
@@ -41,15 +40,12 @@ export const decide = (decision: ConsentDecision) =>
     yield* Effect.annotateCurrentSpan("client.id", pending.clientId)
     if (!decision.approve) {
       const settings = yield* OAuthSettings
-      return {
-        _tag: "RedirectToClient",
-        location: ClientRedirect.build(pending.redirectUri, {
-          error: "access_denied",
-          error_description: "the user denied the request",
-          state: Option.getOrUndefined(pending.clientState),
-          iss: settings.issuer
-        })
-      } satisfies BrowserOutcome
+      return errorToClient(
+        pending.redirectUri,
+        { code: "access_denied", description: "the user denied the request" },
+        Option.getOrUndefined(pending.clientState),
+        settings.issuer
+      )
     }
     yield* consents.grant(pending.userId, pending.clientId, now)
     return { _tag: "RedirectToClient", location: yield* issueCode(pending, now) } satisfies BrowserOutcome
