@@ -36,6 +36,27 @@ module.exports = {
       to: { path: "(^|/)bootstrap/" }
     },
     {
+      name: "oauth-does-not-import-auth",
+      comment: "the two services share only the layers' roots; neither reaches into the other",
+      severity: "error",
+      from: { path: "(^|/)oauth/" },
+      to: { path: "(^|/)auth/", pathNot: "(^|/)node_modules/" }
+    },
+    {
+      name: "auth-does-not-import-oauth",
+      comment: "the two services share only the layers' roots; neither reaches into the other",
+      severity: "error",
+      from: { path: "(^|/)auth/" },
+      to: { path: "(^|/)oauth/", pathNot: "(^|/)node_modules/" }
+    },
+    {
+      name: "shared-does-not-import-a-service",
+      comment: "a module at a layer's root serves both services, so it cannot depend on either one",
+      severity: "error",
+      from: { path: "(^|/)(domain|application|adapters)/", pathNot: "(^|/)(oauth|auth)/" },
+      to: { path: "(^|/)(oauth|auth)/", pathNot: "(^|/)node_modules/" }
+    },
+    {
       name: "no-unresolvable-imports",
       severity: "error",
       from: {},

@@ -8,9 +8,9 @@
 import { Effect, Schema } from "effect"
 import * as Rows from "../adapters/postgres/Rows.js"
 import * as Tracing from "../application/Tracing.js"
-import { Client } from "../domain/Client.js"
+import * as AccessToken from "../domain/oauth/AccessToken.js"
+import { Client } from "../domain/oauth/Client.js"
 import * as RefreshTokenFamily from "../domain/RefreshTokenFamily.js"
-import * as UserToken from "../domain/UserToken.js"
 
 const iterations = 20_000
 
@@ -82,7 +82,7 @@ const decoding = <A, I>(name: string, schema: Schema.Schema<A, I>, row: unknown)
 }
 decoding("Client", Client, clientRow)
 decoding("RefreshTokenFamily.Family", RefreshTokenFamily.Family, familyRow)
-decoding("UserToken", UserToken.UserToken, tokenRow)
+decoding("AccessToken", AccessToken.AccessToken, tokenRow)
 
 console.log("\nSpans (each run inside one Effect.runSync of 100)")
 const hundred = <A>(effect: () => Effect.Effect<A>) =>

@@ -44,16 +44,17 @@ import {
 } from "effect"
 import * as Migrations from "../adapters/postgres/Migrations.js"
 import * as ManageClients from "../application/oauth/ManageClients.js"
+import { TokenStore } from "../application/oauth/ports/TokenStore.js"
+import { UpstreamUsers } from "../application/oauth/ports/UpstreamUsers.js"
 import { SecretHasher } from "../application/ports/SecretHasher.js"
 import { TokenMint } from "../application/ports/TokenMint.js"
-import { TokenStore } from "../application/ports/TokenStore.js"
-import { UserRepository } from "../application/ports/UserRepository.js"
-import type { OAuthConfig } from "../bootstrap/OAuthConfig.js"
-import * as OAuthLayers from "../bootstrap/OAuthLayers.js"
-import * as OAuthServer from "../bootstrap/OAuthServer.js"
+import type { OAuthConfig } from "../bootstrap/oauth/OAuthConfig.js"
+import * as OAuthLayers from "../bootstrap/oauth/OAuthLayers.js"
+import * as OAuthServer from "../bootstrap/oauth/OAuthServer.js"
 import { ClientId, FamilyId, GrantId, IdentityId, UserId } from "../domain/Ids.js"
+import * as AccessToken from "../domain/oauth/AccessToken.js"
+import { oauthPolicy } from "../domain/oauth/RefreshPolicy.js"
 import * as RefreshTokenFamily from "../domain/RefreshTokenFamily.js"
-import * as UserToken from "../domain/UserToken.js"
 import * as CpuProfile from "./cpuprofile.js"
 import type { LoadMessage, LoadRequest, Scenario, Summary } from "./protocol.js"
 
@@ -183,7 +184,7 @@ const mintGrant = (userId: UserId, withRefresh: boolean) =>
     const now = new Date(yield* Clock.currentTimeMillis)
     const grantId = Option.some(GrantId.make(yield* mint.uuid))
     const accessToken = yield* mint.token("access")
-    const access = new UserToken.UserToken({
+    const access = new AccessToken.AccessToken({
       hash: yield* hasher.hash(accessToken),
       userId,
       clientId,
@@ -192,7 +193,7 @@ const mintGrant = (userId: UserId, withRefresh: boolean) =>
       scope: Option.none(),
       resource: Option.none(),
       issuedAt: now,
-      expiresAt: UserToken.expiryFor(now),
+      expiresAt: AccessToken.expiryFor(now),
       revokedAt: Option.none()
     })
     if (!withRefresh) {
@@ -209,11 +210,11 @@ const mintGrant = (userId: UserId, withRefresh: boolean) =>
         scope: Option.none(),
         resource: Option.none()
       },
-      RefreshTokenFamily.oauthPolicy,
+      oauthPolicy,
       now
     )
     yield* tokens.issue({
-      access: new UserToken.UserToken({ ...access, familyId: Option.some(family.id) }),
+      access: new AccessToken.AccessToken({ ...access, familyId: Option.some(family.id) }),
       refresh: Option.some({ family, tokenHash: yield* hasher.hash(refreshToken) })
     })
     return Redacted.value(refreshToken)
@@ -235,7 +236,7 @@ const prepare = (refreshPool: number) =>
     yield* ManageClients.seedBuiltinCliClient(clientId)
     const mint = yield* TokenMint
     const now = new Date(yield* Clock.currentTimeMillis)
-    const users = yield* UserRepository
+    const users = yield* UpstreamUsers
     const user = yield* users.upsertFromUpstream(
       {
         provider: "dev",

@@ -2,14 +2,14 @@
 import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { ConfigError, Console, Effect, Layer } from "effect"
-import * as OAuthClientsCommand from "../adapters/cli/OAuthClientsCommand.js"
-import * as OAuthLoginCommand from "../adapters/cli/OAuthLoginCommand.js"
-import * as OAuthMigrateCommand from "../adapters/cli/OAuthMigrateCommand.js"
-import * as OAuthReapCommand from "../adapters/cli/OAuthReapCommand.js"
+import * as OAuthClientsCommand from "../adapters/cli/oauth/ClientsCommand.js"
+import * as OAuthLoginCommand from "../adapters/cli/oauth/LoginCommand.js"
+import * as OAuthMigrateCommand from "../adapters/cli/oauth/MigrateCommand.js"
+import * as OAuthReapCommand from "../adapters/cli/oauth/ReapCommand.js"
 import * as ConfigReport from "./ConfigReport.js"
-import * as OAuthConfig from "./OAuthConfig.js"
-import * as OAuthLayers from "./OAuthLayers.js"
-import * as OAuthServer from "./OAuthServer.js"
+import * as OAuthConfig from "./oauth/OAuthConfig.js"
+import * as OAuthLayers from "./oauth/OAuthLayers.js"
+import * as OAuthServer from "./oauth/OAuthServer.js"
 
 /** Storage on the configured database, for the operator commands. */
 const storage = Layer.unwrapEffect(Effect.map(OAuthConfig.database, OAuthLayers.core))

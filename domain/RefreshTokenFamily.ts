@@ -1,6 +1,5 @@
 import { Data, Duration, Option, Schema } from "effect"
 import { ClientId, FamilyId, GrantId, UserId } from "./Ids.js"
-import * as Lifetimes from "./Lifetimes.js"
 import * as Time from "./Time.js"
 
 /**
@@ -8,10 +7,8 @@ import * as Time from "./Time.js"
  * retires the presented token and mints its only child, so a family has exactly one live token,
  * identified by its generation (0 for the first token, +1 per rotation).
  *
- * One policy serves both services, parameterised (see `Policy`):
- * - oauth: reuse is always detected, no reuse interval, 30-day sliding lifetime, client-bound.
- * - auth (Supabase Auth semantics): reuse detection and the reuse interval follow
- *   `SECURITY_REFRESH_TOKEN_ROTATION_ENABLED` / `SECURITY_REFRESH_TOKEN_REUSE_INTERVAL`.
+ * One policy serves both services, parameterised (see `Policy`); each service states its own
+ * parameters (`oauth/RefreshPolicy.ts`, `auth/RefreshPolicy.ts`).
  */
 export class Family extends Schema.Class<Family>("RefreshTokenFamily")({
   id: FamilyId,
@@ -42,28 +39,6 @@ export interface Policy {
   /** The presenting client must be the one the family was issued to. */
   readonly bindsClient: boolean
 }
-
-/**
- * oauth: a used token is never accepted again and always revokes its family (RFC 9700
- * §4.14.2); public clients cannot prove possession otherwise, so replay means theft.
- */
-export const oauthPolicy: Policy = {
-  reuseDetection: true,
-  reuseInterval: Duration.zero,
-  slidingLifetime: Option.some(Lifetimes.oauthRefreshToken),
-  bindsClient: true
-}
-
-/** auth: the reuse interval only applies with rotation (reuse detection) enabled, as in Supabase Auth. */
-export const authPolicy = (options: {
-  readonly rotationEnabled: boolean
-  readonly reuseInterval: Duration.Duration
-}): Policy => ({
-  reuseDetection: options.rotationEnabled,
-  reuseInterval: options.rotationEnabled ? options.reuseInterval : Duration.zero,
-  slidingLifetime: Option.none(),
-  bindsClient: false
-})
 
 /** What storage knows about the presented token, plus who presents it. */
 export interface Presentation {

@@ -38,6 +38,17 @@ describe("the layering rule", () => {
     expect(violations.filter((v) => v.includes("domain/Pure.ts ->"))).toEqual([])
   })
 
+  it("keeps the two services apart: neither imports the other, and the shared roots import neither", async () => {
+    const violations = await violationsIn(fixtures, ["domain", "application", "adapters", "bootstrap"])
+    const has = (rule: string, from: string) => violations.some((v) => v.startsWith(`${rule}: ${from}`))
+    expect(has("auth-does-not-import-oauth", "domain/auth/Session.ts")).toBe(true)
+    expect(has("auth-does-not-import-oauth", "adapters/auth/UsesOAuth.ts")).toBe(true)
+    expect(has("oauth-does-not-import-auth", "application/oauth/UsesAuth.ts")).toBe(true)
+    expect(has("shared-does-not-import-a-service", "domain/Shared.ts")).toBe(true)
+    // A service may use the shared root.
+    expect(violations.filter((v) => v.includes("domain/oauth/Grant.ts ->"))).toEqual([])
+  })
+
   it("finds no violation in the project itself", async () => {
     const violations = await violationsIn(root, ["domain", "application", "adapters", "bootstrap"])
     expect(violations).toEqual([])

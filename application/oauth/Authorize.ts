@@ -1,23 +1,23 @@
 import { Clock, Effect, Either, Option, Redacted } from "effect"
-import type { Client } from "../../domain/Client.js"
-import * as PendingLogin from "../../domain/PendingLogin.js"
+import type { Client } from "../../domain/oauth/Client.js"
+import * as PendingLogin from "../../domain/oauth/PendingLogin.js"
+import * as RedirectUri from "../../domain/oauth/RedirectUri.js"
+import * as Scope from "../../domain/oauth/Scope.js"
 import * as Pkce from "../../domain/Pkce.js"
-import * as RedirectUri from "../../domain/RedirectUri.js"
-import * as Scope from "../../domain/Scope.js"
 import * as UpstreamSecrets from "../../domain/UpstreamSecrets.js"
 import * as User from "../../domain/User.js"
-import { ClientRepository } from "../ports/ClientRepository.js"
-import { PendingLoginStore } from "../ports/PendingLoginStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
-import { SessionStore } from "../ports/SessionStore.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import { UpstreamIdentityProvider } from "../ports/UpstreamIdentityProvider.js"
-import { UserRepository } from "../ports/UserRepository.js"
 import { type BrowserOutcome, errorToClient, showError } from "./BrowserOutcome.js"
 import { findClient } from "./ClientAuthentication.js"
 import { type Approved, issueCode } from "./IssueCode.js"
 import type { OAuthErrorCode } from "./OAuthError.js"
 import { OAuthSettings } from "./OAuthSettings.js"
+import { ClientRepository } from "./ports/ClientRepository.js"
+import { PendingLoginStore } from "./ports/PendingLoginStore.js"
+import { SessionStore } from "./ports/SessionStore.js"
+import { UpstreamUsers } from "./ports/UpstreamUsers.js"
 
 export interface AuthorizeRequest {
   /** Query parameters that appeared once. */
@@ -45,7 +45,7 @@ const fromSession = (
     const hash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(Redacted.make(cookie)))
     const session = yield* Effect.flatMap(SessionStore, (sessions) => sessions.find(hash, now))
     if (Option.isNone(session)) return Option.none<string>()
-    const user = yield* Effect.flatMap(UserRepository, (users) => users.findById(session.value.userId))
+    const user = yield* Effect.flatMap(UpstreamUsers, (users) => users.findById(session.value.userId))
     if (Option.isNone(user) || Either.isLeft(User.canSignIn(user.value, now))) return Option.none<string>()
     yield* Effect.annotateCurrentSpan("user.id", user.value.id)
     return Option.some(yield* issueCode({ ...approved, userId: user.value.id }, now))

@@ -1,23 +1,23 @@
 import { Clock, Effect, Either, Option, Redacted } from "effect"
-import { BrowserSession, expiryFor as sessionExpiry } from "../../domain/BrowserSession.js"
-import * as Client from "../../domain/Client.js"
 import { IdentityId, UserId } from "../../domain/Ids.js"
-import * as PendingConsent from "../../domain/PendingConsent.js"
-import * as RedirectUri from "../../domain/RedirectUri.js"
+import { BrowserSession, expiryFor as sessionExpiry } from "../../domain/oauth/BrowserSession.js"
+import * as Client from "../../domain/oauth/Client.js"
+import * as PendingConsent from "../../domain/oauth/PendingConsent.js"
+import * as RedirectUri from "../../domain/oauth/RedirectUri.js"
 import * as UpstreamSecrets from "../../domain/UpstreamSecrets.js"
 import * as User from "../../domain/User.js"
-import { ClientRepository } from "../ports/ClientRepository.js"
-import { ConsentStore } from "../ports/ConsentStore.js"
-import { PendingLoginStore } from "../ports/PendingLoginStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
-import { SessionStore } from "../ports/SessionStore.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import { UpstreamIdentityProvider } from "../ports/UpstreamIdentityProvider.js"
-import { UserRepository } from "../ports/UserRepository.js"
 import { type BrowserOutcome, errorToClient, showError } from "./BrowserOutcome.js"
 import { type Approved, issueCode } from "./IssueCode.js"
 import type { OAuthErrorCode } from "./OAuthError.js"
 import { OAuthSettings } from "./OAuthSettings.js"
+import { ClientRepository } from "./ports/ClientRepository.js"
+import { ConsentStore } from "./ports/ConsentStore.js"
+import { PendingLoginStore } from "./ports/PendingLoginStore.js"
+import { SessionStore } from "./ports/SessionStore.js"
+import { UpstreamUsers } from "./ports/UpstreamUsers.js"
 
 /**
  * Every dynamically registered client shares our one upstream app, so an upstream that
@@ -113,7 +113,7 @@ export const callback = (callbackUrl: URL) =>
 
     const mint = yield* TokenMint
     const ids = { userId: UserId.make(yield* mint.uuid), identityId: IdentityId.make(yield* mint.uuid) }
-    const user = yield* Effect.flatMap(UserRepository, (users) =>
+    const user = yield* Effect.flatMap(UpstreamUsers, (users) =>
       users.upsertFromUpstream(profile.right, ids, now)
     )
     yield* Effect.annotateCurrentSpan("user.id", user.id)

@@ -1,12 +1,12 @@
 import { Clock, Effect, Either, Option, type Redacted, Schema } from "effect"
-import type { Client } from "../../domain/Client.js"
-import * as ClientMetadataDocument from "../../domain/ClientMetadataDocument.js"
 import { ClientId } from "../../domain/Ids.js"
-import { ClientMetadataFetcher } from "../ports/ClientMetadataFetcher.js"
-import { ClientRepository } from "../ports/ClientRepository.js"
+import type { Client } from "../../domain/oauth/Client.js"
+import * as ClientMetadataDocument from "../../domain/oauth/ClientMetadataDocument.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import * as Tracing from "../Tracing.js"
 import { invalidClient, type OAuthError } from "./OAuthError.js"
+import { ClientMetadataFetcher } from "./ports/ClientMetadataFetcher.js"
+import { ClientRepository } from "./ports/ClientRepository.js"
 
 /** What the token and revocation endpoints learned about the calling client. */
 export interface Credentials {

@@ -1,11 +1,11 @@
 import { Clock, Effect, Option, Redacted } from "effect"
 import { constantTimeEqual } from "../../domain/ConstantTime.js"
-import { ConsentStore } from "../ports/ConsentStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { type BrowserOutcome, errorToClient } from "./BrowserOutcome.js"
 import { issueCode } from "./IssueCode.js"
 import { OAuthError } from "./OAuthError.js"
 import { OAuthSettings } from "./OAuthSettings.js"
+import { ConsentStore } from "./ports/ConsentStore.js"
 
 export interface ConsentDecision {
   /** The token from the submitted form. */

@@ -1,17 +1,18 @@
 import { Clock, Effect, Either, Option, Redacted } from "effect"
-import * as AuthorizationCode from "../../domain/AuthorizationCode.js"
-import type { Client } from "../../domain/Client.js"
-import * as ClientRules from "../../domain/Client.js"
 import { FamilyId } from "../../domain/Ids.js"
+import * as AccessToken from "../../domain/oauth/AccessToken.js"
+import * as AuthorizationCode from "../../domain/oauth/AuthorizationCode.js"
+import type { Client } from "../../domain/oauth/Client.js"
+import * as ClientRules from "../../domain/oauth/Client.js"
+import { oauthPolicy } from "../../domain/oauth/RefreshPolicy.js"
 import * as Pkce from "../../domain/Pkce.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
-import * as UserToken from "../../domain/UserToken.js"
-import { AuthorizationCodeStore } from "../ports/AuthorizationCodeStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
-import { TokenStore } from "../ports/TokenStore.js"
 import * as Tracing from "../Tracing.js"
 import { invalidGrant, invalidRequest } from "./OAuthError.js"
+import { AuthorizationCodeStore } from "./ports/AuthorizationCodeStore.js"
+import { TokenStore } from "./ports/TokenStore.js"
 import { accessTokenSeconds, type TokenResponse } from "./TokenResponse.js"
 
 export interface ExchangeCodeRequest {
@@ -62,7 +63,7 @@ export const exchangeCode = (client: Client, request: ExchangeCodeRequest) =>
 
     const mint = yield* TokenMint
     const accessToken = yield* mint.token("access")
-    const access = new UserToken.UserToken({
+    const access = new AccessToken.AccessToken({
       hash: yield* hasher.hash(accessToken),
       userId: code.userId,
       clientId: client.id,
@@ -71,7 +72,7 @@ export const exchangeCode = (client: Client, request: ExchangeCodeRequest) =>
       scope: code.scope,
       resource: code.resource,
       issuedAt: now,
-      expiresAt: UserToken.expiryFor(now),
+      expiresAt: AccessToken.expiryFor(now),
       revokedAt: Option.none()
     })
     if (!ClientRules.receivesRefreshTokens(client)) {
@@ -88,14 +89,14 @@ export const exchangeCode = (client: Client, request: ExchangeCodeRequest) =>
         scope: code.scope,
         resource: code.resource
       },
-      RefreshTokenFamily.oauthPolicy,
+      oauthPolicy,
       now
     )
     const refreshHash = yield* hasher.hash(refreshToken)
     yield* Effect.flatMap(TokenStore, (tokens) =>
       tokens.issue({
         // The same token with its family: validated once, above.
-        access: new UserToken.UserToken({ ...access, familyId: Option.some(family.id) }, true),
+        access: new AccessToken.AccessToken({ ...access, familyId: Option.some(family.id) }, true),
         refresh: Option.some({ family, tokenHash: refreshHash })
       })
     )

@@ -1,12 +1,12 @@
 import { Clock, Effect, Option, Redacted } from "effect"
 import type { ClientId, SecretHash, UserId } from "../../domain/Ids.js"
+import * as AccessToken from "../../domain/oauth/AccessToken.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import * as TokenKind from "../../domain/TokenKind.js"
-import * as UserToken from "../../domain/UserToken.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenStore } from "../ports/TokenStore.js"
 import * as Tracing from "../Tracing.js"
 import { OAuthSettings } from "./OAuthSettings.js"
+import { TokenStore } from "./ports/TokenStore.js"
 
 /**
  * What a resource server may learn about a token it was shown (RFC 7662 §2.2; the HTTP adapter
@@ -42,7 +42,7 @@ export const introspect = (token: string, hint: Option.Option<string>) =>
     const kind = TokenKind.kindOf(token) ?? (Option.contains(hint, "refresh_token") ? "refresh" : "access")
     if (kind === "access") {
       const found = yield* tokens.findAccess(hash)
-      if (Option.isNone(found) || !UserToken.isActive(found.value, now)) return inactive
+      if (Option.isNone(found) || !AccessToken.isActive(found.value, now)) return inactive
       const access = found.value
       return {
         active: true,

@@ -1,12 +1,12 @@
 import { Effect, Option, Redacted } from "effect"
-import * as AuthorizationCode from "../../domain/AuthorizationCode.js"
 import { type ClientId, GrantId, type UserId } from "../../domain/Ids.js"
+import * as AuthorizationCode from "../../domain/oauth/AuthorizationCode.js"
 import type { CodeChallenge } from "../../domain/Pkce.js"
-import { AuthorizationCodeStore } from "../ports/AuthorizationCodeStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as ClientRedirect from "./ClientRedirect.js"
 import { OAuthSettings } from "./OAuthSettings.js"
+import { AuthorizationCodeStore } from "./ports/AuthorizationCodeStore.js"
 
 /** An authorization request that has a user and may now receive its code. */
 export interface Approved {

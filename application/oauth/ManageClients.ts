@@ -1,10 +1,10 @@
 import { Clock, Effect, Either, Option, Redacted, Schema } from "effect"
-import { Client } from "../../domain/Client.js"
 import { ClientId } from "../../domain/Ids.js"
-import * as RedirectUri from "../../domain/RedirectUri.js"
-import { ClientRepository } from "../ports/ClientRepository.js"
+import { Client } from "../../domain/oauth/Client.js"
+import * as RedirectUri from "../../domain/oauth/RedirectUri.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
+import { ClientRepository } from "./ports/ClientRepository.js"
 
 export class InvalidClientDefinition extends Schema.TaggedError<InvalidClientDefinition>()(
   "InvalidClientDefinition",

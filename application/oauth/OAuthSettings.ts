@@ -2,7 +2,7 @@ import { Context } from "effect"
 import type { ClientId } from "../../domain/Ids.js"
 
 /** Deployment facts the oauth use cases need (from configuration). */
-export class OAuthSettings extends Context.Tag("latchkey/OAuthSettings")<
+export class OAuthSettings extends Context.Tag("latchkey/oauth/OAuthSettings")<
   OAuthSettings,
   {
     /** Our issuer identifier: `BASE_URL` (RFC 8414 §2, RFC 9207). */

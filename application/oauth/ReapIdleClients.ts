@@ -1,12 +1,12 @@
 import { Clock, Effect, Option } from "effect"
 import type { ClientId } from "../../domain/Ids.js"
-import { AuthorizationCodeStore } from "../ports/AuthorizationCodeStore.js"
-import { ClientRepository } from "../ports/ClientRepository.js"
-import { ConsentStore } from "../ports/ConsentStore.js"
 import { JobLock } from "../ports/JobLock.js"
-import { PendingLoginStore } from "../ports/PendingLoginStore.js"
-import { SessionStore } from "../ports/SessionStore.js"
-import { TokenStore } from "../ports/TokenStore.js"
+import { AuthorizationCodeStore } from "./ports/AuthorizationCodeStore.js"
+import { ClientRepository } from "./ports/ClientRepository.js"
+import { ConsentStore } from "./ports/ConsentStore.js"
+import { PendingLoginStore } from "./ports/PendingLoginStore.js"
+import { SessionStore } from "./ports/SessionStore.js"
+import { TokenStore } from "./ports/TokenStore.js"
 
 export interface ReapReport {
   readonly clients: ReadonlyArray<ClientId>

@@ -1,13 +1,14 @@
 import { Clock, Effect, Option, Redacted } from "effect"
-import type { Client } from "../../domain/Client.js"
+import * as AccessToken from "../../domain/oauth/AccessToken.js"
+import type { Client } from "../../domain/oauth/Client.js"
+import { oauthPolicy } from "../../domain/oauth/RefreshPolicy.js"
+import * as Scope from "../../domain/oauth/Scope.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
-import * as Scope from "../../domain/Scope.js"
-import * as UserToken from "../../domain/UserToken.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
-import { TokenStore } from "../ports/TokenStore.js"
 import * as Tracing from "../Tracing.js"
 import { invalidGrant, invalidRequest, OAuthError } from "./OAuthError.js"
+import { TokenStore } from "./ports/TokenStore.js"
 import { accessTokenSeconds, type TokenResponse } from "./TokenResponse.js"
 
 export interface RefreshRequest {
@@ -61,10 +62,10 @@ export const refresh = (client: Client, request: RefreshRequest) =>
     const rotation = yield* tokens.rotate({
       presented,
       presenter: client.id,
-      policy: RefreshTokenFamily.oauthPolicy,
+      policy: oauthPolicy,
       childHash,
       accessHash,
-      accessExpiresAt: UserToken.expiryFor(now),
+      accessExpiresAt: AccessToken.expiryFor(now),
       now
     })
     if (rotation._tag === "UnknownToken") return yield* invalidGrant("unknown refresh token")

@@ -1,12 +1,12 @@
 import { Clock, Duration, Effect, Either, Option, ParseResult, Schema } from "effect"
-import { Client } from "../../domain/Client.js"
 import { ClientId } from "../../domain/Ids.js"
-import * as RedirectUri from "../../domain/RedirectUri.js"
-import { ClientRepository } from "../ports/ClientRepository.js"
+import { Client } from "../../domain/oauth/Client.js"
+import * as RedirectUri from "../../domain/oauth/RedirectUri.js"
 import { type Limit, RateLimiter } from "../ports/RateLimiter.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as Tracing from "../Tracing.js"
 import { OAuthError } from "./OAuthError.js"
+import { ClientRepository } from "./ports/ClientRepository.js"
 
 /** RFC 7591 §2 client metadata that a public client may register. */
 const Metadata = Schema.Struct({

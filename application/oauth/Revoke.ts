@@ -1,9 +1,9 @@
 import { Clock, Effect, Option, Redacted } from "effect"
-import type { Client } from "../../domain/Client.js"
+import type { Client } from "../../domain/oauth/Client.js"
 import * as TokenKind from "../../domain/TokenKind.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenStore } from "../ports/TokenStore.js"
 import * as Tracing from "../Tracing.js"
+import { TokenStore } from "./ports/TokenStore.js"
 
 /**
  * POST /revoke (RFC 7009). Unknown tokens, and tokens of other clients, are answered like

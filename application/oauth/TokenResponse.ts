@@ -1,5 +1,5 @@
 import { Duration, type Option, type Redacted } from "effect"
-import * as Lifetimes from "../../domain/Lifetimes.js"
+import * as Lifetimes from "../../domain/oauth/Lifetimes.js"
 
 /** What /token answers (RFC 6749 §5.1); the HTTP layer writes it as JSON with `no-store`. */
 export interface TokenResponse {

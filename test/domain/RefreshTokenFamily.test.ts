@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Option } from "effect"
 import * as fc from "fast-check"
+import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
 import { ClientId, FamilyId, UserId } from "../../domain/Ids.js"
+import { oauthPolicy } from "../../domain/oauth/RefreshPolicy.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 
 const second = 1000
@@ -12,9 +14,8 @@ const at = (ms: number) => new Date(t0 + ms)
 const rightClient = Option.some(ClientId.make("client-1"))
 const otherClient = Option.some(ClientId.make("client-2"))
 
-const { oauthPolicy } = RefreshTokenFamily
-const rotating = RefreshTokenFamily.authPolicy({ rotationEnabled: true, reuseInterval: Duration.seconds(10) })
-const nonRotating = RefreshTokenFamily.authPolicy({
+const rotating = authPolicy({ rotationEnabled: true, reuseInterval: Duration.seconds(10) })
+const nonRotating = authPolicy({
   rotationEnabled: false,
   reuseInterval: Duration.seconds(10)
 })
@@ -226,7 +227,7 @@ describe("RefreshTokenFamily with auth rotation and a 10 s reuse interval", () =
 })
 
 describe("RefreshTokenFamily with auth rotation and no reuse interval", () => {
-  const noInterval = RefreshTokenFamily.authPolicy({ rotationEnabled: true, reuseInterval: Duration.zero })
+  const noInterval = authPolicy({ rotationEnabled: true, reuseInterval: Duration.zero })
   it("the previous generation at the rotation instant is reuse", () => {
     const family = rotatedAt(noInterval, Option.none(), [second])
     expect(
@@ -363,7 +364,7 @@ const policies: ReadonlyArray<readonly [string, RefreshTokenFamily.Policy, Optio
   ["auth, no rotation, 10 s interval", nonRotating, Option.none()],
   [
     "auth, rotation, no interval",
-    RefreshTokenFamily.authPolicy({ rotationEnabled: true, reuseInterval: Duration.zero }),
+    authPolicy({ rotationEnabled: true, reuseInterval: Duration.zero }),
     Option.none()
   ]
 ]

@@ -2,7 +2,7 @@ import { Context, type Option, type Redacted } from "effect"
 import type { Limit } from "../../../application/ports/RateLimiter.js"
 
 /** What the HTTP driver needs beyond the use cases' settings (`OAuthSettings`: the issuer). */
-export class OAuthHttpConfig extends Context.Tag("latchkey/http/OAuthHttpConfig")<
+export class OAuthHttpConfig extends Context.Tag("latchkey/http/oauth/OAuthHttpConfig")<
   OAuthHttpConfig,
   {
     /** `INTROSPECTION_TOKEN`: none disables /introspect (404, not advertised). */

@@ -5,7 +5,7 @@ import type { BrowserOutcome } from "../../../application/oauth/BrowserOutcome.j
 import { callback } from "../../../application/oauth/Callback.js"
 import { decide } from "../../../application/oauth/Consent.js"
 import { OAuthSettings } from "../../../application/oauth/OAuthSettings.js"
-import * as Lifetimes from "../../../domain/Lifetimes.js"
+import * as Lifetimes from "../../../domain/oauth/Lifetimes.js"
 import { cors } from "./Api.js"
 import { type ApiResponse, empty, json } from "./ApiMessage.js"
 import * as Form from "./Form.js"

@@ -3,7 +3,7 @@ import { describe, expect } from "@effect/vitest"
 import { Duration, Effect } from "effect"
 import { RateLimiter } from "../../../application/ports/RateLimiter.js"
 import * as Time from "../../../domain/Time.js"
-import * as Fixtures from "../../support/Fixtures.js"
+import * as Fixtures from "../../support/oauth/Fixtures.js"
 import { concurrently, type It } from "./Storage.js"
 
 const hourly = { max: 3, window: Duration.hours(1) }

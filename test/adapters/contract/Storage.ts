@@ -1,16 +1,16 @@
 import type { Vitest } from "@effect/vitest"
-import type { AuthorizationCodeStore } from "../../../application/ports/AuthorizationCodeStore.js"
-import type { ClientRepository } from "../../../application/ports/ClientRepository.js"
+import type { AuthorizationCodeStore } from "../../../application/oauth/ports/AuthorizationCodeStore.js"
+import type { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
+import type { PendingLoginStore } from "../../../application/oauth/ports/PendingLoginStore.js"
+import type { TokenStore } from "../../../application/oauth/ports/TokenStore.js"
+import type { UpstreamUsers } from "../../../application/oauth/ports/UpstreamUsers.js"
 import type { JobLock } from "../../../application/ports/JobLock.js"
-import type { PendingLoginStore } from "../../../application/ports/PendingLoginStore.js"
 import type { RateLimiter } from "../../../application/ports/RateLimiter.js"
-import type { TokenStore } from "../../../application/ports/TokenStore.js"
-import type { UserRepository } from "../../../application/ports/UserRepository.js"
 
 /** Every storage port of the oauth service: what each adapter set provides. */
 export type OAuthStorage =
   | ClientRepository
-  | UserRepository
+  | UpstreamUsers
   | AuthorizationCodeStore
   | PendingLoginStore
   | TokenStore

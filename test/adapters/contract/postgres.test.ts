@@ -1,9 +1,9 @@
 import { layer } from "@effect/vitest"
 import { Layer } from "effect"
 import * as JobLockPg from "../../../adapters/postgres/JobLockPg.js"
-import * as OAuthStoragePg from "../../../adapters/postgres/OAuthStoragePg.js"
+import * as OAuthStoragePg from "../../../adapters/postgres/oauth/OAuthStoragePg.js"
 import * as TestDatabase from "../../support/TestDatabase.js"
-import { oauthStorageContract } from "./OAuthStorageContract.js"
+import { oauthStorageContract } from "./oauth/OAuthStorageContract.js"
 
 layer(
   Layer.mergeAll(OAuthStoragePg.layer, JobLockPg.layerFor(TestDatabase.isEmbedded("server"))).pipe(

@@ -8,7 +8,7 @@ import {
   UpstreamLoginFailed,
   type UpstreamRequest
 } from "../../../application/ports/UpstreamIdentityProvider.js"
-import { loginThroughForm } from "../../support/DevUpstreamLogin.js"
+import { loginThroughForm } from "../../support/oauth/DevUpstreamLogin.js"
 
 // Never requested: the login stops at the redirect to it. Any port other than the upstream's.
 const redirectUri = "http://127.0.0.1:5999/callback"

@@ -6,9 +6,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option } from "effect"
 import * as Database from "../../../adapters/postgres/Database.js"
 import * as Migrations from "../../../adapters/postgres/Migrations.js"
-import * as OAuthStoragePg from "../../../adapters/postgres/OAuthStoragePg.js"
-import { ClientRepository } from "../../../application/ports/ClientRepository.js"
-import * as Fixtures from "../../support/Fixtures.js"
+import * as OAuthStoragePg from "../../../adapters/postgres/oauth/OAuthStoragePg.js"
+import { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
+import * as Fixtures from "../../support/oauth/Fixtures.js"
 
 const embeddedIn = (dataDir: string) =>
   Layer.provideMerge(

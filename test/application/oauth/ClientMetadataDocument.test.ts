@@ -7,11 +7,11 @@ import * as ManageClients from "../../../application/oauth/ManageClients.js"
 import {
   ClientMetadataFetcher,
   ClientMetadataUnavailable
-} from "../../../application/ports/ClientMetadataFetcher.js"
-import { ClientRepository } from "../../../application/ports/ClientRepository.js"
-import { ClientMetadataDocument } from "../../../domain/ClientMetadataDocument.js"
+} from "../../../application/oauth/ports/ClientMetadataFetcher.js"
+import { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
 import { ClientId } from "../../../domain/Ids.js"
-import * as Harness from "../../support/OAuthHarness.js"
+import { ClientMetadataDocument } from "../../../domain/oauth/ClientMetadataDocument.js"
+import * as Harness from "../../support/oauth/OAuthHarness.js"
 
 const documentUrl = "https://mcp-client.example.com/oauth/client.json"
 

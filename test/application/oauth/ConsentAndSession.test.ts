@@ -6,8 +6,8 @@ import { callback } from "../../../application/oauth/Callback.js"
 import { decide } from "../../../application/oauth/Consent.js"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
 import * as Pkce from "../../../domain/Pkce.js"
-import * as FakeUpstream from "../../support/FakeUpstream.js"
-import * as Harness from "../../support/OAuthHarness.js"
+import * as FakeUpstream from "../../support/oauth/FakeUpstream.js"
+import * as Harness from "../../support/oauth/OAuthHarness.js"
 
 const loopback = "http://127.0.0.1:53682/callback"
 

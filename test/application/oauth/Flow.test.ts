@@ -7,8 +7,8 @@ import { exchangeCode } from "../../../application/oauth/ExchangeCode.js"
 import { introspect } from "../../../application/oauth/Introspect.js"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
 import { revoke } from "../../../application/oauth/Revoke.js"
-import * as FakeUpstream from "../../support/FakeUpstream.js"
-import * as Harness from "../../support/OAuthHarness.js"
+import * as FakeUpstream from "../../support/oauth/FakeUpstream.js"
+import * as Harness from "../../support/oauth/OAuthHarness.js"
 
 const codeOf = (url: URL) => Option.fromNullable(url.searchParams.get("code"))
 

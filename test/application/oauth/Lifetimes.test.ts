@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Option, Redacted, TestClock } from "effect"
 import { introspect } from "../../../application/oauth/Introspect.js"
+import { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
 import { reapIdleClients } from "../../../application/oauth/ReapIdleClients.js"
-import { ClientRepository } from "../../../application/ports/ClientRepository.js"
-import * as Harness from "../../support/OAuthHarness.js"
+import * as Harness from "../../support/oauth/OAuthHarness.js"
 
 const days = (n: number) => TestClock.adjust(Duration.days(n))
 const active = (token: Redacted.Redacted<string>) =>

@@ -1,8 +1,8 @@
 import { request } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
-import * as Browser from "../../support/OAuthBrowser.js"
-import * as Server from "../../support/OAuthServerHarness.js"
+import * as Browser from "../../support/oauth/OAuthBrowser.js"
+import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
 const redirectUri = "http://127.0.0.1:41000/callback"
 

@@ -4,8 +4,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
 import { chromium } from "playwright-core"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
-import * as Browser from "../../support/OAuthBrowser.js"
-import * as OAuthServer from "../../support/OAuthServerHarness.js"
+import * as Browser from "../../support/oauth/OAuthBrowser.js"
+import * as OAuthServer from "../../support/oauth/OAuthServerHarness.js"
 
 /** Debian's Chromium; .ci/run installs it. */
 const chromiumPath = "/usr/bin/chromium"

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as DocumentServer from "../../support/DocumentServer.js"
-import * as Browser from "../../support/OAuthBrowser.js"
-import * as Server from "../../support/OAuthServerHarness.js"
+import * as DocumentServer from "../../support/oauth/DocumentServer.js"
+import * as Browser from "../../support/oauth/OAuthBrowser.js"
+import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
 describe("a public client identified by its Client ID Metadata Document, over HTTP", () => {
   it.live(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Browser from "../../support/OAuthBrowser.js"
-import * as Server from "../../support/OAuthServerHarness.js"
+import * as Browser from "../../support/oauth/OAuthBrowser.js"
+import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
 describe("concurrent refreshes over HTTP", () => {
   it.live(

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
-import * as Browser from "../../support/OAuthBrowser.js"
-import * as Server from "../../support/OAuthServerHarness.js"
+import * as Browser from "../../support/oauth/OAuthBrowser.js"
+import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
 const clientId = "web-app"
 const secret = "a-confidential-client-secret-of-40-chars!"

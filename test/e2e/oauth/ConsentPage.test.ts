@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { loginThroughForm } from "../../support/DevUpstreamLogin.js"
-import * as Browser from "../../support/OAuthBrowser.js"
-import * as Server from "../../support/OAuthServerHarness.js"
+import { loginThroughForm } from "../../support/oauth/DevUpstreamLogin.js"
+import * as Browser from "../../support/oauth/OAuthBrowser.js"
+import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
 const redirectUri = "http://127.0.0.1:47000/callback"
 

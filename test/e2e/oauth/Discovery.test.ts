@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import * as Server from "../../support/OAuthServerHarness.js"
+import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
 describe("discovery (RFC 8414)", () => {
   it.live(

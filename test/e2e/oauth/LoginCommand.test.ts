@@ -1,9 +1,9 @@
 import { createServer } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Option, Redacted } from "effect"
-import * as OAuthLoginCommand from "../../../adapters/cli/OAuthLoginCommand.js"
-import * as Browser from "../../support/OAuthBrowser.js"
-import * as Server from "../../support/OAuthServerHarness.js"
+import * as OAuthLoginCommand from "../../../adapters/cli/oauth/LoginCommand.js"
+import * as Browser from "../../support/oauth/OAuthBrowser.js"
+import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
 /**
  * Plays the user's browser: our authorize endpoint, the dev upstream's login form

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import * as Server from "../../support/OAuthServerHarness.js"
+import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
 const Issued = Schema.Struct({ client_id: Schema.String, client_id_issued_at: Schema.Number })
 

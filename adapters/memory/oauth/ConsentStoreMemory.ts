@@ -1,0 +1,43 @@
+import { Effect, HashMap, Layer, Option, Ref } from "effect"
+import { ConsentStore } from "../../../application/oauth/ports/ConsentStore.js"
+import * as PendingConsent from "../../../domain/oauth/PendingConsent.js"
+import { MemoryState } from "./MemoryState.js"
+
+const key = (userId: string, clientId: string) => `${userId}\u0000${clientId}`
+
+export const layer = Layer.effect(
+  ConsentStore,
+  Effect.gen(function* () {
+    const state = yield* MemoryState
+    return {
+      hasConsent: (userId, clientId) =>
+        Effect.map(Ref.get(state), (tables) => HashMap.has(tables.consents, key(userId, clientId))),
+      grant: (userId, clientId) =>
+        Ref.update(state, (tables) => ({
+          ...tables,
+          consents: HashMap.set(tables.consents, key(userId, clientId), { userId, clientId })
+        })),
+      park: (pending) =>
+        Ref.update(state, (tables) => ({
+          ...tables,
+          pendingConsents: HashMap.set(tables.pendingConsents, pending.tokenHash, pending)
+        })),
+      take: (tokenHash, now) =>
+        Ref.modify(state, (tables) => [
+          Option.filter(
+            HashMap.get(tables.pendingConsents, tokenHash),
+            (p) => !PendingConsent.isExpired(p, now)
+          ),
+          { ...tables, pendingConsents: HashMap.remove(tables.pendingConsents, tokenHash) }
+        ]),
+      purge: (now) =>
+        Ref.modify(state, (tables) => {
+          const kept = HashMap.filter(tables.pendingConsents, (p) => !PendingConsent.isExpired(p, now))
+          return [
+            HashMap.size(tables.pendingConsents) - HashMap.size(kept),
+            { ...tables, pendingConsents: kept }
+          ]
+        })
+    }
+  })
+)

@@ -1,0 +1,56 @@
+import { Context, HashMap, Layer, Ref } from "effect"
+import type { Identity } from "../../../domain/Identity.js"
+import type { ClientId, FamilyId, SecretHash, UserId } from "../../../domain/Ids.js"
+import type { AccessToken } from "../../../domain/oauth/AccessToken.js"
+import type { AuthorizationCode } from "../../../domain/oauth/AuthorizationCode.js"
+import type { BrowserSession } from "../../../domain/oauth/BrowserSession.js"
+import type { Client } from "../../../domain/oauth/Client.js"
+import type { PendingConsent } from "../../../domain/oauth/PendingConsent.js"
+import type { PendingLogin } from "../../../domain/oauth/PendingLogin.js"
+import type { Family } from "../../../domain/RefreshTokenFamily.js"
+import type { User } from "../../../domain/User.js"
+
+/**
+ * All in-memory tables behind one Ref, so that a transition touching several of them
+ * (removing a client with its tokens, revoking a family with its access tokens) is one
+ * atomic `Ref.modify`, as it is one transaction in Postgres.
+ */
+export interface Tables {
+  readonly clients: HashMap.HashMap<ClientId, Client>
+  readonly users: HashMap.HashMap<UserId, User>
+  /** Keyed by `provider \u0000 subject`. */
+  readonly identities: HashMap.HashMap<string, Identity>
+  readonly codes: HashMap.HashMap<SecretHash, AuthorizationCode>
+  readonly pendingLogins: HashMap.HashMap<SecretHash, PendingLogin>
+  readonly accessTokens: HashMap.HashMap<SecretHash, AccessToken>
+  readonly families: HashMap.HashMap<FamilyId, Family>
+  readonly refreshTokens: HashMap.HashMap<
+    SecretHash,
+    { readonly familyId: FamilyId; readonly generation: number }
+  >
+  /** Keyed by `userId \u0000 clientId`. */
+  readonly consents: HashMap.HashMap<string, { readonly userId: UserId; readonly clientId: ClientId }>
+  readonly pendingConsents: HashMap.HashMap<SecretHash, PendingConsent>
+  readonly sessions: HashMap.HashMap<SecretHash, BrowserSession>
+}
+
+export const empty: Tables = {
+  clients: HashMap.empty(),
+  users: HashMap.empty(),
+  identities: HashMap.empty(),
+  codes: HashMap.empty(),
+  pendingLogins: HashMap.empty(),
+  accessTokens: HashMap.empty(),
+  families: HashMap.empty(),
+  refreshTokens: HashMap.empty(),
+  consents: HashMap.empty(),
+  pendingConsents: HashMap.empty(),
+  sessions: HashMap.empty()
+}
+
+export class MemoryState extends Context.Tag("latchkey/memory/oauth/MemoryState")<
+  MemoryState,
+  Ref.Ref<Tables>
+>() {}
+
+export const layer = Layer.effect(MemoryState, Ref.make(empty))

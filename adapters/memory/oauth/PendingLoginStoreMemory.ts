@@ -1,0 +1,29 @@
+import { Effect, HashMap, Layer, Option, Ref } from "effect"
+import { PendingLoginStore } from "../../../application/oauth/ports/PendingLoginStore.js"
+import { isExpired } from "../../../domain/oauth/PendingLogin.js"
+import { MemoryState } from "./MemoryState.js"
+
+export const layer = Layer.effect(
+  PendingLoginStore,
+  Effect.gen(function* () {
+    const state = yield* MemoryState
+    return {
+      put: (pending) =>
+        Ref.update(state, (tables) => ({
+          ...tables,
+          pendingLogins: HashMap.set(tables.pendingLogins, pending.stateHash, pending)
+        })),
+      take: (stateHash, now) =>
+        Ref.modify(state, (tables) => {
+          const found = HashMap.get(tables.pendingLogins, stateHash)
+          const tablesAfter = { ...tables, pendingLogins: HashMap.remove(tables.pendingLogins, stateHash) }
+          return [Option.filter(found, (pending) => !isExpired(pending, now)), tablesAfter]
+        }),
+      purge: (now) =>
+        Ref.modify(state, (tables) => {
+          const kept = HashMap.filter(tables.pendingLogins, (pending) => !isExpired(pending, now))
+          return [HashMap.size(tables.pendingLogins) - HashMap.size(kept), { ...tables, pendingLogins: kept }]
+        })
+    }
+  })
+)

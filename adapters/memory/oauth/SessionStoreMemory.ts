@@ -1,0 +1,27 @@
+import { Effect, HashMap, Layer, Option, Ref } from "effect"
+import { SessionStore } from "../../../application/oauth/ports/SessionStore.js"
+import * as BrowserSession from "../../../domain/oauth/BrowserSession.js"
+import { MemoryState } from "./MemoryState.js"
+
+export const layer = Layer.effect(
+  SessionStore,
+  Effect.gen(function* () {
+    const state = yield* MemoryState
+    return {
+      create: (session) =>
+        Ref.update(state, (tables) => ({
+          ...tables,
+          sessions: HashMap.set(tables.sessions, session.tokenHash, session)
+        })),
+      find: (tokenHash, now) =>
+        Effect.map(Ref.get(state), (tables) =>
+          Option.filter(HashMap.get(tables.sessions, tokenHash), (s) => BrowserSession.isActive(s, now))
+        ),
+      purge: (now) =>
+        Ref.modify(state, (tables) => {
+          const kept = HashMap.filter(tables.sessions, (s) => BrowserSession.isActive(s, now))
+          return [HashMap.size(tables.sessions) - HashMap.size(kept), { ...tables, sessions: kept }]
+        })
+    }
+  })
+)

@@ -1,0 +1,35 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option, Schema } from "effect"
+import { SessionStore } from "../../../application/oauth/ports/SessionStore.js"
+import * as BrowserSession from "../../../domain/oauth/BrowserSession.js"
+import { decodeFirst } from "../Rows.js"
+
+export const layer = Layer.effect(
+  SessionStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const encode = Schema.encodeSync(BrowserSession.BrowserSession)
+    return {
+      create: (session) =>
+        sql`INSERT INTO oauth.sessions ${sql.insert({ ...encode(session) })}`.pipe(
+          Effect.asVoid,
+          Effect.orDie,
+          Effect.withSpan("SessionStorePg.create", { attributes: { "user.id": session.userId } })
+        ),
+      find: (tokenHash, now) =>
+        sql`
+          SELECT token_hash, user_id, created_at, expires_at FROM oauth.sessions
+          WHERE token_hash = ${tokenHash}`.pipe(
+          decodeFirst(BrowserSession.BrowserSession),
+          Effect.map(Option.filter((session) => BrowserSession.isActive(session, now))),
+          Effect.withSpan("SessionStorePg.find")
+        ),
+      purge: (now) =>
+        sql`DELETE FROM oauth.sessions WHERE expires_at <= ${now} RETURNING token_hash`.pipe(
+          Effect.map((rows) => rows.length),
+          Effect.orDie,
+          Effect.withSpan("SessionStorePg.purge")
+        )
+    }
+  })
+)

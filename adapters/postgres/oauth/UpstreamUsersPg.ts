@@ -1,0 +1,66 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option, Schema } from "effect"
+import { UpstreamUsers } from "../../../application/oauth/ports/UpstreamUsers.js"
+import * as UpstreamProfile from "../../../domain/UpstreamProfile.js"
+import { User } from "../../../domain/User.js"
+import { decodeFirst } from "../Rows.js"
+
+export const layer = Layer.effect(
+  UpstreamUsers,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const encodeUser = Schema.encodeSync(User)
+
+    return {
+      // One statement: the identity upsert decides, under the unique (provider, provider_id)
+      // index, whether this login creates the user; a concurrent first login waits on that
+      // index entry and then takes the DO UPDATE branch, so both end with the same user.
+      upsertFromUpstream: (profile, ids, now) => {
+        const fresh = encodeUser(UpstreamProfile.newUser(ids.userId, profile, now))
+        const identity = UpstreamProfile.newIdentity(ids.identityId, ids.userId, profile, now)
+        return sql`
+          WITH identity AS (
+            INSERT INTO oauth.identities
+              (id, user_id, provider, provider_id, identity_data, email, created_at, updated_at, last_sign_in_at)
+            VALUES (${identity.id}, ${identity.userId}, ${identity.provider}, ${identity.providerId},
+                    ${JSON.stringify(identity.identityData)}::jsonb, ${Option.getOrNull(identity.email)},
+                    ${now}, ${now}, ${now})
+            ON CONFLICT (provider, provider_id) DO UPDATE
+              SET identity_data = EXCLUDED.identity_data, email = EXCLUDED.email,
+                  updated_at = EXCLUDED.updated_at, last_sign_in_at = EXCLUDED.last_sign_in_at
+            RETURNING user_id
+          ), created AS (
+            INSERT INTO oauth.users
+              (id, aud, role, email, email_confirmed_at, last_sign_in_at, app_metadata, user_metadata,
+               is_anonymous, created_at, updated_at)
+            SELECT ${fresh.id}, ${fresh.aud}, ${fresh.role}, ${fresh.email}, ${fresh.emailConfirmedAt},
+                   ${now}, ${JSON.stringify(fresh.appMetadata)}::jsonb, ${JSON.stringify(fresh.userMetadata)}::jsonb,
+                   false, ${now}, ${now}
+            FROM identity WHERE identity.user_id = ${ids.userId}
+            RETURNING *
+          ), signed_in AS (
+            UPDATE oauth.users u SET last_sign_in_at = ${now}, updated_at = ${now}
+            FROM identity WHERE u.id = identity.user_id AND identity.user_id <> ${ids.userId}
+            RETURNING u.*
+          )
+          SELECT * FROM created UNION ALL SELECT * FROM signed_in`.pipe(
+          decodeFirst(User),
+          Effect.flatMap(
+            Option.match({
+              onSome: Effect.succeed,
+              onNone: () => Effect.dieMessage("identity upsert returned no user")
+            })
+          ),
+          Effect.withSpan("UpstreamUsersPg.upsertFromUpstream", {
+            attributes: { provider: profile.provider }
+          })
+        )
+      },
+      findById: (id) =>
+        sql`SELECT * FROM oauth.users WHERE id = ${id}`.pipe(
+          decodeFirst(User),
+          Effect.withSpan("UpstreamUsersPg.findById", { attributes: { "user.id": id } })
+        )
+    }
+  })
+)

@@ -1,0 +1,23 @@
+import { Context, type Effect, type Option } from "effect"
+import type { SecretHash } from "../../../domain/Ids.js"
+import type { AuthorizationCode } from "../../../domain/oauth/AuthorizationCode.js"
+
+export interface Consumed {
+  readonly code: AuthorizationCode
+  /** True when an earlier presentation had already consumed it: a replay. */
+  readonly wasConsumed: boolean
+}
+
+export class AuthorizationCodeStore extends Context.Tag("latchkey/oauth/AuthorizationCodeStore")<
+  AuthorizationCodeStore,
+  {
+    readonly issue: (code: AuthorizationCode) => Effect.Effect<void>
+    /**
+     * Marks the code consumed and returns it, atomically: of any number of concurrent
+     * presentations exactly one sees `wasConsumed: false`. None when no such code exists.
+     */
+    readonly consume: (hash: SecretHash, now: Date) => Effect.Effect<Option.Option<Consumed>>
+    /** Deletes the codes `AuthorizationCode.isPurgeable` at `now`; returns how many. */
+    readonly purge: (now: Date) => Effect.Effect<number>
+  }
+>() {}

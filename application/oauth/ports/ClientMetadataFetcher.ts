@@ -1,0 +1,23 @@
+import { Context, type Effect, Schema } from "effect"
+import type { ClientMetadataDocument } from "../../../domain/oauth/ClientMetadataDocument.js"
+
+/**
+ * The document could not be had or is not acceptable: unreachable, refused by the SSRF guard,
+ * too large, not JSON, or invalid. The reason is safe to log; the client only ever learns that
+ * its client_id is unknown.
+ */
+export class ClientMetadataUnavailable extends Schema.TaggedError<ClientMetadataUnavailable>()(
+  "ClientMetadataUnavailable",
+  { url: Schema.String, reason: Schema.String }
+) {}
+
+/**
+ * Fetches Client ID Metadata Documents. An implementation returns only documents that passed
+ * `ClientMetadataDocument.validate` for the URL, and may serve them from a cache.
+ */
+export class ClientMetadataFetcher extends Context.Tag("latchkey/oauth/ClientMetadataFetcher")<
+  ClientMetadataFetcher,
+  {
+    readonly fetch: (url: URL) => Effect.Effect<ClientMetadataDocument, ClientMetadataUnavailable>
+  }
+>() {}

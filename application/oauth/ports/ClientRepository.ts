@@ -1,0 +1,33 @@
+import { Context, type Effect, type Option, Schema } from "effect"
+import { ClientId } from "../../../domain/Ids.js"
+import type { Client } from "../../../domain/oauth/Client.js"
+
+export class ClientAlreadyExists extends Schema.TaggedError<ClientAlreadyExists>()("ClientAlreadyExists", {
+  clientId: ClientId
+}) {}
+
+/** OAuth clients of every origin (dynamic, operator-seeded, built-in, metadata document). */
+export class ClientRepository extends Context.Tag("latchkey/oauth/ClientRepository")<
+  ClientRepository,
+  {
+    readonly insert: (client: Client) => Effect.Effect<void, ClientAlreadyExists>
+    /**
+     * Inserts a client, or refreshes the stored one of the same id and origin from it (name,
+     * type, redirect URIs, secret hash) while keeping its `created_at` and `last_used_at`; for
+     * clients defined elsewhere, such as metadata documents. Returns the stored client. A
+     * client of another origin with that id is left alone: ClientAlreadyExists.
+     */
+    readonly upsert: (client: Client) => Effect.Effect<Client, ClientAlreadyExists>
+    readonly findById: (id: ClientId) => Effect.Effect<Option.Option<Client>>
+    readonly list: Effect.Effect<ReadonlyArray<Client>>
+    /** Removes the client with its codes, pending logins, consents and tokens; false when unknown. */
+    readonly remove: (id: ClientId) => Effect.Effect<boolean>
+    /** Stamps `last_used_at` (every authorize request does), which resets the idle timer. */
+    readonly touch: (id: ClientId, now: Date) => Effect.Effect<void>
+    /**
+     * Removes every client that is idle at `now` (`Client.isIdle`), with everything `remove`
+     * removes, and returns their ids.
+     */
+    readonly reapIdle: (now: Date) => Effect.Effect<ReadonlyArray<ClientId>>
+  }
+>() {}

@@ -1,0 +1,17 @@
+import { Context, type Effect, type Option } from "effect"
+import type { SecretHash } from "../../../domain/Ids.js"
+import type { PendingLogin } from "../../../domain/oauth/PendingLogin.js"
+
+export class PendingLoginStore extends Context.Tag("latchkey/oauth/PendingLoginStore")<
+  PendingLoginStore,
+  {
+    readonly put: (pending: PendingLogin) => Effect.Effect<void>
+    /**
+     * Removes and returns the pending login if it has not expired at `now`. Single use: of
+     * concurrent takes with one state, exactly one gets it.
+     */
+    readonly take: (stateHash: SecretHash, now: Date) => Effect.Effect<Option.Option<PendingLogin>>
+    /** Deletes pending logins expired at `now`; returns how many. */
+    readonly purge: (now: Date) => Effect.Effect<number>
+  }
+>() {}

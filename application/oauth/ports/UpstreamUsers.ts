@@ -1,0 +1,25 @@
+import { Context, type Effect, type Option } from "effect"
+import type { IdentityId, UserId } from "../../../domain/Ids.js"
+import type { UpstreamProfile } from "../../../domain/UpstreamProfile.js"
+import type { User } from "../../../domain/User.js"
+
+/**
+ * The oauth service's users: the people behind the upstream identities that logged in here,
+ * found or created on each login. (The auth service keeps its own, fuller user store.)
+ */
+export class UpstreamUsers extends Context.Tag("latchkey/oauth/UpstreamUsers")<
+  UpstreamUsers,
+  {
+    /**
+     * Finds the user linked to this upstream identity, creating user and identity on first
+     * login, and records the sign-in. Atomic: two first logins at once yield one user.
+     */
+    readonly upsertFromUpstream: (
+      profile: UpstreamProfile,
+      /** Ids to use if user and identity are new (randomness stays with the caller). */
+      ids: { readonly userId: UserId; readonly identityId: IdentityId },
+      now: Date
+    ) => Effect.Effect<User>
+    readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>>
+  }
+>() {}

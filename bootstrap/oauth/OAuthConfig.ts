@@ -1,0 +1,83 @@
+import { Config, ConfigError, Either, type LogLevel, Option, type Redacted } from "effect"
+import { ProviderName } from "../../adapters/idp/ProviderCatalog.js"
+import type { Limit } from "../../application/ports/RateLimiter.js"
+import * as ConfigValues from "../ConfigValues.js"
+
+export type UpstreamKind = ProviderName | "dev"
+
+/** The oauth service's configuration, names exactly as docs/configuration.md lists them. */
+export interface OAuthConfig {
+  readonly sqlUrl: Option.Option<Redacted.Redacted>
+  readonly dataDir: string
+  readonly logLevel: LogLevel.LogLevel
+  readonly port: number
+  readonly baseUrl: string
+  readonly provider: UpstreamKind
+  readonly upstreamClientId: Option.Option<string>
+  readonly upstreamClientSecret: Option.Option<Redacted.Redacted>
+  readonly issuerUrl: Option.Option<string>
+  readonly introspectionToken: Option.Option<Redacted.Redacted>
+  readonly cliClientId: string
+  readonly registerRateLimit: Limit
+  readonly rateLimitHeader: Option.Option<string>
+}
+
+/** What `latchkey oauth migrate` and the operator commands need: only the database. */
+export const database = Config.all({
+  sqlUrl: Config.option(ConfigValues.postgresUrl("SQL_URL")),
+  dataDir: ConfigValues.dataDir("oauth"),
+  logLevel: ConfigValues.logLevel
+})
+
+export const cliClientId = ConfigValues.clientId("CLI_CLIENT_ID", "cli")
+
+const fields = Config.all({
+  sqlUrl: Config.option(ConfigValues.postgresUrl("SQL_URL")),
+  dataDir: ConfigValues.dataDir("oauth"),
+  logLevel: ConfigValues.logLevel,
+  port: ConfigValues.port,
+  baseUrl: ConfigValues.publicUrl("BASE_URL", "http://localhost:8080"),
+  provider: Config.literal(
+    ...ProviderName.literals,
+    "dev"
+  )("OAUTH2_PROVIDER").pipe(Config.withDefault("dev")),
+  upstreamClientId: Config.option(Config.string("OAUTH2_CLIENT_ID")),
+  upstreamClientSecret: Config.option(Config.redacted("OAUTH2_CLIENT_SECRET")),
+  issuerUrl: Config.option(ConfigValues.issuerUrl("OAUTH2_ISSUER_URL")),
+  introspectionToken: Config.option(ConfigValues.secret("INTROSPECTION_TOKEN", 32)),
+  cliClientId,
+  registerRateLimit: ConfigValues.rateLimit("REGISTER_RATE_LIMIT", "20/hour"),
+  rateLimitHeader: Config.option(Config.string("RATE_LIMIT_HEADER"))
+})
+
+/** Rules that tie variables together, each reported on the variable to fix. */
+const crossCheck = (config: OAuthConfig): Either.Either<OAuthConfig, ConfigError.ConfigError> => {
+  const problems: Array<ConfigError.ConfigError> = []
+  if (config.provider === "dev") {
+    if (!ConfigValues.isLoopbackUrl(config.baseUrl)) {
+      problems.push(
+        ConfigValues.invalid("BASE_URL", "the dev upstream signs anyone in: it needs a loopback BASE_URL")
+      )
+    }
+  } else {
+    if (Option.isNone(config.upstreamClientId)) {
+      problems.push(
+        ConfigValues.invalid("OAUTH2_CLIENT_ID", `is required with OAUTH2_PROVIDER=${config.provider}`)
+      )
+    }
+    if (Option.isNone(config.upstreamClientSecret)) {
+      problems.push(
+        ConfigValues.invalid("OAUTH2_CLIENT_SECRET", `is required with OAUTH2_PROVIDER=${config.provider}`)
+      )
+    }
+  }
+  if (config.provider === "oidc" && Option.isNone(config.issuerUrl)) {
+    problems.push(ConfigValues.invalid("OAUTH2_ISSUER_URL", "is required with OAUTH2_PROVIDER=oidc"))
+  }
+  const [first, ...rest] = problems
+  if (first === undefined) return Either.right(config)
+  return Either.left(rest.reduce<ConfigError.ConfigError>((all, next) => ConfigError.And(all, next), first))
+}
+
+/** Everything `latchkey oauth serve` needs, validated together. */
+export const server: Config.Config<OAuthConfig> = Config.mapOrFail(fields, crossCheck)

@@ -1,0 +1,24 @@
+import { NodeFileSystem } from "@effect/platform-node"
+import { Layer, Logger, Option } from "effect"
+import * as RandomTokenMint from "../../adapters/crypto/RandomTokenMint.js"
+import * as Sha256SecretHasher from "../../adapters/crypto/Sha256SecretHasher.js"
+import * as Database from "../../adapters/postgres/Database.js"
+import * as JobLockPg from "../../adapters/postgres/JobLockPg.js"
+import * as OAuthStoragePg from "../../adapters/postgres/oauth/OAuthStoragePg.js"
+import type { OAuthConfig } from "./OAuthConfig.js"
+
+/** The database the configuration names: SQL_URL, else embedded PGlite under LATCHKEY_DATA_DIR. */
+const database = (config: Pick<OAuthConfig, "sqlUrl" | "dataDir" | "logLevel">) =>
+  Database.layer({ url: config.sqlUrl, dataDir: Option.some(config.dataDir) }).pipe(
+    Layer.provideMerge(Logger.minimumLogLevel(config.logLevel))
+  )
+
+/** Storage, crypto and the file system (for migrations), on the configured database. */
+export const core = (config: Pick<OAuthConfig, "sqlUrl" | "dataDir" | "logLevel">) =>
+  Layer.mergeAll(
+    OAuthStoragePg.layer,
+    JobLockPg.layerFor(Option.isNone(config.sqlUrl)),
+    RandomTokenMint.layer,
+    Sha256SecretHasher.layer,
+    NodeFileSystem.layer
+  ).pipe(Layer.provideMerge(database(config)))

@@ -1,0 +1,118 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { Duration, Effect, Layer, Option, Redacted, Schedule, Schema } from "effect"
+import * as CachedClientRepository from "../../adapters/cache/oauth/CachedClientRepository.js"
+import * as ClientMetadataFetcherHttp from "../../adapters/clientmetadata/oauth/ClientMetadataFetcherHttp.js"
+import { OAuthHttpConfig } from "../../adapters/http/oauth/OAuthHttpConfig.js"
+import * as Server from "../../adapters/http/oauth/Server.js"
+import * as DevUpstream from "../../adapters/idp/DevUpstream.js"
+import * as ProviderCatalog from "../../adapters/idp/ProviderCatalog.js"
+import * as Oidc from "../../adapters/idp/providers/oidc.js"
+import * as Migrations from "../../adapters/postgres/Migrations.js"
+import { OAuthSettings } from "../../application/oauth/OAuthSettings.js"
+import { reapIdleClients } from "../../application/oauth/ReapIdleClients.js"
+import { UpstreamIdentityProvider } from "../../application/ports/UpstreamIdentityProvider.js"
+import { ClientId } from "../../domain/Ids.js"
+import type { OAuthConfig } from "./OAuthConfig.js"
+import * as OAuthLayers from "./OAuthLayers.js"
+
+export class SchemaNotReady extends Schema.TaggedError<SchemaNotReady>()("SchemaNotReady", {
+  message: Schema.String
+}) {}
+
+/** The spec requires the schema before start: refuse to serve on a missing or older one. */
+const requireSchema = Effect.gen(function* () {
+  const status = yield* Migrations.status("oauth")
+  if (status.applied < status.expected) {
+    return yield* new SchemaNotReady({
+      message:
+        status.applied === 0
+          ? "the oauth schema is missing: run `latchkey oauth migrate` first"
+          : `the oauth schema is at version ${status.applied}, this build needs ${status.expected}: run \`latchkey oauth migrate\``
+    })
+  }
+})
+
+/**
+ * The upstream: one from the catalog, or the dev upstream — an embedded OpenID provider on an
+ * ephemeral loopback port, registered with our callback, with a random client secret.
+ */
+const upstream = (config: OAuthConfig) => {
+  const callbackUrl = `${config.baseUrl}/callback`
+  if (config.provider === "dev") {
+    return Layer.scoped(
+      UpstreamIdentityProvider,
+      Effect.gen(function* () {
+        const clientSecret = crypto.randomUUID() + crypto.randomUUID()
+        const dev = yield* DevUpstream.start({
+          host: "127.0.0.1",
+          clients: [{ client_id: "latchkey-dev", client_secret: clientSecret, redirect_uris: [callbackUrl] }]
+        })
+        yield* Effect.logInfo(`dev upstream at ${dev.issuer.href} (any email signs in)`)
+        return yield* Oidc.make("dev", {
+          clientId: "latchkey-dev",
+          clientSecret: Redacted.make(clientSecret),
+          issuerUrl: dev.issuer
+        })
+      })
+    )
+  }
+  return ProviderCatalog.layer(config.provider, {
+    clientId: Option.getOrElse(config.upstreamClientId, () => ""),
+    clientSecret: Option.getOrElse(config.upstreamClientSecret, () => Redacted.make("")),
+    ...Option.match(config.issuerUrl, { onNone: () => ({}), onSome: (url) => ({ issuerUrl: new URL(url) }) })
+  })
+}
+
+/** The reaper runs hourly in-process; the job lock keeps it to one instance at a time. */
+const reaper = reapIdleClients.pipe(
+  Effect.catchAllCause((cause) => Effect.logError("reaper failed", cause)),
+  Effect.repeat(Schedule.spaced(Duration.hours(1))),
+  Effect.delay(Duration.minutes(1))
+)
+
+/**
+ * Every token request looks its client up; a client deleted by another process (the CLI,
+ * another instance) is refused by this one within these 5 seconds.
+ */
+const clientCache = CachedClientRepository.layer({ timeToLive: "5 seconds", capacity: 10_000 })
+
+/** What only tests set; production (`latchkey oauth serve`) passes nothing. */
+export interface ServeOptions {
+  /** The metadata-document fetcher's test options: a loopback allow-list and a test CA. */
+  readonly clientMetadata?: ClientMetadataFetcherHttp.Options | undefined
+}
+
+/** `latchkey oauth serve`: the HTTP server on the configured port, until interrupted. */
+export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
+  const core = OAuthLayers.core(config)
+  const settings = Layer.succeed(OAuthSettings, {
+    issuer: config.baseUrl,
+    callbackUrl: `${config.baseUrl}/callback`,
+    cliClientId: ClientId.make(config.cliClientId)
+  })
+  const http = Layer.succeed(OAuthHttpConfig, {
+    introspectionToken: config.introspectionToken,
+    registerLimit: config.registerRateLimit,
+    rateLimitHeader: config.rateLimitHeader
+  })
+  const server = Layer.scopedDiscard(Server.serve({ port: config.port, host: "0.0.0.0" })).pipe(
+    Layer.provide(NodeHttpServer.layerContext)
+  )
+  const background = Layer.scopedDiscard(Effect.forkScoped(reaper))
+  const checked = Layer.effectDiscard(requireSchema)
+  return Layer.mergeAll(server, background).pipe(
+    Layer.provide(
+      Layer.mergeAll(
+        settings,
+        http,
+        upstream(config),
+        ClientMetadataFetcherHttp.layer(options.clientMetadata),
+        clientCache
+      )
+    ),
+    Layer.provide(checked),
+    Layer.provideMerge(core),
+    // No trace exporter is wired yet: without one, spans would only cost time on every request.
+    Layer.provide(Layer.setTracerEnabled(false))
+  )
+}

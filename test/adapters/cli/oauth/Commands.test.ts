@@ -1,0 +1,144 @@
+import { Command } from "@effect/cli"
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { type Console, Effect, Layer, Option, Ref } from "effect"
+import * as OAuthClientsCommand from "../../../../adapters/cli/oauth/ClientsCommand.js"
+import * as OAuthReapCommand from "../../../../adapters/cli/oauth/ReapCommand.js"
+import * as RandomTokenMint from "../../../../adapters/crypto/RandomTokenMint.js"
+import * as Sha256SecretHasher from "../../../../adapters/crypto/Sha256SecretHasher.js"
+import * as OAuthStorageMemory from "../../../../adapters/memory/oauth/OAuthStorageMemory.js"
+import { ClientRepository } from "../../../../application/oauth/ports/ClientRepository.js"
+import { ClientId } from "../../../../domain/Ids.js"
+
+const services = Layer.mergeAll(
+  OAuthStorageMemory.layer,
+  RandomTokenMint.layer,
+  Sha256SecretHasher.layer,
+  NodeContext.layer
+)
+
+const cli = Command.run(
+  Command.make("oauth").pipe(
+    Command.withSubcommands([OAuthClientsCommand.command, OAuthReapCommand.command])
+  ),
+  { name: "latchkey", version: "test" }
+)
+
+/** Runs `latchkey oauth …` in process and returns what it printed. */
+const run = (...args: Array<string>) =>
+  Effect.gen(function* () {
+    const lines = yield* Ref.make<Array<string>>([])
+    const record = (...parts: ReadonlyArray<unknown>) => Ref.update(lines, (all) => [...all, parts.join(" ")])
+    const base = yield* Effect.console
+    const console: Console.Console = {
+      ...base,
+      log: (...parts) => record(...parts),
+      error: (...parts) => record(...parts)
+    }
+    yield* cli(["node", "latchkey", ...args]).pipe(Effect.withConsole(console))
+    return (yield* Ref.get(lines)).join("\n")
+  })
+
+describe("latchkey oauth clients", () => {
+  it.effect("creates public and confidential clients, lists and deletes them", () =>
+    Effect.gen(function* () {
+      const created = yield* run(
+        "clients",
+        "create",
+        "--name",
+        "Tool",
+        "--redirect-uri",
+        "http://127.0.0.1/cb"
+      )
+      const id = /client_id: (\S+)/.exec(created)?.[1] ?? ""
+      expect(id).not.toBe("")
+      expect(created).not.toContain("client_secret")
+
+      const web = yield* run(
+        "clients",
+        "create",
+        "--name",
+        "Web",
+        "--redirect-uri",
+        "https://app.example.com/cb",
+        "--redirect-uri",
+        "https://app.example.com/cb2",
+        "--confidential",
+        "--client-id",
+        "web"
+      )
+      expect(web).toContain("client_id: web")
+      expect(web).toMatch(/client_secret: lks_[A-Za-z0-9_-]{43}/)
+      const stored = Option.getOrThrow(
+        yield* Effect.flatMap(ClientRepository, (c) => c.findById(ClientId.make("web")))
+      )
+      expect(stored.type).toBe("confidential")
+      expect(stored.redirectUris).toHaveLength(2)
+
+      const listed = yield* run("clients", "list")
+      expect(listed).toContain(id)
+      expect(listed).toContain("web\tconfidential\tseeded")
+
+      expect(yield* run("clients", "delete", "web")).toContain("deleted web")
+      expect(
+        Option.isNone(yield* Effect.flatMap(ClientRepository, (c) => c.findById(ClientId.make("web"))))
+      ).toBe(true)
+    }).pipe(Effect.provide(services))
+  )
+
+  it.effect("refuses bad redirect URIs, a taken id, and a secret from a variable that is not set", () =>
+    Effect.gen(function* () {
+      const bad = yield* Effect.either(
+        run("clients", "create", "--name", "x", "--redirect-uri", "http://evil.example/cb")
+      )
+      expect(bad._tag).toBe("Left")
+      yield* run(
+        "clients",
+        "create",
+        "--name",
+        "x",
+        "--redirect-uri",
+        "https://a.example/cb",
+        "--client-id",
+        "taken"
+      )
+      const taken = yield* Effect.either(
+        run(
+          "clients",
+          "create",
+          "--name",
+          "x",
+          "--redirect-uri",
+          "https://a.example/cb",
+          "--client-id",
+          "taken"
+        )
+      )
+      expect(taken._tag === "Left" && String(taken.left)).toContain("already exists")
+      const unset = yield* Effect.either(
+        run(
+          "clients",
+          "create",
+          "--name",
+          "x",
+          "--redirect-uri",
+          "https://a.example/cb",
+          "--confidential",
+          "--secret-env",
+          "LATCHKEY_TEST_UNSET"
+        )
+      )
+      expect(unset._tag === "Left" && String(unset.left)).toContain("LATCHKEY_TEST_UNSET is not set")
+    }).pipe(Effect.provide(services))
+  )
+})
+
+describe("latchkey oauth reap", () => {
+  it.effect("reports what it removed", () =>
+    Effect.gen(function* () {
+      const output = yield* run("reap")
+      expect(output).toContain("removed 0 idle client(s)")
+      expect(output).toContain("purged 0 code(s)")
+    }).pipe(Effect.provide(services))
+  )
+})

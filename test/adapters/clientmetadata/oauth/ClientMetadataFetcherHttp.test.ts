@@ -1,0 +1,262 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Either } from "effect"
+import * as ClientMetadataFetcherHttp from "../../../../adapters/clientmetadata/oauth/ClientMetadataFetcherHttp.js"
+import * as DocumentServer from "../../../support/oauth/DocumentServer.js"
+
+const documentFor =
+  (path: string, fields: Record<string, unknown> = {}) =>
+  (origin: string) => ({
+    client_id: `${origin}${path}`,
+    client_name: "Test MCP client",
+    redirect_uris: ["http://127.0.0.1/callback"],
+    token_endpoint_auth_method: "none",
+    ...fields
+  })
+
+/** A fetcher that may reach this test's server (loopback allowed for it, its certificate trusted). */
+const fetcherFor = (server: DocumentServer.DocumentServer, options: ClientMetadataFetcherHttp.Options = {}) =>
+  ClientMetadataFetcherHttp.make({ allowedLoopback: [server.hostPort], ca: [server.cert], ...options })
+
+/** The reason a fetch failed, or a test failure if it succeeded. */
+const reasonOf = <A>(effect: Effect.Effect<A, { readonly reason: string }>) =>
+  Effect.flatMap(Effect.either(effect), (result) =>
+    Either.isLeft(result) ? Effect.succeed(result.left.reason) : Effect.dieMessage("the fetch succeeded")
+  )
+
+describe("ClientMetadataFetcherHttp", () => {
+  it.live("fetches a valid document", () =>
+    Effect.gen(function* () {
+      const server = yield* DocumentServer.start({
+        "/client.json": DocumentServer.json(documentFor("/client.json"))
+      })
+      const fetcher = yield* fetcherFor(server)
+      const document = yield* fetcher.fetch(new URL(`${server.origin}/client.json`))
+      expect(document.client_id).toBe(`${server.origin}/client.json`)
+      expect(document.client_name).toBe("Test MCP client")
+      expect(document.redirect_uris).toEqual(["http://127.0.0.1/callback"])
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("refuses a document whose client_id is not its URL", () =>
+    Effect.gen(function* () {
+      const server = yield* DocumentServer.start({
+        "/client.json": DocumentServer.json(documentFor("/other.json"))
+      })
+      const fetcher = yield* fetcherFor(server)
+      const reason = yield* reasonOf(fetcher.fetch(new URL(`${server.origin}/client.json`)))
+      expect(reason).toContain("client_id does not match")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("refuses a confidential client, invalid redirect URIs and non-JSON answers", () =>
+    Effect.gen(function* () {
+      const server = yield* DocumentServer.start({
+        "/secret": DocumentServer.json(
+          documentFor("/secret", { token_endpoint_auth_method: "client_secret_basic" })
+        ),
+        "/plain-http": DocumentServer.json(
+          documentFor("/plain-http", { redirect_uris: ["http://example.com/cb"] })
+        ),
+        "/html": (_request, response) => {
+          response.writeHead(200, { "content-type": "text/html" })
+          response.end("<html></html>")
+        },
+        "/garbage": (_request, response) => {
+          response.writeHead(200, { "content-type": "application/json" })
+          response.end("{ not json")
+        }
+      })
+      const fetcher = yield* fetcherFor(server)
+      const reason = (path: string) => reasonOf(fetcher.fetch(new URL(`${server.origin}${path}`)))
+      expect(yield* reason("/secret")).toContain("token_endpoint_auth_method must be none")
+      expect(yield* reason("/plain-http")).toContain("must use https")
+      expect(yield* reason("/html")).toContain("is not JSON")
+      expect(yield* reason("/garbage")).toContain("not valid JSON")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("refuses a URL that is not https, without connecting", () =>
+    Effect.gen(function* () {
+      const server = yield* DocumentServer.start({})
+      const fetcher = yield* fetcherFor(server)
+      const reason = yield* reasonOf(fetcher.fetch(new URL(`http://${server.hostPort}/client.json`)))
+      expect(reason).toContain("only https")
+      expect(server.connections()).toBe(0)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("refuses loopback without the allow-list, before any connection", () =>
+    Effect.gen(function* () {
+      const server = yield* DocumentServer.start({
+        "/client.json": DocumentServer.json(documentFor("/client.json"))
+      })
+      const fetcher = yield* ClientMetadataFetcherHttp.make({ ca: [server.cert] })
+      const byAddress = yield* reasonOf(fetcher.fetch(new URL(`${server.origin}/client.json`)))
+      expect(byAddress).toContain("loopback")
+      const port = new URL(server.origin).port
+      const byName = yield* reasonOf(fetcher.fetch(new URL(`https://localhost:${port}/client.json`)))
+      expect(byName).toContain("loopback")
+      // The allow-list names host and port: another port of the same host stays refused.
+      const otherPort = yield* ClientMetadataFetcherHttp.make({
+        allowedLoopback: ["127.0.0.1:1"],
+        ca: [server.cert]
+      })
+      expect(yield* reasonOf(otherPort.fetch(new URL(`${server.origin}/client.json`)))).toContain("loopback")
+      expect(server.connections()).toBe(0)
+      expect(server.hits("/client.json")).toBe(0)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("refuses private, link-local, CGNAT and cloud metadata addresses, even when allow-listed", () =>
+    Effect.gen(function* () {
+      const targets = [
+        "https://10.0.0.1/client.json",
+        "https://172.16.5.4/client.json",
+        "https://192.168.1.1/client.json",
+        "https://169.254.169.254/latest/meta-data",
+        "https://100.64.0.1/client.json",
+        "https://0.0.0.0/client.json",
+        "https://[fd00:ec2::254]/client.json",
+        "https://[fe80::1]/client.json",
+        "https://[::ffff:10.0.0.1]/client.json",
+        "https://[ff02::1]/client.json"
+      ]
+      // Loopback is the only range the test allow-list can open, and only for its own entries.
+      const fetcher = yield* ClientMetadataFetcherHttp.make({
+        allowedLoopback: targets.map((target) => `${new URL(target).hostname}:443`)
+      })
+      for (const target of targets) {
+        const reason = yield* reasonOf(fetcher.fetch(new URL(target)))
+        expect(reason, target).toMatch(/resolves to a \w+ address/)
+      }
+    })
+  )
+
+  it.live("refuses a body over 64 KiB, announced or streamed", () =>
+    Effect.gen(function* () {
+      const padding = "x".repeat(ClientMetadataFetcherHttp.maxBodyBytes)
+      const server = yield* DocumentServer.start({
+        "/announced": DocumentServer.json(documentFor("/announced", { padding })),
+        "/streamed": (_request, response, origin) => {
+          response.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" })
+          const body = JSON.stringify(documentFor("/streamed", { padding })(origin))
+          response.write(body.slice(0, 1000))
+          response.end(body.slice(1000))
+        }
+      })
+      const fetcher = yield* fetcherFor(server)
+      expect(yield* reasonOf(fetcher.fetch(new URL(`${server.origin}/announced`)))).toContain(
+        "exceeds 65536 bytes"
+      )
+      expect(yield* reasonOf(fetcher.fetch(new URL(`${server.origin}/streamed`)))).toContain(
+        "exceeds 65536 bytes"
+      )
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("gives up on a server that does not answer in time", () =>
+    Effect.gen(function* () {
+      const server = yield* DocumentServer.start({
+        "/slow": () => {
+          // Never answers.
+        }
+      })
+      const fetcher = yield* fetcherFor(server, { timeout: Duration.millis(300) })
+      const started = Date.now()
+      const reason = yield* reasonOf(fetcher.fetch(new URL(`${server.origin}/slow`)))
+      expect(reason).toContain("no complete answer within")
+      expect(Date.now() - started).toBeLessThan(3000)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("does not follow redirects", () =>
+    Effect.gen(function* () {
+      const server = yield* DocumentServer.start({
+        "/moved": (_request, response, origin) => {
+          response.writeHead(302, { location: `${origin}/client.json` })
+          response.end()
+        },
+        "/client.json": DocumentServer.json(documentFor("/moved"))
+      })
+      const fetcher = yield* fetcherFor(server)
+      expect(yield* reasonOf(fetcher.fetch(new URL(`${server.origin}/moved`)))).toContain(
+        "redirects are not followed"
+      )
+      expect(server.hits("/client.json")).toBe(0)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("does not disable TLS verification: an untrusted certificate is refused", () =>
+    Effect.gen(function* () {
+      const server = yield* DocumentServer.start({
+        "/client.json": DocumentServer.json(documentFor("/client.json"))
+      })
+      const fetcher = yield* ClientMetadataFetcherHttp.make({ allowedLoopback: [server.hostPort] })
+      expect(yield* reasonOf(fetcher.fetch(new URL(`${server.origin}/client.json`)))).toMatch(/certificate/i)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("serves a document from its cache within max-age, and fetches no-store documents every time", () =>
+    Effect.gen(function* () {
+      const server = yield* DocumentServer.start({
+        "/cached": DocumentServer.json(documentFor("/cached"), { "cache-control": "public, max-age=60" }),
+        "/default": DocumentServer.json(documentFor("/default")),
+        "/no-store": DocumentServer.json(documentFor("/no-store"), { "cache-control": "no-store" })
+      })
+      const fetcher = yield* fetcherFor(server)
+      for (const path of ["/cached", "/default", "/no-store"]) {
+        yield* fetcher.fetch(new URL(`${server.origin}${path}`))
+        yield* fetcher.fetch(new URL(`${server.origin}${path}`))
+      }
+      expect(server.hits("/cached")).toBe(1)
+      expect(server.hits("/default")).toBe(1)
+      expect(server.hits("/no-store")).toBe(2)
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("ClientMetadataFetcherHttp.isPublicAddress", () => {
+  it.each([
+    ["93.184.215.14", true],
+    ["2606:2800:21f:cb07:6820:80da:af6b:8b2c", true],
+    ["127.0.0.1", false],
+    ["127.255.0.1", false],
+    ["::1", false],
+    ["10.1.2.3", false],
+    ["172.31.255.255", false],
+    ["192.168.0.1", false],
+    ["100.64.0.1", false],
+    ["100.127.255.254", false],
+    ["169.254.169.254", false],
+    ["169.254.1.1", false],
+    ["0.0.0.0", false],
+    ["::", false],
+    ["224.0.0.1", false],
+    ["255.255.255.255", false],
+    ["fc00::1", false],
+    ["fd00:ec2::254", false],
+    ["fe80::1", false],
+    ["ff02::1", false],
+    ["::ffff:127.0.0.1", false],
+    ["::ffff:169.254.169.254", false],
+    ["64:ff9b::a00:1", false],
+    ["not an address", false]
+  ] as const)("%s → %s", (address, expected) => {
+    expect(ClientMetadataFetcherHttp.isPublicAddress(address)).toBe(expected)
+  })
+})
+
+describe("ClientMetadataFetcherHttp.timeToLive", () => {
+  it.each([
+    [undefined, Duration.minutes(5)],
+    ["max-age=60", Duration.seconds(60)],
+    ["public, max-age=600, must-revalidate", Duration.seconds(600)],
+    ["max-age=31536000", Duration.hours(24)],
+    ["no-store", Duration.zero],
+    ["max-age=60, no-cache", Duration.zero],
+    ["max-age=soon", Duration.zero],
+    ["public", Duration.minutes(5)]
+  ] as const)("%s → %s", (header, expected) => {
+    expect(Duration.toMillis(ClientMetadataFetcherHttp.timeToLive(header))).toBe(Duration.toMillis(expected))
+  })
+})

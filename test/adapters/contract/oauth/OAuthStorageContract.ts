@@ -1,0 +1,19 @@
+import { jobLockContract } from "../JobLockContract.js"
+import { rateLimiterContract } from "../RateLimiterContract.js"
+import type { It } from "../Storage.js"
+import { authorizationCodeStoreContract } from "./AuthorizationCodeStoreContract.js"
+import { clientRepositoryContract } from "./ClientRepositoryContract.js"
+import { pendingLoginStoreContract } from "./PendingLoginStoreContract.js"
+import { tokenStoreContract } from "./TokenStoreContract.js"
+import { upstreamUsersContract } from "./UpstreamUsersContract.js"
+
+/** The one contract every oauth storage adapter set must pass. */
+export const oauthStorageContract = (it: It) => {
+  clientRepositoryContract(it)
+  upstreamUsersContract(it)
+  authorizationCodeStoreContract(it)
+  pendingLoginStoreContract(it)
+  tokenStoreContract(it)
+  rateLimiterContract(it)
+  jobLockContract(it)
+}
