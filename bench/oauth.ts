@@ -31,12 +31,12 @@ import { PgClient } from "@effect/sql-pg"
 import {
   Cause,
   Clock,
+  ConfigProvider,
   Duration,
   Effect,
   Exit,
   Layer,
   Logger,
-  LogLevel,
   Option,
   Redacted,
   Schedule,
@@ -48,7 +48,7 @@ import { TokenStore } from "../application/oauth/ports/TokenStore.js"
 import { UpstreamUsers } from "../application/oauth/ports/UpstreamUsers.js"
 import { SecretHasher } from "../application/ports/SecretHasher.js"
 import { TokenMint } from "../application/ports/TokenMint.js"
-import type { OAuthConfig } from "../bootstrap/oauth/OAuthConfig.js"
+import * as OAuthConfig from "../bootstrap/oauth/OAuthConfig.js"
 import * as OAuthLayers from "../bootstrap/oauth/OAuthLayers.js"
 import * as OAuthServer from "../bootstrap/oauth/OAuthServer.js"
 import { ClientId, FamilyId, GrantId, IdentityId, UserId } from "../domain/Ids.js"
@@ -738,21 +738,22 @@ const main = Effect.gen(function* () {
   const dataDir = mkdtempSync(join(os.tmpdir(), "latchkey-bench-"))
   yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
   const port = yield* freePort
-  const config: OAuthConfig = {
-    sqlUrl: Option.some(Redacted.make(database.url)),
-    dataDir,
-    logLevel: LogLevel.Warning,
-    port,
-    baseUrl: `http://127.0.0.1:${port}`,
-    provider: "dev",
-    upstreamClientId: Option.none(),
-    upstreamClientSecret: Option.none(),
-    issuerUrl: Option.none(),
-    introspectionToken: Option.some(Redacted.make(introspectionToken)),
-    cliClientId: clientId,
-    registerRateLimit: { max: 1_000_000_000, window: Duration.hours(1) },
-    rateLimitHeader: Option.none()
-  }
+  const config = yield* Effect.withConfigProvider(
+    OAuthConfig.server,
+    ConfigProvider.fromMap(
+      new Map([
+        ["SQL_URL", database.url],
+        ["LATCHKEY_DATA_DIR", dataDir],
+        ["LOG_LEVEL", "warn"],
+        ["API_HOST", "127.0.0.1"],
+        ["PORT", String(port)],
+        ["BASE_URL", `http://127.0.0.1:${port}`],
+        ["INTROSPECTION_TOKEN", introspectionToken],
+        ["CLI_CLIENT_ID", clientId],
+        ["REGISTER_RATE_LIMIT", "1000000000/hour"]
+      ])
+    )
+  )
   // Minting is the slow part of the setup: no pool when the refresh run is left out.
   const refreshPool = only === undefined || only === "refresh" ? settings.refreshPool : 0
   const pools = yield* Effect.scoped(prepare(refreshPool)).pipe(Effect.provide(OAuthLayers.core(config)))

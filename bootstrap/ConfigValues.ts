@@ -104,13 +104,6 @@ export const isLoopbackUrl = (value: string): boolean => {
   }
 }
 
-export const port = check("PORT", Config.string("PORT").pipe(Config.withDefault("8080")), (value) => {
-  const n = Number(value)
-  return /^\d+$/.test(value) && n >= 0 && n <= 65_535
-    ? Either.right(n)
-    : Either.left("expected a port number, 0 to 65535")
-})
-
 const units: Record<string, Duration.Duration> = {
   second: Duration.seconds(1),
   minute: Duration.minutes(1),
@@ -138,3 +131,53 @@ export const secret = (name: string, minimumLength: number) =>
   )
 
 export const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
+
+const truthy = new Set(["1", "t", "T", "TRUE", "true", "True"])
+const falsy = new Set(["0", "f", "F", "FALSE", "false", "False"])
+
+/** A boolean as GoTrue (Go's strconv.ParseBool) reads it: 1/0, t/f, true/false in three cases. */
+export const bool = (name: string, fallback: boolean) =>
+  check(name, Config.string(name).pipe(Config.withDefault(String(fallback))), (value) =>
+    truthy.has(value)
+      ? Either.right(true)
+      : falsy.has(value)
+        ? Either.right(false)
+        : Either.left("expected true or false (also 1/0, t/f)")
+  )
+
+/** A port number under any variable name. */
+export const portNamed = (name: string, fallback: number) =>
+  check(name, Config.string(name).pipe(Config.withDefault(String(fallback))), (value) => {
+    const n = Number(value)
+    return /^\d+$/.test(value) && n >= 0 && n <= 65_535
+      ? Either.right(n)
+      : Either.left("expected a port number, 0 to 65535")
+  })
+
+/** A host or address to listen on. */
+export const listenHost = (name: string, fallback: string) =>
+  check(name, Config.string(name).pipe(Config.withDefault(fallback)), (value) =>
+    /^[A-Za-z0-9.:_-]+$/.test(value) || /^\[[0-9A-Fa-f:.]+\]$/.test(value)
+      ? Either.right(value.replace(/^\[(.*)\]$/, "$1"))
+      : Either.left("expected a host name or an IP address, e.g. 0.0.0.0 or 127.0.0.1")
+  )
+
+/** A comma-separated list, entries trimmed, empty ones dropped (as GoTrue splits lists). */
+export const list = (name: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(""),
+    Config.map((value) =>
+      value
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== "")
+    )
+  )
+
+/** An HTTP header name (RFC 9110 token). */
+export const headerName = (name: string) =>
+  check(name, Config.string(name), (value) =>
+    /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value.trim())
+      ? Either.right(value.trim())
+      : Either.left("expected an HTTP header name, e.g. X-Request-Id")
+  )

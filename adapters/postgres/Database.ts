@@ -5,6 +5,7 @@ import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect, Layer, Option, Redacted, Schema, String as Str } from "effect"
 import Pg from "pg"
+import * as DatabaseUnavailable from "./DatabaseUnavailable.js"
 import { PgPool } from "./PgPool.js"
 
 export class EmbeddedDatabaseError extends Schema.TaggedError<EmbeddedDatabaseError>()(
@@ -23,6 +24,45 @@ export interface DatabaseOptions {
   readonly maxConnections?: number
 }
 
+type ConnectCallback = (
+  error: Error | undefined,
+  client: Pg.PoolClient | undefined,
+  done: (release?: unknown) => void
+) => void
+
+/** How long to wait before the one retry of a connection that could not be opened. */
+const reconnectDelayMillis = 200
+
+/**
+ * A pool that tries once more, after a moment, to open a connection that failed before any
+ * statement went out (the server restarting or failing over): the request then succeeds
+ * instead of failing, and nothing can run twice. Every statement, of `@effect/sql` and of
+ * Prepared.ts alike, takes its connection through `connect`.
+ */
+class RetryingPool extends Pg.Pool {
+  override connect(): Promise<Pg.PoolClient>
+  override connect(callback: ConnectCallback): void
+  override connect(callback?: ConnectCallback): Promise<Pg.PoolClient> | undefined {
+    if (callback === undefined) {
+      return super
+        .connect()
+        .catch((error: unknown) =>
+          DatabaseUnavailable.isBeforeSending(error)
+            ? new Promise<void>((resolve) => setTimeout(resolve, reconnectDelayMillis)).then(() =>
+                super.connect()
+              )
+            : Promise.reject(error)
+        )
+    }
+    super.connect((error, client, done) => {
+      if (error !== undefined && DatabaseUnavailable.isBeforeSending(error) && !this.ending) {
+        setTimeout(() => super.connect(callback), reconnectDelayMillis)
+      } else callback(error, client, done)
+    })
+    return undefined
+  }
+}
+
 /** Columns are snake_case in SQL and camelCase in rows, matching the domain's field names. */
 const naming = { transformResultNames: Str.snakeToCamel, transformQueryNames: Str.camelToSnake }
 
@@ -35,7 +75,7 @@ const pooled = (config: Pg.PoolConfig) =>
   Effect.gen(function* () {
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const pool = new Pg.Pool({ application_name: "latchkey", ...config })
+        const pool = new RetryingPool({ application_name: "latchkey", ...config })
         // A broken idle connection is dropped by the pool; the next query opens another.
         pool.on("error", () => {})
         return pool

@@ -2,6 +2,7 @@ import { Config, ConfigError, Either, type LogLevel, Option, type Redacted } fro
 import { ProviderName } from "../../adapters/idp/ProviderCatalog.js"
 import type { Limit } from "../../application/ports/RateLimiter.js"
 import * as ConfigValues from "../ConfigValues.js"
+import * as TelemetryConfig from "../TelemetryConfig.js"
 
 export type UpstreamKind = ProviderName | "dev"
 
@@ -10,6 +11,8 @@ export interface OAuthConfig {
   readonly sqlUrl: Option.Option<Redacted.Redacted>
   readonly dataDir: string
   readonly logLevel: LogLevel.LogLevel
+  /** `API_HOST`: the address to listen on, as the auth service's setting of that name. */
+  readonly host: string
   readonly port: number
   readonly baseUrl: string
   readonly provider: UpstreamKind
@@ -20,6 +23,9 @@ export interface OAuthConfig {
   readonly cliClientId: string
   readonly registerRateLimit: Limit
   readonly rateLimitHeader: Option.Option<string>
+  /** `SCOPES_SUPPORTED`: the scopes the metadata document advertises. */
+  readonly scopesSupported: ReadonlyArray<string>
+  readonly telemetry: TelemetryConfig.TelemetryConfig
 }
 
 /** What `latchkey oauth migrate` and the operator commands need: only the database. */
@@ -35,7 +41,8 @@ const fields = Config.all({
   sqlUrl: Config.option(ConfigValues.postgresUrl("SQL_URL")),
   dataDir: ConfigValues.dataDir("oauth"),
   logLevel: ConfigValues.logLevel,
-  port: ConfigValues.port,
+  host: ConfigValues.listenHost("API_HOST", "0.0.0.0"),
+  port: ConfigValues.portNamed("PORT", 8080),
   baseUrl: ConfigValues.publicUrl("BASE_URL", "http://localhost:8080"),
   provider: Config.literal(
     ...ProviderName.literals,
@@ -47,7 +54,9 @@ const fields = Config.all({
   introspectionToken: Config.option(ConfigValues.secret("INTROSPECTION_TOKEN", 32)),
   cliClientId,
   registerRateLimit: ConfigValues.rateLimit("REGISTER_RATE_LIMIT", "20/hour"),
-  rateLimitHeader: Config.option(Config.string("RATE_LIMIT_HEADER"))
+  rateLimitHeader: Config.option(ConfigValues.headerName("RATE_LIMIT_HEADER")),
+  scopesSupported: ConfigValues.list("SCOPES_SUPPORTED"),
+  telemetry: TelemetryConfig.read("")
 })
 
 /** Rules that tie variables together, each reported on the variable to fix. */

@@ -1,17 +1,22 @@
 import { NodeHttpServer } from "@effect/platform-node"
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Duration, Effect, Layer, Option, Redacted, Schedule, Schema } from "effect"
 import * as CachedClientRepository from "../../adapters/cache/oauth/CachedClientRepository.js"
 import * as ClientMetadataFetcherHttp from "../../adapters/clientmetadata/oauth/ClientMetadataFetcherHttp.js"
+import * as ErrorResponse from "../../adapters/http/oauth/ErrorResponse.js"
 import { OAuthHttpConfig } from "../../adapters/http/oauth/OAuthHttpConfig.js"
-import * as Server from "../../adapters/http/oauth/Server.js"
+import * as Routes from "../../adapters/http/oauth/Routes.js"
+import * as Server from "../../adapters/http/Server.js"
 import * as DevUpstream from "../../adapters/idp/DevUpstream.js"
 import * as ProviderCatalog from "../../adapters/idp/ProviderCatalog.js"
 import * as Oidc from "../../adapters/idp/providers/oidc.js"
+import * as DatabaseUnavailable from "../../adapters/postgres/DatabaseUnavailable.js"
 import * as Migrations from "../../adapters/postgres/Migrations.js"
 import { OAuthSettings } from "../../application/oauth/OAuthSettings.js"
 import { reapIdleClients } from "../../application/oauth/ReapIdleClients.js"
 import { UpstreamIdentityProvider } from "../../application/ports/UpstreamIdentityProvider.js"
 import { ClientId } from "../../domain/Ids.js"
+import * as Telemetry from "../Telemetry.js"
 import type { OAuthConfig } from "./OAuthConfig.js"
 import * as OAuthLayers from "./OAuthLayers.js"
 
@@ -80,9 +85,18 @@ const clientCache = CachedClientRepository.layer({ timeToLive: "5 seconds", capa
 export interface ServeOptions {
   /** The metadata-document fetcher's test options: a loopback allow-list and a test CA. */
   readonly clientMetadata?: ClientMetadataFetcherHttp.Options | undefined
+  /** Spans go here instead of to an OTLP collector. */
+  readonly spanProcessor?: SpanProcessor | undefined
+  /** How long requests in flight may take to finish once shutdown starts. */
+  readonly shutdownTimeout?: Duration.DurationInput | undefined
 }
 
-/** `latchkey oauth serve`: the HTTP server on the configured port, until interrupted. */
+/** Bodies of every oauth endpoint are small forms or JSON documents. */
+const maxBodyBytes = 64 * 1024
+
+const serviceName = "latchkey-oauth"
+
+/** `latchkey oauth serve`: the HTTP server on the configured host and port, until interrupted. */
 export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
   const core = OAuthLayers.core(config)
   const settings = Layer.succeed(OAuthSettings, {
@@ -93,14 +107,27 @@ export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
   const http = Layer.succeed(OAuthHttpConfig, {
     introspectionToken: config.introspectionToken,
     registerLimit: config.registerRateLimit,
-    rateLimitHeader: config.rateLimitHeader
+    scopesSupported: config.scopesSupported
   })
-  const server = Layer.scopedDiscard(Server.serve({ port: config.port, host: "0.0.0.0" })).pipe(
-    Layer.provide(NodeHttpServer.layerContext)
-  )
+  const server = Layer.scopedDiscard(
+    Server.serve({
+      service: "oauth",
+      host: config.host,
+      port: config.port,
+      routes: Routes.routes,
+      problems: ErrorResponse.problems,
+      cors: Routes.cors,
+      maxBodyBytes,
+      requestIdHeader: config.telemetry.requestIdHeader,
+      clientIpHeader: config.rateLimitHeader,
+      metrics: Option.isSome(config.telemetry.metrics),
+      shutdownTimeout: options.shutdownTimeout ?? Server.defaultShutdownTimeout,
+      isUnavailable: DatabaseUnavailable.is
+    })
+  ).pipe(Layer.provide(NodeHttpServer.layerContext))
   const background = Layer.scopedDiscard(Effect.forkScoped(reaper))
   const checked = Layer.effectDiscard(requireSchema)
-  return Layer.mergeAll(server, background).pipe(
+  return Layer.mergeAll(server, background, Telemetry.metrics(config.telemetry, { serviceName })).pipe(
     Layer.provide(
       Layer.mergeAll(
         settings,
@@ -112,7 +139,8 @@ export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
     ),
     Layer.provide(checked),
     Layer.provideMerge(core),
-    // No trace exporter is wired yet: without one, spans would only cost time on every request.
-    Layer.provide(Layer.setTracerEnabled(false))
+    Layer.provide(
+      Telemetry.layer(config.telemetry, { serviceName, prefix: "", spanProcessor: options.spanProcessor })
+    )
   )
 }

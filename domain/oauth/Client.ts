@@ -63,3 +63,15 @@ export const requiresConsent = (client: Client): boolean =>
 
 /** Refresh tokens go to public clients only; confidential web clients keep a cookie session. */
 export const receivesRefreshTokens = (client: Client): boolean => client.type === "public"
+
+/**
+ * Public clients cannot prove who they are at the token endpoint, so PKCE (S256) is what binds
+ * a code to the client that asked for it (RFC 9700 §2.1.1).
+ */
+export const mustUsePkce = (client: Client): boolean => client.type === "public"
+
+/**
+ * A confidential web client's user keeps a browser session with us, so the next authorize
+ * skips the upstream; public clients (CLIs, connectors) always go through the upstream.
+ */
+export const keepsBrowserSession = (client: Client): boolean => client.type === "confidential"

@@ -1,29 +1,57 @@
+import { Effect, Option } from "effect"
+import { OAuthSettings } from "../../../application/oauth/OAuthSettings.js"
+import { json } from "../HttpMessage.js"
+import { OAuthHttpConfig } from "./OAuthHttpConfig.js"
+
 const clientAuthMethods = ["none", "client_secret_basic", "client_secret_post"]
 
-/** RFC 8414 authorization server metadata; the issuer is BASE_URL, the authorize endpoint `BASE_URL/`. */
-export const document = (issuer: string, introspection: boolean) => {
-  const base = issuer
-  return {
-    issuer: base,
-    authorization_endpoint: `${base}/`,
-    token_endpoint: `${base}/token`,
-    registration_endpoint: `${base}/register`,
-    revocation_endpoint: `${base}/revoke`,
-    ...(introspection
-      ? {
-          introspection_endpoint: `${base}/introspect`,
-          // The resource server presents the shared INTROSPECTION_TOKEN as a Bearer token.
-          introspection_endpoint_auth_methods_supported: ["bearer"]
-        }
-      : {}),
-    response_types_supported: ["code"],
-    response_modes_supported: ["query"],
-    grant_types_supported: ["authorization_code", "refresh_token"],
-    code_challenge_methods_supported: ["S256"],
-    token_endpoint_auth_methods_supported: clientAuthMethods,
-    revocation_endpoint_auth_methods_supported: clientAuthMethods,
-    authorization_response_iss_parameter_supported: true,
-    // draft-ietf-oauth-client-id-metadata-document: an https client_id names the client's metadata.
-    client_id_metadata_document_supported: true
-  }
-}
+/**
+ * RFC 8414 §2: every member that applies to this server. The issuer is BASE_URL and the
+ * authorize endpoint `BASE_URL/`; no `jwks_uri` (our tokens are opaque, nothing is signed),
+ * no signing-algorithm lists (no JWT client authentication).
+ */
+export const document = (
+  issuer: string,
+  options: { readonly introspection: boolean; readonly scopes: ReadonlyArray<string> }
+) => ({
+  issuer,
+  authorization_endpoint: `${issuer}/`,
+  token_endpoint: `${issuer}/token`,
+  registration_endpoint: `${issuer}/register`,
+  // RECOMMENDED. Scopes are passed through to the tokens as requested; SCOPES_SUPPORTED names
+  // the ones worth advertising (RFC 8414 lets a server leave some out).
+  scopes_supported: options.scopes,
+  response_types_supported: ["code"],
+  response_modes_supported: ["query"],
+  grant_types_supported: ["authorization_code", "refresh_token"],
+  token_endpoint_auth_methods_supported: clientAuthMethods,
+  revocation_endpoint: `${issuer}/revoke`,
+  revocation_endpoint_auth_methods_supported: clientAuthMethods,
+  ...(options.introspection
+    ? {
+        introspection_endpoint: `${issuer}/introspect`,
+        // The resource server presents the shared INTROSPECTION_TOKEN as a Bearer token.
+        introspection_endpoint_auth_methods_supported: ["bearer"]
+      }
+    : {}),
+  code_challenge_methods_supported: ["S256"],
+  // Our consent and error pages are written in English.
+  ui_locales_supported: ["en"],
+  // RFC 9207.
+  authorization_response_iss_parameter_supported: true,
+  // draft-ietf-oauth-client-id-metadata-document: an https client_id names the client's metadata.
+  client_id_metadata_document_supported: true
+})
+
+/** GET /.well-known/oauth-authorization-server; the same for every caller, so cacheable. */
+export const handle = () =>
+  Effect.zipWith(OAuthSettings, OAuthHttpConfig, (settings, config) =>
+    json(
+      document(settings.issuer, {
+        introspection: Option.isSome(config.introspectionToken),
+        scopes: config.scopesSupported
+      }),
+      200,
+      { "cache-control": "public, max-age=3600" }
+    )
+  )

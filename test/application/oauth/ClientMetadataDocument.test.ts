@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Option } from "effect"
-import { authorize } from "../../../application/oauth/Authorize.js"
 import { authenticate, findClient } from "../../../application/oauth/ClientAuthentication.js"
 import { exchangeCode } from "../../../application/oauth/ExchangeCode.js"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
@@ -67,9 +66,10 @@ describe("clients described by a Client ID Metadata Document", () => {
     () => {
       const { layer } = documentsFor()
       return Effect.gen(function* () {
-        const outcome = yield* authorize({
-          params: { client_id: documentUrl, redirect_uri: Harness.redirectUri, response_type: "code" },
-          duplicates: []
+        const outcome = yield* Harness.authorizeWith({
+          client_id: documentUrl,
+          redirect_uri: Harness.redirectUri,
+          response_type: "code"
         })
         expect(outcome._tag).toBe("ShowError")
         const token = yield* Effect.either(

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
-import { authorize } from "../../../application/oauth/Authorize.js"
 import type { BrowserOutcome } from "../../../application/oauth/BrowserOutcome.js"
 import { callback } from "../../../application/oauth/Callback.js"
 import { decide } from "../../../application/oauth/Consent.js"
@@ -15,8 +14,8 @@ const loopback = "http://127.0.0.1:53682/callback"
 const throughUpstream = (clientId: string, redirectUri = loopback, session?: string) =>
   Effect.gen(function* () {
     const challenge = yield* Pkce.challengeOf(Harness.verifier)
-    const started = yield* authorize({
-      params: {
+    const started = yield* Harness.authorizeWith(
+      {
         client_id: clientId,
         redirect_uri: redirectUri,
         response_type: "code",
@@ -24,9 +23,8 @@ const throughUpstream = (clientId: string, redirectUri = loopback, session?: str
         code_challenge_method: "S256",
         state: "s"
       },
-      duplicates: [],
-      ...(session === undefined ? {} : { session })
-    })
+      { session }
+    )
     if (started._tag !== "RedirectToUpstream") return started
     return yield* callback(FakeUpstream.callbackFor(started.location, "grace@example.com"))
   })

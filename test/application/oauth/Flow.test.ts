@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Option, Redacted } from "effect"
-import { authorize } from "../../../application/oauth/Authorize.js"
 import { callback } from "../../../application/oauth/Callback.js"
 import { authenticate } from "../../../application/oauth/ClientAuthentication.js"
 import { exchangeCode } from "../../../application/oauth/ExchangeCode.js"
@@ -149,7 +148,7 @@ describe("the confidential-client flow", () => {
 
 describe("authorize refusals", () => {
   const outcome = (params: Record<string, string>, duplicates: Array<string> = []) =>
-    authorize({ params, duplicates })
+    Harness.authorizeWith(params, { repeated: duplicates })
 
   it.effect("never redirects for an unknown client or an unregistered redirect URI", () =>
     Effect.gen(function* () {
@@ -218,15 +217,12 @@ describe("authorize refusals", () => {
   it.effect("a callback with an unknown or reused state shows an error", () =>
     Effect.gen(function* () {
       const client = yield* Harness.publicClient
-      const started = yield* authorize({
-        params: {
-          client_id: client.id,
-          redirect_uri: Harness.redirectUri,
-          response_type: "code",
-          code_challenge: "x".repeat(43),
-          code_challenge_method: "S256"
-        },
-        duplicates: []
+      const started = yield* Harness.authorizeWith({
+        client_id: client.id,
+        redirect_uri: Harness.redirectUri,
+        response_type: "code",
+        code_challenge: "x".repeat(43),
+        code_challenge_method: "S256"
       })
       if (started._tag !== "RedirectToUpstream")
         return yield* Effect.dieMessage("expected an upstream redirect")

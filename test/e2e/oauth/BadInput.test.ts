@@ -1,6 +1,6 @@
 import { request } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect } from "effect"
+import { Effect } from "effect"
 import * as Browser from "../../support/oauth/OAuthBrowser.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
@@ -57,7 +57,7 @@ describe("bad input gets a spec-shaped error, never a 500", () => {
     () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* Server.start({
-          overrides: { registerRateLimit: { max: 5, window: Duration.hours(1) } }
+          env: { REGISTER_RATE_LIMIT: "5/hour" }
         })
         yield* Effect.promise(async () => {
           // Missing parameters.

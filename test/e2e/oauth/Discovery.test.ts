@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
 describe("discovery (RFC 8414)", () => {
@@ -9,7 +9,7 @@ describe("discovery (RFC 8414)", () => {
       Effect.gen(function* () {
         const { baseUrl } = yield* Server.start()
         const { baseUrl: withoutIntrospection } = yield* Server.start({
-          overrides: { introspectionToken: Option.none() }
+          env: { INTROSPECTION_TOKEN: undefined }
         })
         yield* Effect.promise(async () => {
           const response = await fetch(`${baseUrl}/.well-known/oauth-authorization-server`, {

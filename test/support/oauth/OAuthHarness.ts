@@ -1,4 +1,4 @@
-import { Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 import * as RandomTokenMint from "../../../adapters/crypto/RandomTokenMint.js"
 import * as Sha256SecretHasher from "../../../adapters/crypto/Sha256SecretHasher.js"
 import * as OAuthStorageMemory from "../../../adapters/memory/oauth/OAuthStorageMemory.js"
@@ -16,6 +16,7 @@ import {
 import { refresh } from "../../../application/oauth/Refresh.js"
 import { register } from "../../../application/oauth/Register.js"
 import { ClientId } from "../../../domain/Ids.js"
+import type * as AuthorizationRequest from "../../../domain/oauth/AuthorizationRequest.js"
 import * as Pkce from "../../../domain/Pkce.js"
 import * as FakeUpstream from "./FakeUpstream.js"
 
@@ -60,9 +61,38 @@ export const publicClient = ManageClients.create({
   secret: Option.none()
 }).pipe(Effect.map(({ client }) => client))
 
+/** An authorization request from its query parameters, by their names on the wire. */
+export const parameters = (
+  params: Readonly<Record<string, string>>,
+  repeated: ReadonlyArray<string> = []
+): AuthorizationRequest.Parameters => {
+  const get = (name: string) => Option.fromNullable(params[name])
+  return {
+    clientId: get("client_id"),
+    redirectUri: get("redirect_uri"),
+    responseType: get("response_type"),
+    codeChallenge: get("code_challenge"),
+    codeChallengeMethod: get("code_challenge_method"),
+    scope: get("scope"),
+    resource: get("resource"),
+    state: get("state"),
+    repeated
+  }
+}
+
+/** GET / with these query parameters, and the browser's session cookie if it has one. */
+export const authorizeWith = (
+  params: Readonly<Record<string, string>>,
+  options: { readonly repeated?: ReadonlyArray<string>; readonly session?: string | undefined } = {}
+) => authorize(parameters(params, options.repeated), Option.fromNullable(options.session))
+
 /** A client registered through RFC 7591 dynamic registration. */
 export const dynamicClient = register(
-  { redirect_uris: ["http://127.0.0.1/callback"], client_name: "MCP test" },
+  Either.right({
+    redirectUris: ["http://127.0.0.1/callback"],
+    grantTypes: Option.none(),
+    clientName: Option.some("MCP test")
+  }),
   "192.0.2.1",
   registerRateLimit
 ).pipe(
@@ -89,7 +119,7 @@ export const loginFlow = (
       params.code_challenge = challenge
       params.code_challenge_method = "S256"
     }
-    const started = yield* authorize({ params, duplicates: [] })
+    const started = yield* authorizeWith(params)
     if (started._tag !== "RedirectToUpstream")
       return yield* Effect.dieMessage(`authorize: ${JSON.stringify(started)}`)
     const back = yield* callback(

@@ -2,14 +2,15 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Duration, Effect, Layer, LogLevel, Option, Redacted, Schedule } from "effect"
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { ConfigProvider, Duration, Effect, Layer, Option, Schedule } from "effect"
 import type * as ClientMetadataFetcherHttp from "../../../adapters/clientmetadata/oauth/ClientMetadataFetcherHttp.js"
 import * as Migrations from "../../../adapters/postgres/Migrations.js"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
 import type { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
 import type { SecretHasher } from "../../../application/ports/SecretHasher.js"
 import type { TokenMint } from "../../../application/ports/TokenMint.js"
-import type { OAuthConfig } from "../../../bootstrap/oauth/OAuthConfig.js"
+import * as OAuthConfig from "../../../bootstrap/oauth/OAuthConfig.js"
 import * as OAuthLayers from "../../../bootstrap/oauth/OAuthLayers.js"
 import * as OAuthServer from "../../../bootstrap/oauth/OAuthServer.js"
 import { ClientId } from "../../../domain/Ids.js"
@@ -38,10 +39,16 @@ export interface RunningServer {
  */
 export const start = (
   options: {
-    readonly overrides?: Partial<OAuthConfig>
+    /**
+     * Environment variables over the harness's own (a fresh database, a free port, a loopback
+     * BASE_URL, an introspection secret, a generous registration limit); `undefined` unsets one.
+     */
+    readonly env?: Readonly<Record<string, string | undefined>>
     readonly seed?: Effect.Effect<void, unknown, ClientRepository | TokenMint | SecretHasher>
     /** For a test's own metadata documents: the loopback allow-list and test CA of the fetcher. */
     readonly clientMetadata?: ClientMetadataFetcherHttp.Options
+    /** Spans of the run, for tests of the telemetry. */
+    readonly spanProcessor?: SpanProcessor
   } = {}
 ) =>
   Effect.gen(function* () {
@@ -49,22 +56,23 @@ export const start = (
     const dataDir = mkdtempSync(join(tmpdir(), "latchkey-e2e-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
     const sqlUrl = yield* TestDatabase.freshUrl()
-    const config: OAuthConfig = {
-      sqlUrl: Option.map(sqlUrl, (url: string) => Redacted.make(url)),
-      dataDir,
-      logLevel: LogLevel.Warning,
-      port,
-      baseUrl: `http://127.0.0.1:${port}`,
-      provider: "dev",
-      upstreamClientId: Option.none(),
-      upstreamClientSecret: Option.none(),
-      issuerUrl: Option.none(),
-      introspectionToken: Option.some(Redacted.make(introspectionToken)),
-      cliClientId: "cli",
-      registerRateLimit: { max: 10_000, window: Duration.hours(1) },
-      rateLimitHeader: Option.none(),
-      ...options.overrides
+    const env = new Map<string, string>([
+      ["LATCHKEY_DATA_DIR", dataDir],
+      ["LOG_LEVEL", "warn"],
+      ["API_HOST", "127.0.0.1"],
+      ["PORT", String(port)],
+      ["BASE_URL", `http://127.0.0.1:${port}`],
+      ["INTROSPECTION_TOKEN", introspectionToken],
+      ["REGISTER_RATE_LIMIT", "10000/hour"]
+    ])
+    if (Option.isSome(sqlUrl)) env.set("SQL_URL", sqlUrl.value)
+    for (const [name, value] of Object.entries(options.env ?? {})) {
+      if (value === undefined) env.delete(name)
+      else env.set(name, value)
     }
+    const config = yield* Effect.orDie(
+      Effect.withConfigProvider(OAuthConfig.server, ConfigProvider.fromMap(env))
+    )
     yield* Effect.scoped(
       Effect.gen(function* () {
         yield* Migrations.run("oauth")
@@ -73,7 +81,12 @@ export const start = (
       }).pipe(Effect.provide(OAuthLayers.core(config)))
     ).pipe(Effect.orDie)
     yield* Effect.forkScoped(
-      Layer.launch(OAuthServer.serve(config, { clientMetadata: options.clientMetadata })).pipe(Effect.orDie)
+      Layer.launch(
+        OAuthServer.serve(config, {
+          clientMetadata: options.clientMetadata,
+          spanProcessor: options.spanProcessor
+        })
+      ).pipe(Effect.orDie)
     )
     const baseUrl = config.baseUrl
     yield* Effect.tryPromise(() => fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).pipe(

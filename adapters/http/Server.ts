@@ -1,0 +1,521 @@
+import { randomUUID } from "node:crypto"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { Socket } from "node:net"
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
+import {
+  Cause,
+  Duration,
+  Effect,
+  Exit,
+  FiberRef,
+  FiberRefs,
+  Option,
+  Runtime,
+  Schema,
+  type Tracer
+} from "effect"
+import * as Telemetry from "../../application/Telemetry.js"
+import { type HttpRequest, type HttpResponse, mediaType } from "./HttpMessage.js"
+import * as HttpMetrics from "./HttpMetrics.js"
+import type { Problems } from "./Problems.js"
+import type { Route } from "./Route.js"
+import * as Router from "./Router.js"
+
+export class ListenError extends Schema.TaggedError<ListenError>()("ListenError", {
+  message: Schema.String
+}) {}
+
+export interface CorsPolicy {
+  /** `any`: every origin, no credentials. `reflect`: the caller's origin, credentials allowed. */
+  readonly origin: "any" | "reflect"
+  readonly allowHeaders: ReadonlyArray<string>
+  readonly exposeHeaders: ReadonlyArray<string>
+  readonly maxAgeSeconds: number
+}
+
+export interface ServerOptions<R> {
+  /** The service, as log lines name it. */
+  readonly service: string
+  readonly host: string
+  readonly port: number
+  readonly routes: ReadonlyArray<Route<R>>
+  readonly problems: Problems
+  readonly cors: CorsPolicy
+  readonly maxBodyBytes: number
+  /** `REQUEST_ID_HEADER`: an incoming header whose value becomes the request id. */
+  readonly requestIdHeader: Option.Option<string>
+  /** A header set by a trusted proxy that carries the client's address (first value). */
+  readonly clientIpHeader: Option.Option<string>
+  /** Whether to record request metrics (`METRICS_ENABLED`). */
+  readonly metrics: boolean
+  /** How long requests in flight may take to finish once shutdown starts. */
+  readonly shutdownTimeout: Duration.DurationInput
+  /** Does this defect mean a dependency (the database) is briefly out of reach? Then 503. */
+  readonly isUnavailable: (defect: unknown) => boolean
+}
+
+/** How long a client is asked to wait after a 503. */
+const retryAfterSeconds = 5
+
+/**
+ * Bytes of a refused body read and thrown away so that the 413 reaches the client: closing a
+ * socket with unread data makes the kernel answer with a reset, and the client may never see
+ * the response. Past this, the connection is closed after a short linger.
+ */
+const discardLimit = 16 * 1024 * 1024
+const lingerMillis = 2_000
+
+const acceptableRequestId = /^[\x21-\x7e]{1,200}$/
+
+const pathAndQuery = (url: string) => {
+  const mark = url.indexOf("?")
+  return mark < 0 ? { path: url, query: "" } : { path: url.slice(0, mark), query: url.slice(mark + 1) }
+}
+
+/** What the server knows of a request before a route runs. */
+interface Served {
+  readonly started: number
+  readonly method: string
+  readonly route: string | undefined
+  readonly requestId: string
+  readonly facts: Telemetry.Facts
+  readonly spanAttributes: Record<string, unknown>
+}
+
+/** Half-closes the socket and reads what is still coming for a moment, then drops it. */
+const lingeringClose = (socket: Socket) => {
+  socket.on("data", () => {})
+  socket.on("error", () => {})
+  socket.end()
+  setTimeout(() => socket.destroy(), lingerMillis).unref()
+}
+
+/**
+ * The HTTP server of both services, on node:http. It owns, once for every route: the route
+ * match (404, 405, `Allow`), body size limits (413, also while a chunked body arrives),
+ * content-type checks, text a database can store (no NUL, no broken JSON), CORS and its
+ * preflights, request ids (inherited from `REQUEST_ID_HEADER`, else made; echoed; in every log
+ * line and span), the client address, one server span per request named by its route, request
+ * metrics, the access log, the 500 and 503 bodies, and graceful shutdown.
+ *
+ * Two lanes: fast routes answer a plain request with a plain response, without the platform's
+ * per-request wrappers (docs/decisions/0005-hot-path.md); platform routes run on
+ * `@effect/platform` for cookies, redirects and pages. Both see the same request.
+ */
+export const serve = <R>(options: ServerOptions<R>) =>
+  Effect.gen(function* () {
+    const runtime = yield* Effect.runtime<R>()
+    const run = Runtime.runCallback(runtime)
+    const tracing = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentTracerEnabled)
+    const { problems, cors } = options
+    const router = Router.make(
+      options.routes.map((route) => ({ method: route.method, path: route.path, value: route }))
+    )
+    const requestIdName = Option.getOrUndefined(
+      Option.map(options.requestIdHeader, (name) => name.toLowerCase())
+    )
+    const echoedIdHeader = requestIdName ?? "x-request-id"
+    const clientIpHeader = Option.getOrUndefined(
+      Option.map(options.clientIpHeader, (name) => name.toLowerCase())
+    )
+    const corsHeaders = {
+      "access-control-allow-headers": cors.allowHeaders.join(", "),
+      ...(cors.exposeHeaders.length === 0
+        ? {}
+        : { "access-control-expose-headers": cors.exposeHeaders.join(", ") })
+    }
+    let shuttingDown = false
+    let inFlight = 0
+    let drained: (() => void) | undefined
+
+    const finished = () => {
+      inFlight--
+      if (inFlight === 0 && drained !== undefined) drained()
+    }
+
+    const accessLog = (context: Served, status: number) =>
+      Effect.suspend(() => {
+        context.facts.status = String(status)
+        context.facts.duration_ms = (performance.now() - context.started).toFixed(1)
+        return status >= 500 ? Effect.logWarning("request completed") : Effect.logInfo("request completed")
+      })
+
+    const record = (context: Served, status: number) => {
+      if (options.metrics) {
+        HttpMetrics.record(
+          context.route,
+          context.method,
+          status,
+          (performance.now() - context.started) / 1000
+        )
+      }
+    }
+
+    /** An answer the server gives itself, outside any route. */
+    const answer = (res: ServerResponse, context: Served, response: HttpResponse) => {
+      if (res.headersSent || res.destroyed) return
+      res.writeHead(response.status, response.headers)
+      res.end(response.body)
+      record(context, response.status)
+      run(accessLog(context, response.status).pipe(Effect.locally(Telemetry.currentFacts, context.facts)))
+    }
+
+    const failure = (context: Served, cause: Cause.Cause<unknown>): Effect.Effect<HttpResponse> => {
+      if (Cause.isInterruptedOnly(cause)) {
+        return Effect.as(Effect.logDebug("client closed the request"), problems.internal(context.requestId))
+      }
+      const unavailable = Cause.defects(cause).pipe((defects) => [...defects].some(options.isUnavailable))
+      return unavailable
+        ? Effect.as(
+            Effect.logWarning("request refused: a dependency is unavailable", Cause.squash(cause)),
+            problems.unavailable(context.requestId, retryAfterSeconds)
+          )
+        : Effect.as(Effect.logError("request failed", cause), problems.internal(context.requestId))
+    }
+
+    const statusOfFailure = (cause: Cause.Cause<unknown>) =>
+      [...Cause.defects(cause)].some(options.isUnavailable) ? 503 : 500
+
+    /**
+     * A route's effect with everything around it: the server span (only while tracing is on),
+     * defects turned into the problem bodies, the access log, and the request's facts for every
+     * log line within.
+     */
+    const program = <A, E, Q>(
+      context: Served,
+      handled: Effect.Effect<A, E, Q>,
+      statusOf: (a: A) => number,
+      fromProblem: (response: HttpResponse) => A
+    ): Effect.Effect<A, never, Q> => {
+      const spanned: Effect.Effect<A, E, Q> = tracing
+        ? Effect.useSpan(
+            `${context.method} ${context.route ?? "unmatched"}`,
+            { kind: "server", attributes: context.spanAttributes, captureStackTrace: false },
+            (span: Tracer.Span) =>
+              handled.pipe(
+                Effect.withParentSpan(span),
+                Effect.tap((a) => Effect.sync(() => span.attribute("http.status_code", statusOf(a)))),
+                Effect.tapErrorCause((cause) =>
+                  Effect.sync(() => span.attribute("http.status_code", statusOfFailure(cause)))
+                )
+              )
+          )
+        : handled
+      return spanned.pipe(
+        Effect.catchAllCause((cause) => Effect.map(failure(context, cause), fromProblem)),
+        Effect.tap((a) => accessLog(context, statusOf(a))),
+        Effect.locally(Telemetry.currentFacts, context.facts)
+      )
+    }
+
+    const send = (res: ServerResponse, context: Served, response: HttpResponse) => {
+      if (res.headersSent || res.destroyed) return
+      res.writeHead(response.status, response.headers)
+      res.end(response.body)
+      record(context, response.status)
+    }
+
+    // The platform lane: the server has matched the route and read the body; the page finds
+    // both here by its Node request.
+    const pending = new WeakMap<
+      IncomingMessage,
+      {
+        readonly context: Served
+        readonly run: Effect.Effect<
+          HttpServerResponse.HttpServerResponse,
+          never,
+          R | HttpServerRequest.HttpServerRequest
+        >
+      }
+    >()
+    const platformApp = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const entry = pending.get(NodeHttpServerRequest.toIncomingMessage(request))
+      return entry === undefined ? Effect.die("a platform request without its route") : entry.run
+    })
+    const pages = yield* NodeHttpServer.makeHandler(platformApp)
+    const toPlatform = (response: HttpResponse) =>
+      response.body === undefined
+        ? HttpServerResponse.empty({ status: response.status, headers: response.headers })
+        : HttpServerResponse.text(response.body, {
+            status: response.status,
+            headers: response.headers,
+            contentType: response.headers["content-type"] ?? "application/json"
+          })
+
+    const dispatch = (
+      route: Route<R>,
+      request: HttpRequest,
+      context: Served,
+      req: IncomingMessage,
+      res: ServerResponse
+    ) => {
+      if (route.lane === "fast") {
+        const cancel = run(
+          program(
+            context,
+            route.handle(request),
+            (response) => response.status,
+            (response) => response
+          ),
+          {
+            onExit: (exit) => {
+              if (Exit.isSuccess(exit)) send(res, context, exit.value)
+            }
+          }
+        )
+        // A client that hangs up interrupts its request.
+        res.once("close", () => {
+          if (!res.writableEnded) cancel()
+        })
+        return
+      }
+      pending.set(req, {
+        context,
+        run: program(
+          context,
+          Effect.tap(route.handle(request), (response) =>
+            Effect.sync(() => record(context, response.status))
+          ),
+          (response) => response.status,
+          (response) => {
+            record(context, response.status)
+            return toPlatform(response)
+          }
+        )
+      })
+      pages(req, res)
+    }
+
+    /** Reads the body within the limit; `undefined` when it exceeds it (the rest is discarded). */
+    const readBody = (req: IncomingMessage, done: (body: string | undefined) => void) => {
+      const limit = options.maxBodyBytes
+      let discarded = 0
+      const discard = (chunk: Buffer) => {
+        discarded += chunk.length
+        if (discarded > discardLimit) {
+          req.removeAllListeners("data")
+          lingeringClose(req.socket)
+        }
+      }
+      req.on("error", () => {})
+      const declared = req.headers["content-length"]
+      if (declared !== undefined && Number(declared) > limit) {
+        req.on("data", discard)
+        done(undefined)
+        return
+      }
+      const chunks: Array<Buffer> = []
+      let size = 0
+      let over = false
+      req.on("data", (chunk: Buffer) => {
+        if (over) return discard(chunk)
+        size += chunk.length
+        if (size > limit) {
+          over = true
+          chunks.length = 0
+          done(undefined)
+        } else chunks.push(chunk)
+      })
+      req.on("end", () => {
+        if (!over) done(size === 0 ? "" : Buffer.concat(chunks, size).toString("utf8"))
+      })
+    }
+
+    const corsFor = (res: ServerResponse, req: IncomingMessage) => {
+      if (cors.origin === "any") res.setHeader("access-control-allow-origin", "*")
+      else {
+        const origin = req.headers.origin
+        if (origin !== undefined) {
+          res.setHeader("access-control-allow-origin", origin)
+          res.setHeader("access-control-allow-credentials", "true")
+        }
+        res.setHeader("vary", "Origin")
+      }
+      for (const [name, value] of Object.entries(corsHeaders)) res.setHeader(name, value)
+    }
+
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+      const started = performance.now()
+      inFlight++
+      res.once("close", finished)
+      const incomingId = requestIdName === undefined ? undefined : req.headers[requestIdName]
+      const requestId =
+        typeof incomingId === "string" && acceptableRequestId.test(incomingId) ? incomingId : randomUUID()
+      res.setHeader(echoedIdHeader, requestId)
+      if (shuttingDown) res.setHeader("connection", "close")
+      const method = req.method ?? "GET"
+      const { path, query } = pathAndQuery(req.url ?? "/")
+      const match = router.match(method === "HEAD" ? "GET" : method, path)
+      const facts: Telemetry.Facts = { request_id: requestId, method, path }
+      const context = (route: string | undefined, params: Readonly<Record<string, string>>): Served => {
+        if (route !== undefined) facts.route = route
+        const spanAttributes: Record<string, unknown> = { "http.method": method, request_id: requestId }
+        if (tracing && route !== undefined) {
+          spanAttributes["http.route"] = route
+          for (const [key, value] of Object.entries(params))
+            spanAttributes[`http.route.params.${key}`] = value
+        }
+        return { started, method, route, requestId, facts, spanAttributes }
+      }
+
+      if (match._tag === "NotFound") return answer(res, context(undefined, {}), problems.notFound)
+      if (match._tag === "MethodNotAllowed") {
+        const allowed = [...match.allowed.keys(), "OPTIONS"].join(", ")
+        const routes = [...match.allowed.values()]
+        const route = routes[0]
+        if (method === "OPTIONS") {
+          if (routes.some((r) => r.options.cors === true)) {
+            corsFor(res, req)
+            res.setHeader("access-control-allow-methods", allowed)
+            res.setHeader("access-control-max-age", String(cors.maxAgeSeconds))
+          }
+          res.setHeader("allow", allowed)
+          return answer(res, context(route?.path, {}), { status: 204, headers: {}, body: undefined })
+        }
+        res.setHeader("allow", allowed)
+        return answer(res, context(route?.path, {}), problems.methodNotAllowed)
+      }
+
+      const route = match.value
+      const ctx = context(route.path, match.params)
+      if (route.options.cors === true) corsFor(res, req)
+      if (query.includes("%00"))
+        return answer(res, ctx, problems.badRequest("the query holds a NUL character"))
+      const accepts = route.options.accepts
+      if (accepts === undefined) {
+        // No body is expected: whatever comes is discarded by Node once the answer is sent.
+        return dispatch(
+          route,
+          request(req, method, path, query, "", route.path, match.params, requestId),
+          ctx,
+          req,
+          res
+        )
+      }
+      readBody(req, (body) => {
+        if (body === undefined) return answer(res, ctx, problems.tooLarge(options.maxBodyBytes))
+        if (body !== "" || method !== "GET") {
+          const type = mediaType(req.headers["content-type"])
+          if (!accepts.includes(type)) return answer(res, ctx, problems.unsupportedMediaType(accepts))
+          if (type === "application/x-www-form-urlencoded" && body.includes("%00")) {
+            return answer(res, ctx, problems.badRequest("the body holds a NUL character"))
+          }
+        }
+        dispatch(
+          route,
+          request(req, method, path, query, body, route.path, match.params, requestId),
+          ctx,
+          req,
+          res
+        )
+      })
+    }
+
+    const clientIp = (req: IncomingMessage) => {
+      if (clientIpHeader !== undefined) {
+        const forwarded = req.headers[clientIpHeader]
+        const first = (typeof forwarded === "string" ? forwarded : forwarded?.[0])?.split(",")[0]?.trim()
+        if (first !== undefined && first !== "") return first
+      }
+      return req.socket.remoteAddress ?? "unknown"
+    }
+
+    const request = (
+      req: IncomingMessage,
+      method: string,
+      path: string,
+      query: string,
+      body: string,
+      route: string,
+      params: Readonly<Record<string, string>>,
+      requestId: string
+    ): HttpRequest => ({
+      method,
+      path,
+      route,
+      params,
+      query,
+      headers: req.headers,
+      body,
+      clientIp: clientIp(req),
+      requestId
+    })
+
+    const server = createServer({ requestTimeout: 60_000 }, onRequest)
+
+    // A body declared too large is refused before the client sends it.
+    server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+      if (Number(req.headers["content-length"] ?? "0") > options.maxBodyBytes) {
+        res.setHeader("connection", "close")
+        onRequest(req, res)
+      } else {
+        res.writeContinue()
+        onRequest(req, res)
+      }
+    })
+
+    // What Node's parser refuses (a request line or headers over its limit, malformed
+    // framing) gets the protocol's own body, and the rest of the upload is read before the
+    // connection closes, so the client sees the answer rather than a reset.
+    const refusedSockets = new WeakSet<Socket>()
+    server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+      if (refusedSockets.has(socket)) return
+      refusedSockets.add(socket)
+      if (!socket.writable || error.code === "ECONNRESET") {
+        socket.destroy()
+        return
+      }
+      const response =
+        error.code === "HPE_HEADER_OVERFLOW"
+          ? problems.headersTooLarge
+          : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+            ? { ...problems.badRequest("the request took too long to arrive"), status: 408 }
+            : problems.badRequest("the request is not valid HTTP/1.1")
+      const body = response.body ?? ""
+      const head = [
+        `HTTP/1.1 ${response.status} ${response.status === 431 ? "Request Header Fields Too Large" : response.status === 408 ? "Request Timeout" : "Bad Request"}`,
+        ...Object.entries(response.headers).map(([name, value]) => `${name}: ${value}`),
+        `content-length: ${Buffer.byteLength(body)}`,
+        "connection: close"
+      ]
+      socket.write(`${head.join("\r\n")}\r\n\r\n${body}`)
+      lingeringClose(socket)
+    })
+
+    yield* Effect.acquireRelease(
+      Effect.async<void, ListenError>((resume) => {
+        server.once("error", (cause) =>
+          resume(
+            Effect.fail(
+              new ListenError({
+                message: `cannot listen on ${options.host}:${options.port}: ${cause.message}`
+              })
+            )
+          )
+        )
+        server.listen(options.port, options.host, () => resume(Effect.void))
+      }),
+      () =>
+        Effect.gen(function* () {
+          // Stop accepting; let requests in flight finish (their connections then close), up to
+          // the deadline; then close whatever is left. The database pool closes after this.
+          shuttingDown = true
+          server.close()
+          server.closeIdleConnections()
+          if (inFlight > 0) {
+            yield* Effect.async<void>((resume) => {
+              drained = () => resume(Effect.void)
+            }).pipe(Effect.timeoutOption(options.shutdownTimeout))
+          }
+          server.closeAllConnections()
+          yield* Effect.logInfo(`${options.service}: stopped`)
+        })
+    )
+    const address = server.address()
+    if (address !== null && typeof address === "object") {
+      yield* Effect.logInfo(`${options.service}: listening on http://${address.address}:${address.port}`)
+    }
+  })
+
+export const defaultShutdownTimeout = Duration.seconds(10)

@@ -1,0 +1,50 @@
+import { HttpServerResponse } from "@effect/platform"
+import { Duration, Effect, Redacted } from "effect"
+import type { BrowserOutcome } from "../../../application/oauth/BrowserOutcome.js"
+import { OAuthSettings } from "../../../application/oauth/OAuthSettings.js"
+import * as Lifetimes from "../../../domain/oauth/Lifetimes.js"
+import * as Pages from "./Pages.js"
+
+/** A confidential web client's user's session with us (see `Client.keepsBrowserSession`). */
+export const sessionCookie = "latchkey_session"
+
+/** The consent page's CSRF token, also in its form (double submit). */
+export const consentCookie = "latchkey_consent"
+
+const redirect = (location: string) =>
+  HttpServerResponse.empty({ status: 302, headers: { location, "cache-control": "no-store" } })
+
+/**
+ * Where the browser goes next, as a page or a redirect with its cookies. Cookies are HttpOnly,
+ * Secure when BASE_URL is https, and never readable by scripts.
+ */
+export const of = (outcome: BrowserOutcome) =>
+  Effect.map(OAuthSettings, (settings) => {
+    const secure = settings.issuer.startsWith("https://")
+    switch (outcome._tag) {
+      case "ShowError":
+        return Pages.error(outcome.error)
+      case "ShowConsent":
+        return HttpServerResponse.unsafeSetCookie(
+          Pages.consent(outcome.prompt),
+          consentCookie,
+          Redacted.value(outcome.prompt.token),
+          { httpOnly: true, secure, sameSite: "strict", path: "/consent", maxAge: Duration.minutes(10) }
+        )
+      case "RedirectToUpstream":
+        return redirect(outcome.location)
+      case "RedirectToClient": {
+        const response = redirect(outcome.location)
+        return outcome.session === undefined
+          ? response
+          : HttpServerResponse.unsafeSetCookie(response, sessionCookie, Redacted.value(outcome.session), {
+              httpOnly: true,
+              secure,
+              // Lax: the next authorize arrives as a top-level navigation from the client's site.
+              sameSite: "lax",
+              path: "/",
+              maxAge: Lifetimes.browserSession
+            })
+      }
+    }
+  })

@@ -1,0 +1,71 @@
+import { closeSync, openSync, writeSync } from "node:fs"
+import { Cause, Effect, FiberRefs, HashMap, Inspectable, Layer, Logger, type LogLevel, Schema } from "effect"
+import * as Telemetry from "../../application/Telemetry.js"
+
+export class LogFileError extends Schema.TaggedError<LogFileError>()("LogFileError", {
+  message: Schema.String
+}) {}
+
+const levelName = (level: LogLevel.LogLevel): string => level.label.toLowerCase()
+
+const text = (message: unknown): string => {
+  if (typeof message === "string") return message
+  if (Array.isArray(message)) return message.map(text).join(" ")
+  return Inspectable.toStringUnknown(message, 0)
+}
+
+/** `client.id` → `client_id`: log keys as log pipelines expect them. */
+const logKey = (key: string) => key.replaceAll(".", "_")
+
+/**
+ * One JSON object per line: `level`, `time`, `msg`, then what is known about the request (its
+ * id, route, method, status, duration, the client and user ids the use cases learned), then
+ * the line's own annotations and, for failures, the cause. Ids only: nothing that reaches a
+ * log is a token, code, secret or password.
+ */
+export const format = (options: Logger.Logger.Options<unknown>): string => {
+  const line: Record<string, unknown> = {
+    level: levelName(options.logLevel),
+    time: options.date.toISOString(),
+    msg: text(options.message)
+  }
+  const facts = FiberRefs.getOrDefault(options.context, Telemetry.currentFacts)
+  if (facts !== undefined) for (const key in facts) line[logKey(key)] = facts[key]
+  for (const [key, value] of HashMap.toEntries(options.annotations)) line[logKey(key)] = value
+  if (!Cause.isEmpty(options.cause)) line.error = Cause.pretty(options.cause, { renderErrorCause: true })
+  return `${JSON.stringify(line)}\n`
+}
+
+/**
+ * The services' logger: JSON lines on stdout and, with `LOG_FILE`, appended to that file too.
+ * Writes are synchronous, so a line is out before the process can exit on a fatal error.
+ */
+export const layer = (options: {
+  readonly file: string | undefined
+  /** The variable that named the file, for the one line that refuses it. */
+  readonly variable: string
+}) =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const file = options.file
+      const fd =
+        file === undefined
+          ? undefined
+          : yield* Effect.acquireRelease(
+              Effect.try({
+                try: () => openSync(file, "a"),
+                catch: (cause) =>
+                  new LogFileError({
+                    message: `${options.variable}: cannot open ${file} for appending: ${String(cause)}`
+                  })
+              }),
+              (fd) => Effect.sync(() => closeSync(fd))
+            )
+      const logger = Logger.make((entry) => {
+        const line = format(entry)
+        process.stdout.write(line)
+        if (fd !== undefined) writeSync(fd, line)
+      })
+      return Logger.replace(Logger.defaultLogger, logger)
+    })
+  )

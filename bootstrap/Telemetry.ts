@@ -1,0 +1,53 @@
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { Effect, Layer, Option } from "effect"
+import { PgPool } from "../adapters/postgres/PgPool.js"
+import * as JsonLogger from "../adapters/telemetry/JsonLogger.js"
+import * as OpenTelemetry from "../adapters/telemetry/OpenTelemetry.js"
+import type { Prefix, TelemetryConfig } from "./TelemetryConfig.js"
+import { version } from "./Version.js"
+
+export interface TelemetryOptions {
+  /** `latchkey-oauth` or `latchkey-auth`. */
+  readonly serviceName: string
+  readonly prefix: Prefix
+  /** Tests collect spans in memory instead of exporting them. */
+  readonly spanProcessor?: SpanProcessor | undefined
+}
+
+/**
+ * Logs and traces of one service: the JSON logger, and the OpenTelemetry tracer when tracing
+ * is on. While it is off the tracer is disabled outright, so that spans cost nothing
+ * (application/Telemetry.ts).
+ */
+export const layer = (config: TelemetryConfig, options: TelemetryOptions) =>
+  Layer.mergeAll(
+    JsonLogger.layer({
+      file: Option.getOrUndefined(config.logFile),
+      variable: `${options.prefix}LOG_FILE`
+    }),
+    config.tracing
+      ? OpenTelemetry.tracing({
+          serviceName: options.serviceName,
+          version,
+          spanProcessor: options.spanProcessor
+        })
+      : Layer.setTracerEnabled(false),
+    config.debug ? OpenTelemetry.diagnostics : Layer.empty
+  )
+
+/** Metrics of one service when they are on, with its database pool's figures. */
+export const metrics = (config: TelemetryConfig, options: Pick<TelemetryOptions, "serviceName">) =>
+  Option.match(config.metrics, {
+    onNone: () => Layer.empty,
+    onSome: (exporter) =>
+      Layer.unwrapEffect(
+        Effect.map(Effect.serviceOption(PgPool), (pool) =>
+          OpenTelemetry.metrics({
+            serviceName: options.serviceName,
+            version,
+            exporter,
+            pool: Option.getOrUndefined(pool)
+          })
+        )
+      )
+  })

@@ -1,0 +1,76 @@
+import { Config, Either, type LogLevel, Option } from "effect"
+import type { MetricsExporter } from "../adapters/telemetry/OpenTelemetry.js"
+import * as ConfigValues from "./ConfigValues.js"
+
+/**
+ * Logs, traces and metrics, as the auth spec's observability section defines them, for both
+ * services. The auth service reads its variables with the `AUTHSVC_` prefix (LOG_LEVEL and
+ * OTEL_* never take it); the oauth service reads them unprefixed.
+ */
+export interface TelemetryConfig {
+  readonly logLevel: LogLevel.LogLevel
+  /** `LOG_FILE`: JSON lines are also appended here. */
+  readonly logFile: Option.Option<string>
+  /** `TRACING_ENABLED` with `TRACING_EXPORTER=opentelemetry`. */
+  readonly tracing: boolean
+  /** `METRICS_ENABLED` with `METRICS_EXPORTER`; none when metrics are off. */
+  readonly metrics: Option.Option<MetricsExporter>
+  /** `REQUEST_ID_HEADER`: an incoming header to inherit the request id from. */
+  readonly requestIdHeader: Option.Option<string>
+  /** `DEBUG=true`: the telemetry SDK's own diagnostics. */
+  readonly debug: boolean
+}
+
+export type Prefix = "" | "AUTHSVC_"
+
+/**
+ * `DEBUG` is also read by the many tools built on the `debug` package (`DEBUG=express:*`), so
+ * only a true value means anything to us; any other value is not an error.
+ */
+const debugFlag = (name: string) =>
+  Config.string(name).pipe(
+    Config.withDefault("false"),
+    Config.map((value) => ["1", "t", "T", "TRUE", "true", "True"].includes(value))
+  )
+
+const exporter = <A extends string>(name: string, allowed: ReadonlyArray<A>) =>
+  Config.string(name).pipe(
+    Config.withDefault(allowed[0] ?? ""),
+    Config.mapOrFail((value) => {
+      const found = allowed.find((candidate) => candidate === value)
+      return found === undefined
+        ? Either.left(ConfigValues.invalid(name, `expected ${allowed.join(" or ")}`))
+        : Either.right(found)
+    })
+  )
+
+export const read = (prefix: Prefix): Config.Config<TelemetryConfig> =>
+  Config.all({
+    logLevel: ConfigValues.logLevel,
+    logFile: Config.option(Config.nonEmptyString(`${prefix}LOG_FILE`)),
+    tracingEnabled: ConfigValues.bool(`${prefix}TRACING_ENABLED`, false),
+    tracingExporter: exporter(`${prefix}TRACING_EXPORTER`, ["opentelemetry"]),
+    metricsEnabled: ConfigValues.bool(`${prefix}METRICS_ENABLED`, false),
+    metricsExporter: exporter(`${prefix}METRICS_EXPORTER`, ["opentelemetry", "prometheus"]),
+    prometheusHost: ConfigValues.listenHost("OTEL_EXPORTER_PROMETHEUS_HOST", "0.0.0.0"),
+    prometheusPort: ConfigValues.portNamed("OTEL_EXPORTER_PROMETHEUS_PORT", 9100),
+    requestIdHeader: Config.option(ConfigValues.headerName(`${prefix}REQUEST_ID_HEADER`)),
+    debug: debugFlag(`${prefix}DEBUG`)
+  }).pipe(
+    Config.map(
+      (values): TelemetryConfig => ({
+        logLevel: values.logLevel,
+        logFile: values.logFile,
+        tracing: values.tracingEnabled,
+        metrics: values.metricsEnabled
+          ? Option.some(
+              values.metricsExporter === "prometheus"
+                ? { _tag: "prometheus", host: values.prometheusHost, port: values.prometheusPort }
+                : { _tag: "opentelemetry" }
+            )
+          : Option.none(),
+        requestIdHeader: values.requestIdHeader,
+        debug: values.debug
+      })
+    )
+  )
