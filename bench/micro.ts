@@ -2,12 +2,12 @@
  * `npm run bench:micro`: what single building blocks of a request cost on this machine, in
  * microseconds of one core, without I/O — the costs docs/performance.md points at: decoding a
  * row as adapters/postgres/Rows.ts does (synchronously, in one step) against an effect per row,
- * and spans (`Effect.withSpan`, `Effect.fn`, `Tracing.span` with tracing off) against a bare
+ * and spans (`Effect.withSpan`, `Effect.fn`, `Telemetry.fn` with tracing off) against a bare
  * effect.
  */
 import { Effect, Schema } from "effect"
 import * as Rows from "../adapters/postgres/Rows.js"
-import * as Tracing from "../application/Tracing.js"
+import * as Telemetry from "../application/Telemetry.js"
 import * as AccessToken from "../domain/oauth/AccessToken.js"
 import { Client } from "../domain/oauth/Client.js"
 import * as RefreshTokenFamily from "../domain/RefreshTokenFamily.js"
@@ -108,14 +108,17 @@ const perDisabledSpan =
   time("  100 × Effect.withSpan(…), tracing off (per 100)", () =>
     Effect.runSync(tracingOff(spansWithoutStack))
   ) / 100
-const tracingSpans = hundred(() =>
-  Effect.void.pipe(Tracing.span("span", { attributes: { "client.id": "cli" } }))
+const telemetryFn = Telemetry.fn("span")(
+  () => Effect.void,
+  () => ({ "client.id": "cli" })
 )
+const tracingSpans = hundred(() => telemetryFn())
 const perTracingSpan =
-  time("  100 × Tracing.span(…), tracing off (per 100)", () => Effect.runSync(tracingOff(tracingSpans))) / 100
+  time("  100 × Telemetry.fn(…)(), tracing off (per 100)", () => Effect.runSync(tracingOff(tracingSpans))) /
+  100
 console.log(
   `\n  one span ≈ ${(perSpan - floor).toFixed(1)} µs (${(perSpanNoStack - floor).toFixed(1)} µs without its stack trace); one Effect.fn call ≈ ${(perFn - floor).toFixed(1)} µs`
 )
 console.log(
-  `  with tracing off: Effect.withSpan ≈ ${(perDisabledSpan - floor).toFixed(1)} µs, Tracing.span ≈ ${(perTracingSpan - floor).toFixed(1)} µs`
+  `  with tracing off: Effect.withSpan ≈ ${(perDisabledSpan - floor).toFixed(1)} µs, Telemetry.fn ≈ ${(perTracingSpan - floor).toFixed(1)} µs`
 )

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Effect, Schema, type Scope } from "effect"
 import { exportJWK, generateKeyPair } from "jose"
 import type { Account, Configuration, default as Provider } from "oidc-provider"
+import * as Telemetry from "../../application/Telemetry.js"
 import * as Html from "../http/Html.js"
 import * as DevUpstreamStorage from "./DevUpstreamStorage.js"
 
@@ -209,40 +210,41 @@ const close = (server: Server) =>
   })
 
 /** Starts the dev upstream on 127.0.0.1; it stops when the scope closes. */
-export const start = Effect.fn("DevUpstream.start")(function* (
-  options: StartOptions
-): Effect.fn.Return<DevUpstream, DevUpstreamFailed, Scope.Scope> {
-  // The type already says so; this holds for callers that bypass it (JavaScript, casts).
-  if (options.host !== "127.0.0.1") {
-    return yield* new DevUpstreamFailed({ message: "The dev upstream binds 127.0.0.1 and nothing else" })
-  }
-  const port = options.port ?? 0
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    return yield* new DevUpstreamFailed({ message: `Not a port: ${port}` })
-  }
-  // Loaded here, not at the top: importing oidc-provider prints a runtime notice, which
-  // production processes that never start a dev upstream should not show.
-  const { default: ProviderClass } = yield* Effect.tryPromise({
-    try: () => import("oidc-provider"),
-    catch: () => new DevUpstreamFailed({ message: "oidc-provider could not be loaded" })
-  })
-  const signingKey = yield* Effect.tryPromise({
-    try: async () => {
-      const { privateKey } = await generateKeyPair("RS256", { extractable: true })
-      return { ...(await exportJWK(privateKey)), alg: "RS256", use: "sig", kid: randomUUID() }
-    },
-    catch: () => new DevUpstreamFailed({ message: "The dev upstream could not make its signing key" })
-  })
-  const server = yield* Effect.acquireRelease(listen(port), close)
-  const address = server.address()
-  if (address === null || typeof address === "string") {
-    return yield* new DevUpstreamFailed({ message: "The dev upstream is not on a TCP port" })
-  }
-  const issuer = new URL(`http://127.0.0.1:${address.port}`)
-  // Who signed in with which email, so that tokens issued later can name them.
-  const accounts = new Map<string, string>()
-  const provider = new ProviderClass(issuer.origin, configuration(options, signingKey, accounts))
-  server.on("request", handler(provider, accounts))
-  yield* Effect.annotateCurrentSpan("upstream.issuer", issuer.href)
-  return { issuer }
-})
+export const start = Telemetry.fn("DevUpstream.start")(
+  (options: StartOptions): Effect.Effect<DevUpstream, DevUpstreamFailed, Scope.Scope> =>
+    Effect.gen(function* () {
+      // The type already says so; this holds for callers that bypass it (JavaScript, casts).
+      if (options.host !== "127.0.0.1") {
+        return yield* new DevUpstreamFailed({ message: "The dev upstream binds 127.0.0.1 and nothing else" })
+      }
+      const port = options.port ?? 0
+      if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+        return yield* new DevUpstreamFailed({ message: `Not a port: ${port}` })
+      }
+      // Loaded here, not at the top: importing oidc-provider prints a runtime notice, which
+      // production processes that never start a dev upstream should not show.
+      const { default: ProviderClass } = yield* Effect.tryPromise({
+        try: () => import("oidc-provider"),
+        catch: () => new DevUpstreamFailed({ message: "oidc-provider could not be loaded" })
+      })
+      const signingKey = yield* Effect.tryPromise({
+        try: async () => {
+          const { privateKey } = await generateKeyPair("RS256", { extractable: true })
+          return { ...(await exportJWK(privateKey)), alg: "RS256", use: "sig", kid: randomUUID() }
+        },
+        catch: () => new DevUpstreamFailed({ message: "The dev upstream could not make its signing key" })
+      })
+      const server = yield* Effect.acquireRelease(listen(port), close)
+      const address = server.address()
+      if (address === null || typeof address === "string") {
+        return yield* new DevUpstreamFailed({ message: "The dev upstream is not on a TCP port" })
+      }
+      const issuer = new URL(`http://127.0.0.1:${address.port}`)
+      // Who signed in with which email, so that tokens issued later can name them.
+      const accounts = new Map<string, string>()
+      const provider = new ProviderClass(issuer.origin, configuration(options, signingKey, accounts))
+      server.on("request", handler(provider, accounts))
+      yield* Telemetry.annotate("upstream.issuer", issuer.href)
+      return { issuer }
+    })
+)

@@ -3,6 +3,7 @@ import { FileSystem } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { Array as Arr, Effect, Option, Schema } from "effect"
+import * as Telemetry from "../../application/Telemetry.js"
 
 /** Each service keeps its tables in a Postgres schema of its own name. */
 export type Service = "oauth"
@@ -43,12 +44,15 @@ const loader = (service: Service): Migrator.Loader<FileSystem.FileSystem> =>
 const table = (service: Service) => `${service}.schema_migrations`
 
 /** Applies every migration not yet applied; safe to run from several instances at once. */
-export const run = (service: Service) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${service}`)
-    return yield* Migrator.make({})({ loader: loader(service), table: table(service) })
-  }).pipe(Effect.withSpan("Migrations.run", { attributes: { service } }))
+export const run = Telemetry.fn("Migrations.run")(
+  (service: Service) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${service}`)
+      return yield* Migrator.make({})({ loader: loader(service), table: table(service) })
+    }),
+  (service) => ({ service })
+)
 
 export class SchemaStatus extends Schema.Class<SchemaStatus>("SchemaStatus")({
   applied: Schema.Number,

@@ -13,9 +13,6 @@ export interface Statement {
   readonly text: string
 }
 
-/** Spans around these statements skip the stack trace: capturing it costs more than the span. */
-export const span = { captureStackTrace: false }
-
 export const statement = (name: string, text: string): Statement => ({ name: `latchkey_${name}`, text })
 
 /** Rows come back camel-cased, like `@effect/sql`'s (Database.ts), so domain schemas decode them. */

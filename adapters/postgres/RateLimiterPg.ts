@@ -1,6 +1,6 @@
 import { Effect, Layer, Schema } from "effect"
 import { type Limit, RateLimiter, type Verdict } from "../../application/ports/RateLimiter.js"
-import * as Tracing from "../../application/Tracing.js"
+import * as Telemetry from "../../application/Telemetry.js"
 import * as FixedWindow from "../../domain/FixedWindow.js"
 import * as Batched from "./Batched.js"
 import { PgPool } from "./PgPool.js"
@@ -89,8 +89,7 @@ export const layer = Layer.effect(
       }
     })
     return {
-      consume: (key, limit, now) =>
-        consumeAll({ key, limit, now }).pipe(Tracing.span("RateLimiterPg.consume", Prepared.span))
+      consume: Telemetry.fn("RateLimiterPg.consume")((key, limit, now) => consumeAll({ key, limit, now }))
     }
   })
 )

@@ -9,6 +9,7 @@ import * as User from "../../domain/User.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import { UpstreamIdentityProvider } from "../ports/UpstreamIdentityProvider.js"
+import * as Telemetry from "../Telemetry.js"
 import { type BrowserOutcome, errorToClient, showError } from "./BrowserOutcome.js"
 import { type Approved, issueCode } from "./IssueCode.js"
 import type { OAuthErrorCode } from "./OAuthError.js"
@@ -70,7 +71,7 @@ const startSession = (user: User.User, now: Date) =>
  * the upstream account to our user (created on first login) and send the user back to the
  * client with our own single-use code, after our consent page where the client needs one.
  */
-export const callback = (callbackUrl: URL) =>
+export const callback = Telemetry.fn("Callback.callback")((callbackUrl: URL) =>
   Effect.gen(function* () {
     const settings = yield* OAuthSettings
     const state = callbackUrl.searchParams.get("state")
@@ -86,7 +87,7 @@ export const callback = (callbackUrl: URL) =>
       )
     }
     const pending = taken.value
-    yield* Effect.annotateCurrentSpan("client.id", pending.clientId)
+    yield* Telemetry.annotate("client.id", pending.clientId)
     const fail = (code: OAuthErrorCode, description: string) =>
       errorToClient(
         pending.redirectUri,
@@ -116,7 +117,7 @@ export const callback = (callbackUrl: URL) =>
     const user = yield* Effect.flatMap(UpstreamUsers, (users) =>
       users.upsertFromUpstream(profile.right, ids, now)
     )
-    yield* Effect.annotateCurrentSpan("user.id", user.id)
+    yield* Telemetry.annotate("user.id", user.id)
     if (Either.isLeft(User.canSignIn(user, now))) return fail("access_denied", "this account is banned")
 
     const found = yield* Effect.flatMap(ClientRepository, (clients) => clients.findById(pending.clientId))
@@ -136,4 +137,5 @@ export const callback = (callbackUrl: URL) =>
       location,
       session: yield* startSession(user, now)
     } satisfies BrowserOutcome
-  }).pipe(Effect.withSpan("Callback.callback"))
+  })
+)

@@ -3,7 +3,7 @@ import { ClientId } from "../../domain/Ids.js"
 import type { Client } from "../../domain/oauth/Client.js"
 import * as ClientMetadataDocument from "../../domain/oauth/ClientMetadataDocument.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
-import * as Tracing from "../Tracing.js"
+import * as Telemetry from "../Telemetry.js"
 import { invalidClient, type OAuthError } from "./OAuthError.js"
 import { ClientMetadataFetcher } from "./ports/ClientMetadataFetcher.js"
 import { ClientRepository } from "./ports/ClientRepository.js"
@@ -57,9 +57,11 @@ const fromMetadataDocument = (url: URL, stored: Option.Option<Client>) =>
  * client of any other origin wins; otherwise an id that is an https URL names a Client ID
  * Metadata Document (draft-ietf-oauth-client-id-metadata-document), fetched to learn the client.
  */
-export const findClient = (
+export const findClient: (
   raw: string
-): Effect.Effect<Option.Option<Client>, never, ClientRepository | ClientMetadataFetcher> =>
+) => Effect.Effect<Option.Option<Client>, never, ClientRepository | ClientMetadataFetcher> = Telemetry.fn(
+  "ClientAuthentication.findClient"
+)((raw: string) =>
   Effect.gen(function* () {
     const id = Schema.decodeUnknownOption(ClientId)(raw)
     if (Option.isNone(id)) return Option.none<Client>()
@@ -68,37 +70,39 @@ export const findClient = (
     const url = ClientMetadataDocument.parseClientIdUrl(raw)
     if (Option.isNone(url)) return Option.none<Client>()
     return yield* fromMetadataDocument(url.value, stored)
-  }).pipe(Tracing.span("ClientAuthentication.findClient", { captureStackTrace: false }))
+  })
+)
 
 /**
  * Authenticates the calling client: confidential clients by secret (RFC 6749 §2.3.1), public
  * clients by id only — they prove possession with PKCE or a refresh token bound to them.
  */
-export const authenticate = (
+export const authenticate: (
   credentials: Credentials
-): Effect.Effect<Client, OAuthError, ClientRepository | ClientMetadataFetcher | SecretHasher> =>
-  Effect.gen(function* () {
-    if (Option.isNone(credentials.clientId)) return yield* invalidClient("client authentication is required")
-    const found = yield* findClient(credentials.clientId.value)
-    if (Option.isNone(found)) return yield* invalidClient("unknown client")
-    const client = found.value
-    if (client.type === "public") {
-      if (Option.isSome(credentials.secret)) return yield* invalidClient("a public client has no secret")
-      return client
-    }
-    if (Option.isNone(credentials.secret) || Option.isNone(client.secretHash)) {
-      return yield* invalidClient("client authentication failed")
-    }
-    const hasher = yield* SecretHasher
-    const valid = yield* hasher.verify(credentials.secret.value, client.secretHash.value)
-    if (!valid) return yield* invalidClient("client authentication failed")
-    return client
-  }).pipe(
-    Tracing.span("ClientAuthentication.authenticate", {
-      captureStackTrace: false,
-      attributes: Option.match(credentials.clientId, {
+) => Effect.Effect<Client, OAuthError, ClientRepository | ClientMetadataFetcher | SecretHasher> =
+  Telemetry.fn("ClientAuthentication.authenticate")(
+    (credentials: Credentials) =>
+      Effect.gen(function* () {
+        if (Option.isNone(credentials.clientId))
+          return yield* invalidClient("client authentication is required")
+        const found = yield* findClient(credentials.clientId.value)
+        if (Option.isNone(found)) return yield* invalidClient("unknown client")
+        const client = found.value
+        if (client.type === "public") {
+          if (Option.isSome(credentials.secret)) return yield* invalidClient("a public client has no secret")
+          return client
+        }
+        if (Option.isNone(credentials.secret) || Option.isNone(client.secretHash)) {
+          return yield* invalidClient("client authentication failed")
+        }
+        const hasher = yield* SecretHasher
+        const valid = yield* hasher.verify(credentials.secret.value, client.secretHash.value)
+        if (!valid) return yield* invalidClient("client authentication failed")
+        return client
+      }),
+    (credentials) =>
+      Option.match(credentials.clientId, {
         onNone: () => ({}),
         onSome: (id) => ({ "client.id": id })
       })
-    })
   )

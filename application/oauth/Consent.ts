@@ -1,6 +1,7 @@
 import { Clock, Effect, Option, Redacted } from "effect"
 import { constantTimeEqual } from "../../domain/ConstantTime.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
+import * as Telemetry from "../Telemetry.js"
 import { type BrowserOutcome, errorToClient } from "./BrowserOutcome.js"
 import { issueCode } from "./IssueCode.js"
 import { OAuthError } from "./OAuthError.js"
@@ -24,7 +25,7 @@ const expired: BrowserOutcome = {
 }
 
 /** POST /consent — the user approves or denies a client on our consent page. */
-export const decide = (decision: ConsentDecision) =>
+export const decide = Telemetry.fn("Consent.decide")((decision: ConsentDecision) =>
   Effect.gen(function* () {
     const { formToken, cookieToken } = decision
     if (Option.isNone(formToken) || Option.isNone(cookieToken)) return expired
@@ -37,7 +38,7 @@ export const decide = (decision: ConsentDecision) =>
     const taken = yield* consents.take(tokenHash, now)
     if (Option.isNone(taken)) return expired
     const pending = taken.value
-    yield* Effect.annotateCurrentSpan("client.id", pending.clientId)
+    yield* Telemetry.annotate("client.id", pending.clientId)
     if (!decision.approve) {
       const settings = yield* OAuthSettings
       return errorToClient(
@@ -49,4 +50,5 @@ export const decide = (decision: ConsentDecision) =>
     }
     yield* consents.grant(pending.userId, pending.clientId, now)
     return { _tag: "RedirectToClient", location: yield* issueCode(pending, now) } satisfies BrowserOutcome
-  }).pipe(Effect.withSpan("Consent.decide"))
+  })
+)

@@ -9,7 +9,7 @@ import * as Pkce from "../../domain/Pkce.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
-import * as Tracing from "../Tracing.js"
+import * as Telemetry from "../Telemetry.js"
 import { invalidGrant, invalidRequest } from "./OAuthError.js"
 import { AuthorizationCodeStore } from "./ports/AuthorizationCodeStore.js"
 import { TokenStore } from "./ports/TokenStore.js"
@@ -26,89 +26,87 @@ export interface ExchangeCodeRequest {
  * anything else is checked, so a wrong verifier or redirect URI burns it; a second redemption
  * revokes everything the first one issued (RFC 6749 §4.1.2).
  */
-export const exchangeCode = (client: Client, request: ExchangeCodeRequest) =>
-  Effect.gen(function* () {
-    if (Option.isNone(request.code)) return yield* invalidRequest("code is required")
-    if (Option.isNone(request.redirectUri)) return yield* invalidRequest("redirect_uri is required")
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const hasher = yield* SecretHasher
-    const codeHash = yield* hasher.hash(Redacted.make(request.code.value))
-    const codes = yield* AuthorizationCodeStore
-    const consumed = yield* codes.consume(codeHash, now)
-    if (Option.isNone(consumed)) return yield* invalidGrant("unknown authorization code")
-    const { code, wasConsumed } = consumed.value
-    const checked = AuthorizationCode.check(
-      code,
-      { clientId: client.id, redirectUri: request.redirectUri.value, wasConsumed },
-      now
-    )
-    if (Either.isLeft(checked)) {
-      if (checked.left.reason === "already_used") {
-        const revoked = yield* Effect.flatMap(TokenStore, (tokens) => tokens.revokeGrant(code.grantId, now))
-        yield* Effect.logWarning("authorization code replayed; grant revoked").pipe(
-          Effect.annotateLogs({ "client.id": client.id, "grant.id": code.grantId, revoked })
-        )
-      }
-      return yield* invalidGrant(checked.left.message)
-    }
-    if (Option.isSome(code.codeChallenge)) {
-      if (Option.isNone(request.codeVerifier)) return yield* invalidGrant("code_verifier is required")
-      yield* Pkce.verify(request.codeVerifier.value, code.codeChallenge.value).pipe(
-        Effect.mapError((error) => invalidGrant(error.message))
+export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
+  (client: Client, request: ExchangeCodeRequest) =>
+    Effect.gen(function* () {
+      if (Option.isNone(request.code)) return yield* invalidRequest("code is required")
+      if (Option.isNone(request.redirectUri)) return yield* invalidRequest("redirect_uri is required")
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const hasher = yield* SecretHasher
+      const codeHash = yield* hasher.hash(Redacted.make(request.code.value))
+      const codes = yield* AuthorizationCodeStore
+      const consumed = yield* codes.consume(codeHash, now)
+      if (Option.isNone(consumed)) return yield* invalidGrant("unknown authorization code")
+      const { code, wasConsumed } = consumed.value
+      const checked = AuthorizationCode.check(
+        code,
+        { clientId: client.id, redirectUri: request.redirectUri.value, wasConsumed },
+        now
       )
-    } else if (Option.isSome(request.codeVerifier)) {
-      // RFC 9700 §2.1.1: a verifier for a request that had no challenge signals an injected code.
-      return yield* invalidGrant("code_verifier given, but the authorization request had no code_challenge")
-    }
+      if (Either.isLeft(checked)) {
+        if (checked.left.reason === "already_used") {
+          const revoked = yield* Effect.flatMap(TokenStore, (tokens) => tokens.revokeGrant(code.grantId, now))
+          yield* Effect.logWarning("authorization code replayed; grant revoked").pipe(
+            Effect.annotateLogs({ "client.id": client.id, "grant.id": code.grantId, revoked })
+          )
+        }
+        return yield* invalidGrant(checked.left.message)
+      }
+      if (Option.isSome(code.codeChallenge)) {
+        if (Option.isNone(request.codeVerifier)) return yield* invalidGrant("code_verifier is required")
+        yield* Pkce.verify(request.codeVerifier.value, code.codeChallenge.value).pipe(
+          Effect.mapError((error) => invalidGrant(error.message))
+        )
+      } else if (Option.isSome(request.codeVerifier)) {
+        // RFC 9700 §2.1.1: a verifier for a request that had no challenge signals an injected code.
+        return yield* invalidGrant("code_verifier given, but the authorization request had no code_challenge")
+      }
 
-    const mint = yield* TokenMint
-    const accessToken = yield* mint.token("access")
-    const access = new AccessToken.AccessToken({
-      hash: yield* hasher.hash(accessToken),
-      userId: code.userId,
-      clientId: client.id,
-      grantId: Option.some(code.grantId),
-      familyId: Option.none(),
-      scope: code.scope,
-      resource: code.resource,
-      issuedAt: now,
-      expiresAt: AccessToken.expiryFor(now),
-      revokedAt: Option.none()
-    })
-    if (!ClientRules.receivesRefreshTokens(client)) {
-      yield* Effect.flatMap(TokenStore, (tokens) => tokens.issue({ access, refresh: Option.none() }))
-      return { accessToken, expiresIn: accessTokenSeconds, refreshToken: Option.none(), scope: code.scope }
-    }
-    const refreshToken = yield* mint.token("refresh")
-    const family = RefreshTokenFamily.start(
-      {
-        id: FamilyId.make(yield* mint.uuid),
+      const mint = yield* TokenMint
+      const accessToken = yield* mint.token("access")
+      const access = new AccessToken.AccessToken({
+        hash: yield* hasher.hash(accessToken),
         userId: code.userId,
-        clientId: Option.some(client.id),
+        clientId: client.id,
         grantId: Option.some(code.grantId),
+        familyId: Option.none(),
         scope: code.scope,
-        resource: code.resource
-      },
-      oauthPolicy,
-      now
-    )
-    const refreshHash = yield* hasher.hash(refreshToken)
-    yield* Effect.flatMap(TokenStore, (tokens) =>
-      tokens.issue({
-        // The same token with its family: validated once, above.
-        access: new AccessToken.AccessToken({ ...access, familyId: Option.some(family.id) }, true),
-        refresh: Option.some({ family, tokenHash: refreshHash })
+        resource: code.resource,
+        issuedAt: now,
+        expiresAt: AccessToken.expiryFor(now),
+        revokedAt: Option.none()
       })
-    )
-    return {
-      accessToken,
-      expiresIn: accessTokenSeconds,
-      refreshToken: Option.some(refreshToken),
-      scope: code.scope
-    } satisfies TokenResponse
-  }).pipe(
-    Tracing.span("ExchangeCode.exchangeCode", {
-      captureStackTrace: false,
-      attributes: { "client.id": client.id }
-    })
-  )
+      if (!ClientRules.receivesRefreshTokens(client)) {
+        yield* Effect.flatMap(TokenStore, (tokens) => tokens.issue({ access, refresh: Option.none() }))
+        return { accessToken, expiresIn: accessTokenSeconds, refreshToken: Option.none(), scope: code.scope }
+      }
+      const refreshToken = yield* mint.token("refresh")
+      const family = RefreshTokenFamily.start(
+        {
+          id: FamilyId.make(yield* mint.uuid),
+          userId: code.userId,
+          clientId: Option.some(client.id),
+          grantId: Option.some(code.grantId),
+          scope: code.scope,
+          resource: code.resource
+        },
+        oauthPolicy,
+        now
+      )
+      const refreshHash = yield* hasher.hash(refreshToken)
+      yield* Effect.flatMap(TokenStore, (tokens) =>
+        tokens.issue({
+          // The same token with its family: validated once, above.
+          access: new AccessToken.AccessToken({ ...access, familyId: Option.some(family.id) }, true),
+          refresh: Option.some({ family, tokenHash: refreshHash })
+        })
+      )
+      return {
+        accessToken,
+        expiresIn: accessTokenSeconds,
+        refreshToken: Option.some(refreshToken),
+        scope: code.scope
+      } satisfies TokenResponse
+    }),
+  (client) => ({ "client.id": client.id })
+)

@@ -4,7 +4,7 @@ import * as AccessToken from "../../domain/oauth/AccessToken.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import * as TokenKind from "../../domain/TokenKind.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
-import * as Tracing from "../Tracing.js"
+import * as Telemetry from "../Telemetry.js"
 import { OAuthSettings } from "./OAuthSettings.js"
 import { TokenStore } from "./ports/TokenStore.js"
 
@@ -30,46 +30,49 @@ export type Introspection =
 const inactive: Introspection = { active: false }
 
 /** POST /introspect: what a resource server may know about a token it was shown. */
-export const introspect = (token: string, hint: Option.Option<string>) =>
-  Effect.gen(function* () {
-    const settings = yield* OAuthSettings
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const hash: SecretHash = yield* Effect.flatMap(SecretHasher, (hasher) =>
-      hasher.hash(Redacted.make(token))
-    )
-    const tokens = yield* TokenStore
-    // The prefix names the kind; the hint only orders the look-ups of unprefixed tokens.
-    const kind = TokenKind.kindOf(token) ?? (Option.contains(hint, "refresh_token") ? "refresh" : "access")
-    if (kind === "access") {
-      const found = yield* tokens.findAccess(hash)
-      if (Option.isNone(found) || !AccessToken.isActive(found.value, now)) return inactive
-      const access = found.value
+export const introspect = Telemetry.fn("Introspect.introspect")(
+  (token: string, hint: Option.Option<string>) =>
+    Effect.gen(function* () {
+      const settings = yield* OAuthSettings
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const hash: SecretHash = yield* Effect.flatMap(SecretHasher, (hasher) =>
+        hasher.hash(Redacted.make(token))
+      )
+      const tokens = yield* TokenStore
+      // The prefix names the kind; the hint only orders the look-ups of unprefixed tokens.
+      const kind = TokenKind.kindOf(token) ?? (Option.contains(hint, "refresh_token") ? "refresh" : "access")
+      if (kind === "access") {
+        const found = yield* tokens.findAccess(hash)
+        if (Option.isNone(found) || !AccessToken.isActive(found.value, now)) return inactive
+        const access = found.value
+        return {
+          active: true,
+          kind: "access",
+          clientId: access.clientId,
+          userId: access.userId,
+          scope: access.scope,
+          resource: access.resource,
+          issuer: settings.issuer,
+          issuedAt: access.issuedAt,
+          expiresAt: access.expiresAt
+        } satisfies Introspection
+      }
+      if (kind !== "refresh") return inactive
+      const found = yield* tokens.findRefresh(hash)
+      if (Option.isNone(found)) return inactive
+      const { family, generation } = found.value
+      if (!RefreshTokenFamily.isLive(family, generation, now) || Option.isNone(family.clientId))
+        return inactive
       return {
         active: true,
-        kind: "access",
-        clientId: access.clientId,
-        userId: access.userId,
-        scope: access.scope,
-        resource: access.resource,
+        kind: "refresh",
+        clientId: family.clientId.value,
+        userId: family.userId,
+        scope: family.scope,
+        resource: family.resource,
         issuer: settings.issuer,
-        issuedAt: access.issuedAt,
-        expiresAt: access.expiresAt
+        issuedAt: family.rotatedAt,
+        expiresAt: Option.getOrElse(family.expiresAt, () => now)
       } satisfies Introspection
-    }
-    if (kind !== "refresh") return inactive
-    const found = yield* tokens.findRefresh(hash)
-    if (Option.isNone(found)) return inactive
-    const { family, generation } = found.value
-    if (!RefreshTokenFamily.isLive(family, generation, now) || Option.isNone(family.clientId)) return inactive
-    return {
-      active: true,
-      kind: "refresh",
-      clientId: family.clientId.value,
-      userId: family.userId,
-      scope: family.scope,
-      resource: family.resource,
-      issuer: settings.issuer,
-      issuedAt: family.rotatedAt,
-      expiresAt: Option.getOrElse(family.expiresAt, () => now)
-    } satisfies Introspection
-  }).pipe(Tracing.span("Introspect.introspect", { captureStackTrace: false }))
+    })
+)

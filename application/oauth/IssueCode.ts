@@ -4,6 +4,7 @@ import * as AuthorizationCode from "../../domain/oauth/AuthorizationCode.js"
 import type { CodeChallenge } from "../../domain/Pkce.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
+import * as Telemetry from "../Telemetry.js"
 import * as ClientRedirect from "./ClientRedirect.js"
 import { OAuthSettings } from "./OAuthSettings.js"
 import { AuthorizationCodeStore } from "./ports/AuthorizationCodeStore.js"
@@ -20,33 +21,36 @@ export interface Approved {
 }
 
 /** Stores a fresh single-use code and returns the client redirect carrying it, `state` and `iss`. */
-export const issueCode = (approved: Approved, now: Date) =>
-  Effect.gen(function* () {
-    const mint = yield* TokenMint
-    const code = yield* mint.token("code")
-    const hash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(code))
-    const grantId = GrantId.make(yield* mint.uuid)
-    yield* Effect.flatMap(AuthorizationCodeStore, (codes) =>
-      codes.issue(
-        new AuthorizationCode.AuthorizationCode({
-          hash,
-          grantId,
-          clientId: approved.clientId,
-          userId: approved.userId,
-          redirectUri: approved.redirectUri,
-          codeChallenge: approved.codeChallenge,
-          scope: approved.scope,
-          resource: approved.resource,
-          issuedAt: now,
-          expiresAt: AuthorizationCode.expiryFor(now),
-          consumedAt: Option.none()
-        })
+export const issueCode = Telemetry.fn("IssueCode.issueCode")(
+  (approved: Approved, now: Date) =>
+    Effect.gen(function* () {
+      const mint = yield* TokenMint
+      const code = yield* mint.token("code")
+      const hash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(code))
+      const grantId = GrantId.make(yield* mint.uuid)
+      yield* Effect.flatMap(AuthorizationCodeStore, (codes) =>
+        codes.issue(
+          new AuthorizationCode.AuthorizationCode({
+            hash,
+            grantId,
+            clientId: approved.clientId,
+            userId: approved.userId,
+            redirectUri: approved.redirectUri,
+            codeChallenge: approved.codeChallenge,
+            scope: approved.scope,
+            resource: approved.resource,
+            issuedAt: now,
+            expiresAt: AuthorizationCode.expiryFor(now),
+            consumedAt: Option.none()
+          })
+        )
       )
-    )
-    const settings = yield* OAuthSettings
-    return ClientRedirect.build(approved.redirectUri, {
-      code: Redacted.value(code),
-      state: Option.getOrUndefined(approved.clientState),
-      iss: settings.issuer
-    })
-  }).pipe(Effect.withSpan("IssueCode.issueCode", { attributes: { "client.id": approved.clientId } }))
+      const settings = yield* OAuthSettings
+      return ClientRedirect.build(approved.redirectUri, {
+        code: Redacted.value(code),
+        state: Option.getOrUndefined(approved.clientState),
+        iss: settings.issuer
+      })
+    }),
+  (approved) => ({ "client.id": approved.clientId })
+)

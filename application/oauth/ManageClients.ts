@@ -4,6 +4,7 @@ import { Client } from "../../domain/oauth/Client.js"
 import * as RedirectUri from "../../domain/oauth/RedirectUri.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
+import * as Telemetry from "../Telemetry.js"
 import { ClientRepository } from "./ports/ClientRepository.js"
 
 export class InvalidClientDefinition extends Schema.TaggedError<InvalidClientDefinition>()(
@@ -33,7 +34,7 @@ export interface CreateClient {
 }
 
 /** `latchkey oauth clients create`: an operator-seeded client; the secret is shown once. */
-export const create = (definition: CreateClient) =>
+export const create = Telemetry.fn("ManageClients.create")((definition: CreateClient) =>
   Effect.gen(function* () {
     if (definition.redirectUris.length === 0) {
       return yield* new InvalidClientDefinition({ message: "at least one --redirect-uri is required" })
@@ -86,10 +87,11 @@ export const create = (definition: CreateClient) =>
       )
     )
     return { client, secret }
-  }).pipe(Effect.withSpan("ManageClients.create"))
+  })
+)
 
 /** Seeds the built-in public CLI client; idempotent (an existing client is left as it is). */
-export const seedBuiltinCliClient = (clientId: ClientId) =>
+export const seedBuiltinCliClient = Telemetry.fn("ManageClients.seedBuiltinCliClient")((clientId: ClientId) =>
   Effect.gen(function* () {
     const now = new Date(yield* Clock.currentTimeMillis)
     const client = new Client({
@@ -106,4 +108,5 @@ export const seedBuiltinCliClient = (clientId: ClientId) =>
       Effect.as(true),
       Effect.catchTag("ClientAlreadyExists", () => Effect.succeed(false))
     )
-  }).pipe(Effect.withSpan("ManageClients.seedBuiltinCliClient"))
+  })
+)

@@ -6,7 +6,7 @@ import * as Scope from "../../domain/oauth/Scope.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
-import * as Tracing from "../Tracing.js"
+import * as Telemetry from "../Telemetry.js"
 import { invalidGrant, invalidRequest, OAuthError } from "./OAuthError.js"
 import { TokenStore } from "./ports/TokenStore.js"
 import { accessTokenSeconds, type TokenResponse } from "./TokenResponse.js"
@@ -31,59 +31,60 @@ const refusal = (decision: RefreshTokenFamily.Decision): string =>
  * grant_type=refresh_token (RFC 6749 §6): one atomic rotation in storage; every refusal is
  * `invalid_grant`, and a replay also revokes the family (RFC 9700 §4.14.2).
  */
-export const refresh = (client: Client, request: RefreshRequest) =>
-  Effect.gen(function* () {
-    if (Option.isNone(request.refreshToken)) return yield* invalidRequest("refresh_token is required")
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const hasher = yield* SecretHasher
-    const mint = yield* TokenMint
-    const [presented, child, access] = yield* Effect.all([
-      hasher.hash(Redacted.make(request.refreshToken.value)),
-      mint.token("refresh"),
-      mint.token("access")
-    ])
-    const tokens = yield* TokenStore
-    if (Option.isSome(request.scope)) {
-      // Checked before rotating, so a refused scope does not cost the client its token. Only
-      // requests that carry a scope pay for this extra read.
-      const state = yield* tokens.findRefresh(presented)
-      const granted = state.pipe(
-        Option.flatMap(({ family }) => family.scope),
-        Option.getOrElse(() => "")
-      )
-      if (Option.isSome(state) && !Scope.isSubsetOf(request.scope.value, granted)) {
-        return yield* new OAuthError({
-          code: "invalid_scope",
-          description: "scope exceeds the original grant"
-        })
-      }
-    }
-    const [childHash, accessHash] = yield* Effect.all([hasher.hash(child), hasher.hash(access)])
-    const rotation = yield* tokens.rotate({
-      presented,
-      presenter: client.id,
-      policy: oauthPolicy,
-      childHash,
-      accessHash,
-      accessExpiresAt: AccessToken.expiryFor(now),
-      now
-    })
-    if (rotation._tag === "UnknownToken") return yield* invalidGrant("unknown refresh token")
-    const { decision, family } = rotation
-    if (decision._tag !== "Rotate") {
-      if (decision._tag === "ReuseDetected") {
-        yield* Effect.logWarning("refresh token replayed; family revoked").pipe(
-          Effect.annotateLogs({ "client.id": client.id, "family.id": family.id })
+export const refresh = Telemetry.fn("Refresh.refresh")(
+  (client: Client, request: RefreshRequest) =>
+    Effect.gen(function* () {
+      if (Option.isNone(request.refreshToken)) return yield* invalidRequest("refresh_token is required")
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const hasher = yield* SecretHasher
+      const mint = yield* TokenMint
+      const [presented, child, access] = yield* Effect.all([
+        hasher.hash(Redacted.make(request.refreshToken.value)),
+        mint.token("refresh"),
+        mint.token("access")
+      ])
+      const tokens = yield* TokenStore
+      if (Option.isSome(request.scope)) {
+        // Checked before rotating, so a refused scope does not cost the client its token. Only
+        // requests that carry a scope pay for this extra read.
+        const state = yield* tokens.findRefresh(presented)
+        const granted = state.pipe(
+          Option.flatMap(({ family }) => family.scope),
+          Option.getOrElse(() => "")
         )
+        if (Option.isSome(state) && !Scope.isSubsetOf(request.scope.value, granted)) {
+          return yield* new OAuthError({
+            code: "invalid_scope",
+            description: "scope exceeds the original grant"
+          })
+        }
       }
-      return yield* invalidGrant(refusal(decision))
-    }
-    return {
-      accessToken: access,
-      expiresIn: accessTokenSeconds,
-      refreshToken: Option.some(child),
-      scope: family.scope
-    } satisfies TokenResponse
-  }).pipe(
-    Tracing.span("Refresh.refresh", { captureStackTrace: false, attributes: { "client.id": client.id } })
-  )
+      const [childHash, accessHash] = yield* Effect.all([hasher.hash(child), hasher.hash(access)])
+      const rotation = yield* tokens.rotate({
+        presented,
+        presenter: client.id,
+        policy: oauthPolicy,
+        childHash,
+        accessHash,
+        accessExpiresAt: AccessToken.expiryFor(now),
+        now
+      })
+      if (rotation._tag === "UnknownToken") return yield* invalidGrant("unknown refresh token")
+      const { decision, family } = rotation
+      if (decision._tag !== "Rotate") {
+        if (decision._tag === "ReuseDetected") {
+          yield* Effect.logWarning("refresh token replayed; family revoked").pipe(
+            Effect.annotateLogs({ "client.id": client.id, "family.id": family.id })
+          )
+        }
+        return yield* invalidGrant(refusal(decision))
+      }
+      return {
+        accessToken: access,
+        expiresIn: accessTokenSeconds,
+        refreshToken: Option.some(child),
+        scope: family.scope
+      } satisfies TokenResponse
+    }),
+  (client) => ({ "client.id": client.id })
+)

@@ -2,7 +2,7 @@ import { Clock, Effect, Option, Redacted } from "effect"
 import type { Client } from "../../domain/oauth/Client.js"
 import * as TokenKind from "../../domain/TokenKind.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
-import * as Tracing from "../Tracing.js"
+import * as Telemetry from "../Telemetry.js"
 import { TokenStore } from "./ports/TokenStore.js"
 
 /**
@@ -10,28 +10,31 @@ import { TokenStore } from "./ports/TokenStore.js"
  * revoked ones (§2.2), so the endpoint reveals nothing. A refresh token takes its whole family
  * and the access tokens minted with it; an access token goes alone.
  */
-export const revoke = (client: Client, token: string, hint: Option.Option<string>) =>
-  Effect.gen(function* () {
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const hash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(Redacted.make(token)))
-    const tokens = yield* TokenStore
-    const revokeAccess = Effect.gen(function* () {
-      const found = yield* tokens.findAccess(hash)
-      if (Option.isNone(found) || found.value.clientId !== client.id) return false
-      yield* tokens.revokeAccess(hash, now)
-      return true
-    })
-    const revokeRefresh = Effect.gen(function* () {
-      const found = yield* tokens.findRefresh(hash)
-      if (Option.isNone(found) || !Option.contains(found.value.family.clientId, client.id)) return false
-      yield* tokens.revokeFamily(found.value.family.id, now)
-      return true
-    })
-    const kind = TokenKind.kindOf(token)
-    if (kind === "access") return yield* revokeAccess
-    if (kind === "refresh") return yield* revokeRefresh
-    // No prefix: follow the hint first, then the other kind (RFC 7009 §2.1).
-    return Option.contains(hint, "refresh_token")
-      ? (yield* revokeRefresh) || (yield* revokeAccess)
-      : (yield* revokeAccess) || (yield* revokeRefresh)
-  }).pipe(Tracing.span("Revoke.revoke", { captureStackTrace: false, attributes: { "client.id": client.id } }))
+export const revoke = Telemetry.fn("Revoke.revoke")(
+  (client: Client, token: string, hint: Option.Option<string>) =>
+    Effect.gen(function* () {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const hash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(Redacted.make(token)))
+      const tokens = yield* TokenStore
+      const revokeAccess = Effect.gen(function* () {
+        const found = yield* tokens.findAccess(hash)
+        if (Option.isNone(found) || found.value.clientId !== client.id) return false
+        yield* tokens.revokeAccess(hash, now)
+        return true
+      })
+      const revokeRefresh = Effect.gen(function* () {
+        const found = yield* tokens.findRefresh(hash)
+        if (Option.isNone(found) || !Option.contains(found.value.family.clientId, client.id)) return false
+        yield* tokens.revokeFamily(found.value.family.id, now)
+        return true
+      })
+      const kind = TokenKind.kindOf(token)
+      if (kind === "access") return yield* revokeAccess
+      if (kind === "refresh") return yield* revokeRefresh
+      // No prefix: follow the hint first, then the other kind (RFC 7009 §2.1).
+      return Option.contains(hint, "refresh_token")
+        ? (yield* revokeRefresh) || (yield* revokeAccess)
+        : (yield* revokeAccess) || (yield* revokeRefresh)
+    }),
+  (client) => ({ "client.id": client.id })
+)

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process"
 import { Command, Options } from "@effect/cli"
 import { Config, Console, Deferred, Duration, Effect, Option, Redacted, Schema } from "effect"
 import * as client from "openid-client"
+import * as Telemetry from "../../../application/Telemetry.js"
 import { transportOf } from "../../idp/OAuthClient.js"
 import * as LoopbackListener from "./LoopbackListener.js"
 
@@ -72,26 +73,28 @@ const describe = (cause: unknown): string => {
 }
 
 /** RFC 8414 discovery; plain http only on this machine, where nobody can read the tokens. */
-const discover = Effect.fn("OAuthLogin.discover")(function* (issuer: string, clientId: string) {
-  const url = yield* Effect.try({
-    try: () => new URL(issuer),
-    catch: () => new LoginFailed({ message: `${issuer} is not a URL` })
-  })
-  const transport = transportOf(url)
-  if (transport === "refused") {
-    return yield* new LoginFailed({
-      message: `${issuer}: an issuer must use https (plain http only on 127.0.0.1, [::1] or localhost)`
+const discover = Telemetry.fn("OAuthLogin.discover")((issuer: string, clientId: string) =>
+  Effect.gen(function* () {
+    const url = yield* Effect.try({
+      try: () => new URL(issuer),
+      catch: () => new LoginFailed({ message: `${issuer} is not a URL` })
     })
-  }
-  return yield* Effect.tryPromise({
-    try: () =>
-      client.discovery(url, clientId, undefined, client.None(), {
-        algorithm: "oauth2",
-        ...(transport === "loopback-http" ? { execute: [client.allowInsecureRequests] } : {})
-      }),
-    catch: (cause) => new LoginFailed({ message: `cannot discover ${issuer}: ${describe(cause)}` })
+    const transport = transportOf(url)
+    if (transport === "refused") {
+      return yield* new LoginFailed({
+        message: `${issuer}: an issuer must use https (plain http only on 127.0.0.1, [::1] or localhost)`
+      })
+    }
+    return yield* Effect.tryPromise({
+      try: () =>
+        client.discovery(url, clientId, undefined, client.None(), {
+          algorithm: "oauth2",
+          ...(transport === "loopback-http" ? { execute: [client.allowInsecureRequests] } : {})
+        }),
+      catch: (cause) => new LoginFailed({ message: `cannot discover ${issuer}: ${describe(cause)}` })
+    })
   })
-})
+)
 
 /**
  * RFC 6749 §4.1.2.1 allows printable ASCII in `error` and `error_description`; anyone can craft
@@ -130,113 +133,116 @@ const readRedirect = (
   return Option.none()
 }
 
-const introspect = Effect.fn("OAuthLogin.introspect")(function* (
-  config: client.Configuration,
-  token: string,
-  secret: Redacted.Redacted
-) {
-  const endpoint = config.serverMetadata().introspection_endpoint
-  if (endpoint === undefined) {
-    return yield* new LoginFailed({ message: "the server advertises no introspection endpoint" })
-  }
-  const body = yield* Effect.tryPromise({
-    try: async () => {
-      // Resource-server authentication, not client authentication: openid-client's
-      // tokenIntrospection would authenticate as the (public) client, so plain fetch it is.
-      const response = await fetch(endpoint, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${Redacted.value(secret)}`,
-          "content-type": "application/x-www-form-urlencoded"
+const introspect = Telemetry.fn("OAuthLogin.introspect")(
+  (config: client.Configuration, token: string, secret: Redacted.Redacted) =>
+    Effect.gen(function* () {
+      const endpoint = config.serverMetadata().introspection_endpoint
+      if (endpoint === undefined) {
+        return yield* new LoginFailed({ message: "the server advertises no introspection endpoint" })
+      }
+      const body = yield* Effect.tryPromise({
+        try: async () => {
+          // Resource-server authentication, not client authentication: openid-client's
+          // tokenIntrospection would authenticate as the (public) client, so plain fetch it is.
+          const response = await fetch(endpoint, {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${Redacted.value(secret)}`,
+              "content-type": "application/x-www-form-urlencoded"
+            },
+            body: new URLSearchParams({ token }).toString(),
+            signal: AbortSignal.timeout(30_000)
+          })
+          if (!response.ok) throw new Error(`HTTP ${response.status}`)
+          const parsed: unknown = await response.json()
+          return parsed
         },
-        body: new URLSearchParams({ token }).toString(),
-        signal: AbortSignal.timeout(30_000)
+        catch: (cause) => new LoginFailed({ message: `introspection failed: ${describe(cause)}` })
       })
-      if (!response.ok) throw new Error(`HTTP ${response.status}`)
-      const parsed: unknown = await response.json()
-      return parsed
-    },
-    catch: (cause) => new LoginFailed({ message: `introspection failed: ${describe(cause)}` })
-  })
-  return yield* Schema.decodeUnknown(Introspection)(body).pipe(
-    Effect.mapError(() => new LoginFailed({ message: "introspection answered without a boolean active" }))
-  )
-})
+      return yield* Schema.decodeUnknown(Introspection)(body).pipe(
+        Effect.mapError(() => new LoginFailed({ message: "introspection answered without a boolean active" }))
+      )
+    })
+)
 
 /**
  * The whole login: discovery, loopback listener, authorization request (PKCE S256, state), the
  * redirect, the code exchange, and optionally introspection of the new access token.
  */
-export const login = Effect.fn("OAuthLogin.login")(function* (options: LoginOptions) {
-  yield* Effect.annotateCurrentSpan({ issuer: options.issuer, clientId: options.clientId })
-  const config = yield* discover(options.issuer, options.clientId)
-  const metadata = config.serverMetadata()
-  const state = client.randomState()
-  const verifier = client.randomPKCECodeVerifier()
-  const challenge = yield* Effect.promise(() => client.calculatePKCECodeChallenge(verifier))
+export const login = Telemetry.fn("OAuthLogin.login")(
+  (options: LoginOptions) =>
+    Effect.gen(function* () {
+      const config = yield* discover(options.issuer, options.clientId)
+      const metadata = config.serverMetadata()
+      const state = client.randomState()
+      const verifier = client.randomPKCECodeVerifier()
+      const challenge = yield* Effect.promise(() => client.calculatePKCECodeChallenge(verifier))
 
-  const redirected = yield* Deferred.make<URL, LoginFailed>()
-  const listener = yield* LoopbackListener.listen((url) => {
-    const problem = readRedirect(url, {
-      state,
-      issuer: metadata.issuer,
-      issRequired: metadata.authorization_response_iss_parameter_supported === true
-    })
-    return Option.match(problem, {
-      onNone: () =>
-        Effect.as(Deferred.succeed(redirected, url), {
-          ok: true,
-          text: "You are logged in. You can close this window and return to the terminal."
-        }),
-      onSome: (error) =>
-        Effect.as(Deferred.fail(redirected, error), {
-          ok: false,
-          text: `${error.message}. You can close this window.`
+      const redirected = yield* Deferred.make<URL, LoginFailed>()
+      const listener = yield* LoopbackListener.listen((url) => {
+        const problem = readRedirect(url, {
+          state,
+          issuer: metadata.issuer,
+          issRequired: metadata.authorization_response_iss_parameter_supported === true
         })
-    })
-  })
-
-  const authorizeUrl = yield* Effect.try({
-    try: () =>
-      client.buildAuthorizationUrl(config, {
-        redirect_uri: listener.redirectUri,
-        code_challenge: challenge,
-        code_challenge_method: "S256",
-        state,
-        ...Option.match(options.scope, { onNone: () => ({}), onSome: (scope) => ({ scope }) }),
-        ...Option.match(options.resource, { onNone: () => ({}), onSome: (resource) => ({ resource }) })
-      }),
-    catch: (cause) => new LoginFailed({ message: `cannot build the authorization URL: ${describe(cause)}` })
-  })
-  yield* options.onAuthorizeUrl(authorizeUrl)
-
-  const callbackUrl = yield* Deferred.await(redirected).pipe(
-    Effect.timeoutFail({
-      duration: redirectTimeout,
-      onTimeout: () =>
-        new LoginFailed({
-          message: `no redirect reached ${listener.redirectUri} within ${Duration.format(redirectTimeout)}`
+        return Option.match(problem, {
+          onNone: () =>
+            Effect.as(Deferred.succeed(redirected, url), {
+              ok: true,
+              text: "You are logged in. You can close this window and return to the terminal."
+            }),
+          onSome: (error) =>
+            Effect.as(Deferred.fail(redirected, error), {
+              ok: false,
+              text: `${error.message}. You can close this window.`
+            })
         })
-    })
-  )
-  // openid-client checks state and iss again, then redeems the code with the verifier.
-  const response = yield* Effect.tryPromise({
-    try: () =>
-      client.authorizationCodeGrant(config, callbackUrl, {
-        pkceCodeVerifier: verifier,
-        expectedState: state
-      }),
-    catch: (cause) => new LoginFailed({ message: `the token request failed: ${describe(cause)}` })
-  })
-  const tokens = yield* Schema.decodeUnknown(Tokens)(response).pipe(
-    Effect.mapError(() => new LoginFailed({ message: "the token response is malformed" }))
-  )
-  const introspection = yield* Option.match(options.introspectionSecret, {
-    onNone: () => Effect.succeedNone,
-    onSome: (secret) => Effect.asSome(introspect(config, tokens.access_token, secret))
-  })
-  return { tokens, introspection } satisfies LoginResult
-}, Effect.scoped)
+      })
+
+      const authorizeUrl = yield* Effect.try({
+        try: () =>
+          client.buildAuthorizationUrl(config, {
+            redirect_uri: listener.redirectUri,
+            code_challenge: challenge,
+            code_challenge_method: "S256",
+            state,
+            ...Option.match(options.scope, { onNone: () => ({}), onSome: (scope) => ({ scope }) }),
+            ...Option.match(options.resource, { onNone: () => ({}), onSome: (resource) => ({ resource }) })
+          }),
+        catch: (cause) =>
+          new LoginFailed({ message: `cannot build the authorization URL: ${describe(cause)}` })
+      })
+      yield* options.onAuthorizeUrl(authorizeUrl)
+
+      const callbackUrl = yield* Deferred.await(redirected).pipe(
+        Effect.timeoutFail({
+          duration: redirectTimeout,
+          onTimeout: () =>
+            new LoginFailed({
+              message: `no redirect reached ${listener.redirectUri} within ${Duration.format(redirectTimeout)}`
+            })
+        })
+      )
+      // openid-client checks state and iss again, then redeems the code with the verifier.
+      const response = yield* Effect.tryPromise({
+        try: () =>
+          client.authorizationCodeGrant(config, callbackUrl, {
+            pkceCodeVerifier: verifier,
+            expectedState: state
+          }),
+        catch: (cause) => new LoginFailed({ message: `the token request failed: ${describe(cause)}` })
+      })
+      const tokens = yield* Schema.decodeUnknown(Tokens)(response).pipe(
+        Effect.mapError(() => new LoginFailed({ message: "the token response is malformed" }))
+      )
+      const introspection = yield* Option.match(options.introspectionSecret, {
+        onNone: () => Effect.succeedNone,
+        onSome: (secret) => Effect.asSome(introspect(config, tokens.access_token, secret))
+      })
+      return { tokens, introspection } satisfies LoginResult
+    }).pipe(Effect.scoped),
+  (options) => ({ issuer: options.issuer, "client.id": options.clientId })
+)
 
 /** A browser can only open where there is a display; elsewhere the printed URL is enough. */
 const hasDisplay = () =>

@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http"
 import { Effect, Runtime, Schema } from "effect"
+import * as Telemetry from "../../../application/Telemetry.js"
 import * as Html from "../../http/Html.js"
 
 /**
@@ -35,51 +36,54 @@ export interface Answer {
  * the URL as the redirect_uri spells it (openid-client sends that URL, query stripped, as the
  * token request's redirect_uri, so it must not depend on the Host header the browser used).
  */
-export const listen = Effect.fn("LoopbackListener.listen")(function* (
-  onRedirect: (url: URL) => Effect.Effect<Answer>
-) {
-  const runtime = yield* Effect.runtime<never>()
-  const run = Runtime.runPromise(runtime)
-  const { redirectUri } = yield* Effect.acquireRelease(
-    Effect.async<{ readonly server: Server; readonly redirectUri: string }, ListenerFailed>((resume) => {
-      let redirectUri = "http://127.0.0.1/callback"
-      const server = createServer((request, response) => {
-        const url = new URL(request.url ?? "/", redirectUri)
-        if (request.method !== "GET" || url.pathname !== "/callback") {
-          // Browsers also ask for /favicon.ico; only the redirect matters.
-          response.writeHead(404, { "content-type": "text/plain" }).end("Not found")
-          return
-        }
-        void run(onRedirect(url)).then((answer) => {
-          const title = answer.ok ? "Logged in" : "Login failed"
-          response
-            .writeHead(answer.ok ? 200 : 400, {
-              "content-type": "text/html; charset=utf-8",
-              "cache-control": "no-store"
+export const listen = Telemetry.fn("LoopbackListener.listen")(
+  (onRedirect: (url: URL) => Effect.Effect<Answer>) =>
+    Effect.gen(function* () {
+      const runtime = yield* Effect.runtime<never>()
+      const run = Runtime.runPromise(runtime)
+      const { redirectUri } = yield* Effect.acquireRelease(
+        Effect.async<{ readonly server: Server; readonly redirectUri: string }, ListenerFailed>((resume) => {
+          let redirectUri = "http://127.0.0.1/callback"
+          const server = createServer((request, response) => {
+            const url = new URL(request.url ?? "/", redirectUri)
+            if (request.method !== "GET" || url.pathname !== "/callback") {
+              // Browsers also ask for /favicon.ico; only the redirect matters.
+              response.writeHead(404, { "content-type": "text/plain" }).end("Not found")
+              return
+            }
+            void run(onRedirect(url)).then((answer) => {
+              const title = answer.ok ? "Logged in" : "Login failed"
+              response
+                .writeHead(answer.ok ? 200 : 400, {
+                  "content-type": "text/html; charset=utf-8",
+                  "cache-control": "no-store"
+                })
+                .end(page(title, answer.text))
             })
-            .end(page(title, answer.text))
-        })
-      })
-      server.once("error", (error) =>
-        resume(Effect.fail(new ListenerFailed({ message: `cannot listen on 127.0.0.1: ${error.message}` })))
+          })
+          server.once("error", (error) =>
+            resume(
+              Effect.fail(new ListenerFailed({ message: `cannot listen on 127.0.0.1: ${error.message}` }))
+            )
+          )
+          server.listen(0, "127.0.0.1", () => {
+            const address = server.address()
+            if (address === null || typeof address === "string") {
+              server.close()
+              resume(Effect.fail(new ListenerFailed({ message: "the loopback listener has no TCP port" })))
+              return
+            }
+            redirectUri = `http://127.0.0.1:${address.port}/callback`
+            resume(Effect.succeed({ server, redirectUri }))
+          })
+        }),
+        ({ server }) =>
+          Effect.async<void>((resume) => {
+            // A browser keeps its connection alive; without this, close would wait for it.
+            server.closeAllConnections()
+            server.close(() => resume(Effect.void))
+          })
       )
-      server.listen(0, "127.0.0.1", () => {
-        const address = server.address()
-        if (address === null || typeof address === "string") {
-          server.close()
-          resume(Effect.fail(new ListenerFailed({ message: "the loopback listener has no TCP port" })))
-          return
-        }
-        redirectUri = `http://127.0.0.1:${address.port}/callback`
-        resume(Effect.succeed({ server, redirectUri }))
-      })
-    }),
-    ({ server }) =>
-      Effect.async<void>((resume) => {
-        // A browser keeps its connection alive; without this, close would wait for it.
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
-  )
-  return { redirectUri } satisfies Listener
-})
+      return { redirectUri } satisfies Listener
+    })
+)

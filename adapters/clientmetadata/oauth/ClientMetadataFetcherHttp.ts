@@ -7,6 +7,7 @@ import {
   ClientMetadataFetcher,
   ClientMetadataUnavailable
 } from "../../../application/oauth/ports/ClientMetadataFetcher.js"
+import * as Telemetry from "../../../application/Telemetry.js"
 import * as ClientMetadataDocument from "../../../domain/oauth/ClientMetadataDocument.js"
 
 /**
@@ -269,21 +270,23 @@ export const make = (options: Options = {}) =>
       )
 
     return ClientMetadataFetcher.of({
-      fetch: Effect.fn("ClientMetadataFetcherHttp.fetch")(function* (url: URL) {
-        yield* Effect.annotateCurrentSpan("client.id", url.href)
-        if (url.protocol !== "https:") return yield* unavailable(url, "only https URLs are fetched")
-        if (url.username !== "" || url.password !== "") {
-          return yield* unavailable(url, "the URL must not carry user information")
-        }
-        const cached = cache.get(url.href, yield* Clock.currentTimeMillis)
-        if (Option.isSome(cached)) return cached.value
-        const fetched = yield* fetchOnce(url)
-        if (Duration.greaterThan(fetched.timeToLive, Duration.zero)) {
-          const now = yield* Clock.currentTimeMillis
-          cache.set(url.href, fetched.document, now + Duration.toMillis(fetched.timeToLive))
-        }
-        return fetched.document
-      })
+      fetch: Telemetry.fn("ClientMetadataFetcherHttp.fetch")((url: URL) =>
+        Effect.gen(function* () {
+          yield* Telemetry.annotate("client.id", url.href)
+          if (url.protocol !== "https:") return yield* unavailable(url, "only https URLs are fetched")
+          if (url.username !== "" || url.password !== "") {
+            return yield* unavailable(url, "the URL must not carry user information")
+          }
+          const cached = cache.get(url.href, yield* Clock.currentTimeMillis)
+          if (Option.isSome(cached)) return cached.value
+          const fetched = yield* fetchOnce(url)
+          if (Duration.greaterThan(fetched.timeToLive, Duration.zero)) {
+            const now = yield* Clock.currentTimeMillis
+            cache.set(url.href, fetched.document, now + Duration.toMillis(fetched.timeToLive))
+          }
+          return fetched.document
+        })
+      )
     })
   })
 

@@ -4,6 +4,7 @@ import {
   UpstreamLoginFailed,
   type UpstreamRequest
 } from "../../../application/ports/UpstreamIdentityProvider.js"
+import * as Telemetry from "../../../application/Telemetry.js"
 import type { UpstreamProfile } from "../../../domain/UpstreamProfile.js"
 import * as OAuthClient from "../OAuthClient.js"
 import type { Credentials, ProviderEntry, Upstream } from "../ProviderEntry.js"
@@ -81,49 +82,58 @@ export const make = (credentials: Credentials): Upstream => {
   const get = <A, I>(accessToken: string, path: string, schema: Schema.Schema<A, I>) => {
     const url = new URL(path, api)
     const context = `Reading ${url.pathname} from GitHub failed`
-    return Effect.tryPromise({
-      try: async () => {
-        const response = await client.fetchProtectedResource(
-          config,
-          accessToken,
-          url,
-          "GET",
-          undefined,
-          new Headers({ accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28" })
+    const read = () =>
+      Effect.tryPromise({
+        try: async () => {
+          const response = await client.fetchProtectedResource(
+            config,
+            accessToken,
+            url,
+            "GET",
+            undefined,
+            new Headers({ accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28" })
+          )
+          if (!response.ok) {
+            await response.body?.cancel()
+            throw new UpstreamLoginFailed({ message: `${context}: HTTP ${response.status}` })
+          }
+          return response.json()
+        },
+        catch: (cause) =>
+          cause instanceof UpstreamLoginFailed ? cause : UpstreamFailure.failed(context)(cause)
+      }).pipe(
+        Effect.flatMap((body) =>
+          Effect.mapError(
+            Schema.decodeUnknown(schema)(body),
+            () => new UpstreamLoginFailed({ message: `${context}: unexpected response` })
+          )
         )
-        if (!response.ok) {
-          await response.body?.cancel()
-          throw new UpstreamLoginFailed({ message: `${context}: HTTP ${response.status}` })
-        }
-        return response.json()
-      },
-      catch: (cause) =>
-        cause instanceof UpstreamLoginFailed ? cause : UpstreamFailure.failed(context)(cause)
-    }).pipe(
-      Effect.flatMap((body) =>
-        Effect.mapError(
-          Schema.decodeUnknown(schema)(body),
-          () => new UpstreamLoginFailed({ message: `${context}: unexpected response` })
-        )
-      ),
-      Effect.withSpan("GitHubProvider.get", { attributes: { "http.url": url.href } })
-    )
+      )
+    return Telemetry.fn("GitHubProvider.get")(read, () => ({ "http.url": url.href }))()
   }
 
   return {
     name: "github",
-    authorizationUrl: Effect.fn("GitHubProvider.authorizationUrl")(function* (request: UpstreamRequest) {
-      return yield* OAuthClient.authorizationUrl(config, request, { scope })
-    }),
-    exchange: Effect.fn("GitHubProvider.exchange")(function* (callbackUrl: URL, request: UpstreamRequest) {
-      const tokens = yield* OAuthClient.codeGrant(config, callbackUrl, request, {}, "Login at github failed")
-      const [user, emails] = yield* Effect.all(
-        [get(tokens.access_token, "/user", User), get(tokens.access_token, "/user/emails", Emails)],
-        { concurrency: 2 }
-      )
-      yield* Effect.annotateCurrentSpan("upstream.subject", String(user.id))
-      return profileOf(user, emails)
-    })
+    authorizationUrl: Telemetry.fn("GitHubProvider.authorizationUrl")((request: UpstreamRequest) =>
+      OAuthClient.authorizationUrl(config, request, { scope })
+    ),
+    exchange: Telemetry.fn("GitHubProvider.exchange")((callbackUrl: URL, request: UpstreamRequest) =>
+      Effect.gen(function* () {
+        const tokens = yield* OAuthClient.codeGrant(
+          config,
+          callbackUrl,
+          request,
+          {},
+          "Login at github failed"
+        )
+        const [user, emails] = yield* Effect.all(
+          [get(tokens.access_token, "/user", User), get(tokens.access_token, "/user/emails", Emails)],
+          { concurrency: 2 }
+        )
+        yield* Telemetry.annotate("upstream.subject", String(user.id))
+        return profileOf(user, emails)
+      })
+    )
   }
 }
 

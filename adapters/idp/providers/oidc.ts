@@ -4,6 +4,7 @@ import {
   UpstreamLoginFailed,
   type UpstreamRequest
 } from "../../../application/ports/UpstreamIdentityProvider.js"
+import * as Telemetry from "../../../application/Telemetry.js"
 import type { UpstreamProfile } from "../../../domain/UpstreamProfile.js"
 import * as OAuthClient from "../OAuthClient.js"
 import type { Credentials, ProviderEntry, Upstream } from "../ProviderEntry.js"
@@ -67,22 +68,26 @@ export const make = (name: string, credentials: Credentials): Effect.Effect<Upst
         message: `The ${name} provider's issuer must be https (plain http only on 127.0.0.1, [::1] or localhost): ${issuer.href}`
       })
     }
-    const discover = Effect.tryPromise({
-      try: () =>
-        client.discovery(
-          issuer,
-          credentials.clientId,
-          Redacted.value(credentials.clientSecret),
-          // The default of OpenID Connect Discovery when a provider lists no methods, and
-          // what oidc-provider registers clients with unless told otherwise.
-          client.ClientSecretBasic(),
-          {
-            timeout: OAuthClient.timeout,
-            ...(transport === "loopback-http" ? { execute: [client.allowInsecureRequests] } : {})
-          }
-        ),
-      catch: UpstreamFailure.failed(`Discovery of the ${name} provider at ${issuer.href} failed`)
-    }).pipe(Effect.withSpan("OidcProvider.discover", { attributes: { "upstream.issuer": issuer.href } }))
+    const discover = Telemetry.fn("OidcProvider.discover")(
+      () =>
+        Effect.tryPromise({
+          try: () =>
+            client.discovery(
+              issuer,
+              credentials.clientId,
+              Redacted.value(credentials.clientSecret),
+              // The default of OpenID Connect Discovery when a provider lists no methods, and
+              // what oidc-provider registers clients with unless told otherwise.
+              client.ClientSecretBasic(),
+              {
+                timeout: OAuthClient.timeout,
+                ...(transport === "loopback-http" ? { execute: [client.allowInsecureRequests] } : {})
+              }
+            ),
+          catch: UpstreamFailure.failed(`Discovery of the ${name} provider at ${issuer.href} failed`)
+        }),
+      () => ({ "upstream.issuer": issuer.href })
+    )()
 
     // Discovered once, on first use, then kept. A failure is not kept: the next login tries
     // again, so an upstream that was down at start-up does not need a restart of ours.
@@ -103,36 +108,41 @@ export const make = (name: string, credentials: Credentials): Effect.Effect<Upst
 
     const upstream: Upstream = {
       name,
-      authorizationUrl: Effect.fn("OidcProvider.authorizationUrl")(function* (request: UpstreamRequest) {
-        yield* Effect.annotateCurrentSpan("upstream.provider", name)
-        const config = yield* configuration
-        return yield* OAuthClient.authorizationUrl(config, request, { scope, nonce: request.nonce })
-      }),
-      exchange: Effect.fn("OidcProvider.exchange")(function* (callbackUrl: URL, request: UpstreamRequest) {
-        yield* Effect.annotateCurrentSpan("upstream.provider", name)
-        const config = yield* configuration
-        const tokens = yield* OAuthClient.codeGrant(
-          config,
-          callbackUrl,
-          request,
-          { expectedNonce: request.nonce },
-          `Login at ${name} failed`
-        )
-        // openid-client has verified the ID token (signature, iss, aud, exp, nonce) by now;
-        // with `expectedNonce` set it refuses a response without one, so this is a guard.
-        const claims = tokens.claims()
-        if (claims === undefined) {
-          return yield* new UpstreamLoginFailed({ message: `Login at ${name} failed: no ID token` })
-        }
-        yield* Effect.annotateCurrentSpan("upstream.subject", claims.sub)
-        // Providers may keep the profile claims for the userinfo endpoint and out of the ID
-        // token (oidc-provider does by default); ask there only when the email is missing.
-        const extra =
-          claims.email === undefined && config.serverMetadata().userinfo_endpoint !== undefined
-            ? yield* userInfo(config, tokens.access_token, claims.sub)
-            : {}
-        return profileOf(name, config.serverMetadata().issuer, claims.sub, { ...extra, ...claims })
-      })
+      authorizationUrl: Telemetry.fn("OidcProvider.authorizationUrl")(
+        (request: UpstreamRequest) =>
+          Effect.flatMap(configuration, (config) =>
+            OAuthClient.authorizationUrl(config, request, { scope, nonce: request.nonce })
+          ),
+        () => ({ "upstream.provider": name })
+      ),
+      exchange: Telemetry.fn("OidcProvider.exchange")(
+        (callbackUrl: URL, request: UpstreamRequest) =>
+          Effect.gen(function* () {
+            const config = yield* configuration
+            const tokens = yield* OAuthClient.codeGrant(
+              config,
+              callbackUrl,
+              request,
+              { expectedNonce: request.nonce },
+              `Login at ${name} failed`
+            )
+            // openid-client has verified the ID token (signature, iss, aud, exp, nonce) by now;
+            // with `expectedNonce` set it refuses a response without one, so this is a guard.
+            const claims = tokens.claims()
+            if (claims === undefined) {
+              return yield* new UpstreamLoginFailed({ message: `Login at ${name} failed: no ID token` })
+            }
+            yield* Telemetry.annotate("upstream.subject", claims.sub)
+            // Providers may keep the profile claims for the userinfo endpoint and out of the ID
+            // token (oidc-provider does by default); ask there only when the email is missing.
+            const extra =
+              claims.email === undefined && config.serverMetadata().userinfo_endpoint !== undefined
+                ? yield* userInfo(config, tokens.access_token, claims.sub)
+                : {}
+            return profileOf(name, config.serverMetadata().issuer, claims.sub, { ...extra, ...claims })
+          }),
+        () => ({ "upstream.provider": name })
+      )
     }
     return upstream
   })

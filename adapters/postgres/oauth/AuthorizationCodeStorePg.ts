@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { AuthorizationCodeStore } from "../../../application/oauth/ports/AuthorizationCodeStore.js"
+import * as Telemetry from "../../../application/Telemetry.js"
 import * as AuthorizationCode from "../../../domain/oauth/AuthorizationCode.js"
 import * as Lifetimes from "../../../domain/oauth/Lifetimes.js"
 import * as Time from "../../../domain/Time.js"
@@ -18,9 +19,10 @@ export const layer = Layer.effect(
     const encode = Schema.encodeSync(AuthorizationCode.AuthorizationCode)
 
     return {
-      issue: (code) => {
-        const row = encode(code)
-        return sql`
+      issue: Telemetry.fn("AuthorizationCodeStorePg.issue")(
+        (code) => {
+          const row = encode(code)
+          return sql`
           INSERT INTO oauth.authorization_codes ${sql.insert({
             codeHash: row.hash,
             grantId: row.grantId,
@@ -33,15 +35,13 @@ export const layer = Layer.effect(
             issuedAt: row.issuedAt,
             expiresAt: row.expiresAt,
             consumedAt: row.consumedAt
-          })}`.pipe(
-          Effect.asVoid,
-          Effect.orDie,
-          Effect.withSpan("AuthorizationCodeStorePg.issue", { attributes: { "client.id": code.clientId } })
-        )
-      },
+          })}`.pipe(Effect.asVoid, Effect.orDie)
+        },
+        (code) => ({ "client.id": code.clientId })
+      ),
       // One statement: the row lock taken by FOR UPDATE makes concurrent redemptions queue,
       // and each one after the first re-reads the row and finds it consumed.
-      consume: (hash, now) =>
+      consume: Telemetry.fn("AuthorizationCodeStorePg.consume")((hash, now) =>
         sql`
           WITH previous AS (
             SELECT * FROM oauth.authorization_codes WHERE code_hash = ${hash} FOR UPDATE
@@ -62,18 +62,18 @@ export const layer = Layer.effect(
               code: new AuthorizationCode.AuthorizationCode(code),
               wasConsumed
             }))
-          ),
-          Effect.withSpan("AuthorizationCodeStorePg.consume")
-        ),
-      purge: (now) =>
+          )
+        )
+      ),
+      purge: Telemetry.fn("AuthorizationCodeStorePg.purge")((now) =>
         sql`
           DELETE FROM oauth.authorization_codes
           WHERE expires_at <= ${Time.minus(now, Lifetimes.replayEvidence)}
           RETURNING code_hash`.pipe(
           Effect.map((rows) => rows.length),
-          Effect.orDie,
-          Effect.withSpan("AuthorizationCodeStorePg.purge")
+          Effect.orDie
         )
+      )
     }
   })
 )

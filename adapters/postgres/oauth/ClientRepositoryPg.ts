@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { ClientAlreadyExists, ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
-import * as Tracing from "../../../application/Tracing.js"
+import * as Telemetry from "../../../application/Telemetry.js"
 import { ClientId } from "../../../domain/Ids.js"
 import * as Client from "../../../domain/oauth/Client.js"
 import * as Batched from "../Batched.js"
@@ -71,22 +71,22 @@ export const layer = Layer.effect(
     })
 
     return {
-      insert: (client: Client.Client) =>
-        insertAll(client).pipe(
-          Effect.flatMap((inserted) =>
-            inserted ? Effect.void : new ClientAlreadyExists({ clientId: client.id })
+      insert: Telemetry.fn("ClientRepositoryPg.insert")(
+        (client: Client.Client) =>
+          insertAll(client).pipe(
+            Effect.flatMap((inserted) =>
+              inserted ? Effect.void : new ClientAlreadyExists({ clientId: client.id })
+            )
           ),
-          Tracing.span("ClientRepositoryPg.insert", {
-            ...Prepared.span,
-            attributes: { "client.id": client.id }
-          })
-        ),
+        (client) => ({ "client.id": client.id })
+      ),
       // One statement, so concurrent first fetches of a document cannot race to a duplicate
       // key: the WHERE on the conflict branch leaves a client of another origin untouched, and
       // then nothing is returned.
-      upsert: Effect.fn("ClientRepositoryPg.upsert")(function* (client: Client.Client) {
-        yield* Effect.annotateCurrentSpan("client.id", client.id)
-        const stored = yield* sql`
+      upsert: Telemetry.fn("ClientRepositoryPg.upsert")(
+        (client: Client.Client) =>
+          Effect.gen(function* () {
+            const stored = yield* sql`
           INSERT INTO oauth.clients ${sql.insert({ ...encode(client) })}
           ON CONFLICT (id) DO UPDATE SET
             name = excluded.name,
@@ -95,44 +95,47 @@ export const layer = Layer.effect(
             secret_hash = excluded.secret_hash
           WHERE oauth.clients.origin = excluded.origin
           RETURNING ${sql.literal(columns)}`.pipe(decodeFirst(Client.Client))
-        if (Option.isNone(stored)) return yield* new ClientAlreadyExists({ clientId: client.id })
-        return stored.value
-      }),
-      findById: (id) =>
-        Prepared.run(pool, findByIdStatement, [id]).pipe(
-          decodeFirst(Client.Client),
-          Tracing.span("ClientRepositoryPg.findById", {
-            ...Prepared.span,
-            attributes: { "client.id": id }
-          })
-        ),
-      list: sql`SELECT ${sql.literal(columns)} FROM oauth.clients ORDER BY created_at, id`.pipe(
-        decodeAll(Client.Client),
-        Tracing.span("ClientRepositoryPg.list")
+            if (Option.isNone(stored)) return yield* new ClientAlreadyExists({ clientId: client.id })
+            return stored.value
+          }),
+        (client) => ({ "client.id": client.id })
       ),
-      remove: (id) =>
-        sql`DELETE FROM oauth.clients WHERE id = ${id} RETURNING id`.pipe(
-          Effect.map((rows) => rows.length > 0),
-          Effect.orDie,
-          Tracing.span("ClientRepositoryPg.remove", { attributes: { "client.id": id } })
-        ),
-      touch: (id, now) =>
-        sql`UPDATE oauth.clients SET last_used_at = ${now} WHERE id = ${id}`.pipe(
-          Effect.asVoid,
-          Effect.orDie,
-          Tracing.span("ClientRepositoryPg.touch", { attributes: { "client.id": id } })
-        ),
+      findById: Telemetry.fn("ClientRepositoryPg.findById")(
+        (id) => Prepared.run(pool, findByIdStatement, [id]).pipe(decodeFirst(Client.Client)),
+        (id) => ({ "client.id": id })
+      ),
+      list: Telemetry.fn("ClientRepositoryPg.list")(() =>
+        sql`SELECT ${sql.literal(columns)} FROM oauth.clients ORDER BY created_at, id`.pipe(
+          decodeAll(Client.Client)
+        )
+      )(),
+      remove: Telemetry.fn("ClientRepositoryPg.remove")(
+        (id) =>
+          sql`DELETE FROM oauth.clients WHERE id = ${id} RETURNING id`.pipe(
+            Effect.map((rows) => rows.length > 0),
+            Effect.orDie
+          ),
+        (id) => ({ "client.id": id })
+      ),
+      touch: Telemetry.fn("ClientRepositoryPg.touch")(
+        (id, now) =>
+          sql`UPDATE oauth.clients SET last_used_at = ${now} WHERE id = ${id}`.pipe(
+            Effect.asVoid,
+            Effect.orDie
+          ),
+        (id) => ({ "client.id": id })
+      ),
       // Dependent codes, pending logins and tokens go with the client through ON DELETE CASCADE.
-      reapIdle: (now) =>
+      reapIdle: Telemetry.fn("ClientRepositoryPg.reapIdle")((now) =>
         sql`
           DELETE FROM oauth.clients
           WHERE origin = 'dynamic' AND type = 'public'
             AND coalesce(last_used_at, created_at) <= ${Client.idleCutoff(now)}
           RETURNING id`.pipe(
           decodeAll(Schema.Struct({ id: ClientId })),
-          Effect.map((rows) => rows.map((row) => row.id)),
-          Tracing.span("ClientRepositoryPg.reapIdle")
+          Effect.map((rows) => rows.map((row) => row.id))
         )
+      )
     }
   })
 )

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { ConsentStore } from "../../../application/oauth/ports/ConsentStore.js"
+import * as Telemetry from "../../../application/Telemetry.js"
 import * as PendingConsent from "../../../domain/oauth/PendingConsent.js"
 import { decodeFirst } from "../Rows.js"
 
@@ -10,45 +11,44 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const encode = Schema.encodeSync(PendingConsent.PendingConsent)
     return {
-      hasConsent: (userId, clientId) =>
-        sql`SELECT 1 FROM oauth.consents WHERE user_id = ${userId} AND client_id = ${clientId}`.pipe(
-          Effect.map((rows) => rows.length > 0),
-          Effect.orDie,
-          Effect.withSpan("ConsentStorePg.hasConsent", {
-            attributes: { "user.id": userId, "client.id": clientId }
-          })
-        ),
-      grant: (userId, clientId, now) =>
-        sql`
+      hasConsent: Telemetry.fn("ConsentStorePg.hasConsent")(
+        (userId, clientId) =>
+          sql`SELECT 1 FROM oauth.consents WHERE user_id = ${userId} AND client_id = ${clientId}`.pipe(
+            Effect.map((rows) => rows.length > 0),
+            Effect.orDie
+          ),
+        (userId, clientId) => ({ "user.id": userId, "client.id": clientId })
+      ),
+      grant: Telemetry.fn("ConsentStorePg.grant")(
+        (userId, clientId, now) =>
+          sql`
           INSERT INTO oauth.consents (user_id, client_id, granted_at) VALUES (${userId}, ${clientId}, ${now})
-          ON CONFLICT (user_id, client_id) DO NOTHING`.pipe(
-          Effect.asVoid,
-          Effect.orDie,
-          Effect.withSpan("ConsentStorePg.grant", {
-            attributes: { "user.id": userId, "client.id": clientId }
-          })
-        ),
-      park: (pending) =>
-        sql`INSERT INTO oauth.pending_consents ${sql.insert({ ...encode(pending) })}`.pipe(
-          Effect.asVoid,
-          Effect.orDie,
-          Effect.withSpan("ConsentStorePg.park", { attributes: { "client.id": pending.clientId } })
-        ),
-      take: (tokenHash, now) =>
+          ON CONFLICT (user_id, client_id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
+        (userId, clientId) => ({ "user.id": userId, "client.id": clientId })
+      ),
+      park: Telemetry.fn("ConsentStorePg.park")(
+        (pending) =>
+          sql`INSERT INTO oauth.pending_consents ${sql.insert({ ...encode(pending) })}`.pipe(
+            Effect.asVoid,
+            Effect.orDie
+          ),
+        (pending) => ({ "client.id": pending.clientId })
+      ),
+      take: Telemetry.fn("ConsentStorePg.take")((tokenHash, now) =>
         sql`
           DELETE FROM oauth.pending_consents WHERE token_hash = ${tokenHash}
           RETURNING token_hash, user_id, client_id, redirect_uri, code_challenge, client_state, scope, resource,
                     created_at, expires_at`.pipe(
           decodeFirst(PendingConsent.PendingConsent),
-          Effect.map(Option.filter((pending) => !PendingConsent.isExpired(pending, now))),
-          Effect.withSpan("ConsentStorePg.take")
-        ),
-      purge: (now) =>
+          Effect.map(Option.filter((pending) => !PendingConsent.isExpired(pending, now)))
+        )
+      ),
+      purge: Telemetry.fn("ConsentStorePg.purge")((now) =>
         sql`DELETE FROM oauth.pending_consents WHERE expires_at <= ${now} RETURNING token_hash`.pipe(
           Effect.map((rows) => rows.length),
-          Effect.orDie,
-          Effect.withSpan("ConsentStorePg.purge")
+          Effect.orDie
         )
+      )
     }
   })
 )

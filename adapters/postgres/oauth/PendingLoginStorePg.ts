@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { PendingLoginStore } from "../../../application/oauth/ports/PendingLoginStore.js"
+import * as Telemetry from "../../../application/Telemetry.js"
 import * as PendingLogin from "../../../domain/oauth/PendingLogin.js"
 import { decodeFirst } from "../Rows.js"
 
@@ -11,28 +12,30 @@ export const layer = Layer.effect(
     const encode = Schema.encodeSync(PendingLogin.PendingLogin)
 
     return {
-      put: (pending) =>
-        sql`INSERT INTO oauth.pending_logins ${sql.insert({ ...encode(pending) })}`.pipe(
-          Effect.asVoid,
-          Effect.orDie,
-          Effect.withSpan("PendingLoginStorePg.put", { attributes: { "client.id": pending.clientId } })
-        ),
+      put: Telemetry.fn("PendingLoginStorePg.put")(
+        (pending) =>
+          sql`INSERT INTO oauth.pending_logins ${sql.insert({ ...encode(pending) })}`.pipe(
+            Effect.asVoid,
+            Effect.orDie
+          ),
+        (pending) => ({ "client.id": pending.clientId })
+      ),
       // DELETE … RETURNING is the single-use guarantee: only one statement can delete the row.
-      take: (stateHash, now) =>
+      take: Telemetry.fn("PendingLoginStorePg.take")((stateHash, now) =>
         sql`
           DELETE FROM oauth.pending_logins WHERE state_hash = ${stateHash}
           RETURNING state_hash, client_id, redirect_uri, code_challenge, client_state, scope, resource,
                     created_at, expires_at`.pipe(
           decodeFirst(PendingLogin.PendingLogin),
-          Effect.map(Option.filter((pending) => !PendingLogin.isExpired(pending, now))),
-          Effect.withSpan("PendingLoginStorePg.take")
-        ),
-      purge: (now) =>
+          Effect.map(Option.filter((pending) => !PendingLogin.isExpired(pending, now)))
+        )
+      ),
+      purge: Telemetry.fn("PendingLoginStorePg.purge")((now) =>
         sql`DELETE FROM oauth.pending_logins WHERE expires_at <= ${now} RETURNING state_hash`.pipe(
           Effect.map((rows) => rows.length),
-          Effect.orDie,
-          Effect.withSpan("PendingLoginStorePg.purge")
+          Effect.orDie
         )
+      )
     }
   })
 )

@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SessionStore } from "../../../application/oauth/ports/SessionStore.js"
+import * as Telemetry from "../../../application/Telemetry.js"
+import type { SecretHash } from "../../../domain/Ids.js"
 import * as BrowserSession from "../../../domain/oauth/BrowserSession.js"
 import { decodeFirst } from "../Rows.js"
 
@@ -10,26 +12,28 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const encode = Schema.encodeSync(BrowserSession.BrowserSession)
     return {
-      create: (session) =>
-        sql`INSERT INTO oauth.sessions ${sql.insert({ ...encode(session) })}`.pipe(
-          Effect.asVoid,
-          Effect.orDie,
-          Effect.withSpan("SessionStorePg.create", { attributes: { "user.id": session.userId } })
-        ),
-      find: (tokenHash, now) =>
+      create: Telemetry.fn("SessionStorePg.create")(
+        (session: BrowserSession.BrowserSession) =>
+          sql`INSERT INTO oauth.sessions ${sql.insert({ ...encode(session) })}`.pipe(
+            Effect.asVoid,
+            Effect.orDie
+          ),
+        (session) => ({ "user.id": session.userId })
+      ),
+      find: Telemetry.fn("SessionStorePg.find")((tokenHash: SecretHash, now: Date) =>
         sql`
           SELECT token_hash, user_id, created_at, expires_at FROM oauth.sessions
           WHERE token_hash = ${tokenHash}`.pipe(
           decodeFirst(BrowserSession.BrowserSession),
-          Effect.map(Option.filter((session) => BrowserSession.isActive(session, now))),
-          Effect.withSpan("SessionStorePg.find")
-        ),
-      purge: (now) =>
+          Effect.map(Option.filter((session) => BrowserSession.isActive(session, now)))
+        )
+      ),
+      purge: Telemetry.fn("SessionStorePg.purge")((now) =>
         sql`DELETE FROM oauth.sessions WHERE expires_at <= ${now} RETURNING token_hash`.pipe(
           Effect.map((rows) => rows.length),
-          Effect.orDie,
-          Effect.withSpan("SessionStorePg.purge")
+          Effect.orDie
         )
+      )
     }
   })
 )

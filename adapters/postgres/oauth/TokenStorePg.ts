@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { type RotateRequest, type Rotation, TokenStore } from "../../../application/oauth/ports/TokenStore.js"
-import * as Tracing from "../../../application/Tracing.js"
+import * as Telemetry from "../../../application/Telemetry.js"
 import type { FamilyId, SecretHash } from "../../../domain/Ids.js"
 import * as AccessToken from "../../../domain/oauth/AccessToken.js"
 import * as RefreshTokenFamily from "../../../domain/RefreshTokenFamily.js"
@@ -200,55 +200,52 @@ export const layer = Layer.effect(
       })
 
     return {
-      issue: ({ access, refresh }) =>
-        Effect.gen(function* () {
-          const token = encodeToken(access)
-          yield* Option.match(refresh, {
-            onNone: () => Effect.void,
-            onSome: ({ family, tokenHash }) => {
-              const row = encodeFamily(family)
-              return Effect.zipRight(
-                sql`INSERT INTO oauth.refresh_token_families ${sql.insert({ ...row })}`,
-                sql`INSERT INTO oauth.refresh_tokens ${sql.insert({
-                  tokenHash,
-                  familyId: row.id,
-                  generation: row.generation,
-                  issuedAt: row.createdAt
-                })}`
-              )
-            }
-          })
-          const { hash, ...rest } = token
-          yield* sql`INSERT INTO oauth.user_tokens ${sql.insert({ tokenHash: hash, ...rest })}`
-        }).pipe(
-          sql.withTransaction,
-          Effect.orDie,
-          Tracing.span("TokenStorePg.issue", { attributes: { "client.id": access.clientId } })
-        ),
-      findAccess: (hash) => findAccess(hash).pipe(Tracing.span("TokenStorePg.findAccess", Prepared.span)),
-      findRefresh: (hash) => findRefresh(hash).pipe(Tracing.span("TokenStorePg.findRefresh", Prepared.span)),
-      rotate: (request) =>
-        rotate(request, 0).pipe(
-          Tracing.span("TokenStorePg.rotate", {
-            ...Prepared.span,
-            attributes: { "client.id": request.presenter }
-          })
-        ),
-      revokeAccess: (hash, now) =>
+      issue: Telemetry.fn("TokenStorePg.issue")(
+        ({ access, refresh }) =>
+          Effect.gen(function* () {
+            const token = encodeToken(access)
+            yield* Option.match(refresh, {
+              onNone: () => Effect.void,
+              onSome: ({ family, tokenHash }) => {
+                const row = encodeFamily(family)
+                return Effect.zipRight(
+                  sql`INSERT INTO oauth.refresh_token_families ${sql.insert({ ...row })}`,
+                  sql`INSERT INTO oauth.refresh_tokens ${sql.insert({
+                    tokenHash,
+                    familyId: row.id,
+                    generation: row.generation,
+                    issuedAt: row.createdAt
+                  })}`
+                )
+              }
+            })
+            const { hash, ...rest } = token
+            yield* sql`INSERT INTO oauth.user_tokens ${sql.insert({ tokenHash: hash, ...rest })}`
+          }).pipe(sql.withTransaction, Effect.orDie),
+        ({ access }) => ({ "client.id": access.clientId })
+      ),
+      findAccess: Telemetry.fn("TokenStorePg.findAccess")((hash) => findAccess(hash)),
+      findRefresh: Telemetry.fn("TokenStorePg.findRefresh")((hash) => findRefresh(hash)),
+      rotate: Telemetry.fn("TokenStorePg.rotate")(
+        (request) => rotate(request, 0),
+        (request) => ({ "client.id": request.presenter })
+      ),
+      revokeAccess: Telemetry.fn("TokenStorePg.revokeAccess")((hash, now) =>
         sql`
           UPDATE oauth.user_tokens SET revoked_at = ${now}
           WHERE token_hash = ${hash} AND revoked_at IS NULL
           RETURNING token_hash`.pipe(
           Effect.map((rows) => rows.length > 0),
-          Effect.orDie,
-          Tracing.span("TokenStorePg.revokeAccess")
-        ),
-      revokeFamily: (id, now) =>
-        revokeFamily(id, now).pipe(
-          Tracing.span("TokenStorePg.revokeFamily", { attributes: { "family.id": id } })
-        ),
-      revokeGrant: (grantId, now) =>
-        sql`
+          Effect.orDie
+        )
+      ),
+      revokeFamily: Telemetry.fn("TokenStorePg.revokeFamily")(
+        (id, now) => revokeFamily(id, now),
+        (id) => ({ "family.id": id })
+      ),
+      revokeGrant: Telemetry.fn("TokenStorePg.revokeGrant")(
+        (grantId, now) =>
+          sql`
           WITH families AS (
             UPDATE oauth.refresh_token_families SET revoked_at = ${now}
             WHERE grant_id = ${grantId} AND revoked_at IS NULL
@@ -259,11 +256,12 @@ export const layer = Layer.effect(
             RETURNING token_hash
           )
           SELECT (SELECT count(*) FROM access)::text AS access_tokens, (SELECT count(*) FROM families)::text AS families`.pipe(
-          decodeAll(Counts),
-          Effect.map((rows) => (rows[0] === undefined ? 0 : rows[0].accessTokens + rows[0].families)),
-          Tracing.span("TokenStorePg.revokeGrant", { attributes: { "grant.id": grantId } })
-        ),
-      purge: (now) =>
+            decodeAll(Counts),
+            Effect.map((rows) => (rows[0] === undefined ? 0 : rows[0].accessTokens + rows[0].families))
+          ),
+        (grantId) => ({ "grant.id": grantId })
+      ),
+      purge: Telemetry.fn("TokenStorePg.purge")((now) =>
         sql`
           WITH access AS (
             DELETE FROM oauth.user_tokens WHERE expires_at <= ${now} OR revoked_at IS NOT NULL
@@ -277,9 +275,9 @@ export const layer = Layer.effect(
           Effect.map((rows) => ({
             accessTokens: rows[0]?.accessTokens ?? 0,
             families: rows[0]?.families ?? 0
-          })),
-          Tracing.span("TokenStorePg.purge")
+          }))
         )
+      )
     }
   })
 )

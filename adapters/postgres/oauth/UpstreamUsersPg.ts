@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { UpstreamUsers } from "../../../application/oauth/ports/UpstreamUsers.js"
+import * as Telemetry from "../../../application/Telemetry.js"
 import * as UpstreamProfile from "../../../domain/UpstreamProfile.js"
 import { User } from "../../../domain/User.js"
 import { decodeFirst } from "../Rows.js"
@@ -15,10 +16,11 @@ export const layer = Layer.effect(
       // One statement: the identity upsert decides, under the unique (provider, provider_id)
       // index, whether this login creates the user; a concurrent first login waits on that
       // index entry and then takes the DO UPDATE branch, so both end with the same user.
-      upsertFromUpstream: (profile, ids, now) => {
-        const fresh = encodeUser(UpstreamProfile.newUser(ids.userId, profile, now))
-        const identity = UpstreamProfile.newIdentity(ids.identityId, ids.userId, profile, now)
-        return sql`
+      upsertFromUpstream: Telemetry.fn("UpstreamUsersPg.upsertFromUpstream")(
+        (profile, ids, now) => {
+          const fresh = encodeUser(UpstreamProfile.newUser(ids.userId, profile, now))
+          const identity = UpstreamProfile.newIdentity(ids.identityId, ids.userId, profile, now)
+          return sql`
           WITH identity AS (
             INSERT INTO oauth.identities
               (id, user_id, provider, provider_id, identity_data, email, created_at, updated_at, last_sign_in_at)
@@ -44,23 +46,21 @@ export const layer = Layer.effect(
             RETURNING u.*
           )
           SELECT * FROM created UNION ALL SELECT * FROM signed_in`.pipe(
-          decodeFirst(User),
-          Effect.flatMap(
-            Option.match({
-              onSome: Effect.succeed,
-              onNone: () => Effect.dieMessage("identity upsert returned no user")
-            })
-          ),
-          Effect.withSpan("UpstreamUsersPg.upsertFromUpstream", {
-            attributes: { provider: profile.provider }
-          })
-        )
-      },
-      findById: (id) =>
-        sql`SELECT * FROM oauth.users WHERE id = ${id}`.pipe(
-          decodeFirst(User),
-          Effect.withSpan("UpstreamUsersPg.findById", { attributes: { "user.id": id } })
-        )
+            decodeFirst(User),
+            Effect.flatMap(
+              Option.match({
+                onSome: Effect.succeed,
+                onNone: () => Effect.dieMessage("identity upsert returned no user")
+              })
+            )
+          )
+        },
+        (profile) => ({ provider: profile.provider })
+      ),
+      findById: Telemetry.fn("UpstreamUsersPg.findById")(
+        (id) => sql`SELECT * FROM oauth.users WHERE id = ${id}`.pipe(decodeFirst(User)),
+        (id) => ({ "user.id": id })
+      )
     }
   })
 )
