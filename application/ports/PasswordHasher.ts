@@ -6,6 +6,7 @@ export class PasswordHasher extends Context.Tag("latchkey/PasswordHasher")<
   {
     /** A self-describing PHC string (`$argon2id$v=19$...`). */
     readonly hash: (password: Redacted.Redacted<string>) => Effect.Effect<string>
+    /** False for a wrong password, and for a `phc` that is not a hash it can read. */
     readonly verify: (password: Redacted.Redacted<string>, phc: string) => Effect.Effect<boolean>
   }
 >() {}

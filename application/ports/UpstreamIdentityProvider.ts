@@ -26,8 +26,10 @@ export class UpstreamIdentityProvider extends Context.Tag("latchkey/UpstreamIden
     readonly name: string
     readonly authorizationUrl: (request: UpstreamRequest) => Effect.Effect<URL, UpstreamLoginFailed>
     /**
-     * Exchanges the code the upstream sent back to our callback, verifying state, nonce and
-     * PKCE, and returns who logged in. `callbackUrl` is the full URL the browser hit.
+     * Exchanges the code the upstream sent back to our callback and returns who logged in:
+     * checks the callback's state (and issuer, where the upstream names one), redeems the code
+     * with the PKCE verifier, which the upstream checks, and at an OpenID upstream verifies the
+     * ID token with its nonce. `callbackUrl` is the full URL the browser hit.
      */
     readonly exchange: (
       callbackUrl: URL,

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { NodeFileSystem } from "@effect/platform-node"
-import type { SqlClient } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Fiber, Layer, Option, Redacted, Schedule, Schema } from "effect"
 import { inject } from "vitest"
 import * as Database from "../../adapters/postgres/Database.js"
 import * as Migrations from "../../adapters/postgres/Migrations.js"
@@ -64,3 +64,27 @@ export const describeTarget = (target: Target): string =>
 
 /** Whether the target ends up on embedded PGlite (single connection, single process). */
 export const isEmbedded = (target: Target): boolean => target === "pglite" || inject("postgresUrl") === null
+
+const LockWaits = Schema.Struct({ waiting: Schema.Number })
+
+/**
+ * Waits until a session of this database waits on a lock, or `fiber` has ended: how a test
+ * knows that a statement it started is queued behind a transaction it holds open, without
+ * guessing how long that takes. Needs a server: the embedded database has a single connection.
+ */
+export const lockWaitOrEnd = <A, E>(fiber: Fiber.Fiber<A, E>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const waiting = sql`
+      SELECT count(*)::int AS waiting FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.Array(LockWaits))),
+      Effect.map((rows) => (rows[0]?.waiting ?? 0) > 0),
+      Effect.orDie
+    )
+    const settled = Effect.gen(function* () {
+      if (Option.isSome(yield* Fiber.poll(fiber))) return true
+      return yield* waiting
+    })
+    yield* Effect.repeat(settled, { until: (done) => done, schedule: Schedule.spaced("5 millis") })
+  })

@@ -109,20 +109,23 @@ export const layer = Layer.effect(
       )
 
     // Access tokens minted with the family die with it: RFC 7009 §2.1 and RFC 9700 §4.14.2.
+    // Two statements in one transaction, not one statement: a rotation in flight holds the
+    // family's row until it commits, so the first UPDATE waits for it, but a statement sees
+    // only the rows of the snapshot it started with, which lacks the access token that rotation
+    // minted. The second statement starts after the wait and sees it; a rotation that comes
+    // later waits for this transaction and then finds the family revoked.
     const revokeFamily = (id: FamilyId, now: Date) =>
-      sql`
-        WITH family AS (
+      Effect.gen(function* () {
+        const revoked = yield* sql`
           UPDATE oauth.refresh_token_families SET revoked_at = ${now}
           WHERE id = ${id} AND revoked_at IS NULL
-          RETURNING id
-        ), access AS (
+          RETURNING id`
+        if (revoked.length === 0) return false
+        yield* sql`
           UPDATE oauth.user_tokens SET revoked_at = ${now}
-          WHERE family_id IN (SELECT id FROM family) AND revoked_at IS NULL
-        )
-        SELECT id FROM family`.pipe(
-        Effect.map((rows) => rows.length > 0),
-        Effect.orDie
-      )
+          WHERE family_id = ${id} AND revoked_at IS NULL`
+        return true
+      }).pipe(sql.withTransaction, Effect.orDie)
 
     const rotateRow = (request: RotateRequest) =>
       [
@@ -243,22 +246,23 @@ export const layer = Layer.effect(
         (id, now) => revokeFamily(id, now),
         (id) => ({ "family.id": id })
       ),
+      // Families first, then access tokens in a statement of its own, as in revokeFamily: the
+      // second sees the access tokens of rotations the first waited for.
       revokeGrant: Telemetry.fn("TokenStorePg.revokeGrant")(
         (grantId, now) =>
-          sql`
-          WITH families AS (
+          Effect.gen(function* () {
+            const families = yield* sql`
             UPDATE oauth.refresh_token_families SET revoked_at = ${now}
             WHERE grant_id = ${grantId} AND revoked_at IS NULL
-            RETURNING id
-          ), access AS (
+            RETURNING id`
+            const access = yield* sql`
             UPDATE oauth.user_tokens SET revoked_at = ${now}
-            WHERE (grant_id = ${grantId} OR family_id IN (SELECT id FROM families)) AND revoked_at IS NULL
-            RETURNING token_hash
-          )
-          SELECT (SELECT count(*) FROM access)::text AS access_tokens, (SELECT count(*) FROM families)::text AS families`.pipe(
-            decodeAll(Counts),
-            Effect.map((rows) => (rows[0] === undefined ? 0 : rows[0].accessTokens + rows[0].families))
-          ),
+            WHERE (grant_id = ${grantId}
+                   OR family_id IN (SELECT id FROM oauth.refresh_token_families WHERE grant_id = ${grantId}))
+              AND revoked_at IS NULL
+            RETURNING token_hash`
+            return access.length + families.length
+          }).pipe(sql.withTransaction, Effect.orDie),
         (grantId) => ({ "grant.id": grantId })
       ),
       purge: Telemetry.fn("TokenStorePg.purge")((now) =>

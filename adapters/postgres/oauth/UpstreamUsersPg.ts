@@ -20,7 +20,7 @@ export const layer = Layer.effect(
         (profile, ids, now) => {
           const fresh = encodeUser(UpstreamProfile.newUser(ids.userId, profile, now))
           const identity = UpstreamProfile.newIdentity(ids.identityId, ids.userId, profile, now)
-          return sql`
+          const upsert = sql`
           WITH identity AS (
             INSERT INTO oauth.identities
               (id, user_id, provider, provider_id, identity_data, email, created_at, updated_at, last_sign_in_at)
@@ -45,12 +45,23 @@ export const layer = Layer.effect(
             FROM identity WHERE u.id = identity.user_id AND identity.user_id <> ${ids.userId}
             RETURNING u.*
           )
-          SELECT * FROM created UNION ALL SELECT * FROM signed_in`.pipe(
-            decodeFirst(User),
+          SELECT * FROM created UNION ALL SELECT * FROM signed_in`.pipe(decodeFirst(User))
+          // The login that waited takes the DO UPDATE branch, but its statement reads the users of
+          // the snapshot it started with, which lacks the user the other login created: it returns
+          // no row. By then the other login has committed (the wait was for that), so the statement
+          // run again finds the identity and its user.
+          return upsert.pipe(
             Effect.flatMap(
               Option.match({
                 onSome: Effect.succeed,
-                onNone: () => Effect.dieMessage("identity upsert returned no user")
+                onNone: () =>
+                  Effect.flatMap(
+                    upsert,
+                    Option.match({
+                      onSome: Effect.succeed,
+                      onNone: () => Effect.dieMessage("identity upsert returned no user")
+                    })
+                  )
               })
             )
           )

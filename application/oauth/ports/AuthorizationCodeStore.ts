@@ -14,7 +14,9 @@ export class AuthorizationCodeStore extends Context.Tag("latchkey/oauth/Authoriz
     readonly issue: (code: AuthorizationCode) => Effect.Effect<void>
     /**
      * Marks the code consumed and returns it, atomically: of any number of concurrent
-     * presentations exactly one sees `wasConsumed: false`. None when no such code exists.
+     * presentations exactly one sees `wasConsumed: false`. Expired codes are consumed too
+     * (`AuthorizationCode.check` judges expiry); a later presentation gets the code as first
+     * consumed, `consumedAt` unchanged. None when no such code exists.
      */
     readonly consume: (hash: SecretHash, now: Date) => Effect.Effect<Option.Option<Consumed>>
     /** Deletes the codes `AuthorizationCode.isPurgeable` at `now`; returns how many. */

@@ -19,8 +19,12 @@ export class ClientRepository extends Context.Tag("latchkey/oauth/ClientReposito
      */
     readonly upsert: (client: Client) => Effect.Effect<Client, ClientAlreadyExists>
     readonly findById: (id: ClientId) => Effect.Effect<Option.Option<Client>>
+    /** Every client, oldest first. */
     readonly list: Effect.Effect<ReadonlyArray<Client>>
-    /** Removes the client with its codes, pending logins, consents and tokens; false when unknown. */
+    /**
+     * Removes the client with its codes, pending logins, consents (given and pending),
+     * refresh-token families and access tokens; false when unknown.
+     */
     readonly remove: (id: ClientId) => Effect.Effect<boolean>
     /** Stamps `last_used_at` (every authorize request does), which resets the idle timer. */
     readonly touch: (id: ClientId, now: Date) => Effect.Effect<void>

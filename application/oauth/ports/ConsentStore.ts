@@ -6,11 +6,21 @@ import type { PendingConsent } from "../../../domain/oauth/PendingConsent.js"
 export class ConsentStore extends Context.Tag("latchkey/oauth/ConsentStore")<
   ConsentStore,
   {
+    /** Whether this user has approved this client. Approvals do not expire. */
     readonly hasConsent: (userId: UserId, clientId: ClientId) => Effect.Effect<boolean>
+    /**
+     * Records that the user approved the client at `now`; approving again keeps the first
+     * approval. An approval goes only with its client (`ClientRepository.remove`).
+     */
     readonly grant: (userId: UserId, clientId: ClientId, now: Date) => Effect.Effect<void>
+    /** Parks a login waiting for approval under a fresh token hash (the consent form's). */
     readonly park: (pending: PendingConsent) => Effect.Effect<void>
-    /** Removes and returns the pending consent if not expired; single use like a pending login. */
+    /**
+     * Removes the pending consent, expired or not, and returns it if it has not expired at
+     * `now`. Single use: of concurrent takes with one token, exactly one gets it.
+     */
     readonly take: (tokenHash: SecretHash, now: Date) => Effect.Effect<Option.Option<PendingConsent>>
+    /** Deletes pending consents expired at `now` (approvals stay); returns how many. */
     readonly purge: (now: Date) => Effect.Effect<number>
   }
 >() {}

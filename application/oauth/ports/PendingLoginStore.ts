@@ -5,10 +5,11 @@ import type { PendingLogin } from "../../../domain/oauth/PendingLogin.js"
 export class PendingLoginStore extends Context.Tag("latchkey/oauth/PendingLoginStore")<
   PendingLoginStore,
   {
+    /** Parks an authorize request under a fresh state hash. */
     readonly put: (pending: PendingLogin) => Effect.Effect<void>
     /**
-     * Removes and returns the pending login if it has not expired at `now`. Single use: of
-     * concurrent takes with one state, exactly one gets it.
+     * Removes the pending login, expired or not, and returns it if it has not expired at `now`.
+     * Single use: of concurrent takes with one state, exactly one gets it.
      */
     readonly take: (stateHash: SecretHash, now: Date) => Effect.Effect<Option.Option<PendingLogin>>
     /** Deletes pending logins expired at `now`; returns how many. */

@@ -12,7 +12,9 @@ export class UpstreamUsers extends Context.Tag("latchkey/oauth/UpstreamUsers")<
   {
     /**
      * Finds the user linked to this upstream identity, creating user and identity on first
-     * login, and records the sign-in. Atomic: two first logins at once yield one user.
+     * login; on later logins records the sign-in and refreshes the identity's data and email
+     * from the profile (the user's email and metadata stay as first created). Atomic: two first logins
+     * at once yield one user, and both calls return it.
      */
     readonly upsertFromUpstream: (
       profile: UpstreamProfile,

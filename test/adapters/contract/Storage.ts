@@ -1,7 +1,9 @@
 import type { Vitest } from "@effect/vitest"
 import type { AuthorizationCodeStore } from "../../../application/oauth/ports/AuthorizationCodeStore.js"
 import type { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
+import type { ConsentStore } from "../../../application/oauth/ports/ConsentStore.js"
 import type { PendingLoginStore } from "../../../application/oauth/ports/PendingLoginStore.js"
+import type { SessionStore } from "../../../application/oauth/ports/SessionStore.js"
 import type { TokenStore } from "../../../application/oauth/ports/TokenStore.js"
 import type { UpstreamUsers } from "../../../application/oauth/ports/UpstreamUsers.js"
 import type { JobLock } from "../../../application/ports/JobLock.js"
@@ -13,6 +15,8 @@ export type OAuthStorage =
   | UpstreamUsers
   | AuthorizationCodeStore
   | PendingLoginStore
+  | ConsentStore
+  | SessionStore
   | TokenStore
   | RateLimiter
   | JobLock

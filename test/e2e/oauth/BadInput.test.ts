@@ -1,6 +1,6 @@
 import { request } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import * as Browser from "../../support/oauth/OAuthBrowser.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
@@ -57,7 +57,13 @@ describe("bad input gets a spec-shaped error, never a 500", () => {
     () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* Server.start({
-          env: { REGISTER_RATE_LIMIT: "5/hour" }
+          // Fixed windows start at multiples of their length since the epoch: an hourly one
+          // could roll over between the first registration below and the sixth and reset the
+          // count. This one's first boundary after the epoch is nearly a thousand years away.
+          configure: (config) => ({
+            ...config,
+            registerRateLimit: { max: 5, window: Duration.days(365_000) }
+          })
         })
         yield* Effect.promise(async () => {
           // Missing parameters.

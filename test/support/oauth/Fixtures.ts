@@ -4,7 +4,9 @@ import { UpstreamUsers } from "../../../application/oauth/ports/UpstreamUsers.js
 import { ClientId, FamilyId, GrantId, IdentityId, SecretHash, UserId } from "../../../domain/Ids.js"
 import { AccessToken } from "../../../domain/oauth/AccessToken.js"
 import { AuthorizationCode } from "../../../domain/oauth/AuthorizationCode.js"
+import { BrowserSession } from "../../../domain/oauth/BrowserSession.js"
 import { Client } from "../../../domain/oauth/Client.js"
+import { PendingConsent } from "../../../domain/oauth/PendingConsent.js"
 import { PendingLogin } from "../../../domain/oauth/PendingLogin.js"
 import { oauthPolicy } from "../../../domain/oauth/RefreshPolicy.js"
 import * as RefreshTokenFamily from "../../../domain/RefreshTokenFamily.js"
@@ -70,6 +72,29 @@ export const pendingLogin = (fields: Pick<PendingLogin, "clientId"> & Partial<Pe
     resource: Option.none(),
     createdAt: t0,
     expiresAt: Time.plus(t0, "10 minutes"),
+    ...fields
+  })
+
+export const pendingConsent = (
+  fields: Pick<PendingConsent, "clientId" | "userId"> & Partial<PendingConsent>
+) =>
+  new PendingConsent({
+    tokenHash: secret("lkg_").hash,
+    redirectUri: "http://127.0.0.1/callback",
+    codeChallenge: Option.none(),
+    clientState: Option.some("xyz"),
+    scope: Option.some("openid"),
+    resource: Option.some("https://api.example.com"),
+    createdAt: t0,
+    expiresAt: Time.plus(t0, "10 minutes"),
+    ...fields
+  })
+
+export const browserSession = (fields: Pick<BrowserSession, "userId"> & Partial<BrowserSession>) =>
+  new BrowserSession({
+    tokenHash: secret("lkw_").hash,
+    createdAt: t0,
+    expiresAt: Time.plus(t0, "8 hours"),
     ...fields
   })
 

@@ -47,6 +47,8 @@ export const start = (
     readonly seed?: Effect.Effect<void, unknown, ClientRepository | TokenMint | SecretHasher>
     /** For a test's own metadata documents: the loopback allow-list and test CA of the fetcher. */
     readonly clientMetadata?: ClientMetadataFetcherHttp.Options
+    /** Changes to the configuration that no environment variable can express. */
+    readonly configure?: (config: OAuthConfig.OAuthConfig) => OAuthConfig.OAuthConfig
     /** Spans of the run, for tests of the telemetry. */
     readonly spanProcessor?: SpanProcessor
   } = {}
@@ -70,9 +72,10 @@ export const start = (
       if (value === undefined) env.delete(name)
       else env.set(name, value)
     }
-    const config = yield* Effect.orDie(
+    const parsed = yield* Effect.orDie(
       Effect.withConfigProvider(OAuthConfig.server, ConfigProvider.fromMap(env))
     )
+    const config = options.configure === undefined ? parsed : options.configure(parsed)
     yield* Effect.scoped(
       Effect.gen(function* () {
         yield* Migrations.run("oauth")

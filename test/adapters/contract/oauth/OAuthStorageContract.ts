@@ -3,7 +3,9 @@ import { rateLimiterContract } from "../RateLimiterContract.js"
 import type { It } from "../Storage.js"
 import { authorizationCodeStoreContract } from "./AuthorizationCodeStoreContract.js"
 import { clientRepositoryContract } from "./ClientRepositoryContract.js"
+import { consentStoreContract } from "./ConsentStoreContract.js"
 import { pendingLoginStoreContract } from "./PendingLoginStoreContract.js"
+import { sessionStoreContract } from "./SessionStoreContract.js"
 import { tokenStoreContract } from "./TokenStoreContract.js"
 import { upstreamUsersContract } from "./UpstreamUsersContract.js"
 
@@ -13,6 +15,8 @@ export const oauthStorageContract = (it: It) => {
   upstreamUsersContract(it)
   authorizationCodeStoreContract(it)
   pendingLoginStoreContract(it)
+  consentStoreContract(it)
+  sessionStoreContract(it)
   tokenStoreContract(it)
   rateLimiterContract(it)
   jobLockContract(it)
