@@ -6,8 +6,10 @@ import { ClientId } from "../domain/Ids.js"
  * start-up report (ConfigReport.ts) can print one line per problem.
  */
 const check = <A, B>(name: string, config: Config.Config<A>, parse: (value: A) => Either.Either<B, string>) =>
-  Config.mapOrFail(config, (value) =>
-    Either.mapLeft(parse(value), (message) => ConfigError.InvalidData([name], message))
+  // Mapped first: effect prefixes an error raised right on a primitive with its name again.
+  Config.mapOrFail(
+    Config.map(config, (value) => value),
+    (value) => Either.mapLeft(parse(value), (message) => ConfigError.InvalidData([name], message))
   )
 
 export const postgresUrl = (name: string) =>
@@ -74,8 +76,7 @@ const issuerExpected = "expected an https URL (http only for a loopback issuer)"
 
 /** An OpenID issuer: https, or http on a loopback host (local IdPs, tests). */
 export const issuerUrl = (name: string) =>
-  // Mapped before checking: effect prefixes a check made right on a primitive with its name again.
-  check(name, Config.map(Config.string(name), String), (value) => {
+  check(name, Config.string(name), (value) => {
     let url: URL
     try {
       url = new URL(value)

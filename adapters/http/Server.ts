@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
 import {
   Cause,
@@ -233,7 +233,12 @@ export const serve = <R>(options: ServerOptions<R>) =>
       const entry = pending.get(NodeHttpServerRequest.toIncomingMessage(request))
       return entry === undefined ? Effect.die("a platform request without its route") : entry.run
     })
-    const pages = yield* NodeHttpServer.makeHandler(platformApp)
+    // The platform's own request spans are off: ours (above) name the route, and theirs record
+    // the full URL, whose query carries codes and states.
+    const pages = yield* HttpMiddleware.withTracerDisabledWhenEffect(
+      NodeHttpServer.makeHandler(platformApp),
+      () => true
+    )
     const toPlatform = (response: HttpResponse) =>
       response.body === undefined
         ? HttpServerResponse.empty({ status: response.status, headers: response.headers })

@@ -1,4 +1,4 @@
-import { Clock, Effect, Either, Option, Redacted } from "effect"
+import { Clock, Effect, Either, Metric, Option, Redacted } from "effect"
 import { FamilyId } from "../../domain/Ids.js"
 import * as AccessToken from "../../domain/oauth/AccessToken.js"
 import * as AuthorizationCode from "../../domain/oauth/AuthorizationCode.js"
@@ -11,6 +11,7 @@ import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
 import { invalidGrant, invalidRequest } from "./OAuthError.js"
+import * as OAuthMetrics from "./OAuthMetrics.js"
 import { AuthorizationCodeStore } from "./ports/AuthorizationCodeStore.js"
 import { TokenStore } from "./ports/TokenStore.js"
 import { accessTokenSeconds, type TokenResponse } from "./TokenResponse.js"
@@ -45,6 +46,7 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
       )
       if (Either.isLeft(checked)) {
         if (checked.left.reason === "already_used") {
+          yield* Metric.increment(OAuthMetrics.codeReplayed)
           const revoked = yield* Effect.flatMap(TokenStore, (tokens) => tokens.revokeGrant(code.grantId, now))
           yield* Effect.logWarning("authorization code replayed; grant revoked").pipe(
             Effect.annotateLogs({ "client.id": client.id, "grant.id": code.grantId, revoked })
@@ -78,6 +80,7 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
       })
       if (!ClientRules.receivesRefreshTokens(client)) {
         yield* Effect.flatMap(TokenStore, (tokens) => tokens.issue({ access, refresh: Option.none() }))
+        yield* Metric.increment(OAuthMetrics.codeExchanged)
         return { accessToken, expiresIn: accessTokenSeconds, refreshToken: Option.none(), scope: code.scope }
       }
       const refreshToken = yield* mint.token("refresh")
@@ -101,6 +104,7 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
           refresh: Option.some({ family, tokenHash: refreshHash })
         })
       )
+      yield* Metric.increment(OAuthMetrics.codeExchanged)
       return {
         accessToken,
         expiresIn: accessTokenSeconds,

@@ -1,4 +1,4 @@
-import { Clock, Effect, Option, Redacted } from "effect"
+import { Clock, Effect, Metric, Option, Redacted } from "effect"
 import * as AccessToken from "../../domain/oauth/AccessToken.js"
 import type { Client } from "../../domain/oauth/Client.js"
 import { oauthPolicy } from "../../domain/oauth/RefreshPolicy.js"
@@ -8,6 +8,7 @@ import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
 import { invalidGrant, invalidRequest, OAuthError } from "./OAuthError.js"
+import * as OAuthMetrics from "./OAuthMetrics.js"
 import { TokenStore } from "./ports/TokenStore.js"
 import { accessTokenSeconds, type TokenResponse } from "./TokenResponse.js"
 
@@ -73,12 +74,15 @@ export const refresh = Telemetry.fn("Refresh.refresh")(
       const { decision, family } = rotation
       if (decision._tag !== "Rotate") {
         if (decision._tag === "ReuseDetected") {
+          yield* Metric.increment(OAuthMetrics.refreshReplayed)
           yield* Effect.logWarning("refresh token replayed; family revoked").pipe(
             Effect.annotateLogs({ "client.id": client.id, "family.id": family.id })
           )
         }
         return yield* invalidGrant(refusal(decision))
       }
+      yield* Metric.increment(OAuthMetrics.rotations)
+      yield* Metric.increment(OAuthMetrics.refreshed)
       return {
         accessToken: access,
         expiresIn: accessTokenSeconds,

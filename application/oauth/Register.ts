@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Either, Option } from "effect"
+import { Clock, Duration, Effect, Either, Metric, Option } from "effect"
 import { ClientId } from "../../domain/Ids.js"
 import { Client } from "../../domain/oauth/Client.js"
 import * as RedirectUri from "../../domain/oauth/RedirectUri.js"
@@ -6,6 +6,7 @@ import { type Limit, RateLimiter } from "../ports/RateLimiter.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
 import { OAuthError } from "./OAuthError.js"
+import * as OAuthMetrics from "./OAuthMetrics.js"
 import { ClientRepository } from "./ports/ClientRepository.js"
 
 /**
@@ -42,6 +43,7 @@ export const register = Telemetry.fn("Register.register")(
         limiter.consume(`register:${source}`, limit, now)
       )
       if (!verdict.allowed) {
+        yield* Metric.increment(OAuthMetrics.rateLimitRefusals)
         return yield* new OAuthError({
           code: "slow_down",
           description: "too many registrations from this address",
@@ -82,6 +84,7 @@ export const register = Telemetry.fn("Register.register")(
       yield* Effect.flatMap(ClientRepository, (clients) => clients.insert(client)).pipe(
         Effect.catchTag("ClientAlreadyExists", () => Effect.dieMessage("random client id collided"))
       )
+      yield* Metric.increment(OAuthMetrics.registrations)
       return { client, grantTypes } satisfies Registered
     })
 )

@@ -127,14 +127,16 @@ export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
   ).pipe(Layer.provide(NodeHttpServer.layerContext))
   const background = Layer.scopedDiscard(Effect.forkScoped(reaper))
   const checked = Layer.effectDiscard(requireSchema)
-  return Layer.mergeAll(server, background, Telemetry.metrics(config.telemetry, { serviceName })).pipe(
+  return Layer.mergeAll(server, background).pipe(
+    // Metrics come up before the server, so that its first requests are counted.
     Layer.provide(
       Layer.mergeAll(
         settings,
         http,
         upstream(config),
         ClientMetadataFetcherHttp.layer(options.clientMetadata),
-        clientCache
+        clientCache,
+        Telemetry.metrics(config.telemetry, { serviceName })
       )
     ),
     Layer.provide(checked),

@@ -1,0 +1,241 @@
+import { createServer } from "node:net"
+import { HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { Deferred, Effect, Exit, Layer, Option, Scope } from "effect"
+import * as HttpMessage from "../../../adapters/http/HttpMessage.js"
+import type { Problems } from "../../../adapters/http/Problems.js"
+import * as Route from "../../../adapters/http/Route.js"
+import * as Server from "../../../adapters/http/Server.js"
+import * as OpenTelemetry from "../../../adapters/telemetry/OpenTelemetry.js"
+
+const problem = (status: number, code: string) => HttpMessage.json({ code }, status)
+
+/** A protocol of its own, so that every answer shows which entry of the table it came from. */
+const problems: Problems = {
+  notFound: problem(404, "not_found"),
+  methodNotAllowed: problem(405, "method"),
+  badRequest: (description) => HttpMessage.json({ code: "bad", description }, 400),
+  unsupportedMediaType: () => problem(415, "media"),
+  tooLarge: () => problem(413, "large"),
+  headersTooLarge: problem(431, "headers"),
+  unavailable: (_, retryAfter) =>
+    HttpMessage.json({ code: "unavailable" }, 503, { "retry-after": String(retryAfter) }),
+  internal: (requestId) => HttpMessage.json({ code: "internal", requestId }, 500)
+}
+
+class DatabaseDown extends Error {}
+
+const freePort = Effect.async<number>((resume) => {
+  const probe = createServer()
+  probe.listen(0, "127.0.0.1", () => {
+    const address = probe.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    probe.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+const routes = (gate: Deferred.Deferred<void>, arrived: Deferred.Deferred<void>) => [
+  Route.fast("GET", "/items/{item_id}", (request) =>
+    Effect.succeed(
+      HttpMessage.json({ id: request.params.item_id, ip: request.clientIp, requestId: request.requestId })
+    )
+  ),
+  Route.fast("POST", "/items", (request) => Effect.succeed(HttpMessage.json({ body: request.body }, 201)), {
+    accepts: ["application/json"],
+    cors: true
+  }),
+  Route.fast("GET", "/broken", () => Effect.die(new Error("a defect"))),
+  Route.fast("GET", "/database", () => Effect.die(new DatabaseDown("gone"))),
+  Route.fast("GET", "/slow", () =>
+    Deferred.succeed(arrived, undefined).pipe(
+      Effect.zipRight(Deferred.await(gate)),
+      Effect.as(HttpMessage.json({ done: true }))
+    )
+  ),
+  Route.page("GET", "/page/{name}", (request) =>
+    Effect.succeed(HttpServerResponse.text(`page ${request.params.name ?? ""}`))
+  )
+]
+
+const start = (options: { readonly spans?: InMemorySpanExporter; readonly cors?: Server.CorsPolicy } = {}) =>
+  Effect.gen(function* () {
+    const port = yield* freePort
+    const gate = yield* Deferred.make<void>()
+    const arrived = yield* Deferred.make<void>()
+    const serve = Server.serve({
+      service: "test",
+      host: "127.0.0.1",
+      port,
+      routes: routes(gate, arrived),
+      problems,
+      cors: options.cors ?? {
+        origin: "any",
+        allowHeaders: ["Content-Type"],
+        exposeHeaders: [],
+        maxAgeSeconds: 60
+      },
+      maxBodyBytes: 1024,
+      requestIdHeader: Option.some("X-Trace-Id"),
+      clientIpHeader: Option.some("X-Client-Ip"),
+      metrics: false,
+      shutdownTimeout: "2 seconds",
+      isUnavailable: (defect) => defect instanceof DatabaseDown
+    }).pipe(Effect.provide(NodeHttpServer.layerContext))
+    const tracing =
+      options.spans === undefined
+        ? Layer.setTracerEnabled(false)
+        : OpenTelemetry.tracing({
+            serviceName: "test",
+            version: "0",
+            spanProcessor: new SimpleSpanProcessor(options.spans)
+          })
+    const scope = yield* Effect.scope
+    yield* Layer.buildWithScope(Layer.scopedDiscard(serve).pipe(Layer.provide(tracing)), scope)
+    return { base: `http://127.0.0.1:${port}`, gate, arrived }
+  })
+
+describe("the HTTP server", () => {
+  it.scoped("matches route templates, decodes their parameters, and answers 404 and 405 with Allow", () =>
+    Effect.gen(function* () {
+      const { base } = yield* start()
+      const found = yield* Effect.promise(() => fetch(`${base}/items/a%20b`))
+      expect(yield* Effect.promise(() => found.json())).toMatchObject({ id: "a b", ip: "127.0.0.1" })
+      const unknown = yield* Effect.promise(() => fetch(`${base}/items/a/b`))
+      expect(unknown.status).toBe(404)
+      const wrongMethod = yield* Effect.promise(() => fetch(`${base}/items/1`, { method: "DELETE" }))
+      expect(wrongMethod.status).toBe(405)
+      expect(wrongMethod.headers.get("allow")).toBe("GET, OPTIONS")
+      const head = yield* Effect.promise(() => fetch(`${base}/items/1`, { method: "HEAD" }))
+      expect(head.status).toBe(200)
+      expect(yield* Effect.promise(() => head.text())).toBe("")
+    })
+  )
+
+  it.scoped(
+    "inherits a usable request id, echoes it, and takes the client address from the trusted header",
+    () =>
+      Effect.gen(function* () {
+        const { base } = yield* start()
+        const inherited = yield* Effect.promise(() =>
+          fetch(`${base}/items/1`, {
+            headers: { "x-trace-id": "edge-7", "x-client-ip": "203.0.113.9, 10.0.0.1" }
+          })
+        )
+        expect(inherited.headers.get("x-trace-id")).toBe("edge-7")
+        expect(yield* Effect.promise(() => inherited.json())).toMatchObject({
+          requestId: "edge-7",
+          ip: "203.0.113.9"
+        })
+        const made = yield* Effect.promise(() =>
+          fetch(`${base}/items/1`, { headers: { "x-trace-id": "x".repeat(300) } })
+        )
+        expect(made.headers.get("x-trace-id")).toMatch(/^[0-9a-f-]{36}$/)
+      })
+  )
+
+  it.scoped("checks media types and body sizes before a route runs", () =>
+    Effect.gen(function* () {
+      const { base } = yield* start()
+      const post = (body: string, type: string) =>
+        Effect.promise(() =>
+          fetch(`${base}/items`, { method: "POST", headers: { "content-type": type }, body })
+        )
+      expect((yield* post("{}", "application/json; charset=utf-8")).status).toBe(201)
+      expect((yield* post("{}", "text/plain")).status).toBe(415)
+      expect((yield* post("x".repeat(2048), "application/json")).status).toBe(413)
+      const nul = yield* Effect.promise(() => fetch(`${base}/items/1?q=a%00b`))
+      expect(nul.status).toBe(400)
+    })
+  )
+
+  it.scoped("answers CORS preflights for routes that allow them, and reflects the origin when asked to", () =>
+    Effect.gen(function* () {
+      const { base } = yield* start({
+        cors: {
+          origin: "reflect",
+          allowHeaders: ["Authorization"],
+          exposeHeaders: ["X-Total-Count"],
+          maxAgeSeconds: 60
+        }
+      })
+      const preflight = yield* Effect.promise(() =>
+        fetch(`${base}/items`, { method: "OPTIONS", headers: { origin: "https://app.example" } })
+      )
+      expect(preflight.status).toBe(204)
+      expect(preflight.headers.get("access-control-allow-origin")).toBe("https://app.example")
+      expect(preflight.headers.get("access-control-allow-credentials")).toBe("true")
+      expect(preflight.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS")
+      expect(preflight.headers.get("access-control-expose-headers")).toBe("X-Total-Count")
+      // A route without CORS gets no CORS headers.
+      const plain = yield* Effect.promise(() =>
+        fetch(`${base}/items/1`, { headers: { origin: "https://app.example" } })
+      )
+      expect(plain.headers.get("access-control-allow-origin")).toBeNull()
+    })
+  )
+
+  it.scoped(
+    "turns a defect into the protocol's 500 with the request id, and an unavailable database into 503",
+    () =>
+      Effect.gen(function* () {
+        const { base } = yield* start()
+        const broken = yield* Effect.promise(() =>
+          fetch(`${base}/broken`, { headers: { "x-trace-id": "r-500" } })
+        )
+        expect(broken.status).toBe(500)
+        expect(yield* Effect.promise(() => broken.json())).toEqual({ code: "internal", requestId: "r-500" })
+        const down = yield* Effect.promise(() => fetch(`${base}/database`))
+        expect(down.status).toBe(503)
+        expect(down.headers.get("retry-after")).toBe("5")
+      })
+  )
+
+  it.scoped(
+    "names each request's span by its route, with the route's parameters, and parents the platform lane too",
+    () =>
+      Effect.gen(function* () {
+        const spans = new InMemorySpanExporter()
+        const { base } = yield* start({ spans })
+        yield* Effect.promise(() => fetch(`${base}/items/42`, { headers: { "x-trace-id": "t-1" } }))
+        yield* Effect.promise(() => fetch(`${base}/page/home`))
+        const item = spans.getFinishedSpans().find((span) => span.name === "GET /items/{item_id}")
+        expect(item?.attributes).toMatchObject({
+          "http.method": "GET",
+          "http.route": "/items/{item_id}",
+          "http.route.params.item_id": "42",
+          "http.status_code": 200,
+          request_id: "t-1"
+        })
+        const page = spans.getFinishedSpans().find((span) => span.name === "GET /page/{name}")
+        expect(page?.attributes["http.route.params.name"]).toBe("home")
+        // Only our span: the platform's own request span (which records the full URL) is off.
+        expect(spans.getFinishedSpans().filter((span) => span.name.startsWith("http.server"))).toEqual([])
+      })
+  )
+
+  it.effect("lets a request in flight finish when it shuts down, then refuses new connections", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const { base, gate, arrived } = yield* start().pipe(Effect.provideService(Scope.Scope, scope))
+      const inFlight = fetch(`${base}/slow`)
+      yield* Deferred.await(arrived)
+      const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
+      // Shutdown has begun once new connections are refused; only then is the gate opened.
+      const refusedYet = Effect.promise(() =>
+        fetch(`${base}/items/1`).then(
+          () => false,
+          () => true
+        )
+      )
+      yield* refusedYet.pipe(Effect.repeat({ until: (refused) => refused }))
+      yield* Deferred.succeed(gate, undefined)
+      const answered = yield* Effect.promise(() => inFlight)
+      expect(answered.status).toBe(200)
+      expect(yield* Effect.promise(() => answered.json())).toEqual({ done: true })
+      yield* closing.await
+      expect(yield* refusedYet).toBe(true)
+    })
+  )
+})

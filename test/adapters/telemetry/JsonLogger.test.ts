@@ -1,0 +1,83 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, FiberId, FiberRefs, HashMap, List, Logger, LogLevel } from "effect"
+import * as JsonLogger from "../../../adapters/telemetry/JsonLogger.js"
+import * as Telemetry from "../../../application/Telemetry.js"
+
+const entry = (
+  overrides: Partial<Logger.Logger.Options<unknown>> & { readonly facts?: Telemetry.Facts } = {}
+): Logger.Logger.Options<unknown> => ({
+  fiberId: FiberId.none,
+  logLevel: LogLevel.Warning,
+  message: "upstream unavailable",
+  cause: Cause.empty,
+  context:
+    overrides.facts === undefined
+      ? FiberRefs.empty()
+      : FiberRefs.updateAs(FiberRefs.empty(), {
+          fiberId: FiberId.none,
+          fiberRef: Telemetry.currentFacts,
+          value: overrides.facts
+        }),
+  spans: List.empty(),
+  annotations: HashMap.empty(),
+  date: new Date("2026-11-22T10:00:00.000Z"),
+  ...overrides
+})
+
+const parse = (line: string): unknown => {
+  expect(line.endsWith("\n")).toBe(true)
+  expect(line.trimEnd().includes("\n")).toBe(false)
+  return JSON.parse(line)
+}
+
+describe("JsonLogger.format", () => {
+  it("writes one JSON object per line: level, time, message, then the request's facts with log-style keys", () => {
+    const line = JsonLogger.format(
+      entry({ facts: { request_id: "r-1", route: "/token", "client.id": "cli", "user.id": "u-1" } })
+    )
+    expect(parse(line)).toEqual({
+      level: "warn",
+      time: "2026-11-22T10:00:00.000Z",
+      msg: "upstream unavailable",
+      request_id: "r-1",
+      route: "/token",
+      client_id: "cli",
+      user_id: "u-1"
+    })
+  })
+
+  it("joins a message of several parts, adds the line's annotations, and renders a failure's cause", () => {
+    const line = JsonLogger.format(
+      entry({
+        logLevel: LogLevel.Error,
+        message: ["request failed", 42],
+        annotations: HashMap.make(["family.id", "f-1"]),
+        cause: Cause.die(new Error("boom"))
+      })
+    )
+    const parsed = parse(line)
+    expect(parsed).toMatchObject({ level: "error", msg: "request failed 42", family_id: "f-1" })
+    expect(
+      typeof parsed === "object" && parsed !== null && "error" in parsed ? String(parsed.error) : ""
+    ).toContain("boom")
+  })
+
+  it.effect("is the logger of a service: lines logged inside a request carry its facts", () =>
+    Effect.gen(function* () {
+      const lines: Array<string> = []
+      const capture = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make((options) => {
+          lines.push(JsonLogger.format(options))
+        })
+      )
+      yield* Effect.logInfo("request completed").pipe(
+        Effect.locally(Telemetry.currentFacts, { request_id: "r-9", status: "200" }),
+        Effect.provide(capture)
+      )
+      expect(lines.map(parse)).toEqual([
+        expect.objectContaining({ level: "info", msg: "request completed", request_id: "r-9", status: "200" })
+      ])
+    })
+  )
+})

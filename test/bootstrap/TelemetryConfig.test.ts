@@ -1,0 +1,106 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Either, LogLevel, Option } from "effect"
+import * as ConfigReport from "../../bootstrap/ConfigReport.js"
+import * as TelemetryConfig from "../../bootstrap/TelemetryConfig.js"
+
+const load = (prefix: TelemetryConfig.Prefix, env: Record<string, string>) =>
+  Effect.withConfigProvider(
+    TelemetryConfig.read(prefix),
+    ConfigProvider.fromMap(new Map(Object.entries(env)))
+  ).pipe(Effect.either)
+
+const problems = (result: Either.Either<unknown, Parameters<typeof ConfigReport.lines>[0]>) =>
+  Either.isLeft(result) ? ConfigReport.lines(result.left) : []
+
+describe("telemetry configuration", () => {
+  it.effect("is off by default: info logs on stdout, no traces, no metrics, no inherited request id", () =>
+    Effect.gen(function* () {
+      const config = Either.getOrThrow(yield* load("", {}))
+      expect(config).toEqual({
+        logLevel: LogLevel.Info,
+        logFile: Option.none(),
+        tracing: false,
+        metrics: Option.none(),
+        requestIdHeader: Option.none(),
+        debug: false
+      })
+    })
+  )
+
+  it.effect("reads the oauth service's variables unprefixed, booleans as GoTrue reads them", () =>
+    Effect.gen(function* () {
+      const config = Either.getOrThrow(
+        yield* load("", {
+          LOG_LEVEL: "DEBUG",
+          LOG_FILE: "/var/log/latchkey.log",
+          TRACING_ENABLED: "1",
+          TRACING_EXPORTER: "opentelemetry",
+          METRICS_ENABLED: "True",
+          METRICS_EXPORTER: "prometheus",
+          OTEL_EXPORTER_PROMETHEUS_PORT: "9464",
+          REQUEST_ID_HEADER: "X-Request-Id",
+          DEBUG: "true"
+        })
+      )
+      expect(config.logLevel).toBe(LogLevel.Debug)
+      expect(config.logFile).toEqual(Option.some("/var/log/latchkey.log"))
+      expect(config.tracing).toBe(true)
+      expect(config.metrics).toEqual(Option.some({ _tag: "prometheus", host: "0.0.0.0", port: 9464 }))
+      expect(config.requestIdHeader).toEqual(Option.some("X-Request-Id"))
+      expect(config.debug).toBe(true)
+    })
+  )
+
+  it.effect("reads the auth service's with the AUTHSVC_ prefix, except LOG_LEVEL and OTEL_*", () =>
+    Effect.gen(function* () {
+      const config = Either.getOrThrow(
+        yield* load("AUTHSVC_", {
+          LOG_LEVEL: "warn",
+          TRACING_ENABLED: "true",
+          AUTHSVC_METRICS_ENABLED: "t",
+          AUTHSVC_REQUEST_ID_HEADER: "X-Edge-Id",
+          OTEL_EXPORTER_PROMETHEUS_HOST: "127.0.0.1"
+        })
+      )
+      expect(config.logLevel).toBe(LogLevel.Warning)
+      // TRACING_ENABLED without the prefix belongs to the other service.
+      expect(config.tracing).toBe(false)
+      expect(config.metrics).toEqual(Option.some({ _tag: "opentelemetry" }))
+      expect(config.requestIdHeader).toEqual(Option.some("X-Edge-Id"))
+    })
+  )
+
+  it.effect(
+    "DEBUG is shared with tools built on the debug package: only a true value counts, nothing else fails",
+    () =>
+      Effect.gen(function* () {
+        const config = Either.getOrThrow(yield* load("", { DEBUG: "express:*" }))
+        expect(config.debug).toBe(false)
+      })
+  )
+
+  it.effect("refuses wrong values with one line naming each variable and what it expects", () =>
+    Effect.gen(function* () {
+      const lines = problems(
+        yield* load("AUTHSVC_", {
+          AUTHSVC_TRACING_ENABLED: "yes",
+          AUTHSVC_TRACING_EXPORTER: "jaeger",
+          AUTHSVC_METRICS_EXPORTER: "statsd",
+          OTEL_EXPORTER_PROMETHEUS_PORT: "99999",
+          AUTHSVC_REQUEST_ID_HEADER: "not a header",
+          LOG_LEVEL: "verbose"
+        })
+      )
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          "AUTHSVC_TRACING_ENABLED: expected true or false (also 1/0, t/f)",
+          "AUTHSVC_TRACING_EXPORTER: expected opentelemetry",
+          "AUTHSVC_METRICS_EXPORTER: expected opentelemetry or prometheus",
+          "OTEL_EXPORTER_PROMETHEUS_PORT: expected a port number, 0 to 65535",
+          "AUTHSVC_REQUEST_ID_HEADER: expected an HTTP header name, e.g. X-Request-Id",
+          "LOG_LEVEL: expected one of panic, fatal, error, warn, info, debug"
+        ])
+      )
+    })
+  )
+})
