@@ -1,4 +1,6 @@
-import { Effect, FiberRef, type Tracer } from "effect"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import type * as Tracer from "effect/Tracer"
 
 /**
  * What is known about the request a fiber serves: the request id and route the HTTP server

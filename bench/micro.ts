@@ -5,7 +5,8 @@
  * and spans (`Effect.withSpan`, `Effect.fn`, `Telemetry.fn` with tracing off) against a bare
  * effect.
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Rows from "../adapters/postgres/Rows.js"
 import * as Telemetry from "../application/Telemetry.js"
 import * as AccessToken from "../domain/oauth/AccessToken.js"

@@ -25,23 +25,21 @@ import os from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { NodeRuntime } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import {
-  Cause,
-  Clock,
-  ConfigProvider,
-  Duration,
-  Effect,
-  Exit,
-  Layer,
-  Logger,
-  Option,
-  Redacted,
-  Schedule,
-  Schema
-} from "effect"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import * as Migrations from "../adapters/postgres/Migrations.js"
 import * as ManageClients from "../application/oauth/ManageClients.js"
 import { TokenStore } from "../application/oauth/ports/TokenStore.js"

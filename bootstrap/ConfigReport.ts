@@ -1,4 +1,4 @@
-import { ConfigError } from "effect"
+import * as ConfigError from "effect/ConfigError"
 
 /** One line per problem, naming the variable: `SQL_URL: expected a postgres:// URL`. */
 export const lines = (error: ConfigError.ConfigError): Array<string> =>

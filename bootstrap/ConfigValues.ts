@@ -1,4 +1,10 @@
-import { Config, ConfigError, Duration, Either, LogLevel, Redacted, Schema } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
+import * as LogLevel from "effect/LogLevel"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { ClientId } from "../domain/Ids.js"
 
 /**

@@ -1,5 +1,7 @@
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { PgPool } from "../adapters/postgres/PgPool.js"
 import * as JsonLogger from "../adapters/telemetry/JsonLogger.js"
 import * as OpenTelemetry from "../adapters/telemetry/OpenTelemetry.js"

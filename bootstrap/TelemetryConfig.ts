@@ -1,4 +1,7 @@
-import { Config, Either, type LogLevel, Option } from "effect"
+import * as Config from "effect/Config"
+import * as Either from "effect/Either"
+import type * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
 import type { MetricsExporter } from "../adapters/telemetry/OpenTelemetry.js"
 import * as ConfigValues from "./ConfigValues.js"
 

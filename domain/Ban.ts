@@ -1,4 +1,8 @@
-import { Data, Duration, Either, Option, Schema } from "effect"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Time from "./Time.js"
 
 /**

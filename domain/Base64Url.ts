@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /** RFC 4648 §5 base64url without padding, as PKCE (RFC 7636 Appendix A) requires. */
 export const encode = (bytes: Uint8Array): string => {

@@ -1,4 +1,4 @@
-import { Duration } from "effect"
+import * as Duration from "effect/Duration"
 
 /**
  * Fixed-window rate limiting: time is cut into windows of the limit's length and each key may

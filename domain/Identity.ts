@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { IdentityId, UserId } from "./Ids.js"
 import { Timestamp } from "./Timestamp.js"
 

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** A user of either service; a UUID so that it can be a JWT `sub` compatible with Supabase Auth. */
 export const UserId = Schema.UUID.pipe(Schema.brand("UserId"))

@@ -1,4 +1,6 @@
-import { Data, Either, Schema } from "effect"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 
 /** `PASSWORD_MIN_LENGTH` when unset; Supabase Auth also raises any smaller setting to it. */
 export const defaultMinLength = 6

@@ -1,4 +1,6 @@
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as Base64Url from "./Base64Url.js"
 import { constantTimeEqual } from "./ConstantTime.js"
 

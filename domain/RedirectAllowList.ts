@@ -1,4 +1,4 @@
-import { Option } from "effect"
+import * as Option from "effect/Option"
 
 /**
  * A glob matcher, implemented outside the domain (adapters/glob/PicomatchGlob.ts). Contract:

@@ -1,4 +1,7 @@
-import { Data, Duration, Option, Schema } from "effect"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { ClientId, FamilyId, GrantId, UserId } from "./Ids.js"
 import * as Time from "./Time.js"
 

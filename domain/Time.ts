@@ -1,4 +1,4 @@
-import { Duration } from "effect"
+import * as Duration from "effect/Duration"
 
 /** Dates are instants in this codebase; arithmetic stays in milliseconds to avoid time-zone logic. */
 export const plus = (date: Date, duration: Duration.DurationInput): Date =>

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * A point in time as the models store it. It decodes from an ISO-8601 string (JSON) or from a

@@ -1,4 +1,6 @@
-import { Either, Option, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { Identity } from "./Identity.js"
 import type { IdentityId, UserId } from "./Ids.js"
 import { Email, User } from "./User.js"

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as Base64Url from "./Base64Url.js"
 
 const derive = (label: string, state: string) => Base64Url.sha256Of(`latchkey:${label}:${state}`)

@@ -1,4 +1,6 @@
-import { Either, Option, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Ban from "./Ban.js"
 import { UserId } from "./Ids.js"
 import { Timestamp } from "./Timestamp.js"

@@ -1,5 +1,7 @@
 import { hash, verify } from "@node-rs/argon2"
-import { Effect, Layer, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import { PasswordHasher } from "../../application/ports/PasswordHasher.js"
 
 /** OWASP's argon2id baseline (19 MiB, 2 iterations, 1 lane); parameters travel inside each PHC string. */

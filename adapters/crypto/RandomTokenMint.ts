@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto"
-import { Effect, Layer, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import { TokenMint } from "../../application/ports/TokenMint.js"
 import * as TokenKind from "../../domain/TokenKind.js"
 

@@ -1,5 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto"
-import { Effect, Layer, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import { SecretHasher } from "../../application/ports/SecretHasher.js"
 import { SecretHash } from "../../domain/Ids.js"
 

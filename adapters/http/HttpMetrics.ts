@@ -1,4 +1,6 @@
-import { Metric, MetricBoundaries, MetricLabel } from "effect"
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
+import * as MetricLabel from "effect/MetricLabel"
 
 /**
  * The request metrics of both services, as OpenTelemetry's HTTP semantic conventions name

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import * as Either from "effect/Either"
 
 /**
  * Nesting deeper than this is refused before parsing. No request of either service needs more

@@ -1,5 +1,6 @@
-import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import type { Effect } from "effect"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type * as Effect from "effect/Effect"
 import type { HttpRequest, HttpResponse } from "./HttpMessage.js"
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"

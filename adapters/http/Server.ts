@@ -1,20 +1,21 @@
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import { HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
-import {
-  Cause,
-  Duration,
-  Effect,
-  Exit,
-  FiberRef,
-  FiberRefs,
-  Option,
-  Runtime,
-  Schema,
-  type Tracer
-} from "effect"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+import type * as Tracer from "effect/Tracer"
 import * as Telemetry from "../../application/Telemetry.js"
 import { type HttpRequest, type HttpResponse, mediaType } from "./HttpMessage.js"
 import * as HttpMetrics from "./HttpMetrics.js"

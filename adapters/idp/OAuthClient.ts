@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as client from "openid-client"
 import type {
   UpstreamLoginFailed,

@@ -1,4 +1,6 @@
-import { Layer, Option, Schema } from "effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { UpstreamIdentityProvider } from "../../application/ports/UpstreamIdentityProvider.js"
 import type { Credentials, ProviderEntry } from "./ProviderEntry.js"
 import * as GitHub from "./providers/github.js"

@@ -1,4 +1,6 @@
-import type { Context, Effect, Redacted } from "effect"
+import type * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Redacted from "effect/Redacted"
 import type {
   UpstreamIdentityProvider,
   UpstreamLoginFailed

@@ -1,4 +1,7 @@
-import { Effect, Layer, Option, Ref } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import { JobLock } from "../../application/ports/JobLock.js"
 
 /** In-process exclusivity: a job already running under the same name makes others skip. */

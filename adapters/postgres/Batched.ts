@@ -1,4 +1,6 @@
-import { Effect, Exit, Runtime } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 
 /**
  * Group commit for the statements every request runs: calls that arrive while `maxInFlight`

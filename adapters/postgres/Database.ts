@@ -1,9 +1,12 @@
 import { mkdirSync } from "node:fs"
 import { SqlError } from "@effect/sql/SqlError"
-import { PgClient } from "@effect/sql-pg"
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Effect, Layer, Option, Redacted, Schema, String as Str } from "effect"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as Str from "effect/String"
 import Pg from "pg"
 import * as DatabaseUnavailable from "./DatabaseUnavailable.js"
 import { PgPool } from "./PgPool.js"
@@ -104,6 +107,12 @@ const pooled = (config: Pg.PoolConfig) =>
  */
 const embedded = (dataDir: Option.Option<string>) =>
   Effect.gen(function* () {
+    // Loaded here: a service on a PostgreSQL server never needs the embedded one.
+    const [{ PGlite }, { PGLiteSocketServer }] = yield* Effect.tryPromise({
+      try: () => Promise.all([import("@electric-sql/pglite"), import("@electric-sql/pglite-socket")]),
+      catch: (cause) =>
+        new EmbeddedDatabaseError({ message: `cannot load the embedded database: ${String(cause)}` })
+    })
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () =>

@@ -1,8 +1,11 @@
 import { fileURLToPath } from "node:url"
-import { FileSystem } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Migrator from "@effect/sql/Migrator"
-import { Array as Arr, Effect, Option, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Telemetry from "../../application/Telemetry.js"
 
 /** Each service keeps its tables in a Postgres schema of its own name. */

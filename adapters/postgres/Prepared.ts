@@ -1,5 +1,6 @@
 import { SqlError } from "@effect/sql/SqlError"
-import { Effect, String as Str } from "effect"
+import * as Effect from "effect/Effect"
+import * as Str from "effect/String"
 import type Pg from "pg"
 
 /**

@@ -1,4 +1,6 @@
-import { Effect, Layer, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { type Limit, RateLimiter, type Verdict } from "../../application/ports/RateLimiter.js"
 import * as Telemetry from "../../application/Telemetry.js"
 import * as FixedWindow from "../../domain/FixedWindow.js"

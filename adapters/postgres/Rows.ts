@@ -1,5 +1,9 @@
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Either, Option, ParseResult, type Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import type * as Schema from "effect/Schema"
 
 /**
  * Rows come back camel-cased (see Database.ts), so a domain Schema decodes them directly.

@@ -1,5 +1,13 @@
 import { closeSync, openSync, writeSync } from "node:fs"
-import { Cause, Effect, FiberRefs, HashMap, Inspectable, Layer, Logger, type LogLevel, Schema } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as FiberRefs from "effect/FiberRefs"
+import * as HashMap from "effect/HashMap"
+import * as Inspectable from "effect/Inspectable"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
+import * as Schema from "effect/Schema"
 import * as Telemetry from "../../application/Telemetry.js"
 
 export class LogFileError extends Schema.TaggedError<LogFileError>()("LogFileError", {

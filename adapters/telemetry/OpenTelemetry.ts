@@ -1,6 +1,8 @@
 import type { Attributes } from "@opentelemetry/api"
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Effect, Layer, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import type Pg from "pg"
 
 /**

@@ -1,4 +1,5 @@
-import type { Option, Redacted } from "effect"
+import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import * as ClientRedirect from "./ClientRedirect.js"
 import { OAuthError, type OAuthErrorCode } from "./OAuthError.js"
 

@@ -1,4 +1,7 @@
-import { Clock, Effect, Option, Redacted } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import type { ClientId, SecretHash, UserId } from "../../domain/Ids.js"
 import * as AccessToken from "../../domain/oauth/AccessToken.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"

@@ -1,4 +1,6 @@
-import { Effect, Option, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { type ClientId, GrantId, type UserId } from "../../domain/Ids.js"
 import * as AuthorizationCode from "../../domain/oauth/AuthorizationCode.js"
 import type { CodeChallenge } from "../../domain/Pkce.js"

@@ -1,4 +1,4 @@
-import { Metric } from "effect"
+import * as Metric from "effect/Metric"
 
 /**
  * The oauth service's domain counters, exported with the request metrics when metrics are on

@@ -1,4 +1,4 @@
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { ClientId } from "../../domain/Ids.js"
 
 /** Deployment facts the oauth use cases need (from configuration). */

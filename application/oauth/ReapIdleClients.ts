@@ -1,4 +1,6 @@
-import { Clock, Effect, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { ClientId } from "../../domain/Ids.js"
 import { JobLock } from "../ports/JobLock.js"
 import * as Telemetry from "../Telemetry.js"

@@ -1,4 +1,7 @@
-import { Clock, Effect, Option, Redacted } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import type { Client } from "../../domain/oauth/Client.js"
 import * as TokenKind from "../../domain/TokenKind.js"
 import { SecretHasher } from "../ports/SecretHasher.js"

@@ -1,4 +1,6 @@
-import { Duration, type Option, type Redacted } from "effect"
+import * as Duration from "effect/Duration"
+import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import * as Lifetimes from "../../domain/oauth/Lifetimes.js"
 
 /** What /token answers (RFC 6749 §5.1); the HTTP layer writes it as JSON with `no-store`. */

@@ -1,4 +1,6 @@
-import { Context, type Effect, type Option } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 
 /**
  * Runs singleton jobs (the reaper) on one instance at a time: while a job of a name runs, a

@@ -1,4 +1,6 @@
-import { Context, type Duration, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
 
 export interface Limit {
   readonly max: number

@@ -1,4 +1,6 @@
-import { Context, type Effect, type Redacted } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Redacted from "effect/Redacted"
 import type { TokenKind } from "../../domain/TokenKind.js"
 
 /** The source of randomness: the core never calls `Math.random` or `crypto` itself. */

@@ -1,13 +1,18 @@
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Duration, Effect, Layer, Option, Redacted, Schedule, Schema } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import * as CachedClientRepository from "../../adapters/cache/oauth/CachedClientRepository.js"
 import * as ClientMetadataFetcherHttp from "../../adapters/clientmetadata/oauth/ClientMetadataFetcherHttp.js"
 import * as ErrorResponse from "../../adapters/http/oauth/ErrorResponse.js"
 import { OAuthHttpConfig } from "../../adapters/http/oauth/OAuthHttpConfig.js"
 import * as Routes from "../../adapters/http/oauth/Routes.js"
 import * as Server from "../../adapters/http/Server.js"
-import * as DevUpstream from "../../adapters/idp/DevUpstream.js"
 import * as ProviderCatalog from "../../adapters/idp/ProviderCatalog.js"
 import * as Oidc from "../../adapters/idp/providers/oidc.js"
 import * as DatabaseUnavailable from "../../adapters/postgres/DatabaseUnavailable.js"
@@ -47,6 +52,8 @@ const upstream = (config: OAuthConfig) => {
     return Layer.scoped(
       UpstreamIdentityProvider,
       Effect.gen(function* () {
+        // Loaded only here: production upstreams never need oidc-provider.
+        const DevUpstream = yield* Effect.promise(() => import("../../adapters/idp/DevUpstream.js"))
         const clientSecret = crypto.randomUUID() + crypto.randomUUID()
         const dev = yield* DevUpstream.start({
           host: "127.0.0.1",

@@ -1,4 +1,5 @@
-import { Option, Schema } from "effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { ClientId, FamilyId, GrantId, SecretHash, UserId } from "../Ids.js"
 import * as Time from "../Time.js"
 import * as Lifetimes from "./Lifetimes.js"

@@ -1,4 +1,6 @@
-import { Either, Option, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { ClientId } from "../Ids.js"
 import { CodeChallenge, parseChallenge } from "../Pkce.js"
 import * as Client from "./Client.js"

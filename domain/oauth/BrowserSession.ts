@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { SecretHash, UserId } from "../Ids.js"
 import * as Time from "../Time.js"
 import * as Lifetimes from "./Lifetimes.js"

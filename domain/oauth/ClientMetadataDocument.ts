@@ -1,4 +1,7 @@
-import { Either, Option, ParseResult, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { ClientId } from "../Ids.js"
 import { Client } from "./Client.js"
 import * as RedirectUri from "./RedirectUri.js"

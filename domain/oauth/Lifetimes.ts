@@ -1,4 +1,4 @@
-import { Duration } from "effect"
+import * as Duration from "effect/Duration"
 
 /** an opaque access token (`user_tokens`) lives 7 days and is never extended. */
 export const oauthAccessToken = Duration.days(7)

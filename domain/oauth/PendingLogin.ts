@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { SecretHash } from "../Ids.js"
 import * as Time from "../Time.js"
 import * as AuthorizationRequest from "./AuthorizationRequest.js"

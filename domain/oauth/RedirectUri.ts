@@ -1,4 +1,5 @@
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 
 /**
  * Redirect URIs of OAuth clients (RFC 6749 §3.1.2, RFC 8252, RFC 9700 §4.1).

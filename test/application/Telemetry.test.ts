@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Telemetry from "../../application/Telemetry.js"
 
 /** The span the wrapped effect runs in, by name and attributes; none outside any span. */

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, LogLevel, Option } from "effect"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
 import * as ConfigReport from "../../bootstrap/ConfigReport.js"
 import * as TelemetryConfig from "../../bootstrap/TelemetryConfig.js"
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Either, Option } from "effect"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as fc from "fast-check"
 import * as Ban from "../../domain/Ban.js"
 

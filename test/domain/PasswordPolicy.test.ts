@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import * as fc from "fast-check"
 import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
 

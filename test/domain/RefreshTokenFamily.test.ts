@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Option } from "effect"
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
 import * as fc from "fast-check"
 import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
 import { ClientId, FamilyId, UserId } from "../../domain/Ids.js"

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Option, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as User from "../../domain/User.js"
 
 const decodeEmail = Schema.decodeUnknownEither(User.Email)

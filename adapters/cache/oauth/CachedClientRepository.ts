@@ -1,4 +1,7 @@
-import { Cache, type Duration, Effect, Layer } from "effect"
+import * as Cache from "effect/Cache"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
 import type { ClientId } from "../../../domain/Ids.js"
 

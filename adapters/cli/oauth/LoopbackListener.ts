@@ -1,5 +1,7 @@
 import { createServer, type Server } from "node:http"
-import { Effect, Runtime, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
 import * as Telemetry from "../../../application/Telemetry.js"
 import * as Html from "../../http/Html.js"
 

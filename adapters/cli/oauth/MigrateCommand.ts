@@ -1,5 +1,6 @@
-import { Command } from "@effect/cli"
-import { Console, Effect } from "effect"
+import * as Command from "@effect/cli/Command"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
 import type { ClientId } from "../../../domain/Ids.js"
 import * as Migrations from "../../postgres/Migrations.js"

@@ -1,5 +1,7 @@
-import { Command } from "@effect/cli"
-import { Console, Effect, Option } from "effect"
+import * as Command from "@effect/cli/Command"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { reapIdleClients } from "../../../application/oauth/ReapIdleClients.js"
 
 export const command = Command.make("reap", {}, () =>

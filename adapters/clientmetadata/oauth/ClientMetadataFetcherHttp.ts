@@ -1,7 +1,12 @@
 import { type LookupAddress, lookup } from "node:dns"
 import { request } from "node:https"
 import type { LookupFunction } from "node:net"
-import { Clock, Duration, Effect, Either, Layer, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import ipaddr from "ipaddr.js"
 import {
   ClientMetadataFetcher,

@@ -1,5 +1,6 @@
-import { HttpServerRequest } from "@effect/platform"
-import { Effect, Option } from "effect"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { authorize } from "../../../application/oauth/Authorize.js"
 import type * as AuthorizationRequest from "../../../domain/oauth/AuthorizationRequest.js"
 import type { HttpRequest } from "../HttpMessage.js"

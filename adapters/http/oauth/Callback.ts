@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { callback } from "../../../application/oauth/Callback.js"
 import { OAuthSettings } from "../../../application/oauth/OAuthSettings.js"
 import type { HttpRequest } from "../HttpMessage.js"

@@ -1,4 +1,6 @@
-import { Effect, Option, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import type { Credentials } from "../../../application/oauth/ClientAuthentication.js"
 import { invalidClient, invalidRequest } from "../../../application/oauth/OAuthError.js"
 import { get, type Params } from "./Form.js"

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { OAuthError, OAuthErrorCode } from "../../../application/oauth/OAuthError.js"
 import type { HttpResponse } from "../HttpMessage.js"
 import type { Problems } from "../Problems.js"

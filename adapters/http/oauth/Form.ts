@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { invalidRequest, type OAuthError } from "../../../application/oauth/OAuthError.js"
 
 /** Parameters that appeared once, and the names of those that appeared more often (RFC 6749 §3.1). */

@@ -1,4 +1,6 @@
-import { Effect, Option, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { type Introspection, introspect } from "../../../application/oauth/Introspect.js"
 import { invalidRequest } from "../../../application/oauth/OAuthError.js"
 import { constantTimeEqual } from "../../../domain/ConstantTime.js"

@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { OAuthSettings } from "../../../application/oauth/OAuthSettings.js"
 import { json } from "../HttpMessage.js"
 import { OAuthHttpConfig } from "./OAuthHttpConfig.js"

@@ -1,4 +1,6 @@
-import { Context, type Option, type Redacted } from "effect"
+import * as Context from "effect/Context"
+import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import type { Limit } from "../../../application/ports/RateLimiter.js"
 
 /** What the HTTP driver needs beyond the use cases' settings (`OAuthSettings`: the issuer). */

@@ -1,5 +1,6 @@
-import { HttpServerResponse } from "@effect/platform"
-import { Option, Redacted } from "effect"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import type { ConsentPrompt } from "../../../application/oauth/BrowserOutcome.js"
 import type { OAuthError } from "../../../application/oauth/OAuthError.js"
 import * as Html from "../Html.js"

@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { authenticate } from "../../../application/oauth/ClientAuthentication.js"
 import { invalidRequest } from "../../../application/oauth/OAuthError.js"
 import { revoke } from "../../../application/oauth/Revoke.js"

@@ -1,4 +1,6 @@
-import { Effect, Option, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { authenticate } from "../../../application/oauth/ClientAuthentication.js"
 import { exchangeCode } from "../../../application/oauth/ExchangeCode.js"
 import { invalidRequest, OAuthError } from "../../../application/oauth/OAuthError.js"

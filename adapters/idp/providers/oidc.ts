@@ -1,4 +1,7 @@
-import { Effect, Option, Redacted, SynchronizedRef } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as client from "openid-client"
 import {
   UpstreamLoginFailed,

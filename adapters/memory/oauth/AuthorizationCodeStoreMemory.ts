@@ -1,4 +1,8 @@
-import { Effect, HashMap, Layer, Option, Ref } from "effect"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import {
   AuthorizationCodeStore,
   type Consumed

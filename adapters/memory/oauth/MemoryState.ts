@@ -1,4 +1,7 @@
-import { Context, HashMap, Layer, Ref } from "effect"
+import * as Context from "effect/Context"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
 import type { Identity } from "../../../domain/Identity.js"
 import type { ClientId, FamilyId, SecretHash, UserId } from "../../../domain/Ids.js"
 import type { AccessToken } from "../../../domain/oauth/AccessToken.js"

@@ -1,4 +1,4 @@
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import * as JobLockMemory from "../JobLockMemory.js"
 import * as RateLimiterMemory from "../RateLimiterMemory.js"
 import * as AuthorizationCodeStoreMemory from "./AuthorizationCodeStoreMemory.js"

@@ -1,4 +1,4 @@
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import * as RateLimiterPg from "../RateLimiterPg.js"
 import * as AuthorizationCodeStorePg from "./AuthorizationCodeStorePg.js"
 import * as ClientRepositoryPg from "./ClientRepositoryPg.js"

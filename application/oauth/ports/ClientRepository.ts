@@ -1,4 +1,7 @@
-import { Context, type Effect, type Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { ClientId } from "../../../domain/Ids.js"
 import type { Client } from "../../../domain/oauth/Client.js"
 

@@ -1,4 +1,6 @@
-import { Context, type Effect, type Option } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import type { ClientId, FamilyId, GrantId, SecretHash } from "../../../domain/Ids.js"
 import type { AccessToken } from "../../../domain/oauth/AccessToken.js"
 import type * as RefreshTokenFamily from "../../../domain/RefreshTokenFamily.js"

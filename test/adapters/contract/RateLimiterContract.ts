@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { describe, expect } from "@effect/vitest"
-import { Duration, Effect } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import { RateLimiter } from "../../../application/ports/RateLimiter.js"
 import * as Time from "../../../domain/Time.js"
 import * as Fixtures from "../../support/oauth/Fixtures.js"

@@ -1,5 +1,5 @@
 import { layer } from "@effect/vitest"
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import * as JobLockPg from "../../../adapters/postgres/JobLockPg.js"
 import * as OAuthStoragePg from "../../../adapters/postgres/oauth/OAuthStoragePg.js"
 import * as TestDatabase from "../../support/TestDatabase.js"

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import * as Argon2PasswordHasher from "../../../adapters/crypto/Argon2PasswordHasher.js"
 import * as RandomTokenMint from "../../../adapters/crypto/RandomTokenMint.js"
 import * as Sha256SecretHasher from "../../../adapters/crypto/Sha256SecretHasher.js"

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Batched from "../../../adapters/postgres/Batched.js"
 
 /** A batch runner that records each batch and holds it until released. */

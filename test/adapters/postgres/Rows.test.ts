@@ -1,6 +1,10 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Option, Schema } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Rows from "../../../adapters/postgres/Rows.js"
 
 const Row = Schema.Struct({ id: Schema.String, seenAt: Schema.OptionFromNullOr(Schema.DateFromSelf) })

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, FiberId, FiberRefs, HashMap, List, Logger, LogLevel } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
+import * as FiberRefs from "effect/FiberRefs"
+import * as HashMap from "effect/HashMap"
+import * as List from "effect/List"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as JsonLogger from "../../../adapters/telemetry/JsonLogger.js"
 import * as Telemetry from "../../../application/Telemetry.js"
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import type { BrowserOutcome } from "../../../application/oauth/BrowserOutcome.js"
 import { callback } from "../../../application/oauth/Callback.js"
 import { decide } from "../../../application/oauth/Consent.js"

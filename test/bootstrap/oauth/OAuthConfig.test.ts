@@ -1,5 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, LogLevel, Option, Redacted } from "effect"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as ConfigReport from "../../../bootstrap/ConfigReport.js"
 import * as OAuthConfig from "../../../bootstrap/oauth/OAuthConfig.js"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Option } from "effect"
+import * as Option from "effect/Option"
 import { ClientId, SecretHash, UserId } from "../../../domain/Ids.js"
 import * as AccessToken from "../../../domain/oauth/AccessToken.js"
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Option } from "effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import { ClientId, GrantId, SecretHash, UserId } from "../../../domain/Ids.js"
 import * as AuthorizationCode from "../../../domain/oauth/AuthorizationCode.js"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Option } from "effect"
+import * as Option from "effect/Option"
 import * as fc from "fast-check"
 import { ClientId } from "../../../domain/Ids.js"
 import * as Client from "../../../domain/oauth/Client.js"

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Option } from "effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Client from "../../../domain/oauth/Client.js"
 import * as ClientMetadataDocument from "../../../domain/oauth/ClientMetadataDocument.js"
 

@@ -1,6 +1,7 @@
 import { request } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Browser from "../../support/oauth/OAuthBrowser.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
 describe("discovery (RFC 8414)", () => {

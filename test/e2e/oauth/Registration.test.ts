@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
 const Issued = Schema.Struct({ client_id: Schema.String, client_id_issued_at: Schema.Number })

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { createServer } from "node:https"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * A local https server for Client ID Metadata Documents, on 127.0.0.1 with a throw-away

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { UpstreamUsers } from "../../../application/oauth/ports/UpstreamUsers.js"
 import { ClientId, FamilyId, GrantId, IdentityId, SecretHash, UserId } from "../../../domain/Ids.js"
 import { AccessToken } from "../../../domain/oauth/AccessToken.js"

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { loginThroughForm } from "./DevUpstreamLogin.js"
 
 /** A PKCE pair as a client makes it (RFC 7636 §4.1–4.2). */

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Either, TestClock } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as TestClock from "effect/TestClock"
 import * as ClientMetadataFetcherHttp from "../../../../adapters/clientmetadata/oauth/ClientMetadataFetcherHttp.js"
 import * as DocumentServer from "../../../support/oauth/DocumentServer.js"
 

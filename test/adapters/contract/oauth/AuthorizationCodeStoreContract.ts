@@ -1,5 +1,6 @@
 import { describe, expect } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { AuthorizationCodeStore } from "../../../../application/oauth/ports/AuthorizationCodeStore.js"
 import { ClientRepository } from "../../../../application/oauth/ports/ClientRepository.js"
 import * as Time from "../../../../domain/Time.js"

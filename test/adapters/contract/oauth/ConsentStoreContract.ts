@@ -1,5 +1,6 @@
 import { describe, expect } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { ClientRepository } from "../../../../application/oauth/ports/ClientRepository.js"
 import { ConsentStore } from "../../../../application/oauth/ports/ConsentStore.js"
 import { CodeChallenge } from "../../../../domain/Pkce.js"

@@ -1,5 +1,6 @@
 import { describe, expect } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { SessionStore } from "../../../../application/oauth/ports/SessionStore.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/oauth/Fixtures.js"

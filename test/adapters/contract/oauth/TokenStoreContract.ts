@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { describe, expect } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { ClientRepository } from "../../../../application/oauth/ports/ClientRepository.js"
 import {
   type RotateRequest,

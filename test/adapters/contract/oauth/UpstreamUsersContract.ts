@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { describe, expect } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { UpstreamUsers } from "../../../../application/oauth/ports/UpstreamUsers.js"
 import { IdentityId, UserId } from "../../../../domain/Ids.js"
 import * as Time from "../../../../domain/Time.js"
