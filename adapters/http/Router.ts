@@ -64,10 +64,10 @@ export const make = <A>(templates: ReadonlyArray<Template<A>>): Router<A> => {
     }
   }
 
-  const lookUp = (path: string) => {
-    const byMethod = statics.get(path)
-    if (byMethod !== undefined) return { byMethod, params: {} }
-    if (patterns.length === 0) return undefined
+  /** The patterns a path fits, with the parameters each gives it. */
+  const fitting = (path: string) => {
+    const fits: Array<{ readonly byMethod: Map<string, A>; readonly params: Record<string, string> }> = []
+    if (patterns.length === 0) return fits
     const parts = path.split("/").slice(1)
     for (const pattern of patterns) {
       if (pattern.segments.length !== parts.length) continue
@@ -84,19 +84,31 @@ export const make = <A>(templates: ReadonlyArray<Template<A>>): Router<A> => {
           else params[segment.param] = decoded
         }
       }
-      if (matched) return { byMethod: pattern.byMethod, params }
+      if (matched) fits.push({ byMethod: pattern.byMethod, params })
     }
-    return undefined
+    return fits
   }
 
   return {
     match: (method, path) => {
-      const found = lookUp(path)
-      if (found === undefined) return { _tag: "NotFound" }
-      const value = found.byMethod.get(method)
-      return value === undefined
-        ? { _tag: "MethodNotAllowed", allowed: found.byMethod }
-        : { _tag: "Found", value, params: found.params }
+      // A literal path wins over a template (`/user/identities/authorize` over
+      // `/user/identities/{identity_id}`), but only for the methods it answers to.
+      const literal = statics.get(path)
+      const value = literal?.get(method)
+      if (value !== undefined) return { _tag: "Found", value, params: {} }
+      const fits = fitting(path)
+      for (const fit of fits) {
+        const found = fit.byMethod.get(method)
+        if (found !== undefined) return { _tag: "Found", value: found, params: fit.params }
+      }
+      const allowed = new Map<string, A>()
+      for (const byMethod of [
+        ...(literal === undefined ? [] : [literal]),
+        ...fits.map((fit) => fit.byMethod)
+      ]) {
+        for (const [name, entry] of byMethod) if (!allowed.has(name)) allowed.set(name, entry)
+      }
+      return allowed.size === 0 ? { _tag: "NotFound" } : { _tag: "MethodNotAllowed", allowed }
     }
   }
 }
