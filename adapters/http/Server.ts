@@ -125,6 +125,8 @@ export const serve = <R>(options: ServerOptions<R>) =>
         ? {}
         : { "access-control-expose-headers": cors.exposeHeaders.join(", ") })
     }
+    /** Requests refused before `100 Continue`: their clients send no body. */
+    const continueWithheld = new WeakSet<IncomingMessage>()
     let shuttingDown = false
     let inFlight = 0
     let drained: (() => void) | undefined
@@ -152,13 +154,18 @@ export const serve = <R>(options: ServerOptions<R>) =>
       }
     }
 
+    /** The metrics and access log of an answer the server gives itself. */
+    const answered = (context: Served, status: number) => {
+      record(context, status)
+      run(accessLog(context, status).pipe(Effect.locally(Telemetry.currentFacts, context.facts)))
+    }
+
     /** An answer the server gives itself, outside any route. */
     const answer = (res: ServerResponse, context: Served, response: HttpResponse) => {
       if (res.headersSent || res.destroyed) return
       res.writeHead(response.status, response.headers)
       res.end(response.body)
-      record(context, response.status)
-      run(accessLog(context, response.status).pipe(Effect.locally(Telemetry.currentFacts, context.facts)))
+      answered(context, response.status)
     }
 
     const failure = (context: Served, cause: Cause.Cause<unknown>): Effect.Effect<HttpResponse> => {
@@ -287,39 +294,61 @@ export const serve = <R>(options: ServerOptions<R>) =>
       pages(req, res)
     }
 
-    /** Reads the body within the limit; `undefined` when it exceeds it (the rest is discarded). */
+    /**
+     * Reads the body within the limit; `undefined` as soon as it exceeds it, the rest still
+     * unread (`refuseBody` discards it).
+     */
     const readBody = (req: IncomingMessage, done: (body: string | undefined) => void) => {
       const limit = options.maxBodyBytes
-      let discarded = 0
-      const discard = (chunk: Buffer) => {
-        discarded += chunk.length
-        if (discarded > discardLimit) {
-          req.removeAllListeners("data")
-          lingeringClose(req.socket)
-        }
-      }
       req.on("error", () => {})
       const declared = req.headers["content-length"]
-      if (declared !== undefined && Number(declared) > limit) {
-        req.on("data", discard)
-        done(undefined)
-        return
-      }
+      if (declared !== undefined && Number(declared) > limit) return done(undefined)
       const chunks: Array<Buffer> = []
       let size = 0
-      let over = false
-      req.on("data", (chunk: Buffer) => {
-        if (over) return discard(chunk)
+      const read = (chunk: Buffer) => {
         size += chunk.length
         if (size > limit) {
-          over = true
+          req.removeListener("data", read)
           chunks.length = 0
           done(undefined)
         } else chunks.push(chunk)
-      })
+      }
+      req.on("data", read)
       req.on("end", () => {
-        if (!over) done(size === 0 ? "" : Buffer.concat(chunks, size).toString("utf8"))
+        if (size <= limit) done(size === 0 ? "" : Buffer.concat(chunks, size).toString("utf8"))
       })
+    }
+
+    /**
+     * The 413 for a body over the limit. It goes out at once, but the response ends only when
+     * the rest of the body has been read and thrown away: Node closes a `Connection: close`
+     * connection as soon as its response ends, and a socket closed with data still arriving
+     * answers that data with a reset, which the client may see instead of the 413 or as a
+     * failed upload. Past `discardLimit` the connection closes after a short linger. A client
+     * refused before `100 Continue` sends no body: its answer ends at once.
+     */
+    const refuseBody = (req: IncomingMessage, res: ServerResponse, context: Served) => {
+      const response = problems.tooLarge(options.maxBodyBytes)
+      if (continueWithheld.has(req)) return answer(res, context, response)
+      if (res.headersSent || res.destroyed) return
+      const body = response.body ?? ""
+      res.writeHead(response.status, {
+        ...response.headers,
+        "content-length": String(Buffer.byteLength(body))
+      })
+      res.write(body)
+      answered(context, response.status)
+      let discarded = 0
+      const discard = (chunk: Buffer) => {
+        discarded += chunk.length
+        // The response stays open: ended, it would let Node close the connection at once.
+        if (discarded > discardLimit) {
+          req.removeListener("data", discard)
+          lingeringClose(req.socket)
+        }
+      }
+      req.on("data", discard)
+      req.on("end", () => res.end())
     }
 
     const corsFor = (res: ServerResponse, req: IncomingMessage) => {
@@ -394,7 +423,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
         )
       }
       readBody(req, (body) => {
-        if (body === undefined) return answer(res, ctx, problems.tooLarge(options.maxBodyBytes))
+        if (body === undefined) return refuseBody(req, res, ctx)
         if (body !== "" || method !== "GET") {
           const type = mediaType(req.headers["content-type"])
           if (!accepts.includes(type)) return answer(res, ctx, problems.unsupportedMediaType(accepts))
@@ -447,6 +476,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
     // A body declared too large is refused before the client sends it.
     server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
       if (Number(req.headers["content-length"] ?? "0") > options.maxBodyBytes) {
+        continueWithheld.add(req)
         res.setHeader("connection", "close")
         onRequest(req, res)
       } else {
