@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import type { Socket } from "node:net"
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
@@ -127,6 +127,8 @@ export const serve = <R>(options: ServerOptions<R>) =>
     }
     /** Requests refused before `100 Continue`: their clients send no body. */
     const continueWithheld = new WeakSet<IncomingMessage>()
+    /** Each connection's latest response, for the parser's errors (`clientError`). */
+    const responses = new WeakMap<Socket, ServerResponse>()
     let shuttingDown = false
     let inFlight = 0
     let drained: (() => void) | undefined
@@ -368,6 +370,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
       const started = performance.now()
       inFlight++
       res.once("close", finished)
+      responses.set(req.socket, res)
       const incomingId = requestIdName === undefined ? undefined : req.headers[requestIdName]
       const requestId =
         typeof incomingId === "string" && acceptableRequestId.test(incomingId) ? incomingId : randomUUID()
@@ -485,6 +488,61 @@ export const serve = <R>(options: ServerOptions<R>) =>
       }
     })
 
+    /**
+     * An answer written straight to a socket that has no response object, then a lingering
+     * close. The answer to a HEAD request has no body (RFC 9112 §6.3): a client would read one
+     * as garbage after the answer.
+     */
+    const writeRaw = (socket: Socket, response: HttpResponse, head: boolean) => {
+      const body = response.body ?? ""
+      const lines = [
+        `HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ""}`,
+        ...Object.entries(response.headers).map(([name, value]) => `${name}: ${value}`),
+        `content-length: ${Buffer.byteLength(body)}`,
+        "connection: close"
+      ]
+      socket.write(`${lines.join("\r\n")}\r\n\r\n${head ? "" : body}`)
+      lingeringClose(socket)
+    }
+
+    /**
+     * Whether the request the parser refused is a HEAD request. Node names no method when it
+     * refuses a request, but the request starts its packet (`rawPacket`): it is the first on
+     * its connection, or the previous one has been answered.
+     */
+    const refusedHead = (error: Error) => {
+      const packet: unknown = Reflect.get(error, "rawPacket")
+      return Buffer.isBuffer(packet) && packet.subarray(0, 5).toString("latin1") === "HEAD "
+    }
+
+    /**
+     * Whether the parser's error is in bytes no answer may follow, and if so, closes the
+     * connection once the answer on its way is out. Those bytes are the rest of a body whose
+     * request already has its answer (the 413), bytes after a request whose answer is still to
+     * come (that answer goes first), or bytes after an answer that closes the connection (RFC
+     * 9112 §9.6: nothing further is processed). A second answer there would be taken by the
+     * client for the answer to its next request.
+     */
+    const closedWithoutAnswer = (socket: Socket): boolean => {
+      const current = responses.get(socket)
+      if (current === undefined) return false
+      if (!current.req.complete) {
+        // The error is in this request's body: the parser's answer is its answer, unless it
+        // has one already. That one is whole (Content-Length) even if never ended.
+        if (!current.headersSent) return false
+        lingeringClose(socket)
+        return true
+      }
+      if (!current.writableEnded) {
+        current.once("finish", () => lingeringClose(socket))
+        return true
+      }
+      const closes =
+        !current.shouldKeepAlive || String(current.getHeader("connection") ?? "").toLowerCase() === "close"
+      if (closes) lingeringClose(socket)
+      return closes
+    }
+
     // What Node's parser refuses (a request line or headers over its limit, malformed
     // framing) gets the protocol's own body, and the rest of the upload is read before the
     // connection closes, so the client sees the answer rather than a reset.
@@ -496,21 +554,16 @@ export const serve = <R>(options: ServerOptions<R>) =>
         socket.destroy()
         return
       }
-      const response =
+      if (closedWithoutAnswer(socket)) return
+      writeRaw(
+        socket,
         error.code === "HPE_HEADER_OVERFLOW"
           ? problems.headersTooLarge
           : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
             ? { ...problems.badRequest("the request took too long to arrive"), status: 408 }
-            : problems.badRequest("the request is not valid HTTP/1.1")
-      const body = response.body ?? ""
-      const head = [
-        `HTTP/1.1 ${response.status} ${response.status === 431 ? "Request Header Fields Too Large" : response.status === 408 ? "Request Timeout" : "Bad Request"}`,
-        ...Object.entries(response.headers).map(([name, value]) => `${name}: ${value}`),
-        `content-length: ${Buffer.byteLength(body)}`,
-        "connection: close"
-      ]
-      socket.write(`${head.join("\r\n")}\r\n\r\n${body}`)
-      lingeringClose(socket)
+            : problems.badRequest("the request is not valid HTTP/1.1"),
+        refusedHead(error)
+      )
     })
 
     yield* Effect.acquireRelease(
