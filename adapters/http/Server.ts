@@ -391,6 +391,19 @@ export const serve = <R>(options: ServerOptions<R>) =>
         return { started, method, route, requestId, facts, spanAttributes }
       }
 
+      // Node's own answers to these have an empty body; the protocol's have its shape.
+      if (req.httpVersion === "1.1" && !req.headers.host) {
+        res.setHeader("connection", "close")
+        return answer(res, context(undefined, {}), problems.badRequest("the request has no Host header"))
+      }
+      const expectation = req.headers.expect
+      if (expectation !== undefined && expectation.toLowerCase() !== "100-continue") {
+        res.setHeader("connection", "close")
+        return answer(res, context(undefined, {}), {
+          ...problems.badRequest("the only expectation this server meets is 100-continue"),
+          status: 417
+        })
+      }
       if (match._tag === "NotFound") return answer(res, context(undefined, {}), problems.notFound)
       if (match._tag === "MethodNotAllowed") {
         const allowed = [...match.allowed.keys(), "OPTIONS"].join(", ")
@@ -474,7 +487,8 @@ export const serve = <R>(options: ServerOptions<R>) =>
       requestId
     })
 
-    const server = createServer({ requestTimeout: 60_000 }, onRequest)
+    // Requests without a Host header are refused by `onRequest`, in the protocol's shape.
+    const server = createServer({ requestTimeout: 60_000, requireHostHeader: false }, onRequest)
 
     // A body declared too large is refused before the client sends it.
     server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
@@ -487,6 +501,8 @@ export const serve = <R>(options: ServerOptions<R>) =>
         onRequest(req, res)
       }
     })
+    // Any other expectation: a 417 from `onRequest`.
+    server.on("checkExpectation", onRequest)
 
     /**
      * An answer written straight to a socket that has no response object, then a lingering
@@ -514,6 +530,12 @@ export const serve = <R>(options: ServerOptions<R>) =>
       const packet: unknown = Reflect.get(error, "rawPacket")
       return Buffer.isBuffer(packet) && packet.subarray(0, 5).toString("latin1") === "HEAD "
     }
+
+    // Node hands CONNECT to this event and, without a listener, closes the connection unanswered.
+    server.on("connect", (_req: IncomingMessage, socket: Socket) => {
+      socket.on("error", () => {})
+      writeRaw(socket, problems.methodNotAllowed, false)
+    })
 
     /**
      * Whether the parser's error is in bytes no answer may follow, and if so, closes the
