@@ -45,7 +45,10 @@ export interface ServerOptions<R> {
   readonly maxBodyBytes: number
   /** `REQUEST_ID_HEADER`: an incoming header whose value becomes the request id. */
   readonly requestIdHeader: Option.Option<string>
-  /** A header set by a trusted proxy that carries the client's address (first value). */
+  /**
+   * A header set by a trusted proxy that carries the client's address (first value); a value too
+   * long to be an address is ignored, as is an empty one.
+   */
   readonly clientIpHeader: Option.Option<string>
   /** Whether to record request metrics (`METRICS_ENABLED`). */
   readonly metrics: boolean
@@ -67,6 +70,13 @@ const discardLimit = 16 * 1024 * 1024
 const lingerMillis = 2_000
 
 const acceptableRequestId = /^[\x21-\x7e]{1,200}$/
+
+/**
+ * The longest client address the client-address header may name: an IPv6 address with a zone,
+ * in brackets, with a port. Anything longer is no address; it would become a rate-limit key
+ * (Register.ts), and PostgreSQL cannot index a key of a few kilobytes.
+ */
+const maxAddressLength = 100
 
 const pathAndQuery = (url: string) => {
   const mark = url.indexOf("?")
@@ -461,7 +471,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
       if (clientIpHeader !== undefined) {
         const forwarded = req.headers[clientIpHeader]
         const first = (typeof forwarded === "string" ? forwarded : forwarded?.[0])?.split(",")[0]?.trim()
-        if (first !== undefined && first !== "") return first
+        if (first !== undefined && first !== "" && first.length <= maxAddressLength) return first
       }
       return req.socket.remoteAddress ?? "unknown"
     }
