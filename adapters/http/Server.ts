@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import type { Socket } from "node:net"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -46,7 +46,10 @@ export interface ServerOptions<R> {
   readonly maxBodyBytes: number
   /** `REQUEST_ID_HEADER`: an incoming header whose value becomes the request id. */
   readonly requestIdHeader: Option.Option<string>
-  /** A header set by a trusted proxy that carries the client's address (first value). */
+  /**
+   * A header set by a trusted proxy that carries the client's address (first value); a value too
+   * long to be an address is ignored, as is an empty one.
+   */
   readonly clientIpHeader: Option.Option<string>
   /** Whether to record request metrics (`METRICS_ENABLED`). */
   readonly metrics: boolean
@@ -68,6 +71,13 @@ const discardLimit = 16 * 1024 * 1024
 const lingerMillis = 2_000
 
 const acceptableRequestId = /^[\x21-\x7e]{1,200}$/
+
+/**
+ * The longest client address the client-address header may name: an IPv6 address with a zone,
+ * in brackets, with a port. Anything longer is no address; it would become a rate-limit key
+ * (Register.ts), and PostgreSQL cannot index a key of a few kilobytes.
+ */
+const maxAddressLength = 100
 
 const pathAndQuery = (url: string) => {
   const mark = url.indexOf("?")
@@ -126,6 +136,10 @@ export const serve = <R>(options: ServerOptions<R>) =>
         ? {}
         : { "access-control-expose-headers": cors.exposeHeaders.join(", ") })
     }
+    /** Requests refused before `100 Continue`: their clients send no body. */
+    const continueWithheld = new WeakSet<IncomingMessage>()
+    /** Each connection's latest response, for the parser's errors (`clientError`). */
+    const responses = new WeakMap<Socket, ServerResponse>()
     let shuttingDown = false
     let inFlight = 0
     let drained: (() => void) | undefined
@@ -153,13 +167,18 @@ export const serve = <R>(options: ServerOptions<R>) =>
       }
     }
 
+    /** The metrics and access log of an answer the server gives itself. */
+    const answered = (context: Served, status: number) => {
+      record(context, status)
+      run(accessLog(context, status).pipe(Effect.locally(Telemetry.currentFacts, context.facts)))
+    }
+
     /** An answer the server gives itself, outside any route. */
     const answer = (res: ServerResponse, context: Served, response: HttpResponse) => {
       if (res.headersSent || res.destroyed) return
       res.writeHead(response.status, response.headers)
       res.end(response.body)
-      record(context, response.status)
-      run(accessLog(context, response.status).pipe(Effect.locally(Telemetry.currentFacts, context.facts)))
+      answered(context, response.status)
     }
 
     const failure = (context: Served, cause: Cause.Cause<unknown>): Effect.Effect<HttpResponse> => {
@@ -293,39 +312,61 @@ export const serve = <R>(options: ServerOptions<R>) =>
       pages(req, res)
     }
 
-    /** Reads the body within the limit; `undefined` when it exceeds it (the rest is discarded). */
+    /**
+     * Reads the body within the limit; `undefined` as soon as it exceeds it, the rest still
+     * unread (`refuseBody` discards it).
+     */
     const readBody = (req: IncomingMessage, done: (body: string | undefined) => void) => {
       const limit = options.maxBodyBytes
-      let discarded = 0
-      const discard = (chunk: Buffer) => {
-        discarded += chunk.length
-        if (discarded > discardLimit) {
-          req.removeAllListeners("data")
-          lingeringClose(req.socket)
-        }
-      }
       req.on("error", () => {})
       const declared = req.headers["content-length"]
-      if (declared !== undefined && Number(declared) > limit) {
-        req.on("data", discard)
-        done(undefined)
-        return
-      }
+      if (declared !== undefined && Number(declared) > limit) return done(undefined)
       const chunks: Array<Buffer> = []
       let size = 0
-      let over = false
-      req.on("data", (chunk: Buffer) => {
-        if (over) return discard(chunk)
+      const read = (chunk: Buffer) => {
         size += chunk.length
         if (size > limit) {
-          over = true
+          req.removeListener("data", read)
           chunks.length = 0
           done(undefined)
         } else chunks.push(chunk)
-      })
+      }
+      req.on("data", read)
       req.on("end", () => {
-        if (!over) done(size === 0 ? "" : Buffer.concat(chunks, size).toString("utf8"))
+        if (size <= limit) done(size === 0 ? "" : Buffer.concat(chunks, size).toString("utf8"))
       })
+    }
+
+    /**
+     * The 413 for a body over the limit. It goes out at once, but the response ends only when
+     * the rest of the body has been read and thrown away: Node closes a `Connection: close`
+     * connection as soon as its response ends, and a socket closed with data still arriving
+     * answers that data with a reset, which the client may see instead of the 413 or as a
+     * failed upload. Past `discardLimit` the connection closes after a short linger. A client
+     * refused before `100 Continue` sends no body: its answer ends at once.
+     */
+    const refuseBody = (req: IncomingMessage, res: ServerResponse, context: Served) => {
+      const response = problems.tooLarge(options.maxBodyBytes)
+      if (continueWithheld.has(req)) return answer(res, context, response)
+      if (res.headersSent || res.destroyed) return
+      const body = response.body ?? ""
+      res.writeHead(response.status, {
+        ...response.headers,
+        "content-length": String(Buffer.byteLength(body))
+      })
+      res.write(body)
+      answered(context, response.status)
+      let discarded = 0
+      const discard = (chunk: Buffer) => {
+        discarded += chunk.length
+        // The response stays open: ended, it would let Node close the connection at once.
+        if (discarded > discardLimit) {
+          req.removeListener("data", discard)
+          lingeringClose(req.socket)
+        }
+      }
+      req.on("data", discard)
+      req.on("end", () => res.end())
     }
 
     const corsFor = (res: ServerResponse, req: IncomingMessage) => {
@@ -345,6 +386,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
       const started = performance.now()
       inFlight++
       res.once("close", finished)
+      responses.set(req.socket, res)
       const incomingId = requestIdName === undefined ? undefined : req.headers[requestIdName]
       const requestId =
         typeof incomingId === "string" && acceptableRequestId.test(incomingId) ? incomingId : randomUUID()
@@ -365,6 +407,19 @@ export const serve = <R>(options: ServerOptions<R>) =>
         return { started, method, route, requestId, facts, spanAttributes }
       }
 
+      // Node's own answers to these have an empty body; the protocol's have its shape.
+      if (req.httpVersion === "1.1" && !req.headers.host) {
+        res.setHeader("connection", "close")
+        return answer(res, context(undefined, {}), problems.badRequest("the request has no Host header"))
+      }
+      const expectation = req.headers.expect
+      if (expectation !== undefined && expectation.toLowerCase() !== "100-continue") {
+        res.setHeader("connection", "close")
+        return answer(res, context(undefined, {}), {
+          ...problems.badRequest("the only expectation this server meets is 100-continue"),
+          status: 417
+        })
+      }
       if (match._tag === "NotFound") return answer(res, context(undefined, {}), problems.notFound)
       if (match._tag === "MethodNotAllowed") {
         const allowed = [...match.allowed.keys(), "OPTIONS"].join(", ")
@@ -400,7 +455,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
         )
       }
       readBody(req, (body) => {
-        if (body === undefined) return answer(res, ctx, problems.tooLarge(options.maxBodyBytes))
+        if (body === undefined) return refuseBody(req, res, ctx)
         if (body !== "" || method !== "GET") {
           const type = mediaType(req.headers["content-type"])
           if (!accepts.includes(type)) return answer(res, ctx, problems.unsupportedMediaType(accepts))
@@ -422,7 +477,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
       if (clientIpHeader !== undefined) {
         const forwarded = req.headers[clientIpHeader]
         const first = (typeof forwarded === "string" ? forwarded : forwarded?.[0])?.split(",")[0]?.trim()
-        if (first !== undefined && first !== "") return first
+        if (first !== undefined && first !== "" && first.length <= maxAddressLength) return first
       }
       return req.socket.remoteAddress ?? "unknown"
     }
@@ -448,11 +503,13 @@ export const serve = <R>(options: ServerOptions<R>) =>
       requestId
     })
 
-    const server = createServer({ requestTimeout: 60_000 }, onRequest)
+    // Requests without a Host header are refused by `onRequest`, in the protocol's shape.
+    const server = createServer({ requestTimeout: 60_000, requireHostHeader: false }, onRequest)
 
     // A body declared too large is refused before the client sends it.
     server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
       if (Number(req.headers["content-length"] ?? "0") > options.maxBodyBytes) {
+        continueWithheld.add(req)
         res.setHeader("connection", "close")
         onRequest(req, res)
       } else {
@@ -460,6 +517,69 @@ export const serve = <R>(options: ServerOptions<R>) =>
         onRequest(req, res)
       }
     })
+    // Any other expectation: a 417 from `onRequest`.
+    server.on("checkExpectation", onRequest)
+
+    /**
+     * An answer written straight to a socket that has no response object, then a lingering
+     * close. The answer to a HEAD request has no body (RFC 9112 §6.3): a client would read one
+     * as garbage after the answer.
+     */
+    const writeRaw = (socket: Socket, response: HttpResponse, head: boolean) => {
+      const body = response.body ?? ""
+      const lines = [
+        `HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ""}`,
+        ...Object.entries(response.headers).map(([name, value]) => `${name}: ${value}`),
+        `content-length: ${Buffer.byteLength(body)}`,
+        "connection: close"
+      ]
+      socket.write(`${lines.join("\r\n")}\r\n\r\n${head ? "" : body}`)
+      lingeringClose(socket)
+    }
+
+    /**
+     * Whether the request the parser refused is a HEAD request. Node names no method when it
+     * refuses a request, but the request starts its packet (`rawPacket`): it is the first on
+     * its connection, or the previous one has been answered.
+     */
+    const refusedHead = (error: Error) => {
+      const packet: unknown = Reflect.get(error, "rawPacket")
+      return Buffer.isBuffer(packet) && packet.subarray(0, 5).toString("latin1") === "HEAD "
+    }
+
+    // Node hands CONNECT to this event and, without a listener, closes the connection unanswered.
+    server.on("connect", (_req: IncomingMessage, socket: Socket) => {
+      socket.on("error", () => {})
+      writeRaw(socket, problems.methodNotAllowed, false)
+    })
+
+    /**
+     * Whether the parser's error is in bytes no answer may follow, and if so, closes the
+     * connection once the answer on its way is out. Those bytes are the rest of a body whose
+     * request already has its answer (the 413), bytes after a request whose answer is still to
+     * come (that answer goes first), or bytes after an answer that closes the connection (RFC
+     * 9112 §9.6: nothing further is processed). A second answer there would be taken by the
+     * client for the answer to its next request.
+     */
+    const closedWithoutAnswer = (socket: Socket): boolean => {
+      const current = responses.get(socket)
+      if (current === undefined) return false
+      if (!current.req.complete) {
+        // The error is in this request's body: the parser's answer is its answer, unless it
+        // has one already. That one is whole (Content-Length) even if never ended.
+        if (!current.headersSent) return false
+        lingeringClose(socket)
+        return true
+      }
+      if (!current.writableEnded) {
+        current.once("finish", () => lingeringClose(socket))
+        return true
+      }
+      const closes =
+        !current.shouldKeepAlive || String(current.getHeader("connection") ?? "").toLowerCase() === "close"
+      if (closes) lingeringClose(socket)
+      return closes
+    }
 
     // What Node's parser refuses (a request line or headers over its limit, malformed
     // framing) gets the protocol's own body, and the rest of the upload is read before the
@@ -472,21 +592,16 @@ export const serve = <R>(options: ServerOptions<R>) =>
         socket.destroy()
         return
       }
-      const response =
+      if (closedWithoutAnswer(socket)) return
+      writeRaw(
+        socket,
         error.code === "HPE_HEADER_OVERFLOW"
           ? problems.headersTooLarge
           : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
             ? { ...problems.badRequest("the request took too long to arrive"), status: 408 }
-            : problems.badRequest("the request is not valid HTTP/1.1")
-      const body = response.body ?? ""
-      const head = [
-        `HTTP/1.1 ${response.status} ${response.status === 431 ? "Request Header Fields Too Large" : response.status === 408 ? "Request Timeout" : "Bad Request"}`,
-        ...Object.entries(response.headers).map(([name, value]) => `${name}: ${value}`),
-        `content-length: ${Buffer.byteLength(body)}`,
-        "connection: close"
-      ]
-      socket.write(`${head.join("\r\n")}\r\n\r\n${body}`)
-      lingeringClose(socket)
+            : problems.badRequest("the request is not valid HTTP/1.1"),
+        refusedHead(error)
+      )
     })
 
     yield* Effect.acquireRelease(

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 import type * as ClientMetadataFetcherHttp from "../../../adapters/clientmetadata/oauth/ClientMetadataFetcherHttp.js"
 import * as Migrations from "../../../adapters/postgres/Migrations.js"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
@@ -56,13 +57,26 @@ export const start = (
     readonly configure?: (config: OAuthConfig.OAuthConfig) => OAuthConfig.OAuthConfig
     /** Spans of the run, for tests of the telemetry. */
     readonly spanProcessor?: SpanProcessor
+    /**
+     * Puts something between the server and its database (a proxy that a test can stop): given
+     * the fresh database's URL, the URL the server uses instead. Needs a PostgreSQL server in
+     * the run (`TestDatabase.isEmbedded("server")` is false).
+     */
+    readonly databaseVia?: (database: URL) => Effect.Effect<URL, never, Scope.Scope>
   } = {}
 ) =>
   Effect.gen(function* () {
     const port = yield* freePort
     const dataDir = mkdtempSync(join(tmpdir(), "latchkey-e2e-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
-    const sqlUrl = yield* TestDatabase.freshUrl()
+    const fresh = yield* TestDatabase.freshUrl()
+    const via = options.databaseVia
+    const sqlUrl =
+      via === undefined
+        ? fresh
+        : Option.isNone(fresh)
+          ? yield* Effect.dieMessage("databaseVia needs a PostgreSQL server in the run")
+          : Option.some((yield* via(new URL(fresh.value))).toString())
     const env = new Map<string, string>([
       ["LATCHKEY_DATA_DIR", dataDir],
       ["LOG_LEVEL", "warn"],

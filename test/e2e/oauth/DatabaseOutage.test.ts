@@ -1,0 +1,106 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Browser from "../../support/oauth/OAuthBrowser.js"
+import * as Server from "../../support/oauth/OAuthServerHarness.js"
+import * as RawHttp from "../../support/RawHttp.js"
+import * as TcpProxy from "../../support/TcpProxy.js"
+import * as TestDatabase from "../../support/TestDatabase.js"
+
+const redirectUri = "http://127.0.0.1:41000/callback"
+
+const ErrorBody = Schema.Struct({ error: Schema.String, error_description: Schema.String })
+
+/** Requests that each need the database; `expectServed` says what they answer while it is there. */
+const requests = (baseUrl: string) => ({
+  register: () =>
+    RawHttp.send(baseUrl, {
+      method: "POST",
+      path: "/register",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: [redirectUri], client_name: "outage" })
+    }),
+  refresh: () =>
+    RawHttp.send(baseUrl, {
+      method: "POST",
+      path: "/token",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=refresh_token&client_id=cli&refresh_token=lkr_unknown"
+    }),
+  // The browser lane: a pending login is written before the redirect to the upstream.
+  authorize: () =>
+    RawHttp.send(baseUrl, {
+      method: "GET",
+      path: `/?${new URLSearchParams({
+        client_id: "cli",
+        redirect_uri: redirectUri,
+        response_type: "code",
+        code_challenge: Browser.pkce().challenge,
+        code_challenge_method: "S256",
+        state: "st"
+      })}`
+    })
+})
+
+const expectUnavailable = (answer: RawHttp.Answer) => {
+  expect(answer.status, answer.body).toBe(503)
+  expect(Number(answer.headers["retry-after"])).toBeGreaterThan(0)
+  expect(answer.headers["content-type"]).toContain("application/json")
+  const body = Schema.decodeUnknownSync(ErrorBody)(JSON.parse(answer.body))
+  expect(body.error).toBe("temporarily_unavailable")
+}
+
+const expectServed = async (baseUrl: string) => {
+  const { register, refresh, authorize } = requests(baseUrl)
+  const registered = await register()
+  expect(registered.status, registered.body).toBe(201)
+  const refused = await refresh()
+  expect(refused.status, refused.body).toBe(400)
+  expect(Schema.decodeUnknownSync(ErrorBody)(JSON.parse(refused.body)).error).toBe("invalid_grant")
+  const redirected = await authorize()
+  expect(redirected.status, redirected.body).toBe(302)
+}
+
+describe("the database goes away under a running server", () => {
+  // This test needs a PostgreSQL server. The embedded database cannot stand behind the proxy:
+  // served over a socket it is still one PGlite session, while the server's pool on SQL_URL
+  // opens up to ten connections, whose named statements (Prepared.ts) would collide in that
+  // one session ("prepared statement already exists"), and SQL_URL offers no way to hold the
+  // pool to one connection. Runs without a server (no TEST_DATABASE_URL, no Docker engine)
+  // report it skipped; CI sets TEST_DATABASE_URL, so it runs there.
+  it.live.skipIf(TestDatabase.isEmbedded("server"))(
+    "503 with Retry-After while it is gone, served again once it is back, without a restart",
+    () =>
+      Effect.gen(function* () {
+        let proxy: TcpProxy.TcpProxy | undefined
+        const { baseUrl } = yield* Server.start({
+          databaseVia: (database) =>
+            Effect.map(
+              TcpProxy.make({ host: database.hostname, port: Number(database.port || "5432") }),
+              (started) => {
+                proxy = started
+                const through = new URL(database)
+                through.hostname = "127.0.0.1"
+                through.port = String(started.port)
+                return through
+              }
+            )
+        })
+        if (proxy === undefined) return yield* Effect.dieMessage("the harness did not start the proxy")
+        const { stop, start } = proxy
+        yield* Effect.promise(() => expectServed(baseUrl))
+
+        yield* stop
+        const { register, refresh, authorize } = requests(baseUrl)
+        // Each request twice: whatever the first leaves of the pool, the second is answered
+        // the same way.
+        for (const attempt of [register, register, refresh, refresh, authorize, authorize]) {
+          expectUnavailable(yield* Effect.promise(attempt))
+        }
+
+        yield* start
+        yield* Effect.promise(() => expectServed(baseUrl))
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+})

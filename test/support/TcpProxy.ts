@@ -1,0 +1,47 @@
+import { connect, createServer, type Socket } from "node:net"
+import * as Effect from "effect/Effect"
+
+/**
+ * A TCP proxy on loopback in front of another address, for tests that take a dependency away
+ * and bring it back: `stop` closes the listening socket and destroys every connection through
+ * it, as a crashed or restarting server would; `start` listens again on the same port.
+ */
+export interface TcpProxy {
+  readonly port: number
+  readonly stop: Effect.Effect<void>
+  readonly start: Effect.Effect<void>
+}
+
+export const make = (target: { readonly host: string; readonly port: number }) =>
+  Effect.gen(function* () {
+    const sockets = new Set<Socket>()
+    const track = (socket: Socket) => {
+      sockets.add(socket)
+      socket.on("close", () => sockets.delete(socket))
+      // A peer that vanishes is what this proxy is for; its errors are not the test's.
+      socket.on("error", () => {})
+    }
+    const server = createServer((client) => {
+      track(client)
+      const upstream = connect(target.port, target.host)
+      track(upstream)
+      client.pipe(upstream)
+      upstream.pipe(client)
+      client.on("close", () => upstream.destroy())
+      upstream.on("close", () => client.destroy())
+    })
+    const listen = (port: number) =>
+      Effect.async<number>((resume) => {
+        server.listen(port, "127.0.0.1", () => {
+          const address = server.address()
+          resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : port))
+        })
+      })
+    const stop = Effect.async<void>((resume) => {
+      if (!server.listening) return resume(Effect.void)
+      server.close(() => resume(Effect.void))
+      for (const socket of sockets) socket.destroy()
+    })
+    const port = yield* Effect.acquireRelease(listen(0), () => stop)
+    return { port, stop, start: Effect.asVoid(listen(port)) } satisfies TcpProxy
+  })
