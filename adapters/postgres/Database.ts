@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs"
 import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -25,7 +26,24 @@ export interface DatabaseOptions {
   readonly dataDir: Option.Option<string>
   /** Connections of the Postgres pool (ignored for the embedded database, which takes one). */
   readonly maxConnections?: number
+  /**
+   * How long a statement may wait for a connection, opening one included (default 5 s): a
+   * database that accepts connections but answers nothing must not hold requests forever.
+   */
+  readonly connectTimeout?: Duration.DurationInput
+  /**
+   * How long a statement may wait for its answer; none by default (migrations may be long).
+   * Servers set one for the same reason as `connectTimeout`.
+   */
+  readonly queryTimeout?: Duration.DurationInput
 }
+
+const defaultConnectTimeout = Duration.seconds(5)
+
+const timeouts = (options: DatabaseOptions): Pg.PoolConfig => ({
+  connectionTimeoutMillis: Duration.toMillis(options.connectTimeout ?? defaultConnectTimeout),
+  ...(options.queryTimeout === undefined ? {} : { query_timeout: Duration.toMillis(options.queryTimeout) })
+})
 
 type ConnectCallback = (
   error: Error | undefined,
@@ -105,7 +123,7 @@ const pooled = (config: Pg.PoolConfig) =>
  * speaks to it through the same `@effect/sql-pg` client as to a real server. PGlite runs a
  * single session: the pool must hold exactly one connection.
  */
-const embedded = (dataDir: Option.Option<string>) =>
+const embedded = (dataDir: Option.Option<string>, limits: Pg.PoolConfig) =>
   Effect.gen(function* () {
     // Loaded here: a service on a PostgreSQL server never needs the embedded one.
     const [{ PGlite }, { PGLiteSocketServer }] = yield* Effect.tryPromise({
@@ -143,13 +161,25 @@ const embedded = (dataDir: Option.Option<string>) =>
       (server) => Effect.promise(() => server.stop())
     )
     const port = Number(server.getServerConn().split(":").pop())
-    return yield* pooled({ host: "127.0.0.1", port, database: "postgres", user: "postgres", max: 1 })
+    return yield* pooled({
+      host: "127.0.0.1",
+      port,
+      database: "postgres",
+      user: "postgres",
+      max: 1,
+      ...limits
+    })
   })
 
 export const layer = (options: DatabaseOptions) =>
   Layer.unwrapScoped(
     Option.match(options.url, {
-      onSome: (url) => pooled({ connectionString: Redacted.value(url), max: options.maxConnections ?? 10 }),
-      onNone: () => embedded(options.dataDir)
+      onSome: (url) =>
+        pooled({
+          connectionString: Redacted.value(url),
+          max: options.maxConnections ?? 10,
+          ...timeouts(options)
+        }),
+      onNone: () => embedded(options.dataDir, timeouts(options))
     })
   )

@@ -28,6 +28,8 @@ const unavailableState = (code: string) =>
 const driverMessages = [
   "Connection terminated",
   "timeout exceeded when trying to connect",
+  // query_timeout (Database.ts): the server took the statement and never answered.
+  "Query read timeout",
   "Client has encountered a connection error",
   "Connection ended unexpectedly",
   "cannot connect to PostgreSQL"

@@ -9,18 +9,21 @@ import * as JobLockPg from "../../adapters/postgres/JobLockPg.js"
 import * as OAuthStoragePg from "../../adapters/postgres/oauth/OAuthStoragePg.js"
 import type { OAuthConfig } from "./OAuthConfig.js"
 
+/** How long statements may wait; the operator commands wait as long as migrations take. */
+export type Timeouts = Pick<Database.DatabaseOptions, "connectTimeout" | "queryTimeout">
+
 /** The database the configuration names: SQL_URL, else embedded PGlite under LATCHKEY_DATA_DIR. */
-const database = (config: Pick<OAuthConfig, "sqlUrl" | "dataDir" | "logLevel">) =>
-  Database.layer({ url: config.sqlUrl, dataDir: Option.some(config.dataDir) }).pipe(
+const database = (config: Pick<OAuthConfig, "sqlUrl" | "dataDir" | "logLevel">, timeouts: Timeouts) =>
+  Database.layer({ url: config.sqlUrl, dataDir: Option.some(config.dataDir), ...timeouts }).pipe(
     Layer.provideMerge(Logger.minimumLogLevel(config.logLevel))
   )
 
 /** Storage, crypto and the file system (for migrations), on the configured database. */
-export const core = (config: Pick<OAuthConfig, "sqlUrl" | "dataDir" | "logLevel">) =>
+export const core = (config: Pick<OAuthConfig, "sqlUrl" | "dataDir" | "logLevel">, timeouts: Timeouts = {}) =>
   Layer.mergeAll(
     OAuthStoragePg.layer,
     JobLockPg.layerFor(Option.isNone(config.sqlUrl)),
     RandomTokenMint.layer,
     Sha256SecretHasher.layer,
     NodeFileSystem.layer
-  ).pipe(Layer.provideMerge(database(config)))
+  ).pipe(Layer.provideMerge(database(config, timeouts)))

@@ -96,7 +96,15 @@ export interface ServeOptions {
   readonly spanProcessor?: SpanProcessor | undefined
   /** How long requests in flight may take to finish once shutdown starts. */
   readonly shutdownTimeout?: Duration.DurationInput | undefined
+  /** How long a statement may wait for a connection, and for its answer. */
+  readonly databaseTimeouts?: OAuthLayers.Timeouts | undefined
 }
+
+/**
+ * A request waits at most this long for the database's answer: a database that stopped
+ * answering costs a 503, not a request held forever. No statement of a request comes near it.
+ */
+const queryTimeout = Duration.seconds(30)
 
 /** Bodies of every oauth endpoint are small forms or JSON documents. */
 const maxBodyBytes = 64 * 1024
@@ -105,7 +113,7 @@ const serviceName = "latchkey-oauth"
 
 /** `latchkey oauth serve`: the HTTP server on the configured host and port, until interrupted. */
 export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
-  const core = OAuthLayers.core(config)
+  const core = OAuthLayers.core(config, { queryTimeout, ...options.databaseTimeouts })
   const settings = Layer.succeed(OAuthSettings, {
     issuer: config.baseUrl,
     callbackUrl: `${config.baseUrl}/callback`,

@@ -103,4 +103,42 @@ describe("the database goes away under a running server", () => {
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )
+
+  it.live.skipIf(TestDatabase.isEmbedded("server"))(
+    "a database that stops answering costs 503s after the timeouts, not requests held forever",
+    () =>
+      Effect.gen(function* () {
+        let proxy: TcpProxy.TcpProxy | undefined
+        const { baseUrl } = yield* Server.start({
+          databaseTimeouts: { connectTimeout: "1 second", queryTimeout: "2 seconds" },
+          databaseVia: (database) =>
+            Effect.map(
+              TcpProxy.make({ host: database.hostname, port: Number(database.port || "5432") }),
+              (started) => {
+                proxy = started
+                const through = new URL(database)
+                through.hostname = "127.0.0.1"
+                through.port = String(started.port)
+                return through
+              }
+            )
+        })
+        if (proxy === undefined) return yield* Effect.dieMessage("the harness did not start the proxy")
+        const { freeze, thaw } = proxy
+        yield* Effect.promise(() => expectServed(baseUrl))
+
+        yield* freeze
+        const { register, refresh, authorize } = requests(baseUrl)
+        // Idle connections of the pool take the statements and never answer (the query
+        // timeout); once they are busy, new ones cannot be opened (the connect timeout).
+        // Either way each request is answered; the test's own time limit is what a hang hits.
+        for (const attempt of [register, refresh, authorize, register]) {
+          expectUnavailable(yield* Effect.promise(attempt))
+        }
+
+        yield* thaw
+        yield* Effect.promise(() => expectServed(baseUrl))
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
 })

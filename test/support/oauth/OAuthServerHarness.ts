@@ -57,6 +57,8 @@ export const start = (
     readonly configure?: (config: OAuthConfig.OAuthConfig) => OAuthConfig.OAuthConfig
     /** Spans of the run, for tests of the telemetry. */
     readonly spanProcessor?: SpanProcessor
+    /** Shorter waits for the database than production's, for tests of a database that stalls. */
+    readonly databaseTimeouts?: OAuthLayers.Timeouts
     /**
      * Puts something between the server and its database (a proxy that a test can stop): given
      * the fresh database's URL, the URL the server uses instead. Needs a PostgreSQL server in
@@ -106,7 +108,8 @@ export const start = (
       Layer.launch(
         OAuthServer.serve(config, {
           clientMetadata: options.clientMetadata,
-          spanProcessor: options.spanProcessor
+          spanProcessor: options.spanProcessor,
+          databaseTimeouts: options.databaseTimeouts
         })
       ).pipe(Effect.orDie)
     )
