@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -17,6 +17,9 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Tracer from "effect/Tracer"
 import * as Telemetry from "../../application/Telemetry.js"
+import * as Body from "./Body.js"
+import * as Connection from "./Connection.js"
+import * as Cors from "./Cors.js"
 import { type HttpRequest, type HttpResponse, mediaType } from "./HttpMessage.js"
 import * as HttpMetrics from "./HttpMetrics.js"
 import type { Problems } from "./Problems.js"
@@ -27,14 +30,6 @@ export class ListenError extends Schema.TaggedError<ListenError>()("ListenError"
   message: Schema.String
 }) {}
 
-export interface CorsPolicy {
-  /** `any`: every origin, no credentials. `reflect`: the caller's origin, credentials allowed. */
-  readonly origin: "any" | "reflect"
-  readonly allowHeaders: ReadonlyArray<string>
-  readonly exposeHeaders: ReadonlyArray<string>
-  readonly maxAgeSeconds: number
-}
-
 export interface ServerOptions<R> {
   /** The service, as log lines name it. */
   readonly service: string
@@ -42,7 +37,7 @@ export interface ServerOptions<R> {
   readonly port: number
   readonly routes: ReadonlyArray<Route<R>>
   readonly problems: Problems
-  readonly cors: CorsPolicy
+  readonly cors: Cors.CorsPolicy
   readonly maxBodyBytes: number
   /** `REQUEST_ID_HEADER`: an incoming header whose value becomes the request id. */
   readonly requestIdHeader: Option.Option<string>
@@ -61,14 +56,6 @@ export interface ServerOptions<R> {
 
 /** How long a client is asked to wait after a 503. */
 const retryAfterSeconds = 5
-
-/**
- * Bytes of a refused body read and thrown away so that the 413 reaches the client: closing a
- * socket with unread data makes the kernel answer with a reset, and the client may never see
- * the response. Past this, the connection is closed after a short linger.
- */
-const discardLimit = 16 * 1024 * 1024
-const lingerMillis = 2_000
 
 const acceptableRequestId = /^[\x21-\x7e]{1,200}$/
 
@@ -92,14 +79,6 @@ interface Served {
   readonly requestId: string
   readonly facts: Telemetry.Facts
   readonly spanAttributes: Record<string, unknown>
-}
-
-/** Half-closes the socket and reads what is still coming for a moment, then drops it. */
-const lingeringClose = (socket: Socket) => {
-  socket.on("data", () => {})
-  socket.on("error", () => {})
-  socket.end()
-  setTimeout(() => socket.destroy(), lingerMillis).unref()
 }
 
 /**
@@ -130,12 +109,8 @@ export const serve = <R>(options: ServerOptions<R>) =>
     const clientIpHeader = Option.getOrUndefined(
       Option.map(options.clientIpHeader, (name) => name.toLowerCase())
     )
-    const corsHeaders = {
-      "access-control-allow-headers": cors.allowHeaders.join(", "),
-      ...(cors.exposeHeaders.length === 0
-        ? {}
-        : { "access-control-expose-headers": cors.exposeHeaders.join(", ") })
-    }
+    const withCors = Cors.allow(cors)
+    const withPreflight = Cors.preflight(cors)
     /** Requests refused before `100 Continue`: their clients send no body. */
     const continueWithheld = new WeakSet<IncomingMessage>()
     /** Each connection's latest response, for the parser's errors (`clientError`). */
@@ -312,74 +287,13 @@ export const serve = <R>(options: ServerOptions<R>) =>
       pages(req, res)
     }
 
-    /**
-     * Reads the body within the limit; `undefined` as soon as it exceeds it, the rest still
-     * unread (`refuseBody` discards it).
-     */
-    const readBody = (req: IncomingMessage, done: (body: string | undefined) => void) => {
-      const limit = options.maxBodyBytes
-      req.on("error", () => {})
-      const declared = req.headers["content-length"]
-      if (declared !== undefined && Number(declared) > limit) return done(undefined)
-      const chunks: Array<Buffer> = []
-      let size = 0
-      const read = (chunk: Buffer) => {
-        size += chunk.length
-        if (size > limit) {
-          req.removeListener("data", read)
-          chunks.length = 0
-          done(undefined)
-        } else chunks.push(chunk)
-      }
-      req.on("data", read)
-      req.on("end", () => {
-        if (size <= limit) done(size === 0 ? "" : Buffer.concat(chunks, size).toString("utf8"))
-      })
-    }
-
-    /**
-     * The 413 for a body over the limit. It goes out at once, but the response ends only when
-     * the rest of the body has been read and thrown away: Node closes a `Connection: close`
-     * connection as soon as its response ends, and a socket closed with data still arriving
-     * answers that data with a reset, which the client may see instead of the 413 or as a
-     * failed upload. Past `discardLimit` the connection closes after a short linger. A client
-     * refused before `100 Continue` sends no body: its answer ends at once.
-     */
+    /** The 413: at once, then the rest of the body read; before `100 Continue`, none comes. */
     const refuseBody = (req: IncomingMessage, res: ServerResponse, context: Served) => {
       const response = problems.tooLarge(options.maxBodyBytes)
       if (continueWithheld.has(req)) return answer(res, context, response)
       if (res.headersSent || res.destroyed) return
-      const body = response.body ?? ""
-      res.writeHead(response.status, {
-        ...response.headers,
-        "content-length": String(Buffer.byteLength(body))
-      })
-      res.write(body)
+      Body.refuse(req, res, response)
       answered(context, response.status)
-      let discarded = 0
-      const discard = (chunk: Buffer) => {
-        discarded += chunk.length
-        // The response stays open: ended, it would let Node close the connection at once.
-        if (discarded > discardLimit) {
-          req.removeListener("data", discard)
-          lingeringClose(req.socket)
-        }
-      }
-      req.on("data", discard)
-      req.on("end", () => res.end())
-    }
-
-    const corsFor = (res: ServerResponse, req: IncomingMessage) => {
-      if (cors.origin === "any") res.setHeader("access-control-allow-origin", "*")
-      else {
-        const origin = req.headers.origin
-        if (origin !== undefined) {
-          res.setHeader("access-control-allow-origin", origin)
-          res.setHeader("access-control-allow-credentials", "true")
-        }
-        res.setHeader("vary", "Origin")
-      }
-      for (const [name, value] of Object.entries(corsHeaders)) res.setHeader(name, value)
     }
 
     const onRequest = (req: IncomingMessage, res: ServerResponse) => {
@@ -426,11 +340,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
         const routes = [...match.allowed.values()]
         const route = routes[0]
         if (method === "OPTIONS") {
-          if (routes.some((r) => r.options.cors === true)) {
-            corsFor(res, req)
-            res.setHeader("access-control-allow-methods", allowed)
-            res.setHeader("access-control-max-age", String(cors.maxAgeSeconds))
-          }
+          if (routes.some((r) => r.options.cors === true)) withPreflight(req, res, allowed)
           res.setHeader("allow", allowed)
           return answer(res, context(route?.path, {}), { status: 204, headers: {}, body: undefined })
         }
@@ -440,7 +350,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
 
       const route = match.value
       const ctx = context(route.path, match.params)
-      if (route.options.cors === true) corsFor(res, req)
+      if (route.options.cors === true) withCors(req, res)
       if (query.includes("%00"))
         return answer(res, ctx, problems.badRequest("the query holds a NUL character"))
       const accepts = route.options.accepts
@@ -454,7 +364,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
           res
         )
       }
-      readBody(req, (body) => {
+      Body.read(req, options.maxBodyBytes, (body) => {
         if (body === undefined) return refuseBody(req, res, ctx)
         if (body !== "" || method !== "GET") {
           const type = mediaType(req.headers["content-type"])
@@ -520,89 +430,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
     // Any other expectation: a 417 from `onRequest`.
     server.on("checkExpectation", onRequest)
 
-    /**
-     * An answer written straight to a socket that has no response object, then a lingering
-     * close. The answer to a HEAD request has no body (RFC 9112 §6.3): a client would read one
-     * as garbage after the answer.
-     */
-    const writeRaw = (socket: Socket, response: HttpResponse, head: boolean) => {
-      const body = response.body ?? ""
-      const lines = [
-        `HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ""}`,
-        ...Object.entries(response.headers).map(([name, value]) => `${name}: ${value}`),
-        `content-length: ${Buffer.byteLength(body)}`,
-        "connection: close"
-      ]
-      socket.write(`${lines.join("\r\n")}\r\n\r\n${head ? "" : body}`)
-      lingeringClose(socket)
-    }
-
-    /**
-     * Whether the request the parser refused is a HEAD request. Node names no method when it
-     * refuses a request, but the request starts its packet (`rawPacket`): it is the first on
-     * its connection, or the previous one has been answered.
-     */
-    const refusedHead = (error: Error) => {
-      const packet: unknown = Reflect.get(error, "rawPacket")
-      return Buffer.isBuffer(packet) && packet.subarray(0, 5).toString("latin1") === "HEAD "
-    }
-
-    // Node hands CONNECT to this event and, without a listener, closes the connection unanswered.
-    server.on("connect", (_req: IncomingMessage, socket: Socket) => {
-      socket.on("error", () => {})
-      writeRaw(socket, problems.methodNotAllowed, false)
-    })
-
-    /**
-     * Whether the parser's error is in bytes no answer may follow, and if so, closes the
-     * connection once the answer on its way is out. Those bytes are the rest of a body whose
-     * request already has its answer (the 413), bytes after a request whose answer is still to
-     * come (that answer goes first), or bytes after an answer that closes the connection (RFC
-     * 9112 §9.6: nothing further is processed). A second answer there would be taken by the
-     * client for the answer to its next request.
-     */
-    const closedWithoutAnswer = (socket: Socket): boolean => {
-      const current = responses.get(socket)
-      if (current === undefined) return false
-      if (!current.req.complete) {
-        // The error is in this request's body: the parser's answer is its answer, unless it
-        // has one already. That one is whole (Content-Length) even if never ended.
-        if (!current.headersSent) return false
-        lingeringClose(socket)
-        return true
-      }
-      if (!current.writableEnded) {
-        current.once("finish", () => lingeringClose(socket))
-        return true
-      }
-      const closes =
-        !current.shouldKeepAlive || String(current.getHeader("connection") ?? "").toLowerCase() === "close"
-      if (closes) lingeringClose(socket)
-      return closes
-    }
-
-    // What Node's parser refuses (a request line or headers over its limit, malformed
-    // framing) gets the protocol's own body, and the rest of the upload is read before the
-    // connection closes, so the client sees the answer rather than a reset.
-    const refusedSockets = new WeakSet<Socket>()
-    server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
-      if (refusedSockets.has(socket)) return
-      refusedSockets.add(socket)
-      if (!socket.writable || error.code === "ECONNRESET") {
-        socket.destroy()
-        return
-      }
-      if (closedWithoutAnswer(socket)) return
-      writeRaw(
-        socket,
-        error.code === "HPE_HEADER_OVERFLOW"
-          ? problems.headersTooLarge
-          : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-            ? { ...problems.badRequest("the request took too long to arrive"), status: 408 }
-            : problems.badRequest("the request is not valid HTTP/1.1"),
-        refusedHead(error)
-      )
-    })
+    Connection.answerParserErrors(server, problems, (socket) => responses.get(socket))
 
     yield* Effect.acquireRelease(
       Effect.async<void, ListenError>((resume) => {

@@ -9,6 +9,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
+import type * as Cors from "../../../adapters/http/Cors.js"
 import * as HttpMessage from "../../../adapters/http/HttpMessage.js"
 import type { Problems } from "../../../adapters/http/Problems.js"
 import * as Route from "../../../adapters/http/Route.js"
@@ -64,7 +65,7 @@ const routes = (gate: Deferred.Deferred<void>, arrived: Deferred.Deferred<void>)
   )
 ]
 
-const start = (options: { readonly spans?: InMemorySpanExporter; readonly cors?: Server.CorsPolicy } = {}) =>
+const start = (options: { readonly spans?: InMemorySpanExporter; readonly cors?: Cors.CorsPolicy } = {}) =>
   Effect.gen(function* () {
     const port = yield* freePort
     const gate = yield* Deferred.make<void>()
