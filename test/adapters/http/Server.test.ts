@@ -1,4 +1,3 @@
-import { createServer } from "node:net"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { describe, expect, it } from "@effect/vitest"
@@ -15,6 +14,7 @@ import type { Problems } from "../../../adapters/http/Problems.js"
 import * as Route from "../../../adapters/http/Route.js"
 import * as Server from "../../../adapters/http/Server.js"
 import * as OpenTelemetry from "../../../adapters/telemetry/OpenTelemetry.js"
+import { freePort } from "../../support/FreePort.js"
 
 const problem = (status: number, code: string) => HttpMessage.json({ code }, status)
 
@@ -32,15 +32,6 @@ const problems: Problems = {
 }
 
 class DatabaseDown extends Error {}
-
-const freePort = Effect.async<number>((resume) => {
-  const probe = createServer()
-  probe.listen(0, "127.0.0.1", () => {
-    const address = probe.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    probe.close(() => resume(Effect.succeed(port)))
-  })
-})
 
 const routes = (gate: Deferred.Deferred<void>, arrived: Deferred.Deferred<void>) => [
   Route.fast("GET", "/items/{item_id}", (request) =>

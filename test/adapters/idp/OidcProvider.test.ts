@@ -1,4 +1,3 @@
-import { createServer } from "node:net"
 import { describe, expect, it, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -12,6 +11,7 @@ import {
   UpstreamLoginFailed,
   type UpstreamRequest
 } from "../../../application/ports/UpstreamIdentityProvider.js"
+import { freePort } from "../../support/FreePort.js"
 import { loginThroughForm } from "../../support/oauth/DevUpstreamLogin.js"
 
 // Never requested: the login stops at the redirect to it. Any port other than the upstream's.
@@ -45,16 +45,6 @@ const login = (issuer: URL, email: string) =>
     const callbackUrl = yield* Effect.promise(() => loginThroughForm(authorizationUrl, email))
     return { upstream, request, authorizationUrl, callbackUrl }
   })
-
-/** A loopback port nobody listens on: bound by us, then released. */
-const closedPort = Effect.async<number>((resume) => {
-  const server = createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = address !== null && typeof address === "object" ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
 
 layer(Layer.scoped(Upstream, startUpstream()))("oidc provider against the dev upstream", (it) => {
   it.effect("logs a user in: authorization URL, login form, code exchange, profile", () =>
@@ -221,7 +211,7 @@ describe("oidc provider", () => {
 
   it.effect("a failed discovery is an UpstreamLoginFailed, and is tried again on the next login", () =>
     Effect.gen(function* () {
-      const port = yield* closedPort
+      const port = yield* freePort
       const upstream = yield* oidcAt(new URL(`http://127.0.0.1:${port}`))
       for (let attempt = 0; attempt < 2; attempt++) {
         const error = yield* Effect.flip(upstream.authorizationUrl(newRequest()))

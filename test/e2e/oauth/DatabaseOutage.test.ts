@@ -61,6 +61,28 @@ const expectServed = async (baseUrl: string) => {
   expect(redirected.status, redirected.body).toBe(302)
 }
 
+/** The service with its database behind a proxy the test can stop, restart, freeze and thaw. */
+const startBehindProxy = (options: Omit<Parameters<typeof Server.start>[0] & object, "databaseVia">) =>
+  Effect.gen(function* () {
+    let proxy: TcpProxy.TcpProxy | undefined
+    const { baseUrl } = yield* Server.start({
+      ...options,
+      databaseVia: (database) =>
+        Effect.map(
+          TcpProxy.make({ host: database.hostname, port: Number(database.port || "5432") }),
+          (started) => {
+            proxy = started
+            const through = new URL(database)
+            through.hostname = "127.0.0.1"
+            through.port = String(started.port)
+            return through
+          }
+        )
+    })
+    if (proxy === undefined) return yield* Effect.dieMessage("the harness did not start the proxy")
+    return { baseUrl, proxy }
+  })
+
 describe("the database goes away under a running server", () => {
   // This test needs a PostgreSQL server. The embedded database cannot stand behind the proxy:
   // served over a socket it is still one PGlite session, while the server's pool on SQL_URL
@@ -72,21 +94,7 @@ describe("the database goes away under a running server", () => {
     "503 with Retry-After while it is gone, served again once it is back, without a restart",
     () =>
       Effect.gen(function* () {
-        let proxy: TcpProxy.TcpProxy | undefined
-        const { baseUrl } = yield* Server.start({
-          databaseVia: (database) =>
-            Effect.map(
-              TcpProxy.make({ host: database.hostname, port: Number(database.port || "5432") }),
-              (started) => {
-                proxy = started
-                const through = new URL(database)
-                through.hostname = "127.0.0.1"
-                through.port = String(started.port)
-                return through
-              }
-            )
-        })
-        if (proxy === undefined) return yield* Effect.dieMessage("the harness did not start the proxy")
+        const { baseUrl, proxy } = yield* startBehindProxy({})
         const { stop, start } = proxy
         yield* Effect.promise(() => expectServed(baseUrl))
 
@@ -108,22 +116,9 @@ describe("the database goes away under a running server", () => {
     "a database that stops answering costs 503s after the timeouts, not requests held forever",
     () =>
       Effect.gen(function* () {
-        let proxy: TcpProxy.TcpProxy | undefined
-        const { baseUrl } = yield* Server.start({
-          databaseTimeouts: { connectTimeout: "1 second", queryTimeout: "2 seconds" },
-          databaseVia: (database) =>
-            Effect.map(
-              TcpProxy.make({ host: database.hostname, port: Number(database.port || "5432") }),
-              (started) => {
-                proxy = started
-                const through = new URL(database)
-                through.hostname = "127.0.0.1"
-                through.port = String(started.port)
-                return through
-              }
-            )
+        const { baseUrl, proxy } = yield* startBehindProxy({
+          databaseTimeouts: { connectTimeout: "1 second", queryTimeout: "2 seconds" }
         })
-        if (proxy === undefined) return yield* Effect.dieMessage("the harness did not start the proxy")
         const { freeze, thaw } = proxy
         yield* Effect.promise(() => expectServed(baseUrl))
 

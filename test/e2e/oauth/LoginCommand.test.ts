@@ -1,10 +1,10 @@
-import { createServer } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as OAuthLoginCommand from "../../../adapters/cli/oauth/LoginCommand.js"
+import { freePort } from "../../support/FreePort.js"
 import * as Browser from "../../support/oauth/OAuthBrowser.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
@@ -19,16 +19,6 @@ const browse = (authorizeUrl: URL) =>
     const page = await fetch(loopback, { redirect: "manual" })
     return { loopback, status: page.status, body: await page.text() }
   })
-
-/** A port nobody listens on: bound once, then released. */
-const closedPort = Effect.async<number>((resume) => {
-  const probe = createServer()
-  probe.listen(0, "127.0.0.1", () => {
-    const address = probe.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    probe.close(() => resume(Effect.succeed(port)))
-  })
-})
 
 describe("latchkey oauth login (the example CLI client)", () => {
   it.live("logs in through the built-in CLI client and introspects the new token", () =>
@@ -69,7 +59,7 @@ describe("latchkey oauth login (the example CLI client)", () => {
 
   it.live("fails with a typed error naming the issuer when nothing answers there", () =>
     Effect.gen(function* () {
-      const issuer = `http://127.0.0.1:${yield* closedPort}`
+      const issuer = `http://127.0.0.1:${yield* freePort}`
       const exit = yield* Effect.exit(
         OAuthLoginCommand.login({
           issuer,

@@ -1,11 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { SpanKind } from "@opentelemetry/api"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Effect from "effect/Effect"
+import { freePort } from "../../support/FreePort.js"
 import * as Browser from "../../support/oauth/OAuthBrowser.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
@@ -13,16 +13,6 @@ const redirectUri = "http://127.0.0.1:41000/callback"
 
 /** Every secret latchkey hands out carries a prefix (domain/TokenKind.ts): none may leak. */
 const issuedSecret = /lk[a-z]_[A-Za-z0-9_-]{16,}/
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer()
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 const tempFile = (name: string) =>
   Effect.acquireRelease(
@@ -171,7 +161,7 @@ describe("telemetry of the oauth service", () => {
     "with the Prometheus exporter, the request histogram, the domain counters, Node's runtime and the pool are scraped",
     () =>
       Effect.gen(function* () {
-        const metricsPort = yield* Effect.promise(freePort)
+        const metricsPort = yield* freePort
         const { baseUrl } = yield* Server.start({
           env: {
             METRICS_ENABLED: "true",

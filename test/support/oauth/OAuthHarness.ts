@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as RandomTokenMint from "../../../adapters/crypto/RandomTokenMint.js"
 import * as Sha256SecretHasher from "../../../adapters/crypto/Sha256SecretHasher.js"
+import * as Authorize from "../../../adapters/http/oauth/Authorize.js"
 import * as OAuthStorageMemory from "../../../adapters/memory/oauth/OAuthStorageMemory.js"
 import { authorize } from "../../../application/oauth/Authorize.js"
 import { callback } from "../../../application/oauth/Callback.js"
@@ -66,23 +67,20 @@ export const publicClient = ManageClients.create({
   secret: Option.none()
 }).pipe(Effect.map(({ client }) => client))
 
-/** An authorization request from its query parameters, by their names on the wire. */
+/**
+ * An authorization request from its query parameters, decoded as the HTTP adapter decodes a
+ * query; each name in `repeated` is sent twice.
+ */
 export const parameters = (
   params: Readonly<Record<string, string>>,
   repeated: ReadonlyArray<string> = []
 ): AuthorizationRequest.Parameters => {
-  const get = (name: string) => Option.fromNullable(params[name])
-  return {
-    clientId: get("client_id"),
-    redirectUri: get("redirect_uri"),
-    responseType: get("response_type"),
-    codeChallenge: get("code_challenge"),
-    codeChallengeMethod: get("code_challenge_method"),
-    scope: get("scope"),
-    resource: get("resource"),
-    state: get("state"),
-    repeated
+  const query = new URLSearchParams(Object.entries(params).filter(([name]) => !repeated.includes(name)))
+  for (const name of repeated) {
+    query.append(name, params[name] ?? "first")
+    query.append(name, "second")
   }
+  return Authorize.parameters(query.toString())
 }
 
 /** GET / with these query parameters, and the browser's session cookie if it has one. */

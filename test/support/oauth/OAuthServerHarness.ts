@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
@@ -20,19 +19,10 @@ import * as OAuthConfig from "../../../bootstrap/oauth/OAuthConfig.js"
 import * as OAuthLayers from "../../../bootstrap/oauth/OAuthLayers.js"
 import * as OAuthServer from "../../../bootstrap/oauth/OAuthServer.js"
 import { ClientId } from "../../../domain/Ids.js"
+import { freePort } from "../FreePort.js"
 import * as TestDatabase from "../TestDatabase.js"
 
 export const introspectionToken = "introspection-secret-for-tests-0123456789"
-
-/** A free loopback port; BASE_URL must be known before the server starts (it is our issuer). */
-const freePort = Effect.async<number>((resume) => {
-  const probe = createServer()
-  probe.listen(0, "127.0.0.1", () => {
-    const address = probe.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    probe.close(() => resume(Effect.succeed(port)))
-  })
-})
 
 export interface RunningServer {
   readonly baseUrl: string
