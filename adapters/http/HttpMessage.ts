@@ -22,9 +22,15 @@ export interface HttpRequest {
   readonly requestId: string
 }
 
+/**
+ * A header's value; several values for headers that repeat (`Set-Cookie`). A plain array, as
+ * node:http takes it, so that responses go to the socket without a copy.
+ */
+export type HeaderValue = string | Array<string>
+
 export interface HttpResponse {
   readonly status: number
-  readonly headers: Readonly<Record<string, string>>
+  readonly headers: Readonly<Record<string, HeaderValue>>
   /** Undefined: an empty body. */
   readonly body: string | undefined
 }
@@ -39,10 +45,20 @@ export const json = (
   body: JSON.stringify(body)
 })
 
-export const empty = (status: number, headers: Readonly<Record<string, string>> = {}): HttpResponse => ({
+export const empty = (status: number, headers: Readonly<Record<string, HeaderValue>> = {}): HttpResponse => ({
   status,
   headers,
   body: undefined
+})
+
+export const html = (
+  body: string,
+  status: number,
+  headers: Readonly<Record<string, HeaderValue>> = {}
+): HttpResponse => ({
+  status,
+  headers: { "content-type": "text/html; charset=utf-8", ...headers },
+  body
 })
 
 /** A header that appears once, or the first of several; undefined when absent. */

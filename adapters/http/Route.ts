@@ -1,5 +1,3 @@
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type * as Effect from "effect/Effect"
 import type { HttpRequest, HttpResponse } from "./HttpMessage.js"
 
@@ -16,52 +14,22 @@ export interface RouteOptions {
 }
 
 /**
- * The fast lane: a plain request in, a plain response out. For the endpoints every busy
- * deployment calls on each request; no platform wrappers (docs/decisions/0005-hot-path.md).
+ * A plain request in, a plain response out: no per-request wrappers of a framework between
+ * the socket and the use case (docs/decisions/0005-hot-path.md), pages and redirects included.
  */
 export type Handler<R> = (request: HttpRequest) => Effect.Effect<HttpResponse, never, R>
 
-/**
- * The platform lane: the same request, with `@effect/platform`'s request (cookies, URL) at
- * hand and its response (cookies, redirects, pages) to build. For browser pages and the rest.
- */
-export type Page<R> = (
-  request: HttpRequest
-) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest>
-
-interface Common {
+export interface Route<R> {
   readonly method: Method
   /** A template: literal segments and `{name}` parameters. */
   readonly path: string
   readonly options: RouteOptions
+  readonly handle: Handler<R>
 }
 
-export type Route<R> =
-  | (Common & { readonly lane: "fast"; readonly handle: Handler<R> })
-  | (Common & { readonly lane: "platform"; readonly handle: Page<R> })
-
-export const fast = <R>(
+export const make = <R>(
   method: Method,
   path: string,
   handle: Handler<R>,
   options: RouteOptions = {}
-): Route<R> => ({
-  method,
-  path,
-  options,
-  lane: "fast",
-  handle
-})
-
-export const page = <R>(
-  method: Method,
-  path: string,
-  handle: Page<R>,
-  options: RouteOptions = {}
-): Route<R> => ({
-  method,
-  path,
-  options,
-  lane: "platform",
-  handle
-})
+): Route<R> => ({ method, path, options, handle })

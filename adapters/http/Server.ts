@@ -1,11 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -89,9 +84,8 @@ interface Served {
  * line and span), the client address, one server span per request named by its route, request
  * metrics, the access log, the 500 and 503 bodies, and graceful shutdown.
  *
- * Two lanes: fast routes answer a plain request with a plain response, without the platform's
- * per-request wrappers (docs/decisions/0005-hot-path.md); platform routes run on
- * `@effect/platform` for cookies, redirects and pages. Both see the same request.
+ * Routes answer a plain request with a plain response, without a framework's per-request
+ * wrappers (docs/decisions/0005-hot-path.md).
  */
 export const serve = <R>(options: ServerOptions<R>) =>
   Effect.gen(function* () {
@@ -177,20 +171,20 @@ export const serve = <R>(options: ServerOptions<R>) =>
      * defects turned into the problem bodies, the access log, and the request's facts for every
      * log line within.
      */
-    const program = <A, E, Q>(
+    const program = (
       context: Served,
-      handled: Effect.Effect<A, E, Q>,
-      statusOf: (a: A) => number,
-      fromProblem: (response: HttpResponse) => A
-    ): Effect.Effect<A, never, Q> => {
-      const spanned: Effect.Effect<A, E, Q> = tracing
+      handled: Effect.Effect<HttpResponse, never, R>
+    ): Effect.Effect<HttpResponse, never, R> => {
+      const spanned = tracing
         ? Effect.useSpan(
             `${context.method} ${context.route ?? "unmatched"}`,
             { kind: "server", attributes: context.spanAttributes, captureStackTrace: false },
             (span: Tracer.Span) =>
               handled.pipe(
                 Effect.withParentSpan(span),
-                Effect.tap((a) => Effect.sync(() => span.attribute("http.status_code", statusOf(a)))),
+                Effect.tap((response) =>
+                  Effect.sync(() => span.attribute("http.status_code", response.status))
+                ),
                 Effect.tapErrorCause((cause) =>
                   Effect.sync(() => span.attribute("http.status_code", statusOfFailure(cause)))
                 )
@@ -198,8 +192,8 @@ export const serve = <R>(options: ServerOptions<R>) =>
           )
         : handled
       return spanned.pipe(
-        Effect.catchAllCause((cause) => Effect.map(failure(context, cause), fromProblem)),
-        Effect.tap((a) => accessLog(context, statusOf(a))),
+        Effect.catchAllCause((cause) => failure(context, cause)),
+        Effect.tap((response) => accessLog(context, response.status)),
         Effect.locally(Telemetry.currentFacts, context.facts)
       )
     }
@@ -211,80 +205,16 @@ export const serve = <R>(options: ServerOptions<R>) =>
       record(context, response.status)
     }
 
-    // The platform lane: the server has matched the route and read the body; the page finds
-    // both here by its Node request.
-    const pending = new WeakMap<
-      IncomingMessage,
-      {
-        readonly context: Served
-        readonly run: Effect.Effect<
-          HttpServerResponse.HttpServerResponse,
-          never,
-          R | HttpServerRequest.HttpServerRequest
-        >
-      }
-    >()
-    const platformApp = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const entry = pending.get(NodeHttpServerRequest.toIncomingMessage(request))
-      return entry === undefined ? Effect.die("a platform request without its route") : entry.run
-    })
-    // The platform's own request spans are off: ours (above) name the route, and theirs record
-    // the full URL, whose query carries codes and states.
-    const pages = yield* HttpMiddleware.withTracerDisabledWhenEffect(
-      NodeHttpServer.makeHandler(platformApp),
-      () => true
-    )
-    const toPlatform = (response: HttpResponse) =>
-      response.body === undefined
-        ? HttpServerResponse.empty({ status: response.status, headers: response.headers })
-        : HttpServerResponse.text(response.body, {
-            status: response.status,
-            headers: response.headers,
-            contentType: response.headers["content-type"] ?? "application/json"
-          })
-
-    const dispatch = (
-      route: Route<R>,
-      request: HttpRequest,
-      context: Served,
-      req: IncomingMessage,
-      res: ServerResponse
-    ) => {
-      if (route.lane === "fast") {
-        const cancel = run(
-          program(
-            context,
-            route.handle(request),
-            (response) => response.status,
-            (response) => response
-          ),
-          {
-            onExit: (exit) => {
-              if (Exit.isSuccess(exit)) send(res, context, exit.value)
-            }
-          }
-        )
-        // A client that hangs up interrupts its request.
-        res.once("close", () => {
-          if (!res.writableEnded) cancel()
-        })
-        return
-      }
-      pending.set(req, {
-        context,
-        run: program(
-          context,
-          Effect.tap(route.handle(request), (response) =>
-            Effect.sync(() => record(context, response.status))
-          ),
-          (response) => response.status,
-          (response) => {
-            record(context, response.status)
-            return toPlatform(response)
-          }
-        )
+    const dispatch = (route: Route<R>, request: HttpRequest, context: Served, res: ServerResponse) => {
+      const cancel = run(program(context, route.handle(request)), {
+        onExit: (exit) => {
+          if (Exit.isSuccess(exit)) send(res, context, exit.value)
+        }
       })
-      pages(req, res)
+      // A client that hangs up interrupts its request.
+      res.once("close", () => {
+        if (!res.writableEnded) cancel()
+      })
     }
 
     /** The 413: at once, then the rest of the body read; before `100 Continue`, none comes. */
@@ -360,7 +290,6 @@ export const serve = <R>(options: ServerOptions<R>) =>
           route,
           request(req, method, path, query, "", route.path, match.params, requestId),
           ctx,
-          req,
           res
         )
       }
@@ -377,7 +306,6 @@ export const serve = <R>(options: ServerOptions<R>) =>
           route,
           request(req, method, path, query, body, route.path, match.params, requestId),
           ctx,
-          req,
           res
         )
       })

@@ -1,4 +1,3 @@
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -139,7 +138,7 @@ export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
       shutdownTimeout: options.shutdownTimeout ?? Server.defaultShutdownTimeout,
       isUnavailable: DatabaseUnavailable.is
     })
-  ).pipe(Layer.provide(NodeHttpServer.layerContext))
+  )
   const background = Layer.scopedDiscard(Effect.forkScoped(reaper))
   const checked = Layer.effectDiscard(requireSchema)
   return Layer.mergeAll(server, background).pipe(

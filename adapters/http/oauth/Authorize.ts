@@ -1,8 +1,7 @@
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import { authorize } from "../../../application/oauth/Authorize.js"
 import type * as AuthorizationRequest from "../../../domain/oauth/AuthorizationRequest.js"
+import * as Cookies from "../Cookies.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as BrowserResponse from "./BrowserResponse.js"
 import * as Form from "./Form.js"
@@ -25,9 +24,8 @@ export const parameters = (query: string): AuthorizationRequest.Parameters => {
 }
 
 /** GET / — the authorize endpoint, in the user's browser. */
-export const page = (request: HttpRequest) =>
+export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
-    const browser = yield* HttpServerRequest.HttpServerRequest
-    const session = Option.fromNullable(browser.cookies[BrowserResponse.sessionCookie])
+    const session = Cookies.read(request, BrowserResponse.sessionCookie)
     return yield* BrowserResponse.of(yield* authorize(parameters(request.query), session))
   })

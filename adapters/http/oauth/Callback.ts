@@ -5,7 +5,7 @@ import type { HttpRequest } from "../HttpMessage.js"
 import * as BrowserResponse from "./BrowserResponse.js"
 
 /** GET /callback — the upstream sends the user back here. */
-export const page = (request: HttpRequest) =>
+export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
     const settings = yield* OAuthSettings
     // The public URL, as the browser saw it behind any proxy: BASE_URL plus path and query. The

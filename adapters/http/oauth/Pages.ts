@@ -1,9 +1,9 @@
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { ConsentPrompt } from "../../../application/oauth/BrowserOutcome.js"
 import type { OAuthError } from "../../../application/oauth/OAuthError.js"
 import * as Html from "../Html.js"
+import * as HttpMessage from "../HttpMessage.js"
 
 /** Our pages are never framed (clickjacking) and load nothing from elsewhere. */
 const pageHeaders = {
@@ -23,7 +23,7 @@ h1{font-size:1.4rem}.warn{background:#fff4e5;border-left:4px solid #e8a33d;paddi
 
 /** Shown instead of redirecting when the client or its redirect URI cannot be trusted. */
 export const error = (failure: OAuthError) =>
-  HttpServerResponse.text(
+  HttpMessage.html(
     layout(
       "Sign-in error",
       `<h1>This sign-in request cannot continue</h1>
@@ -31,7 +31,8 @@ export const error = (failure: OAuthError) =>
 <p>Error code: <code>${Html.escapeText(failure.code)}</code></p>
 <p>Return to the application and start again. If this keeps happening, tell its developers.</p>`
     ),
-    { status: 400, headers: pageHeaders, contentType: "text/html; charset=utf-8" }
+    400,
+    pageHeaders
   )
 
 /**
@@ -48,7 +49,7 @@ The code goes to <code>${Html.escapeText(prompt.redirectHost)}</code>, a program
     onNone: () => "",
     onSome: (scope) => `<p>It asks for: <code>${Html.escapeText(scope)}</code></p>`
   })
-  return HttpServerResponse.text(
+  return HttpMessage.html(
     layout(
       "Allow access?",
       `<h1>Allow ${Html.escapeText(prompt.clientName === "" ? "this application" : prompt.clientName)} to sign you in?</h1>
@@ -60,13 +61,10 @@ ${scope}${warning}
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>`
     ),
+    200,
     {
-      status: 200,
-      contentType: "text/html; charset=utf-8",
-      headers: {
-        ...pageHeaders,
-        "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${prompt.redirectHost}; frame-ancestors 'none'`
-      }
+      ...pageHeaders,
+      "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${prompt.redirectHost}; frame-ancestors 'none'`
     }
   )
 }

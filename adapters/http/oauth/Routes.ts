@@ -42,19 +42,19 @@ export type Services =
 const form = ["application/x-www-form-urlencoded"]
 
 /**
- * The oauth service's endpoints. The machine endpoints and the metadata document take the
- * fast lane and answer cross-origin callers (browser-based clients; none of them uses
- * cookies); the browser pages run on the platform for cookies and redirects.
+ * The oauth service's endpoints. The machine endpoints and the metadata document answer
+ * cross-origin callers (browser-based clients; none of them uses cookies); the browser pages
+ * (authorize, callback, consent) do not.
  */
 export const routes: ReadonlyArray<Route.Route<Services>> = [
-  Route.fast("POST", "/token", Token.handle, { accepts: form, cors: true }),
-  Route.fast("POST", "/introspect", Introspect.handle, { accepts: form, cors: true }),
-  Route.fast("POST", "/revoke", Revoke.handle, { accepts: form, cors: true }),
-  Route.fast("POST", "/register", Register.handle, { accepts: ["application/json"], cors: true }),
-  Route.fast("GET", "/.well-known/oauth-authorization-server", Metadata.handle, { cors: true }),
-  Route.page("GET", "/", Authorize.page),
-  Route.page("GET", "/callback", Callback.page),
-  Route.page("POST", "/consent", Consent.page, { accepts: form })
+  Route.make("POST", "/token", Token.handle, { accepts: form, cors: true }),
+  Route.make("POST", "/introspect", Introspect.handle, { accepts: form, cors: true }),
+  Route.make("POST", "/revoke", Revoke.handle, { accepts: form, cors: true }),
+  Route.make("POST", "/register", Register.handle, { accepts: ["application/json"], cors: true }),
+  Route.make("GET", "/.well-known/oauth-authorization-server", Metadata.handle, { cors: true }),
+  Route.make("GET", "/", Authorize.handle),
+  Route.make("GET", "/callback", Callback.handle),
+  Route.make("POST", "/consent", Consent.handle, { accepts: form })
 ]
 
 /** Browser-based clients call the machine endpoints cross-origin, without cookies. */

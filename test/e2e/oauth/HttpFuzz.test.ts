@@ -621,9 +621,9 @@ const elsewhere = generated("none", {
 
 const anyRequest = fc.oneof(...Routes.routes.map(forRoute), elsewhere)
 
-/** Routes whose errors may be our HTML error page: the browser's own. */
+/** Routes whose errors may be our HTML error page: the browser's own, which no other origin calls. */
 const browserPages = new Set(
-  Routes.routes.filter((route) => route.lane === "platform").map((route) => `${route.method} ${route.path}`)
+  Routes.routes.filter((route) => route.options.cors !== true).map((route) => `${route.method} ${route.path}`)
 )
 
 const acceptableRequestId = /^[\x21-\x7e]{1,200}$/

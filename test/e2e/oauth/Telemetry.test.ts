@@ -90,7 +90,7 @@ describe("telemetry of the oauth service", () => {
         expect(useCase?.parentSpanContext?.spanId).toBe(register?.spanContext().spanId)
         expect(useCase?.spanContext().traceId).toBe(register?.spanContext().traceId)
 
-        // The platform lane (the authorize page) is traced the same way.
+        // A browser page (authorize) is traced the same way.
         const authorize = spans.find((span) => span.name === "GET /")
         expect(authorize?.attributes["http.route"]).toBe("/")
         expect(authorize?.attributes["http.status_code"]).toBe(302)
