@@ -6,6 +6,7 @@ import type * as Scope from "effect/Scope"
 import { exportJWK, generateKeyPair } from "jose"
 import type { Account, Configuration, default as Provider } from "oidc-provider"
 import * as Telemetry from "../../application/Telemetry.js"
+import * as BoundedCache from "../BoundedCache.js"
 import * as Html from "../http/Html.js"
 import * as DevUpstreamStorage from "./DevUpstreamStorage.js"
 
@@ -99,10 +100,20 @@ const readForm = (req: IncomingMessage): Promise<URLSearchParams> =>
     req.on("error", reject)
   })
 
+/**
+ * Who signed in with which email, by subject, so that tokens issued later can name them. Any
+ * visitor can sign in with any address; past `maxAccounts` the least recently used is
+ * forgotten, and its tokens then name no one until it signs in again.
+ */
+type Accounts = BoundedCache.BoundedCache<string, string>
+
+/** As many as the storage's entries (DevUpstreamStorage): more than development ever sees. */
+const maxAccounts = 10_000
+
 const interactionPath = /^\/interaction\/[A-Za-z0-9_-]+$/
 
 /** Serves `/interaction/:uid` (our login form); everything else is oidc-provider's. */
-const handler = (provider: Provider, accounts: Map<string, string>) => {
+const handler = (provider: Provider, accounts: Accounts) => {
   const oidc = provider.callback()
 
   const interaction = async (req: IncomingMessage, res: ServerResponse) => {
@@ -137,7 +148,7 @@ const handler = (provider: Provider, accounts: Map<string, string>) => {
 const configuration = (
   options: StartOptions,
   signingKey: Record<string, unknown>,
-  accounts: ReadonlyMap<string, string>
+  accounts: Accounts
 ): Configuration => ({
   adapter: DevUpstreamStorage.make(),
   clients: options.clients.map((client) => ({
@@ -242,8 +253,7 @@ export const start = Telemetry.fn("DevUpstream.start")(
         return yield* new DevUpstreamFailed({ message: "The dev upstream is not on a TCP port" })
       }
       const issuer = new URL(`http://127.0.0.1:${address.port}`)
-      // Who signed in with which email, so that tokens issued later can name them.
-      const accounts = new Map<string, string>()
+      const accounts: Accounts = BoundedCache.make({ maxEntries: maxAccounts })
       const provider = new ProviderClass(issuer.origin, configuration(options, signingKey, accounts))
       server.on("request", handler(provider, accounts))
       yield* Telemetry.annotate("upstream.issuer", issuer.href)

@@ -1,10 +1,19 @@
 import type { Adapter, AdapterPayload } from "oidc-provider"
+import * as BoundedCache from "../BoundedCache.js"
 
 /**
- * oidc-provider's storage for the dev upstream: one Map per provider instance, gone when it
+ * oidc-provider's storage for the dev upstream: one map per provider instance, gone when it
  * stops. oidc-provider ships a memory adapter too, but it warns on every start and keeps its
  * data in a module-wide store that two dev upstreams in one process would share.
  */
+
+/**
+ * Entries (sessions, interactions, codes, grants…, all models together) kept at once; past it
+ * the oldest written goes. Every visit to the login page writes some, and entries without a
+ * lifetime never expire, so without a limit a dev upstream left running would grow with every
+ * visitor. Ten thousand is a few megabytes, and far more logins than development sees.
+ */
+export const maxEntries = 10_000
 
 interface Stored {
   readonly payload: AdapterPayload
@@ -14,10 +23,11 @@ interface Stored {
 
 /** An `adapter` for oidc-provider's configuration: called once per model name. */
 export const make = (): ((model: string) => Adapter) => {
-  const entries = new Map<string, Stored>()
+  // Read with `peek`: eviction goes by when an entry was written, not read.
+  const entries = BoundedCache.make<string, Stored>({ maxEntries })
 
   const live = (key: string): Stored | undefined => {
-    const stored = entries.get(key)
+    const stored = entries.peek(key)
     if (stored !== undefined && stored.expiresAt <= Date.now()) {
       entries.delete(key)
       return undefined
@@ -33,7 +43,7 @@ export const make = (): ((model: string) => Adapter) => {
   return (model) => {
     const prefix = `${model}:`
     const findBy = (matches: (payload: AdapterPayload) => boolean): AdapterPayload | undefined => {
-      for (const key of entries.keys()) {
+      for (const [key] of entries) {
         const stored = key.startsWith(prefix) ? live(key) : undefined
         if (stored !== undefined && matches(stored.payload)) return stored.payload
       }

@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
 
 /**
  * Group commit for the statements every request runs: calls that arrive while `maxInFlight`
@@ -18,24 +19,49 @@ export interface Options<I, O, E> {
   readonly maxBatch: number
   /** Most batches at the database at once; more calls than that wait for the next batch. */
   readonly maxInFlight: number
+  /** Most calls waiting for a batch; `maxWaiting` unless a test wants fewer. */
+  readonly maxWaiting?: number
 }
+
+/**
+ * Calls that may wait for a batch at once, per batcher. With batches of 256, two at a time,
+ * that is some twenty round trips' worth: a queue this long means the database has fallen
+ * behind, and calls queued at its end would mostly wait out their request's timeout anyway,
+ * each holding its request in memory meanwhile.
+ */
+export const maxWaiting = 10_000
+
+/**
+ * A call refused because `maxWaiting` calls already wait: the database is not keeping up. A
+ * defect, like the database's own failures; DatabaseUnavailable counts it among them, so the
+ * client gets a 503 with `Retry-After` at once instead of a slot in a queue it would time out in.
+ */
+export class QueueFull extends Schema.TaggedError<QueueFull>()("BatchQueueFull", {
+  waiting: Schema.Number
+}) {}
 
 interface Waiting<I, O, E> {
   readonly input: I
   readonly resume: (effect: Effect.Effect<O, E>) => void
   cancelled: boolean
+  /** Counted among the waiting, until it leaves in a batch or is cancelled. */
+  queued: boolean
 }
 
 /**
  * A function that runs its input in the next batch. A caller interrupted while waiting leaves
  * the queue; one interrupted while its batch runs no longer hears of the outcome. `run` must be
  * all or nothing (one statement is): when a batch fails, each of its calls is tried again alone
- * and gets its own outcome.
+ * and gets its own outcome. A call made while `maxWaiting` calls wait dies at once with
+ * `QueueFull`.
  */
 export const make = <I, O, E>(options: Options<I, O, E>) =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
     const run = Runtime.runCallback(runtime)
+    const limit = options.maxWaiting ?? maxWaiting
     let queue: Array<Waiting<I, O, E>> = []
+    /** The calls in `queue` not cancelled: what the limit counts. */
+    let waiting = 0
     let inFlight = 0
     let scheduled = false
 
@@ -75,6 +101,8 @@ export const make = <I, O, E>(options: Options<I, O, E>) =>
         }
         const batch = live.slice(0, options.maxBatch)
         queue = live.slice(options.maxBatch)
+        for (const taken of batch) taken.queued = false
+        waiting -= batch.length
         inFlight++
         run(options.run(batch.map((waiting) => waiting.input)), {
           onExit: (exit) => {
@@ -95,13 +123,25 @@ export const make = <I, O, E>(options: Options<I, O, E>) =>
       setImmediate(flush)
     }
 
-    return (input: I): Effect.Effect<O, E> =>
+    const enqueue = (input: I) =>
       Effect.async<O, E>((resume) => {
-        const waiting: Waiting<I, O, E> = { input, resume, cancelled: false }
-        queue.push(waiting)
+        const call: Waiting<I, O, E> = { input, resume, cancelled: false, queued: true }
+        // Cancelled calls stay in the array until the next batch leaves; while the database
+        // hangs none does, so they are swept out here. At twice the limit, so that the sweep
+        // costs each call O(1) on average.
+        if (queue.length >= 2 * limit) queue = queue.filter((queued) => !queued.cancelled)
+        queue.push(call)
+        waiting++
         schedule()
         return Effect.sync(() => {
-          waiting.cancelled = true
+          call.cancelled = true
+          if (call.queued) {
+            call.queued = false
+            waiting--
+          }
         })
       })
+
+    return (input: I): Effect.Effect<O, E> =>
+      Effect.suspend(() => (waiting >= limit ? Effect.die(new QueueFull({ waiting })) : enqueue(input)))
   })

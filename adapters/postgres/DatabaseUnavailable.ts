@@ -1,7 +1,9 @@
+import * as Batched from "./Batched.js"
+
 /**
  * Failures that mean PostgreSQL is out of reach for now (restarting, failing over, refusing
- * connections), as opposed to a fault in a statement: the HTTP server answers them with 503 and
- * `Retry-After`, not 500.
+ * connections, too far behind to take more calls), as opposed to a fault in a statement: the
+ * HTTP server answers them with 503 and `Retry-After`, not 500.
  */
 
 /** Socket errors on the way to the server. */
@@ -40,6 +42,7 @@ const field = (value: object, name: string): unknown => (name in value ? Reflect
 /** Whether a failure, or any cause it wraps, says the database is unavailable. */
 export const is = (failure: unknown, depth = 0): boolean => {
   if (typeof failure !== "object" || failure === null || depth > 8) return false
+  if (failure instanceof Batched.QueueFull) return true
   const code = field(failure, "code")
   if (typeof code === "string" && (networkCodes.has(code) || unavailableState(code))) return true
   const message = field(failure, "message")

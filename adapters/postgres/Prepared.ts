@@ -16,7 +16,11 @@ export interface Statement {
 
 export const statement = (name: string, text: string): Statement => ({ name: `latchkey_${name}`, text })
 
-/** Rows come back camel-cased, like `@effect/sql`'s (Database.ts), so domain schemas decode them. */
+/**
+ * Rows come back camel-cased, like `@effect/sql`'s (Database.ts), so domain schemas decode them.
+ * The names are the columns the statements in the code select, never anything a request sends,
+ * so this map stays as small as they are; so do the statement names, which are constants too.
+ */
 const camelNames = new Map<string, string>()
 const camel = (name: string) => {
   let cached = camelNames.get(name)

@@ -85,7 +85,10 @@ const reaper = reapIdleClients.pipe(
  * Every token request looks its client up; a client deleted by another process (the CLI,
  * another instance) is refused by this one within these 5 seconds.
  */
-const clientCache = CachedClientRepository.layer({ timeToLive: "5 seconds", capacity: 10_000 })
+const clientCache = CachedClientRepository.layer({
+  timeToLive: "5 seconds",
+  capacity: CachedClientRepository.maxClients
+})
 
 /** What only tests set; production (`latchkey oauth serve`) passes nothing. */
 export interface ServeOptions {

@@ -14,6 +14,7 @@ import {
 } from "../../../application/oauth/ports/ClientMetadataFetcher.js"
 import * as Telemetry from "../../../application/Telemetry.js"
 import * as ClientMetadataDocument from "../../../domain/oauth/ClientMetadataDocument.js"
+import * as DocumentCache from "./DocumentCache.js"
 
 /**
  * Fetches Client ID Metadata Documents over https. Any client can make us fetch any URL (it
@@ -31,8 +32,6 @@ const defaultTimeout = Duration.seconds(5)
 const defaultTimeToLive = Duration.minutes(5)
 /** Even a document that asks for longer is fetched again daily, so edits reach us. */
 const maxTimeToLive = Duration.hours(24)
-/** Documents kept at once; the least recently used goes first. */
-const cacheCapacity = 1000
 
 export interface Options {
   /**
@@ -100,32 +99,6 @@ export const timeToLive = (cacheControl: string | undefined): Duration.Duration 
 const isJson = (contentType: string | undefined): boolean => {
   const mediaType = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
   return mediaType === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(mediaType)
-}
-
-/** A bounded least-recently-used map; a JavaScript Map iterates in insertion order. */
-class DocumentCache {
-  private readonly entries = new Map<
-    string,
-    { readonly document: ClientMetadataDocument.ClientMetadataDocument; readonly expiresAt: number }
-  >()
-
-  get(key: string, now: number): Option.Option<ClientMetadataDocument.ClientMetadataDocument> {
-    const entry = this.entries.get(key)
-    if (entry === undefined) return Option.none()
-    this.entries.delete(key)
-    if (now >= entry.expiresAt) return Option.none()
-    this.entries.set(key, entry)
-    return Option.some(entry.document)
-  }
-
-  set(key: string, document: ClientMetadataDocument.ClientMetadataDocument, expiresAt: number): void {
-    this.entries.delete(key)
-    this.entries.set(key, { document, expiresAt })
-    for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= cacheCapacity) break
-      this.entries.delete(oldest)
-    }
-  }
 }
 
 const unavailable = (url: URL, reason: string) => new ClientMetadataUnavailable({ url: url.href, reason })
@@ -256,7 +229,7 @@ export const make = (options: Options = {}) =>
   Effect.sync(() => {
     const allowedLoopback: ReadonlySet<string> = new Set(options.allowedLoopback ?? [])
     const timeout = Duration.decode(options.timeout ?? defaultTimeout)
-    const cache = new DocumentCache()
+    const cache = DocumentCache.make()
 
     const fetchOnce = (url: URL) =>
       Effect.gen(function* () {
@@ -266,7 +239,11 @@ export const make = (options: Options = {}) =>
         const document = yield* ClientMetadataDocument.parse(url, json).pipe(
           Effect.mapError((invalid) => unavailable(url, invalid.message))
         )
-        return { document, timeToLive: timeToLive(downloaded.cacheControl) }
+        return {
+          document,
+          bytes: Buffer.byteLength(downloaded.body),
+          timeToLive: timeToLive(downloaded.cacheControl)
+        }
       }).pipe(
         Effect.timeoutFail({
           duration: timeout,
@@ -287,7 +264,7 @@ export const make = (options: Options = {}) =>
           const fetched = yield* fetchOnce(url)
           if (Duration.greaterThan(fetched.timeToLive, Duration.zero)) {
             const now = yield* Clock.currentTimeMillis
-            cache.set(url.href, fetched.document, now + Duration.toMillis(fetched.timeToLive))
+            cache.set(url.href, fetched.document, fetched.bytes, now + Duration.toMillis(fetched.timeToLive))
           }
           return fetched.document
         })

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Batched from "../../../adapters/postgres/Batched.js"
+import * as DatabaseUnavailable from "../../../adapters/postgres/DatabaseUnavailable.js"
 
 /** A batch runner that records each batch and holds it until released. */
 const recorder = Effect.gen(function* () {
@@ -97,6 +99,49 @@ describe("Batched", () => {
       yield* Deferred.succeed(release, undefined)
       expect([yield* Fiber.join(first), yield* Fiber.join(kept)]).toEqual([10, 30])
       expect(batches).toEqual([[1], [3]])
+    })
+  )
+
+  it.live("a call made while maxWaiting calls wait fails at once, as the database unavailable", () =>
+    Effect.gen(function* () {
+      const { batches, release, run } = yield* recorder
+      const call = yield* Batched.make({ run, maxBatch: 256, maxInFlight: 1 })
+      const first = yield* Effect.fork(call(0))
+      yield* turn
+      // The first batch holds the only place at the database: these all wait.
+      const inputs = Array.from({ length: Batched.maxWaiting }, (_, i) => i + 1)
+      const waiting = yield* Effect.fork(Effect.all(inputs.map(call), { concurrency: "unbounded" }))
+      yield* turn
+      const refused = yield* Effect.exit(call(-1))
+      const defect = Exit.isFailure(refused) ? Cause.squash(refused.cause) : undefined
+      expect(defect).toBeInstanceOf(Batched.QueueFull)
+      expect(DatabaseUnavailable.is(defect)).toBe(true)
+      yield* Deferred.succeed(release, undefined)
+      expect(yield* Fiber.join(first)).toBe(0)
+      expect(yield* Fiber.join(waiting)).toEqual(inputs.map((n) => n * 10))
+      expect(batches.flat()).toEqual([0, ...inputs])
+      // Once the queue has drained there is room again.
+      expect(yield* call(7)).toBe(70)
+    })
+  )
+
+  it.live("calls that gave up waiting make room for others", () =>
+    Effect.gen(function* () {
+      const { release, run } = yield* recorder
+      const call = yield* Batched.make({ run, maxBatch: 100, maxInFlight: 1, maxWaiting: 2 })
+      const first = yield* Effect.fork(call(1))
+      yield* turn
+      const gone = yield* Effect.fork(call(2))
+      const kept = yield* Effect.fork(call(3))
+      yield* turn
+      expect(Exit.isFailure(yield* Effect.exit(call(4)))).toBe(true)
+      yield* Fiber.interrupt(gone)
+      const late = yield* Effect.fork(call(5))
+      yield* turn
+      yield* Deferred.succeed(release, undefined)
+      expect([yield* Fiber.join(first), yield* Fiber.join(kept), yield* Fiber.join(late)]).toEqual([
+        10, 30, 50
+      ])
     })
   )
 })
