@@ -1,25 +1,29 @@
 /**
  * `npm run bench`: the oauth service under load, on a real PostgreSQL.
  *
- * Starts the service in this process exactly as `latchkey oauth serve` does (OAuthServer.serve),
- * on a fresh database `latchkey_bench_<random>` on SQL_URL's server (dropped at the end), and
- * drives its endpoints with autocannon from a child process (bench/load.ts): the refresh grant,
- * introspection and dynamic registration, then the static discovery document as the floor of
- * the HTTP stack. Prints req/s, p50/p99 latency, non-2xx, errors and the CPU each process used;
- * exits 1 if any request errored or got an unexpected status; otherwise records the run in
- * docs/performance.md.
+ * Starts the service as its own process, exactly as an operator does (`node
+ * --max-semi-space-size=4 dist/bootstrap/cli.js oauth serve`, configured by its environment, its
+ * upstream elsewhere), on a fresh database `latchkey_bench_<random>` on SQL_URL's server (dropped
+ * at the end), and drives its endpoints with autocannon from a child process (bench/load.ts): the
+ * refresh grant, introspection and dynamic registration, then the static discovery document as
+ * the floor of the HTTP stack. Twice with telemetry off (the second set is the leak check: the
+ * server's memory must not grow from one set to the next), then once with tracing and metrics on,
+ * exporting over OTLP to a collector stand-in (bench/Collector.ts). Prints req/s, p50/p99
+ * latency, non-2xx, errors, the CPU each process used and the server's resident memory (idle and
+ * after each load); exits 1 if any request errored or got an unexpected status; otherwise
+ * records the run in docs/performance.md.
  *
- * Flags: --profile[=refresh|introspect|register|discovery] (that run only, default refresh, with
- * a CPU profile of this process — the server — during the measured run, written to
- * bench/profiles/ and summarised; docs untouched), --only=<kind> (that run only, unprofiled;
- * docs untouched), --no-write (docs untouched).
+ * Flags: --profile[=refresh|introspect|register|discovery] (that run only, default refresh, the
+ * server started with --cpu-prof; the profile, written to bench/profiles/ and summarised, covers
+ * the server's whole life: start, warm-up and the measured run; docs untouched), --only=<kind>
+ * (that run only, telemetry off, unprofiled; docs untouched), --no-write (docs untouched).
  * Environment: SQL_URL, BENCH_CONNECTIONS (32), BENCH_WARMUP (2 s), BENCH_DURATION (10 s),
- * BENCH_REFRESH_POOL (80000), BENCH_QUIET_WAIT (60 s: how long to wait for an idle machine).
+ * BENCH_REFRESH_POOL (120000 tokens for each refresh run), BENCH_QUIET_WAIT (60 s: how long to
+ * wait for an idle machine).
  */
 import { execFileSync, fork } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { Session } from "node:inspector/promises"
 import { createServer } from "node:net"
 import os from "node:os"
 import { join } from "node:path"
@@ -35,10 +39,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Migrations from "../adapters/postgres/Migrations.js"
 import * as ManageClients from "../application/oauth/ManageClients.js"
@@ -48,13 +50,14 @@ import { SecretHasher } from "../application/ports/SecretHasher.js"
 import { TokenMint } from "../application/ports/TokenMint.js"
 import * as OAuthConfig from "../bootstrap/oauth/OAuthConfig.js"
 import * as OAuthLayers from "../bootstrap/oauth/OAuthLayers.js"
-import * as OAuthServer from "../bootstrap/oauth/OAuthServer.js"
 import { ClientId, FamilyId, GrantId, IdentityId, UserId } from "../domain/Ids.js"
 import * as AccessToken from "../domain/oauth/AccessToken.js"
 import { oauthPolicy } from "../domain/oauth/RefreshPolicy.js"
 import * as RefreshTokenFamily from "../domain/RefreshTokenFamily.js"
+import * as Collector from "./Collector.js"
 import * as CpuProfile from "./cpuprofile.js"
 import type { LoadMessage, LoadRequest, Scenario, Summary } from "./protocol.js"
+import * as ServerProcess from "./ServerProcess.js"
 
 const args = new Set(process.argv.slice(2))
 const kindOf = (flag: string, value: string): Scenario["kind"] => {
@@ -96,7 +99,7 @@ const settings = {
   connections: numberFromEnv("BENCH_CONNECTIONS", 32),
   warmupSeconds: numberFromEnv("BENCH_WARMUP", 2),
   durationSeconds: numberFromEnv("BENCH_DURATION", 10),
-  refreshPool: numberFromEnv("BENCH_REFRESH_POOL", 80_000),
+  refreshPool: numberFromEnv("BENCH_REFRESH_POOL", 120_000),
   quietWaitSeconds: numberFromEnv("BENCH_QUIET_WAIT", 60),
   introspectionPool: 500
 }
@@ -219,69 +222,65 @@ const mintGrant = (userId: UserId, withRefresh: boolean) =>
   })
 
 interface Pools {
-  readonly refreshTokens: ReadonlyArray<string>
+  readonly userId: UserId
   readonly accessTokens: ReadonlyArray<string>
-  /** For the smoke test before the load, outside the pool. */
-  readonly spareRefreshToken: string
   readonly postgresVersion: string
   readonly postgresSettings: string
 }
 
-/** Migrates, seeds the CLI client, creates a user and mints the token pools. */
-const prepare = (refreshPool: number) =>
+/** Migrates, seeds the CLI client, creates a user and mints the introspection pool. */
+const prepare = Effect.gen(function* () {
+  yield* Migrations.run("oauth")
+  yield* ManageClients.seedBuiltinCliClient(clientId)
+  const mint = yield* TokenMint
+  const now = new Date(yield* Clock.currentTimeMillis)
+  const users = yield* UpstreamUsers
+  const user = yield* users.upsertFromUpstream(
+    {
+      provider: "dev",
+      subject: "bench-user",
+      email: Option.some("bench@example.com"),
+      emailVerified: true,
+      data: { name: "Bench User" }
+    },
+    { userId: UserId.make(yield* mint.uuid), identityId: IdentityId.make(yield* mint.uuid) },
+    now
+  )
+  const accessTokens = yield* Effect.forEach(
+    Array.from({ length: settings.introspectionPool }),
+    () => mintGrant(user.id, false),
+    { concurrency: 32 }
+  )
+  const sql = yield* SqlClient.SqlClient
+  const [server] = yield* sql<{
+    readonly version: string
+    readonly synchronousCommit: string
+    readonly sharedBuffers: string
+  }>`SELECT version(), current_setting('synchronous_commit') AS synchronous_commit,
+            current_setting('shared_buffers') AS shared_buffers`
+  return {
+    userId: user.id,
+    accessTokens,
+    postgresVersion: server?.version ?? "unknown",
+    postgresSettings:
+      server === undefined
+        ? "unknown"
+        : `synchronous_commit=${server.synchronousCommit}, shared_buffers=${server.sharedBuffers}`
+  } satisfies Pools
+})
+
+/**
+ * Fresh refresh tokens for one refresh run: each is presented once, so every run needs its own.
+ * Minted while the server idles, before the run is measured.
+ */
+const mintRefreshTokens = (userId: UserId, count: number) =>
   Effect.gen(function* () {
-    yield* Migrations.run("oauth")
-    yield* ManageClients.seedBuiltinCliClient(clientId)
-    const mint = yield* TokenMint
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const users = yield* UpstreamUsers
-    const user = yield* users.upsertFromUpstream(
-      {
-        provider: "dev",
-        subject: "bench-user",
-        email: Option.some("bench@example.com"),
-        emailVerified: true,
-        data: { name: "Bench User" }
-      },
-      { userId: UserId.make(yield* mint.uuid), identityId: IdentityId.make(yield* mint.uuid) },
-      now
-    )
     const started = Date.now()
-    const refreshTokens = yield* Effect.forEach(
-      Array.from({ length: refreshPool }),
-      () => mintGrant(user.id, true),
-      {
-        concurrency: 32
-      }
-    )
-    const accessTokens = yield* Effect.forEach(
-      Array.from({ length: settings.introspectionPool }),
-      () => mintGrant(user.id, false),
-      { concurrency: 32 }
-    )
-    const spareRefreshToken = yield* mintGrant(user.id, true)
-    console.log(
-      `minted ${refreshTokens.length} refresh and ${accessTokens.length} access tokens in ${(
-        (Date.now() - started) / 1000
-      ).toFixed(1)} s`
-    )
-    const sql = yield* SqlClient.SqlClient
-    const [server] = yield* sql<{
-      readonly version: string
-      readonly synchronousCommit: string
-      readonly sharedBuffers: string
-    }>`SELECT version(), current_setting('synchronous_commit') AS synchronous_commit,
-              current_setting('shared_buffers') AS shared_buffers`
-    return {
-      refreshTokens,
-      accessTokens,
-      spareRefreshToken,
-      postgresVersion: server?.version ?? "unknown",
-      postgresSettings:
-        server === undefined
-          ? "unknown"
-          : `synchronous_commit=${server.synchronousCommit}, shared_buffers=${server.sharedBuffers}`
-    } satisfies Pools
+    const tokens = yield* Effect.forEach(Array.from({ length: count }), () => mintGrant(userId, true), {
+      concurrency: 32
+    })
+    console.log(`  minted ${tokens.length} refresh tokens in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+    return tokens
   })
 
 // ---------------------------------------------------------------------------------------------
@@ -372,34 +371,24 @@ interface Outcome {
   readonly warmup: Summary
   readonly measured: Summary
   readonly poolTaken: number
+  readonly poolSize: number
   readonly poolExhausted: boolean
   readonly loadCpuPercent: number
-  readonly serverCpuPercent: number
+  readonly serverCpuPercent: number | undefined
   /** The kernel's share of it (system time: socket writes and reads, mostly). */
-  readonly serverSystemCpuPercent: number
+  readonly serverSystemCpuPercent: number | undefined
   readonly postgresCpuPercent: number | undefined
   /** Whatever else ran on the machine meanwhile: all busy CPU minus ours and PostgreSQL's. */
   readonly otherCpuPercent: number | undefined
-  readonly profile: Option.Option<CpuProfile.CpuProfile>
+  /** The server's resident memory once the load stopped, MiB. */
+  readonly rssAfter: number | undefined
 }
-
-/** Starts and stops the V8 profiler of this (the server's) process. */
-const profiler = Effect.acquireRelease(
-  Effect.promise(async () => {
-    const session = new Session()
-    session.connect()
-    await session.post("Profiler.enable")
-    return session
-  }),
-  (session) => Effect.sync(() => session.disconnect())
-)
 
 const loadScript = fileURLToPath(new URL("./load.js", import.meta.url))
 
-/** Runs one scenario in a child load generator; measures this process's and PostgreSQL's CPU meanwhile. */
-const runLoad = (url: string, database: string, scenario: Scenario, profile: boolean) =>
+/** Runs one scenario in a child load generator; measures the server's and PostgreSQL's CPU meanwhile. */
+const runLoad = (url: string, database: string, scenario: Scenario, server: ServerProcess.ServerProcess) =>
   Effect.gen(function* () {
-    const session = profile ? Option.some(yield* profiler) : Option.none<Session>()
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => fork(loadScript, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] })),
       (child) => Effect.sync(() => child.exitCode === null && child.kill())
@@ -412,11 +401,10 @@ const runLoad = (url: string, database: string, scenario: Scenario, profile: boo
       scenario
     }
     return yield* Effect.async<Outcome, BenchFailure>((resume) => {
-      let serverCpu = process.cpuUsage()
+      let serverCpu = ServerProcess.cpuTime(server.pid)
       let postgresCpu = postgresTicks(database)
       let machineCpu = machineCpuSeconds()
       let startedAt = process.hrtime.bigint()
-      let profileStarted: Promise<unknown> = Promise.resolve()
       let settled = false
       let reported = false
       const fail = (message: string) => {
@@ -426,21 +414,27 @@ const runLoad = (url: string, database: string, scenario: Scenario, profile: boo
       }
       child.on("message", (message: LoadMessage) => {
         if (message.type === "measuring") {
-          serverCpu = process.cpuUsage()
+          serverCpu = ServerProcess.cpuTime(server.pid)
           postgresCpu = postgresTicks(database)
           machineCpu = machineCpuSeconds()
           startedAt = process.hrtime.bigint()
-          if (Option.isSome(session)) profileStarted = session.value.post("Profiler.start")
           return
         }
         if (message.type === "failed") return fail(`load generator failed: ${message.message}`)
         reported = true
         const elapsedSeconds = Number(process.hrtime.bigint() - startedAt) / 1e9
-        const cpu = process.cpuUsage(serverCpu)
+        const serverAfter = ServerProcess.cpuTime(server.pid)
         const postgresUsed = postgresCpuBetween(postgresCpu, postgresTicks(database))
         const machineAfter = machineCpuSeconds()
-        const serverCpuPercent = ((cpu.user + cpu.system) / 1e6 / elapsedSeconds) * 100
-        const serverSystemCpuPercent = (cpu.system / 1e6 / elapsedSeconds) * 100
+        const serverCpuPercent =
+          serverCpu === undefined || serverAfter === undefined
+            ? undefined
+            : ((serverAfter.user + serverAfter.system - serverCpu.user - serverCpu.system) / elapsedSeconds) *
+              100
+        const serverSystemCpuPercent =
+          serverCpu === undefined || serverAfter === undefined
+            ? undefined
+            : ((serverAfter.system - serverCpu.system) / elapsedSeconds) * 100
         const postgresCpuPercent =
           postgresUsed === undefined ? undefined : (postgresUsed / elapsedSeconds) * 100
         const otherCpuPercent =
@@ -449,38 +443,26 @@ const runLoad = (url: string, database: string, scenario: Scenario, profile: boo
             : Math.max(
                 0,
                 ((machineAfter - machineCpu) / elapsedSeconds) * 100 -
-                  serverCpuPercent -
+                  (serverCpuPercent ?? 0) -
                   (postgresCpuPercent ?? 0) -
                   message.cpuPercent
               )
-        const stopProfile = Option.match(session, {
-          onNone: () => Promise.resolve(Option.none<CpuProfile.CpuProfile>()),
-          onSome: (s) =>
-            profileStarted
-              .then(() => s.post("Profiler.stop"))
-              .then(({ profile }) => Option.some(profile as CpuProfile.CpuProfile))
-        })
-        stopProfile.then(
-          (profile) => {
-            if (settled) return
-            settled = true
-            resume(
-              Effect.succeed({
-                kind: scenario.kind,
-                warmup: message.warmup,
-                measured: message.measured,
-                poolTaken: message.poolTaken,
-                poolExhausted: message.poolExhausted,
-                loadCpuPercent: message.cpuPercent,
-                serverCpuPercent,
-                serverSystemCpuPercent,
-                postgresCpuPercent,
-                otherCpuPercent,
-                profile
-              })
-            )
-          },
-          (error: unknown) => fail(`profiler: ${String(error)}`)
+        settled = true
+        resume(
+          Effect.succeed({
+            kind: scenario.kind,
+            warmup: message.warmup,
+            measured: message.measured,
+            poolTaken: message.poolTaken,
+            poolSize: scenario.kind === "refresh" ? scenario.refreshTokens.length : 0,
+            poolExhausted: message.poolExhausted,
+            loadCpuPercent: message.cpuPercent,
+            serverCpuPercent,
+            serverSystemCpuPercent,
+            postgresCpuPercent,
+            otherCpuPercent,
+            rssAfter: ServerProcess.residentMiB(server.pid)
+          })
         )
       })
       child.on("exit", (code) => {
@@ -510,7 +492,7 @@ const problemsOf = (outcome: Outcome): ReadonlyArray<string> => {
     }
     if (summary.requests === 0) problems.push(`${phase}: no request completed`)
   }
-  if (outcome.poolExhausted) problems.push(`the refresh token pool (${settings.refreshPool}) ran dry`)
+  if (outcome.poolExhausted) problems.push(`the refresh token pool (${outcome.poolSize}) ran dry`)
   return problems
 }
 
@@ -536,7 +518,7 @@ const metText = (met: boolean | undefined, yes: string, no: string) =>
 // Smoke test: one request of each kind, checked by body, before putting load on them
 // ---------------------------------------------------------------------------------------------
 
-const smoke = (baseUrl: string, pools: Pools) =>
+const smoke = (baseUrl: string, spareRefreshToken: string, accessToken: string) =>
   Effect.tryPromise({
     try: async () => {
       const post = async (path: string, body: string, headers: Record<string, string>) => {
@@ -549,18 +531,17 @@ const smoke = (baseUrl: string, pools: Pools) =>
         new URLSearchParams({
           grant_type: "refresh_token",
           client_id: clientId,
-          refresh_token: pools.spareRefreshToken
+          refresh_token: spareRefreshToken
         }).toString(),
         formHeaders
       )
       if (refreshed.status !== 200 || typeof refreshed.body.refresh_token !== "string") {
         throw new Error(`refresh: ${refreshed.status} ${JSON.stringify(refreshed.body)}`)
       }
-      const introspected = await post(
-        "/introspect",
-        new URLSearchParams({ token: pools.accessTokens[0] ?? "" }).toString(),
-        { ...formHeaders, authorization: `Bearer ${introspectionToken}` }
-      )
+      const introspected = await post("/introspect", new URLSearchParams({ token: accessToken }).toString(), {
+        ...formHeaders,
+        authorization: `Bearer ${introspectionToken}`
+      })
       if (introspected.status !== 200 || introspected.body.active !== true) {
         throw new Error(`introspection: ${introspected.status} ${JSON.stringify(introspected.body)}`)
       }
@@ -581,12 +562,18 @@ const smoke = (baseUrl: string, pools: Pools) =>
 const fixed = (value: number, digits = 0) =>
   value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
 const percent = (value: number | undefined) => (value === undefined ? "n/a" : `${fixed(value)}%`)
+const mebibytes = (value: number | undefined) => (value === undefined ? "n/a" : fixed(value, 1))
 
 /** Milliseconds of the server process's CPU time per completed request in the measured run. */
 const serverCpuPerRequest = (outcome: Outcome) =>
-  outcome.measured.requests === 0
-    ? 0
+  outcome.measured.requests === 0 || outcome.serverCpuPercent === undefined
+    ? undefined
     : ((outcome.serverCpuPercent / 100) * outcome.measured.seconds * 1000) / outcome.measured.requests
+
+const perRequestText = (outcome: Outcome) => {
+  const value = serverCpuPerRequest(outcome)
+  return value === undefined ? "n/a" : fixed(value, 2)
+}
 
 const printOutcome = (outcome: Outcome) => {
   const m = outcome.measured
@@ -597,11 +584,18 @@ const printOutcome = (outcome: Outcome) => {
       `  req/s (average) ${fixed(m.requestsPerSecond, 1)}   requests ${fixed(m.requests)} in ${m.seconds} s`,
       `  latency p50 ${m.p50} ms   p99 ${m.p99} ms   max ${m.max} ms`,
       `  non-2xx ${m.non2xx}   errors ${m.errors} (timeouts ${m.timeouts})   statuses ${JSON.stringify(m.statusCodes)}`,
-      `  CPU (100% = one core): server ${percent(outcome.serverCpuPercent)} (kernel ${percent(outcome.serverSystemCpuPercent)}; ${fixed(serverCpuPerRequest(outcome), 2)} ms a request), PostgreSQL ${percent(outcome.postgresCpuPercent)}, load generator ${percent(outcome.loadCpuPercent)}, other processes ${percent(outcome.otherCpuPercent)}`,
+      `  CPU (100% = one core): server ${percent(outcome.serverCpuPercent)} (kernel ${percent(outcome.serverSystemCpuPercent)}; ${perRequestText(outcome)} ms a request), PostgreSQL ${percent(outcome.postgresCpuPercent)}, load generator ${percent(outcome.loadCpuPercent)}, other processes ${percent(outcome.otherCpuPercent)}`,
+      `  server memory after the load ${mebibytes(outcome.rssAfter)} MiB`,
       `  warm-up ${fixed(outcome.warmup.requestsPerSecond, 1)} req/s, non-2xx ${outcome.warmup.non2xx}, errors ${outcome.warmup.errors}`,
       `  target ${targetText(endpoint.target)}: ${metText(meetsTarget(outcome), "met", "MISSED")}`
     ].join("\n")
   )
+  if (outcome.kind === "refresh")
+    console.log(`  refresh tokens used ${outcome.poolTaken} of ${outcome.poolSize}`)
+}
+
+const printServerLog = (server: ServerProcess.ServerProcess) => {
+  for (const [key, count] of server.takeLog()) console.log(`  server logged ${count}× ${key}`)
 }
 
 interface Machine {
@@ -637,6 +631,77 @@ const machine = (pools: Pools): Machine => ({
   commit: commit()
 })
 
+/**
+ * Memory targets of the server process (RSS): idle, after the whole bench, and no growth from
+ * one set of loads to the next in the same process (a leak check). RSS moves by a few MiB
+ * with the garbage collector's timing, hence the allowance.
+ */
+const memoryTargets = { idleMiB: 110, afterMiB: 180, growthMiB: 10 } as const
+
+/** V8 flags the server runs with, as docs/operations.md recommends (Memory). */
+const serverFlags = ["--max-semi-space-size=4"]
+
+interface Variant {
+  readonly name: string
+  readonly env: Readonly<Record<string, string>>
+  /** Sets of the loads, one after the other, in one server process. */
+  readonly sets: number
+  readonly telemetry: boolean
+}
+
+interface VariantResult {
+  readonly variant: Variant
+  readonly idle: number | undefined
+  readonly sets: ReadonlyArray<ReadonlyArray<Outcome>>
+  readonly collected: Readonly<Record<string, Collector.Received>> | undefined
+}
+
+const endOf = (set: ReadonlyArray<Outcome> | undefined) => set?.at(-1)?.rssAfter
+
+/** The memory verdicts of a run with telemetry off: [what, MiB, target, met]. */
+const memoryRows = (result: VariantResult) => {
+  const rows: Array<readonly [string, number | undefined, string, boolean | undefined]> = [
+    ["idle, after start and one request of each kind", result.idle, `≤ ${memoryTargets.idleMiB}`, undefined]
+  ]
+  result.sets.forEach((set, index) => {
+    for (const outcome of set) {
+      rows.push([`after ${endpoints[outcome.kind].name}, set ${index + 1}`, outcome.rssAfter, "", undefined])
+    }
+  })
+  const first = endOf(result.sets[0])
+  const last = endOf(result.sets.at(-1))
+  const checked = !result.variant.telemetry
+  const verdicts = rows.map(([what, value, target], index) => {
+    if (!checked) return [what, value, "", undefined] as const
+    if (index === 0)
+      return [what, value, target, value === undefined ? undefined : value <= memoryTargets.idleMiB] as const
+    if (index === rows.length - 1) {
+      return [
+        what,
+        value,
+        `≤ ${memoryTargets.afterMiB}`,
+        value === undefined ? undefined : value <= memoryTargets.afterMiB
+      ] as const
+    }
+    return [what, value, "", undefined] as const
+  })
+  if (result.sets.length > 1 && first !== undefined && last !== undefined) {
+    return [
+      ...verdicts,
+      [
+        `growth from the end of set 1 to the end of set ${result.sets.length}`,
+        last - first,
+        `≤ ${memoryTargets.growthMiB}`,
+        checked ? last - first <= memoryTargets.growthMiB : undefined
+      ] as const
+    ]
+  }
+  return verdicts
+}
+
+const memoryMet = (results: ReadonlyArray<VariantResult>) =>
+  results.flatMap(memoryRows).every(([, , , met]) => met !== false)
+
 /** A warning under a run that shared the machine with other busy processes. */
 const noisy = (outcomes: ReadonlyArray<Outcome>): ReadonlyArray<string> => {
   const worst = Math.max(...outcomes.map((o) => o.otherCpuPercent ?? 0))
@@ -648,7 +713,42 @@ const noisy = (outcomes: ReadonlyArray<Outcome>): ReadonlyArray<string> => {
       ]
 }
 
-const runSection = (at: Date, m: Machine, outcomes: ReadonlyArray<Outcome>) =>
+const collectedText = (collected: Readonly<Record<string, Collector.Received>> | undefined) => {
+  if (collected === undefined) return []
+  const parts = Object.entries(collected).map(
+    ([path, received]) => `${path}: ${fixed(received.requests)} exports, ${fixed(received.bytes / 1024)} KiB`
+  )
+  return ["", `The collector stand-in received ${parts.length === 0 ? "nothing" : parts.join("; ")}.`]
+}
+
+const variantSection = (result: VariantResult) => {
+  const outcomes = result.sets.flat()
+  return [
+    `#### ${result.variant.name}`,
+    "",
+    "| set | endpoint | req/s | p50 ms | p99 ms | max ms | requests | non-2xx | errors | server CPU ms a request | CPU server / PostgreSQL / load / other | server RSS after, MiB | target | met |",
+    "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | --- |",
+    ...result.sets.flatMap((set, index) =>
+      set.map((o) => {
+        const s = o.measured
+        const e = endpoints[o.kind]
+        return `| ${index + 1} | ${e.name} | ${fixed(s.requestsPerSecond)} | ${s.p50} | ${s.p99} | ${s.max} | ${fixed(s.requests)} | ${s.non2xx} | ${s.errors} | ${perRequestText(o)} | ${percent(o.serverCpuPercent)} / ${percent(o.postgresCpuPercent)} / ${percent(o.loadCpuPercent)} / ${percent(o.otherCpuPercent)} | ${mebibytes(o.rssAfter)} | ${targetText(e.target)} | ${metText(meetsTarget(o), "yes", "**no**")} |`
+      })
+    ),
+    ...noisy(outcomes),
+    ...collectedText(result.collected),
+    "",
+    "| server memory (RSS) | MiB | target | met |",
+    "| --- | ---: | --- | --- |",
+    ...memoryRows(result).map(
+      ([what, value, target, met]) =>
+        `| ${what} | ${mebibytes(value)} | ${target === "" ? "—" : target} | ${metText(met, "yes", "**no**")} |`
+    ),
+    ""
+  ]
+}
+
+const runSection = (at: Date, m: Machine, results: ReadonlyArray<VariantResult>) =>
   [
     `### Run of ${at.toISOString().replace("T", " ").slice(0, 16)} UTC`,
     "",
@@ -661,17 +761,10 @@ const runSection = (at: Date, m: Machine, outcomes: ReadonlyArray<Outcome>) =>
     `| Node | ${m.node} |`,
     `| PostgreSQL | ${m.postgres} (${m.postgresSettings}) |`,
     `| commit | ${m.commit} |`,
+    `| server | \`node ${serverFlags.join(" ")} dist/bootstrap/cli.js oauth serve\`, its own process, upstream elsewhere |`,
     `| load | autocannon, ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured, from a child process |`,
     "",
-    "| endpoint | req/s | p50 ms | p99 ms | max ms | requests | non-2xx | errors | server CPU ms a request | CPU server / PostgreSQL / load / other | target | met |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
-    ...outcomes.map((o) => {
-      const s = o.measured
-      const e = endpoints[o.kind]
-      return `| ${e.name} | ${fixed(s.requestsPerSecond)} | ${s.p50} | ${s.p99} | ${s.max} | ${fixed(s.requests)} | ${s.non2xx} | ${s.errors} | ${fixed(serverCpuPerRequest(o), 2)} | ${percent(o.serverCpuPercent)} / ${percent(o.postgresCpuPercent)} / ${percent(o.loadCpuPercent)} / ${percent(o.otherCpuPercent)} | ${targetText(e.target)} | ${metText(meetsTarget(o), "yes", "**no**")} |`
-    }),
-    ...noisy(outcomes),
-    ""
+    ...results.flatMap(variantSection)
   ].join("\n")
 
 const docsPath = fileURLToPath(new URL("../../docs/performance.md", import.meta.url))
@@ -695,40 +788,92 @@ const recordRun = (section: string) => {
   console.log(`recorded the run in ${docsPath}`)
 }
 
-const writeProfile = (kind: Scenario["kind"], profile: CpuProfile.CpuProfile) => {
-  const directory = fileURLToPath(new URL("../../bench/profiles/", import.meta.url))
-  mkdirSync(directory, { recursive: true })
-  const file = join(directory, `${kind}-${new Date().toISOString().replaceAll(":", "-")}.cpuprofile`)
-  writeFileSync(file, JSON.stringify(profile))
-  return file
-}
-
-/**
- * The server's log, counted rather than printed and summed up after each run: autocannon drops
- * its connections mid-request at the end of every run, which must not bury the output. Lines
- * about interrupted requests are only counted; the first of every other kind is printed in full
- * at once.
- */
-const serverLog = new Map<string, number>()
-const countingLogger = Logger.make(({ logLevel, message, cause }) => {
-  const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
-  const interrupted = !Cause.isEmpty(cause) && Cause.isInterruptedOnly(cause)
-  const key = `${logLevel.label} "${text}"${interrupted ? " (interrupted: the client went away)" : ""}`
-  const seen = serverLog.get(key) ?? 0
-  serverLog.set(key, seen + 1)
-  if (seen === 0 && !interrupted) {
-    console.error(`  server log: ${key}${Cause.isEmpty(cause) ? "" : `\n${Cause.pretty(cause)}`}`)
-  }
-})
-
-const printServerLog = () => {
-  for (const [key, count] of serverLog) console.log(`  server logged ${count}× ${key}`)
-  serverLog.clear()
+/** The profile `--cpu-prof` wrote when the server exited, kept under bench/profiles/. */
+const keepProfile = (kind: Scenario["kind"], directory: string) => {
+  const written = readdirSync(directory).filter((name) => name.endsWith(".cpuprofile"))
+  const name = written[0]
+  if (name === undefined) return undefined
+  const text = readFileSync(join(directory, name), "utf8")
+  const target = fileURLToPath(new URL("../../bench/profiles/", import.meta.url))
+  mkdirSync(target, { recursive: true })
+  const file = join(target, `${kind}-${new Date().toISOString().replaceAll(":", "-")}.cpuprofile`)
+  writeFileSync(file, text)
+  const profile: CpuProfile.CpuProfile = JSON.parse(text)
+  return { file, profile }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Main
 // ---------------------------------------------------------------------------------------------
+
+interface Context {
+  readonly baseUrl: string
+  readonly database: string
+  readonly serverEnv: Readonly<Record<string, string>>
+  readonly pools: Pools
+  readonly mint: (count: number) => Effect.Effect<ReadonlyArray<string>, BenchFailure>
+  readonly collector: Collector.Collector
+}
+
+const scenarioOf = (kind: Scenario["kind"], context: Context) =>
+  Effect.gen(function* () {
+    switch (kind) {
+      case "refresh":
+        return { kind, clientId, refreshTokens: yield* context.mint(settings.refreshPool) } satisfies Scenario
+      case "introspect":
+        return { kind, introspectionToken, accessTokens: context.pools.accessTokens } satisfies Scenario
+      case "register":
+        return { kind, metadata: registration } satisfies Scenario
+      case "discovery":
+        return { kind } satisfies Scenario
+    }
+  })
+
+const allKinds: ReadonlyArray<Scenario["kind"]> = ["refresh", "introspect", "register", "discovery"]
+
+/** One server process: started, smoke-tested, measured idle, then the loads, set after set. */
+const runVariant = (variant: Variant, context: Context, profileDirectory: string | undefined) =>
+  Effect.gen(function* () {
+    console.log(`\n== ${variant.name} ==`)
+    const server = yield* ServerProcess.start({
+      nodeFlags: [
+        ...serverFlags,
+        ...(profileDirectory === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDirectory}`])
+      ],
+      env: { ...context.serverEnv, ...variant.env },
+      baseUrl: context.baseUrl
+    })
+    console.log(`oauth service at ${context.baseUrl} (pid ${server.pid})`)
+    const [spare] = yield* context.mint(1)
+    yield* smoke(context.baseUrl, spare ?? "", context.pools.accessTokens[0] ?? "")
+    // Idle: started, every endpoint's code loaded by the smoke test, the garbage settled.
+    yield* Effect.sleep(Duration.seconds(2))
+    const idle = ServerProcess.residentMiB(server.pid)
+    console.log(`  server memory idle ${mebibytes(idle)} MiB`)
+    const kinds = only === undefined ? allKinds : [only]
+    const sets: Array<ReadonlyArray<Outcome>> = []
+    for (let set = 1; set <= variant.sets; set++) {
+      const outcomes: Array<Outcome> = []
+      for (const kind of kinds) {
+        const scenario = yield* scenarioOf(kind, context)
+        console.log(
+          `\n${endpoints[kind].name}, set ${set} of ${variant.sets}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured…`
+        )
+        yield* waitForQuiet
+        const outcome = yield* runLoad(context.baseUrl, context.database, scenario, server)
+        printOutcome(outcome)
+        printServerLog(server)
+        outcomes.push(outcome)
+      }
+      sets.push(outcomes)
+    }
+    return {
+      variant,
+      idle,
+      sets,
+      collected: variant.telemetry ? context.collector.received() : undefined
+    } satisfies VariantResult
+  })
 
 const main = Effect.gen(function* () {
   const database = yield* freshDatabase
@@ -736,76 +881,101 @@ const main = Effect.gen(function* () {
   const dataDir = mkdtempSync(join(os.tmpdir(), "latchkey-bench-"))
   yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
   const port = yield* freePort
+  const baseUrl = `http://127.0.0.1:${port}`
+  const collector = yield* Collector.start
+  const serverEnv: Record<string, string> = {
+    SQL_URL: database.url,
+    LATCHKEY_DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    API_HOST: "127.0.0.1",
+    PORT: String(port),
+    BASE_URL: baseUrl,
+    INTROSPECTION_TOKEN: introspectionToken,
+    CLI_CLIENT_ID: clientId,
+    REGISTER_RATE_LIMIT: "1000000000/hour",
+    // A production upstream, never called by these loads: the server loads no development IdP.
+    OAUTH2_PROVIDER: "google",
+    OAUTH2_CLIENT_ID: "latchkey-bench",
+    OAUTH2_CLIENT_SECRET: "never-used"
+  }
   const config = yield* Effect.withConfigProvider(
     OAuthConfig.server,
-    ConfigProvider.fromMap(
-      new Map([
-        ["SQL_URL", database.url],
-        ["LATCHKEY_DATA_DIR", dataDir],
-        ["LOG_LEVEL", "warn"],
-        ["API_HOST", "127.0.0.1"],
-        ["PORT", String(port)],
-        ["BASE_URL", `http://127.0.0.1:${port}`],
-        ["INTROSPECTION_TOKEN", introspectionToken],
-        ["CLI_CLIENT_ID", clientId],
-        ["REGISTER_RATE_LIMIT", "1000000000/hour"]
-      ])
-    )
+    ConfigProvider.fromMap(new Map(Object.entries(serverEnv)))
   )
-  // Minting is the slow part of the setup: no pool when the refresh run is left out.
-  const refreshPool = only === undefined || only === "refresh" ? settings.refreshPool : 0
-  const pools = yield* Effect.scoped(prepare(refreshPool)).pipe(Effect.provide(OAuthLayers.core(config)))
+  // The bench's own connection to the database, through the ports, to prepare the data.
+  const core = yield* Layer.build(OAuthLayers.core(config))
+  const pools = yield* prepare.pipe(Effect.provide(core))
+  const context: Context = {
+    baseUrl,
+    database: database.name,
+    serverEnv,
+    pools,
+    collector,
+    mint: (count) =>
+      mintRefreshTokens(pools.userId, count).pipe(
+        Effect.provide(core),
+        Effect.mapError((error) => new BenchFailure({ message: `minting refresh tokens: ${String(error)}` }))
+      )
+  }
+  const telemetryOn: Variant = {
+    name: "Telemetry on: tracing and metrics exported over OTLP",
+    env: {
+      TRACING_ENABLED: "true",
+      TRACING_EXPORTER: "opentelemetry",
+      METRICS_ENABLED: "true",
+      METRICS_EXPORTER: "opentelemetry",
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url
+    },
+    sets: 1,
+    telemetry: true
+  }
+  const telemetryOff: Variant = {
+    name: "Telemetry off",
+    env: {},
+    sets: only === undefined ? 2 : 1,
+    telemetry: false
+  }
+  const variants = only === undefined ? [telemetryOff, telemetryOn] : [telemetryOff]
 
-  yield* Effect.forkScoped(Layer.launch(OAuthServer.serve(config)))
-  const baseUrl = config.baseUrl
-  yield* Effect.tryPromise(() => fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).pipe(
-    Effect.retry(Schedule.spaced(Duration.millis(100)).pipe(Schedule.upTo(Duration.seconds(30)))),
-    Effect.mapError(() => new BenchFailure({ message: "the server did not come up within 30 s" }))
-  )
-  console.log(`oauth service at ${baseUrl}`)
-  yield* smoke(baseUrl, pools)
-
-  const all: ReadonlyArray<Scenario> = [
-    { kind: "refresh", clientId, refreshTokens: pools.refreshTokens },
-    { kind: "introspect", introspectionToken, accessTokens: pools.accessTokens },
-    { kind: "register", metadata: registration },
-    { kind: "discovery" }
-  ]
-  const scenarios = only === undefined ? all : all.filter((scenario) => scenario.kind === only)
-  const outcomes: Array<Outcome> = []
-  for (const scenario of scenarios) {
-    console.log(
-      `\n${endpoints[scenario.kind].name}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured…`
-    )
-    yield* waitForQuiet
-    const outcome = yield* runLoad(baseUrl, database.name, scenario, profiled !== undefined)
-    printOutcome(outcome)
-    printServerLog()
-    if (outcome.kind === "refresh")
-      console.log(`  refresh tokens used ${outcome.poolTaken} of ${refreshPool}`)
-    outcomes.push(outcome)
-    if (Option.isSome(outcome.profile)) {
-      const file = writeProfile(outcome.kind, outcome.profile.value)
-      console.log(`\nCPU profile of the server process during the measured run: ${file}\n`)
-      console.log(CpuProfile.format(CpuProfile.summarise(outcome.profile.value, 20)))
+  const results: Array<VariantResult> = []
+  for (const variant of variants) {
+    const profileDirectory =
+      profiled === undefined ? undefined : mkdtempSync(join(os.tmpdir(), "latchkey-profile-"))
+    results.push(yield* Effect.scoped(runVariant(variant, context, profileDirectory)))
+    if (profiled !== undefined && profileDirectory !== undefined) {
+      const kept = keepProfile(profiled, profileDirectory)
+      rmSync(profileDirectory, { recursive: true, force: true })
+      if (kept === undefined) return yield* new BenchFailure({ message: "the server wrote no CPU profile" })
+      console.log(`\nCPU profile of the server process (start, warm-up and measured run): ${kept.file}\n`)
+      console.log(CpuProfile.format(CpuProfile.summarise(kept.profile, 20)))
     }
   }
 
-  const problems = outcomes.flatMap((outcome) =>
-    problemsOf(outcome).map((problem) => `${endpoints[outcome.kind].name}: ${problem}`)
+  const problems = results.flatMap((result) =>
+    result.sets
+      .flat()
+      .flatMap((outcome) =>
+        problemsOf(outcome).map(
+          (problem) => `${result.variant.name}: ${endpoints[outcome.kind].name}: ${problem}`
+        )
+      )
   )
   if (problems.length > 0) {
     return yield* new BenchFailure({ message: `the run failed:\n  ${problems.join("\n  ")}` })
   }
-  if (writeDocs) recordRun(runSection(new Date(), machine(pools), outcomes))
+  for (const result of results) {
+    for (const [what, value, target, met] of memoryRows(result)) {
+      if (met !== undefined)
+        console.log(
+          `  ${result.variant.name}: ${what}: ${mebibytes(value)} MiB (${target}) ${met ? "met" : "MISSED"}`
+        )
+    }
+  }
+  if (!memoryMet(results)) console.log("memory targets: MISSED (recorded as such)")
+  if (writeDocs) recordRun(runSection(new Date(), machine(pools), results))
 })
 
-const program = Effect.scoped(main).pipe(
-  Effect.ensuring(Effect.sync(printServerLog)),
-  Effect.provide(Logger.replace(Logger.defaultLogger, countingLogger))
-)
-
-NodeRuntime.runMain(program, {
+NodeRuntime.runMain(Effect.scoped(main), {
   teardown: (exit) => {
     if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
       const failure = Cause.failureOption(exit.cause)
