@@ -9,17 +9,43 @@ import * as Schema from "effect/Schema"
 import * as Telemetry from "../../application/Telemetry.js"
 
 /** Each service keeps its tables in a Postgres schema of its own name. */
-export type Service = "oauth"
+export type Service = "oauth" | "auth"
+
+/**
+ * Where a service's migrations go: its schema, and a prefix for every table name in it (the
+ * auth service's `DB_NAMESPACE`, as `<namespace>_`; empty otherwise). Migration files write
+ * their tables as `auth.{{prefix}}users`; the prefix is checked to be a plain identifier part
+ * before it is put into SQL.
+ */
+export interface Target {
+  readonly service: Service
+  readonly tablePrefix: string
+}
+
+const targetOf = (target: Service | Target): Target =>
+  typeof target === "string" ? { service: target, tablePrefix: "" } : target
+
+const identifierPart = /^[a-z_][a-z0-9_]*$/
+
+export class InvalidTablePrefix extends Schema.TaggedError<InvalidTablePrefix>()("InvalidTablePrefix", {
+  prefix: Schema.String
+}) {}
+
+const checkedPrefix = (prefix: string) =>
+  prefix === "" || identifierPart.test(prefix)
+    ? Effect.succeed(prefix)
+    : Effect.die(new InvalidTablePrefix({ prefix }))
 
 const directoryOf = (service: Service) => fileURLToPath(new URL(`./migrations/${service}`, import.meta.url))
 
 const fileName = /^(\d+)_([a-z0-9_]+)\.sql$/
 
 /** Versioned SQL files `NNNN_name.sql`, applied in order, each in the migrator's transaction. */
-const loader = (service: Service): Migrator.Loader<FileSystem.FileSystem> =>
+const loader = (target: Target): Migrator.Loader<FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
-    const directory = directoryOf(service)
+    const directory = directoryOf(target.service)
+    const prefix = yield* checkedPrefix(target.tablePrefix)
     const files = yield* fs.readDirectory(directory)
     const migrations = Arr.filterMap(files, (file) =>
       Option.map(Option.fromNullable(fileName.exec(file)), ([, id, name]) => ({
@@ -36,7 +62,9 @@ const loader = (service: Service): Migrator.Loader<FileSystem.FileSystem> =>
           name,
           // The migrator expects a loader of the migration, which is an effect itself.
           // No parameters: the text runs as one simple-protocol query, many statements allowed.
-          Effect.succeed(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(text)))
+          Effect.succeed(
+            Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(text.replaceAll("{{prefix}}", prefix)))
+          )
         ]
       )
     )
@@ -44,17 +72,37 @@ const loader = (service: Service): Migrator.Loader<FileSystem.FileSystem> =>
     Effect.mapError((error) => new Migrator.MigrationError({ reason: "failed", message: error.message }))
   )
 
-const table = (service: Service) => `${service}.schema_migrations`
+const table = (target: Target) => `${target.service}.${target.tablePrefix}schema_migrations`
 
-/** Applies every migration not yet applied; safe to run from several instances at once. */
+/**
+ * Applies every migration not yet applied. Instances that start together on one database all
+ * come up: the first takes a transaction-scoped advisory lock (one per schema and prefix) and
+ * migrates; the others wait for it, then find nothing left to do. Without the lock, two first
+ * starts race on creating the schema and the migrations table.
+ */
 export const run = Telemetry.fn("Migrations.run")(
-  (service: Service) =>
+  (service: Service | Target) =>
     Effect.gen(function* () {
+      const target = targetOf(service)
       const sql = yield* SqlClient.SqlClient
-      yield* sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${service}`)
-      return yield* Migrator.make({})({ loader: loader(service), table: table(service) })
+      yield* checkedPrefix(target.tablePrefix)
+      return yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`latchkey.migrations.${target.service}.${target.tablePrefix}`}))`
+          yield* sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${target.service}`)
+          // The migrator probes for its table with a statement that fails when the table is
+          // missing, which would abort this transaction: the table is created here first, as
+          // the migrator itself would create it.
+          yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${table(target)} (
+            migration_id integer primary key,
+            created_at timestamp with time zone not null default now(),
+            name text not null
+          )`)
+          return yield* Migrator.make({})({ loader: loader(target), table: table(target) })
+        })
+      )
     }),
-  (service) => ({ service })
+  (service) => ({ service: targetOf(service).service })
 )
 
 export class SchemaStatus extends Schema.Class<SchemaStatus>("SchemaStatus")({
@@ -63,17 +111,18 @@ export class SchemaStatus extends Schema.Class<SchemaStatus>("SchemaStatus")({
 }) {}
 
 /** The latest migration applied to the database and the latest this code knows. */
-export const status = (service: Service) =>
+export const status = (service: Service | Target) =>
   Effect.gen(function* () {
+    const target = targetOf(service)
     const sql = yield* SqlClient.SqlClient
-    const migrations = yield* loader(service)
+    const migrations = yield* loader(target)
     const expected = Math.max(0, ...migrations.map(([id]) => id))
     const exists = yield* sql<{
       readonly exists: boolean
-    }>`SELECT to_regclass(${table(service)}) IS NOT NULL AS exists`
+    }>`SELECT to_regclass(${table(target)}) IS NOT NULL AS exists`
     if (exists[0]?.exists !== true) return new SchemaStatus({ applied: 0, expected })
     const rows = yield* sql<{
       readonly latest: number | null
-    }>`SELECT max(migration_id) AS latest FROM ${sql(table(service))}`
+    }>`SELECT max(migration_id) AS latest FROM ${sql(table(target))}`
     return new SchemaStatus({ applied: rows[0]?.latest ?? 0, expected })
   })

@@ -7,11 +7,13 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Database from "../../../adapters/postgres/Database.js"
 import * as Migrations from "../../../adapters/postgres/Migrations.js"
 import * as OAuthStoragePg from "../../../adapters/postgres/oauth/OAuthStoragePg.js"
 import { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
 import * as Fixtures from "../../support/oauth/Fixtures.js"
+import * as TestDatabase from "../../support/TestDatabase.js"
 
 const embeddedIn = (dataDir: string) =>
   Layer.provideMerge(
@@ -73,5 +75,61 @@ describe("the embedded database", () => {
       expect(Exit.isFailure(exit)).toBe(true)
       if (Exit.isFailure(exit)) expect(String(exit.cause)).toContain("EmbeddedDatabaseError")
     }).pipe(Effect.scoped)
+  )
+})
+
+describe("migrations", () => {
+  it.live("several instances starting together on one fresh database all come up, and migrate once", () =>
+    Effect.gen(function* () {
+      const url = yield* TestDatabase.freshUrl()
+      // Each instance has its own pool, as separate processes would; without a server the
+      // embedded database (one process, one connection) can only show that a second run is a no-op.
+      const instance = Option.match(url, {
+        onNone: () => Database.layer({ url: Option.none(), dataDir: Option.none() }),
+        onSome: (value) => Database.layer({ url: Option.some(Redacted.make(value)), dataDir: Option.none() })
+      })
+      const instances = Option.isSome(url) ? 6 : 1
+      const applied = yield* Effect.forEach(
+        Array.from({ length: instances }),
+        () =>
+          Effect.scoped(Layer.build(instance).pipe(Effect.flatMap((ctx) => Effect.provide(migrate, ctx)))),
+        { concurrency: "unbounded" }
+      )
+      const expected = yield* Effect.scoped(
+        Layer.build(instance).pipe(
+          Effect.flatMap((ctx) =>
+            Effect.provide(Migrations.status("oauth").pipe(Effect.provide(NodeFileSystem.layer)), ctx)
+          )
+        )
+      )
+      expect(expected.applied).toBe(expected.expected)
+      // Every migration was applied by exactly one of them.
+      const ids = applied.flatMap((run) => run.map(([id]) => id)).sort((a, b) => a - b)
+      expect(ids).toEqual(Array.from({ length: expected.expected }, (_, index) => index + 1))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("keeps a prefixed service's migrations in a table of its own", () =>
+    Effect.gen(function* () {
+      const target = { service: "oauth", tablePrefix: "tenant_" } as const
+      yield* Migrations.run(target).pipe(Effect.provide(NodeFileSystem.layer))
+      const prefixed = yield* Migrations.status(target).pipe(Effect.provide(NodeFileSystem.layer))
+      expect(prefixed.applied).toBe(prefixed.expected)
+      const plain = yield* Migrations.status("oauth").pipe(Effect.provide(NodeFileSystem.layer))
+      expect(plain.applied).toBe(0)
+    }).pipe(Effect.provide(Database.layer({ url: Option.none(), dataDir: Option.none() })))
+  )
+
+  it.live("refuses a table prefix that is not a plain identifier part, before any SQL", () =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(
+        Migrations.run({ service: "oauth", tablePrefix: "x; DROP TABLE y; --" }).pipe(
+          Effect.provide(NodeFileSystem.layer)
+        )
+      )
+      expect(Exit.isFailure(exit) && String(exit.cause)).toContain("InvalidTablePrefix")
+      const status = yield* Migrations.status("oauth").pipe(Effect.provide(NodeFileSystem.layer))
+      expect(status.applied).toBe(0)
+    }).pipe(Effect.provide(Database.layer({ url: Option.none(), dataDir: Option.none() })))
   )
 })
