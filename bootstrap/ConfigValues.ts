@@ -11,7 +11,13 @@ import { ClientId } from "../domain/Ids.js"
  * Shared parsers for environment variables. Each failure names its variable, so that the
  * start-up report (ConfigReport.ts) can print one line per problem.
  */
-const check = <A, B>(name: string, config: Config.Config<A>, parse: (value: A) => Either.Either<B, string>) =>
+
+/** `config` parsed by `parse`; a refusal is reported on `name`, with `parse`'s message. */
+export const check = <A, B>(
+  name: string,
+  config: Config.Config<A>,
+  parse: (value: A) => Either.Either<B, string>
+) =>
   // Mapped first: effect prefixes an error raised right on a primitive with its name again.
   Config.mapOrFail(
     Config.map(config, (value) => value),
@@ -152,14 +158,17 @@ export const bool = (name: string, fallback: boolean) =>
         : Either.left("expected true or false (also 1/0, t/f)")
   )
 
-/** A port number under any variable name. */
-export const portNamed = (name: string, fallback: number) =>
-  check(name, Config.string(name).pipe(Config.withDefault(String(fallback))), (value) => {
+/** A port number under any variable name, without a default (for a name that has a fallback). */
+export const port = (name: string) =>
+  check(name, Config.string(name), (value) => {
     const n = Number(value)
     return /^\d+$/.test(value) && n >= 0 && n <= 65_535
       ? Either.right(n)
       : Either.left("expected a port number, 0 to 65535")
   })
+
+/** A port number under any variable name. */
+export const portNamed = (name: string, fallback: number) => Config.withDefault(port(name), fallback)
 
 /** A host or address to listen on. */
 export const listenHost = (name: string, fallback: string) =>

@@ -1,0 +1,255 @@
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
+import type * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import type { Limit } from "../../application/ports/RateLimiter.js"
+import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
+import * as ConfigValues from "../ConfigValues.js"
+import * as TelemetryConfig from "../TelemetryConfig.js"
+import * as AuthConfigValues from "./AuthConfigValues.js"
+import * as JwtKeys from "./JwtKeys.js"
+
+/**
+ * The auth service's configuration: the spec's variables with the `AUTHSVC_` prefix (all but
+ * `PORT`, `DATABASE_URL`, `LOG_LEVEL` and `OTEL_*`), and the Supabase Auth variables a
+ * Supabase deployment relies on beyond the spec (`JWT_KEYS`, `JWT_VALID_METHODS`,
+ * `JWT_ISSUER`, two rate limits, manual linking). Read from `AuthEnvironment`'s provider;
+ * variables of features still to come are only listed by `AuthVariables.warnings`.
+ * docs/configuration.md has the table of names, defaults and meanings.
+ */
+
+export interface DatabaseConfig {
+  /** `AUTHSVC_DB_DATABASE_URL`, else `DATABASE_URL`; none: the embedded database. */
+  readonly url: Option.Option<Redacted.Redacted>
+  /** Where the embedded database keeps its files: `$LATCHKEY_DATA_DIR/auth`. */
+  readonly dataDir: string
+  /** `DB_NAMESPACE`: the start of every table name; empty for none. */
+  readonly namespace: string
+  /** `DB_MAX_POOL_SIZE`; none for 0, which leaves the pool at node-postgres's default of 10. */
+  readonly maxPoolSize: Option.Option<number>
+}
+
+export interface ApiConfig {
+  /** `API_HOST`: the address to listen on. */
+  readonly host: string
+  /** `AUTHSVC_API_PORT`, else `PORT`. */
+  readonly port: number
+  /** `API_EXTERNAL_URL`: where clients reach the service, without a trailing slash. */
+  readonly externalUrl: string
+}
+
+export interface JwtConfig {
+  /**
+   * `JWT_SECRET`: the HS256 key, at least 32 characters (RFC 7518 §3.2's 256 bits). Optional,
+   * where Supabase Auth requires it even beside `JWT_KEYS`: the spec signs with asymmetric keys
+   * by default, which the service can make itself, and keeps HS256 for compatibility.
+   */
+  readonly secret: Option.Option<Redacted.Redacted>
+  /** `JWT_KEYS`: the configured JWKs, exactly one of them signing; empty when unset. */
+  readonly keys: ReadonlyArray<JwtKeys.JwtKey>
+  /** `JWT_VALID_METHODS`; none: the algorithms of the keys in use, as Supabase Auth derives them. */
+  readonly validMethods: Option.Option<ReadonlyArray<JwtKeys.Algorithm>>
+  /** `JWT_ISSUER`: the `iss` claim; none leaves it out, as Supabase Auth does when it is unset. */
+  readonly issuer: Option.Option<string>
+  /** `JWT_ADMIN_ROLES`: roles whose tokens may call the admin endpoints. */
+  readonly adminRoles: ReadonlyArray<string>
+  /** `JWT_EXP`: access token lifetime in seconds. */
+  readonly expSeconds: number
+  /** `JWT_AUD`: the audience of users and tokens. */
+  readonly aud: string
+}
+
+export interface SecurityConfig {
+  readonly refreshTokenRotationEnabled: boolean
+  /** Only with rotation: how long the previous token may still be exchanged. */
+  readonly refreshTokenReuseInterval: Duration.Duration
+  readonly updatePasswordRequireReauthentication: boolean
+  readonly manualLinkingEnabled: boolean
+  /** `SECURITY_SVC_FORWARDED_FOR_ENABLED`: trust `Svc-Forwarded-For` for the client address. */
+  readonly svcForwardedForEnabled: boolean
+}
+
+export interface ExternalConfig {
+  /** `EXTERNAL_EMAIL_ENABLED`: sign-up and sign-in with an email address. */
+  readonly email: boolean
+  /** `EXTERNAL_PHONE_ENABLED`: sign-up and sign-in with a phone number. */
+  readonly phone: boolean
+  /** `EXTERNAL_ANONYMOUS_USERS_ENABLED`. */
+  readonly anonymousUsers: boolean
+}
+
+export interface RateLimitConfig {
+  /** `RATE_LIMIT_HEADER`: the header a trusted proxy sets to the client address. */
+  readonly header: Option.Option<string>
+  /** `RATE_LIMIT_TOKEN_REFRESH`: /token requests per client address per 5 minutes. */
+  readonly tokenRefresh: Limit
+  /** `RATE_LIMIT_ANONYMOUS_USERS`: anonymous sign-ins per client address per hour. */
+  readonly anonymousUsers: Limit
+}
+
+export interface AuthConfig {
+  /** `SITE_URL`, without a trailing slash. */
+  readonly siteUrl: string
+  /** `URI_ALLOW_LIST`: the entries as written; `RedirectAllowList.make` reads them. */
+  readonly uriAllowList: ReadonlyArray<string>
+  readonly disableSignup: boolean
+  readonly mailerAutoconfirm: boolean
+  readonly smsAutoconfirm: boolean
+  /** `PASSWORD_MIN_LENGTH` and `PASSWORD_REQUIRED_CHARACTERS`. */
+  readonly passwordPolicy: PasswordPolicy.PasswordPolicy
+  readonly external: ExternalConfig
+  readonly rateLimit: RateLimitConfig
+  readonly security: SecurityConfig
+  readonly api: ApiConfig
+  readonly jwt: JwtConfig
+  readonly db: DatabaseConfig
+  readonly telemetry: TelemetryConfig.TelemetryConfig
+}
+
+/**
+ * `name`, and `fallback` only when `name` is unset, as Supabase Auth's envconfig reads a field
+ * with an alternative name: `GOTRUE_DB_DATABASE_URL` wins over `DATABASE_URL`, and
+ * `GOTRUE_API_PORT` over `PORT`. A wrong value under `name` is reported, never skipped.
+ */
+const preferring = <A>(name: Config.Config<A>, fallback: Config.Config<A>): Config.Config<A> =>
+  Config.orElseIf(name, { if: ConfigError.isMissingDataOnly, orElse: () => fallback })
+
+const databaseFields = Config.all({
+  driver: AuthConfigValues.databaseDriver("AUTHSVC_DB_DRIVER"),
+  url: Config.option(
+    preferring(ConfigValues.postgresUrl("AUTHSVC_DB_DATABASE_URL"), ConfigValues.postgresUrl("DATABASE_URL"))
+  ),
+  dataDir: ConfigValues.dataDir("auth"),
+  namespace: AuthConfigValues.tablePrefix("AUTHSVC_DB_NAMESPACE"),
+  maxPoolSize: AuthConfigValues.wholeNumberNamed("AUTHSVC_DB_MAX_POOL_SIZE", 0)
+}).pipe(
+  Config.map(
+    (fields): DatabaseConfig => ({
+      url: fields.url,
+      dataDir: fields.dataDir,
+      namespace: fields.namespace,
+      maxPoolSize: fields.maxPoolSize === 0 ? Option.none() : Option.some(fields.maxPoolSize)
+    })
+  )
+)
+
+/** What `latchkey auth migrate` and the operator commands need: only the database. */
+export const database: Config.Config<{ readonly db: DatabaseConfig; readonly logLevel: LogLevel.LogLevel }> =
+  Config.all({ db: databaseFields, logLevel: ConfigValues.logLevel })
+
+/** Supabase Auth's roles for admin tokens when `JWT_ADMIN_ROLES` is unset. */
+export const defaultAdminRoles: ReadonlyArray<string> = ["service_role", "supabase_admin"]
+
+export const defaultExpSeconds = 3600
+
+const jwtFields = Config.all({
+  secret: Config.option(ConfigValues.secret("AUTHSVC_JWT_SECRET", 32)),
+  keys: ConfigValues.check(
+    "AUTHSVC_JWT_KEYS",
+    Config.string("AUTHSVC_JWT_KEYS").pipe(Config.withDefault("[]")),
+    JwtKeys.parse
+  ),
+  validMethods: Config.option(
+    ConfigValues.check(
+      "AUTHSVC_JWT_VALID_METHODS",
+      Config.string("AUTHSVC_JWT_VALID_METHODS"),
+      JwtKeys.parseMethods
+    )
+  ),
+  issuer: Config.option(Config.string("AUTHSVC_JWT_ISSUER")),
+  adminRoles: ConfigValues.list("AUTHSVC_JWT_ADMIN_ROLES"),
+  exp: AuthConfigValues.wholeNumberNamed("AUTHSVC_JWT_EXP", defaultExpSeconds),
+  aud: Config.string("AUTHSVC_JWT_AUD").pipe(Config.withDefault("authenticated"))
+}).pipe(
+  Config.map(
+    (fields): JwtConfig => ({
+      secret: fields.secret,
+      keys: fields.keys,
+      validMethods: fields.validMethods,
+      issuer: fields.issuer,
+      adminRoles: fields.adminRoles.length === 0 ? defaultAdminRoles : fields.adminRoles,
+      // 0 is Supabase Auth's "unset", which it replaces by the default too.
+      expSeconds: fields.exp === 0 ? defaultExpSeconds : fields.exp,
+      aud: fields.aud
+    })
+  )
+)
+
+const fields = Config.all({
+  siteUrl: AuthConfigValues.httpUrl("AUTHSVC_SITE_URL"),
+  uriAllowList: ConfigValues.list("AUTHSVC_URI_ALLOW_LIST"),
+  disableSignup: ConfigValues.bool("AUTHSVC_DISABLE_SIGNUP", false),
+  mailerAutoconfirm: ConfigValues.bool("AUTHSVC_MAILER_AUTOCONFIRM", false),
+  smsAutoconfirm: ConfigValues.bool("AUTHSVC_SMS_AUTOCONFIRM", false),
+  passwordPolicy: Config.all({
+    minLength: AuthConfigValues.wholeNumberNamed(
+      "AUTHSVC_PASSWORD_MIN_LENGTH",
+      PasswordPolicy.defaultMinLength
+    ),
+    requiredCharacters: Config.string("AUTHSVC_PASSWORD_REQUIRED_CHARACTERS").pipe(Config.withDefault(""))
+  }).pipe(Config.map(PasswordPolicy.make)),
+  external: Config.all({
+    email: ConfigValues.bool("AUTHSVC_EXTERNAL_EMAIL_ENABLED", true),
+    phone: ConfigValues.bool("AUTHSVC_EXTERNAL_PHONE_ENABLED", false),
+    anonymousUsers: ConfigValues.bool("AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", false)
+  }),
+  rateLimit: Config.all({
+    header: Config.option(ConfigValues.headerName("AUTHSVC_RATE_LIMIT_HEADER")),
+    tokenRefresh: AuthConfigValues.requestsPer(
+      "AUTHSVC_RATE_LIMIT_TOKEN_REFRESH",
+      150,
+      Duration.minutes(5),
+      "5 minutes"
+    ),
+    anonymousUsers: AuthConfigValues.requestsPer(
+      "AUTHSVC_RATE_LIMIT_ANONYMOUS_USERS",
+      30,
+      Duration.hours(1),
+      "hour"
+    )
+  }),
+  security: Config.all({
+    refreshTokenRotationEnabled: ConfigValues.bool("AUTHSVC_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", true),
+    // 10 s as in Supabase projects (the CLI's and the platform's default); the bare Supabase Auth
+    // binary defaults to 0, which turns every concurrent refresh of two tabs into a reuse attack.
+    refreshTokenReuseInterval: AuthConfigValues.secondsOrDuration(
+      "AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
+      Duration.seconds(10)
+    ),
+    updatePasswordRequireReauthentication: ConfigValues.bool(
+      "AUTHSVC_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION",
+      false
+    ),
+    manualLinkingEnabled: ConfigValues.bool("AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED", false),
+    svcForwardedForEnabled: ConfigValues.bool("AUTHSVC_SECURITY_SVC_FORWARDED_FOR_ENABLED", false)
+  }),
+  api: Config.all({
+    host: ConfigValues.listenHost("AUTHSVC_API_HOST", "0.0.0.0"),
+    port: preferring(ConfigValues.port("AUTHSVC_API_PORT"), ConfigValues.portNamed("PORT", 8081)),
+    externalUrl: AuthConfigValues.httpUrl("AUTHSVC_API_EXTERNAL_URL")
+  }),
+  jwt: jwtFields,
+  db: databaseFields,
+  telemetry: TelemetryConfig.read("AUTHSVC_")
+})
+
+/** Rules that tie variables together, each reported on the variable to fix. */
+const crossCheck = (config: AuthConfig): Either.Either<AuthConfig, ConfigError.ConfigError> => {
+  const signing = JwtKeys.signingKey(config.jwt.keys)
+  const methods = Option.getOrUndefined(config.jwt.validMethods)
+  if (signing !== undefined && methods !== undefined && !methods.includes(signing.alg)) {
+    return Either.left(
+      ConfigValues.invalid(
+        "AUTHSVC_JWT_VALID_METHODS",
+        `leaves out ${signing.alg}, the algorithm of the signing key in AUTHSVC_JWT_KEYS`
+      )
+    )
+  }
+  return Either.right(config)
+}
+
+/** Everything `latchkey auth serve` needs, validated together. */
+export const server: Config.Config<AuthConfig> = Config.mapOrFail(fields, crossCheck)

@@ -1,0 +1,123 @@
+import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
+import type { Limit } from "../../application/ports/RateLimiter.js"
+import * as Ban from "../../domain/Ban.js"
+import * as ConfigValues from "../ConfigValues.js"
+
+/**
+ * Parsers for the auth service's variables, reading values as Supabase Auth does (Go's
+ * envconfig over strconv and time.ParseDuration) where that is safe, and refusing what could
+ * only be a mistake. Each failure names its variable (ConfigReport prints one line per problem).
+ */
+
+// Decimal only: Go's ParseInt(value, 0, …) would also take 0x10 and read 010 as octal 8, which
+// nobody means in a configuration file; those are refused rather than read differently.
+const wholeNumber = /^(?:0|[1-9][0-9]*)$/
+
+const parseWhole = (value: string): number | undefined => {
+  const trimmed = value.trim()
+  const n = Number(trimmed)
+  return wholeNumber.test(trimmed) && Number.isSafeInteger(n) ? n : undefined
+}
+
+/** A whole number, 0 or more: Supabase Auth's `int` settings (`PASSWORD_MIN_LENGTH`, `DB_MAX_POOL_SIZE`). */
+export const wholeNumberNamed = (name: string, fallback: number) =>
+  ConfigValues.check(name, Config.string(name).pipe(Config.withDefault(String(fallback))), (value) => {
+    const n = parseWhole(value)
+    return n === undefined ? Either.left("expected a whole number, 0 or more") : Either.right(n)
+  })
+
+/**
+ * A Go duration (`10s`, `1h30m`, `1.5h`, `300ms`; units ns, us, µs, ms, s, m, h) through the
+ * one Go-duration parser of the codebase, the admin API's `ban_duration` one: its grammar is
+ * exactly time.ParseDuration's without a sign, and a negative interval is never meant here.
+ */
+const goDuration = (value: string): Either.Either<Duration.Duration, string> =>
+  value === "none"
+    ? Either.left("none")
+    : Either.map(
+        Either.mapLeft(Ban.parseBanDuration(value), (error) => error.message),
+        Ban.BanRequest.$match({ Unban: () => Duration.zero, BanFor: ({ duration }) => duration })
+      )
+
+/**
+ * Seconds, for a setting Supabase Auth keeps as an `int` of seconds (so a bare `10` is 10 s, as
+ * there), or a Go duration such as `10s` or `1m30s`, which the spec's `string` type invites.
+ */
+export const secondsOrDuration = (name: string, fallback: Duration.Duration) =>
+  ConfigValues.check(
+    name,
+    Config.string(name).pipe(Config.withDefault(`${Duration.toSeconds(fallback)}`)),
+    (value) => {
+      const trimmed = value.trim()
+      const seconds = parseWhole(trimmed)
+      if (seconds !== undefined) return Either.right(Duration.seconds(seconds))
+      return Either.mapLeft(
+        goDuration(trimmed),
+        () => "expected seconds or a Go duration, e.g. 10, 10s or 1m30s"
+      )
+    }
+  )
+
+// Go's ParseFloat takes more (exponents, hex, inf); a request count needs only decimals.
+const decimal = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/
+
+/**
+ * A request count per `window`, a `float64` in Supabase Auth, which lets that many requests
+ * through at once and refills at that rate; here a fixed window of `window` allows the count's
+ * whole part (Go's `int(value)`, the burst there).
+ */
+export const requestsPer = (name: string, fallback: number, window: Duration.Duration, unit: string) =>
+  ConfigValues.check(
+    name,
+    Config.string(name).pipe(Config.withDefault(String(fallback))),
+    (value): Either.Either<Limit, string> => {
+      const trimmed = value.trim()
+      return decimal.test(trimmed)
+        ? Either.right({ max: Math.floor(Number(trimmed)), window })
+        : Either.left(`expected a number of requests per ${unit}, e.g. ${fallback}`)
+    }
+  )
+
+const httpUrlExpected = "expected an absolute http or https URL"
+
+/**
+ * An absolute http(s) URL, kept as written but for a trailing slash: `SITE_URL` and
+ * `API_EXTERNAL_URL`, which emails and redirects are built from. Plain http is allowed on any
+ * host, as in Supabase Auth: the service runs behind a TLS proxy, which may be on the same host.
+ */
+export const httpUrl = (name: string) =>
+  ConfigValues.check(name, Config.string(name), (value) => {
+    const trimmed = value.trim()
+    let url: URL
+    try {
+      url = new URL(trimmed)
+    } catch {
+      return Either.left(httpUrlExpected)
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") return Either.left(httpUrlExpected)
+    if (url.username !== "" || url.password !== "")
+      return Either.left(`${httpUrlExpected} without credentials`)
+    return Either.right(trimmed.replace(/\/+$/, ""))
+  })
+
+/**
+ * `DB_NAMESPACE`: written into SQL as the start of every table name, so only what Postgres reads
+ * unquoted as part of an identifier, short enough to leave room under its 63-byte limit.
+ */
+export const tablePrefix = (name: string) =>
+  ConfigValues.check(name, Config.string(name).pipe(Config.withDefault("")), (value) =>
+    value === "" || /^[a-z_][a-z0-9_]{0,19}$/.test(value)
+      ? Either.right(value)
+      : Either.left("expected at most 20 of a-z, 0-9 and _, not starting with a digit")
+  )
+
+/** `DB_DRIVER`: the spec's one dialect. Unset means postgres, the only choice there is. */
+export const databaseDriver = (name: string) =>
+  ConfigValues.check(
+    name,
+    Config.string(name).pipe(Config.withDefault("postgres")),
+    (value): Either.Either<"postgres", string> =>
+      value.trim() === "postgres" ? Either.right("postgres") : Either.left("expected postgres")
+  )

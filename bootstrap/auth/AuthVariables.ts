@@ -1,0 +1,121 @@
+import type { Variables } from "./AuthEnvironment.js"
+
+/**
+ * Which `AUTHSVC_` variables the auth service knows. A Supabase Auth deployment carries many
+ * variables of features this service does not have yet; they must not stop it, nor pass
+ * unnoticed, so each start names them on one warning line, and names any other `AUTHSVC_`
+ * variable (a typo, most likely) on another. Variables without the prefix are never checked:
+ * the environment is shared with everything else on the machine.
+ */
+
+export const prefix = "AUTHSVC_"
+
+/** Every `AUTHSVC_` variable `AuthConfig.server` reads (a test holds the two together). */
+export const read: ReadonlySet<string> = new Set(
+  [
+    "SITE_URL",
+    "URI_ALLOW_LIST",
+    "DISABLE_SIGNUP",
+    "MAILER_AUTOCONFIRM",
+    "SMS_AUTOCONFIRM",
+    "PASSWORD_MIN_LENGTH",
+    "PASSWORD_REQUIRED_CHARACTERS",
+    "EXTERNAL_EMAIL_ENABLED",
+    "EXTERNAL_PHONE_ENABLED",
+    "EXTERNAL_ANONYMOUS_USERS_ENABLED",
+    "RATE_LIMIT_HEADER",
+    "RATE_LIMIT_TOKEN_REFRESH",
+    "RATE_LIMIT_ANONYMOUS_USERS",
+    "SECURITY_REFRESH_TOKEN_ROTATION_ENABLED",
+    "SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
+    "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION",
+    "SECURITY_MANUAL_LINKING_ENABLED",
+    "SECURITY_SVC_FORWARDED_FOR_ENABLED",
+    "API_HOST",
+    "API_PORT",
+    "API_EXTERNAL_URL",
+    "JWT_SECRET",
+    "JWT_KEYS",
+    "JWT_VALID_METHODS",
+    "JWT_ISSUER",
+    "JWT_ADMIN_ROLES",
+    "JWT_EXP",
+    "JWT_AUD",
+    "DB_DRIVER",
+    "DB_DATABASE_URL",
+    "DB_NAMESPACE",
+    "DB_MAX_POOL_SIZE",
+    "LOG_FILE",
+    "TRACING_ENABLED",
+    "TRACING_EXPORTER",
+    "METRICS_ENABLED",
+    "METRICS_EXPORTER",
+    "REQUEST_ID_HEADER",
+    "DEBUG"
+  ].map((name) => `${prefix}${name}`)
+)
+
+/** The spec's external providers: the keys of `external` in the /settings response. */
+export const providers: ReadonlyArray<string> = [
+  "apple",
+  "azure",
+  "bitbucket",
+  "discord",
+  "facebook",
+  "figma",
+  "github",
+  "gitlab",
+  "google",
+  "keycloak",
+  "linkedin",
+  "notion",
+  "slack",
+  "snapchat",
+  "spotify",
+  "twitch",
+  "twitter",
+  "workos"
+]
+
+const providerSettings = ["ENABLED", "CLIENT_ID", "SECRET", "REDIRECT_URI", "URL"]
+
+/** Families of later features (email, SMS, captcha, MFA, hooks, SAML), by the start of the name. */
+const laterFamilies = ["SMTP_", "MAILER_", "SMS_", "SECURITY_CAPTCHA_", "MFA_", "HOOK_", "SAML_"].map(
+  (family) => `${prefix}${family}`
+)
+
+/** Single variables of later features: multi-instance mode, JWT groups, the other rate limits. */
+const laterNames: ReadonlySet<string> = new Set(
+  [
+    "OPERATOR_TOKEN",
+    "API_ENDPOINT",
+    "JWT_ADMIN_GROUP_NAME",
+    "JWT_DEFAULT_GROUP_NAME",
+    "RATE_LIMIT_EMAIL_SENT",
+    "RATE_LIMIT_SMS_SENT",
+    "RATE_LIMIT_VERIFY",
+    "RATE_LIMIT_OTP",
+    "RATE_LIMIT_SSO",
+    ...providers.flatMap((provider) =>
+      providerSettings.map((setting) => `EXTERNAL_${provider.toUpperCase()}_${setting}`)
+    )
+  ].map((name) => `${prefix}${name}`)
+)
+
+/** A variable accepted now and read once its feature lands. */
+export const isLater = (name: string): boolean =>
+  !read.has(name) && (laterNames.has(name) || laterFamilies.some((family) => name.startsWith(family)))
+
+/**
+ * At most two lines: the set variables of later features, then the unknown `AUTHSVC_` ones,
+ * each list sorted. None when every set variable is read now.
+ */
+export const warnings = (variables: Variables): ReadonlyArray<string> => {
+  const set = [...variables.keys()].filter((name) => name.startsWith(prefix) && !read.has(name)).sort()
+  const later = set.filter(isLater)
+  const unknown = set.filter((name) => !isLater(name))
+  return [
+    ...(later.length === 0 ? [] : [`ignored until their feature lands: ${later.join(", ")}`]),
+    ...(unknown.length === 0 ? [] : [`unknown variables, ignored: ${unknown.join(", ")}`])
+  ]
+}

@@ -1,0 +1,513 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as AuthConfig from "../../../bootstrap/auth/AuthConfig.js"
+import * as AuthEnvironment from "../../../bootstrap/auth/AuthEnvironment.js"
+import * as ConfigReport from "../../../bootstrap/ConfigReport.js"
+
+const required = {
+  AUTHSVC_SITE_URL: "https://app.example.com",
+  AUTHSVC_API_EXTERNAL_URL: "https://auth.example.com"
+}
+
+const loadFrom = (fileText: Option.Option<string>, env: Record<string, string>) =>
+  Effect.withConfigProvider(
+    AuthConfig.server,
+    AuthEnvironment.provider(AuthEnvironment.merge(fileText, { ...required, ...env }))
+  ).pipe(Effect.either, Effect.map(Either.mapLeft(ConfigReport.lines)))
+
+const load = (env: Record<string, string>) => loadFrom(Option.none(), env)
+
+/** The config of a start that must succeed. */
+const config = (env: Record<string, string>) => Effect.map(load(env), Either.getOrThrow)
+
+/** The report of a start that must fail. */
+const report = (env: Record<string, string>) =>
+  Effect.map(load(env), (result) => Either.getOrThrowWith(Either.flip(result), () => "the start succeeded"))
+
+describe("auth configuration", () => {
+  it.effect("applies the defaults with only the two required URLs set", () =>
+    Effect.gen(function* () {
+      const c = yield* config({})
+      expect(c.siteUrl).toBe("https://app.example.com")
+      expect(c.uriAllowList).toEqual([])
+      expect(c.disableSignup).toBe(false)
+      expect(c.mailerAutoconfirm).toBe(false)
+      expect(c.smsAutoconfirm).toBe(false)
+      expect(c.passwordPolicy.minLength).toBe(6)
+      expect(c.passwordPolicy.requiredCharacters).toEqual([])
+      expect(c.external).toEqual({ email: true, phone: false, anonymousUsers: false })
+      expect(Option.isNone(c.rateLimit.header)).toBe(true)
+      expect(c.rateLimit.tokenRefresh).toEqual({ max: 150, window: Duration.minutes(5) })
+      expect(c.rateLimit.anonymousUsers).toEqual({ max: 30, window: Duration.hours(1) })
+      expect(c.security).toEqual({
+        refreshTokenRotationEnabled: true,
+        refreshTokenReuseInterval: Duration.seconds(10),
+        updatePasswordRequireReauthentication: false,
+        manualLinkingEnabled: false,
+        svcForwardedForEnabled: false
+      })
+      expect(c.api).toEqual({ host: "0.0.0.0", port: 8081, externalUrl: "https://auth.example.com" })
+      expect(Option.isNone(c.jwt.secret)).toBe(true)
+      expect(c.jwt.keys).toEqual([])
+      expect(Option.isNone(c.jwt.validMethods)).toBe(true)
+      expect(Option.isNone(c.jwt.issuer)).toBe(true)
+      expect(c.jwt.adminRoles).toEqual(["service_role", "supabase_admin"])
+      expect(c.jwt.expSeconds).toBe(3600)
+      expect(c.jwt.aud).toBe("authenticated")
+      expect(c.db).toEqual({
+        url: Option.none(),
+        dataDir: ".latchkey/auth",
+        namespace: "",
+        maxPoolSize: Option.none()
+      })
+      expect(c.telemetry.logLevel).toBe(LogLevel.Info)
+      expect(c.telemetry.tracing).toBe(false)
+    })
+  )
+
+  it.effect("requires SITE_URL and API_EXTERNAL_URL, one line each", () =>
+    Effect.gen(function* () {
+      const result = yield* Effect.either(
+        Effect.withConfigProvider(AuthConfig.server, AuthEnvironment.provider(new Map()))
+      )
+      expect(Either.mapLeft(result, ConfigReport.lines)).toEqual(
+        Either.left([
+          "AUTHSVC_SITE_URL: is required but not set",
+          "AUTHSVC_API_EXTERNAL_URL: is required but not set"
+        ])
+      )
+    })
+  )
+
+  it.effect("takes absolute http(s) URLs for SITE_URL and API_EXTERNAL_URL, without a trailing slash", () =>
+    Effect.gen(function* () {
+      const c = yield* config({
+        AUTHSVC_SITE_URL: "http://localhost:3000/",
+        AUTHSVC_API_EXTERNAL_URL: "https://project.example.com/auth/v1/"
+      })
+      expect(c.siteUrl).toBe("http://localhost:3000")
+      expect(c.api.externalUrl).toBe("https://project.example.com/auth/v1")
+      expect(
+        yield* report({ AUTHSVC_SITE_URL: "localhost:3000", AUTHSVC_API_EXTERNAL_URL: "/auth" })
+      ).toEqual([
+        "AUTHSVC_SITE_URL: expected an absolute http or https URL",
+        "AUTHSVC_API_EXTERNAL_URL: expected an absolute http or https URL"
+      ])
+      expect(yield* report({ AUTHSVC_SITE_URL: "https://user:hunter2@app.example.com" })).toEqual([
+        "AUTHSVC_SITE_URL: expected an absolute http or https URL without credentials"
+      ])
+    })
+  )
+
+  describe("booleans, as Go's strconv.ParseBool reads them", () => {
+    it.effect("accepts 1, t, T, TRUE, true, True and 0, f, F, FALSE, false, False", () =>
+      Effect.gen(function* () {
+        for (const spelling of ["1", "t", "T", "TRUE", "true", "True"]) {
+          expect((yield* config({ AUTHSVC_DISABLE_SIGNUP: spelling })).disableSignup).toBe(true)
+        }
+        for (const spelling of ["0", "f", "F", "FALSE", "false", "False"]) {
+          const c = yield* config({ AUTHSVC_EXTERNAL_EMAIL_ENABLED: spelling })
+          expect(c.external.email).toBe(false)
+        }
+      })
+    )
+
+    it.effect("reads every boolean of the service", () =>
+      Effect.gen(function* () {
+        const c = yield* config({
+          AUTHSVC_MAILER_AUTOCONFIRM: "true",
+          AUTHSVC_SMS_AUTOCONFIRM: "1",
+          AUTHSVC_EXTERNAL_PHONE_ENABLED: "t",
+          AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED: "TRUE",
+          AUTHSVC_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED: "false",
+          AUTHSVC_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: "True",
+          AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED: "true",
+          AUTHSVC_SECURITY_SVC_FORWARDED_FOR_ENABLED: "true"
+        })
+        expect([c.mailerAutoconfirm, c.smsAutoconfirm, c.external.phone, c.external.anonymousUsers]).toEqual([
+          true,
+          true,
+          true,
+          true
+        ])
+        expect(c.security.refreshTokenRotationEnabled).toBe(false)
+        expect(c.security.updatePasswordRequireReauthentication).toBe(true)
+        expect(c.security.manualLinkingEnabled).toBe(true)
+        expect(c.security.svcForwardedForEnabled).toBe(true)
+      })
+    )
+
+    it.effect("refuses other spellings, naming the variable", () =>
+      Effect.gen(function* () {
+        expect(yield* report({ AUTHSVC_DISABLE_SIGNUP: "yes", AUTHSVC_MAILER_AUTOCONFIRM: "on" })).toEqual([
+          "AUTHSVC_DISABLE_SIGNUP: expected true or false (also 1/0, t/f)",
+          "AUTHSVC_MAILER_AUTOCONFIRM: expected true or false (also 1/0, t/f)"
+        ])
+      })
+    )
+  })
+
+  describe("the reuse interval: seconds, or a Go duration", () => {
+    it.effect("reads a bare integer as seconds, as Supabase Auth's int setting", () =>
+      Effect.gen(function* () {
+        for (const [value, seconds] of [
+          ["0", 0],
+          ["10", 10],
+          ["3600", 3600]
+        ] as const) {
+          const c = yield* config({ AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: value })
+          expect(Duration.toSeconds(c.security.refreshTokenReuseInterval)).toBe(seconds)
+        }
+      })
+    )
+
+    it.effect("reads Go durations: 10s, 1h30m, 1.5h, 300ms, 2m0.5s", () =>
+      Effect.gen(function* () {
+        for (const [value, millis] of [
+          ["10s", 10_000],
+          ["1h30m", 5_400_000],
+          ["1.5h", 5_400_000],
+          ["300ms", 300],
+          ["2m0.5s", 120_500],
+          ["0s", 0]
+        ] as const) {
+          const c = yield* config({ AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: value })
+          expect(Duration.toMillis(c.security.refreshTokenReuseInterval)).toBe(millis)
+        }
+      })
+    )
+
+    it.effect("refuses anything else on one line", () =>
+      Effect.gen(function* () {
+        for (const value of ["10 seconds", "-5s", "+5s", "none", "010", "0x10", "1d", "s", "1.5"]) {
+          expect(yield* report({ AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: value })).toEqual([
+            "AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: expected seconds or a Go duration, e.g. 10, 10s or 1m30s"
+          ])
+        }
+      })
+    )
+  })
+
+  describe("whole numbers", () => {
+    it.effect("reads JWT_EXP in seconds; 0 is Supabase Auth's unset and means 3600", () =>
+      Effect.gen(function* () {
+        expect((yield* config({ AUTHSVC_JWT_EXP: "7200" })).jwt.expSeconds).toBe(7200)
+        expect((yield* config({ AUTHSVC_JWT_EXP: "0" })).jwt.expSeconds).toBe(3600)
+      })
+    )
+
+    it.effect("builds the password policy with PasswordPolicy.make, which raises a minimum under 6", () =>
+      Effect.gen(function* () {
+        const strict = yield* config({
+          AUTHSVC_PASSWORD_MIN_LENGTH: "12",
+          AUTHSVC_PASSWORD_REQUIRED_CHARACTERS: "abcdefghijklmnopqrstuvwxyz:0123456789:\\:"
+        })
+        expect(strict.passwordPolicy.minLength).toBe(12)
+        expect(strict.passwordPolicy.requiredCharacters).toEqual([
+          "abcdefghijklmnopqrstuvwxyz",
+          "0123456789",
+          ":"
+        ])
+        expect((yield* config({ AUTHSVC_PASSWORD_MIN_LENGTH: "4" })).passwordPolicy.minLength).toBe(6)
+      })
+    )
+
+    it.effect("reads DB_MAX_POOL_SIZE, 0 leaving the pool at the driver's default", () =>
+      Effect.gen(function* () {
+        expect((yield* config({ AUTHSVC_DB_MAX_POOL_SIZE: "25" })).db.maxPoolSize).toEqual(Option.some(25))
+        expect((yield* config({ AUTHSVC_DB_MAX_POOL_SIZE: "0" })).db.maxPoolSize).toEqual(Option.none())
+      })
+    )
+
+    it.effect("refuses signs, fractions, words and octal-looking numbers", () =>
+      Effect.gen(function* () {
+        for (const value of ["-1", "1.5", "ten", "010", "1e3"]) {
+          expect(
+            yield* report({
+              AUTHSVC_JWT_EXP: value,
+              AUTHSVC_PASSWORD_MIN_LENGTH: value,
+              AUTHSVC_DB_MAX_POOL_SIZE: value
+            })
+          ).toEqual([
+            "AUTHSVC_PASSWORD_MIN_LENGTH: expected a whole number, 0 or more",
+            "AUTHSVC_JWT_EXP: expected a whole number, 0 or more",
+            "AUTHSVC_DB_MAX_POOL_SIZE: expected a whole number, 0 or more"
+          ])
+        }
+      })
+    )
+  })
+
+  describe("lists", () => {
+    it.effect("splits on commas, trims entries and drops empty ones", () =>
+      Effect.gen(function* () {
+        const c = yield* config({
+          AUTHSVC_URI_ALLOW_LIST: " https://a.example.com/** , ,http://localhost:3000/*,",
+          AUTHSVC_JWT_ADMIN_ROLES: "service_role, platform_admin"
+        })
+        expect(c.uriAllowList).toEqual(["https://a.example.com/**", "http://localhost:3000/*"])
+        expect(c.jwt.adminRoles).toEqual(["service_role", "platform_admin"])
+      })
+    )
+
+    it.effect("keeps Supabase Auth's admin roles when JWT_ADMIN_ROLES holds only separators", () =>
+      Effect.gen(function* () {
+        expect((yield* config({ AUTHSVC_JWT_ADMIN_ROLES: " , " })).jwt.adminRoles).toEqual([
+          "service_role",
+          "supabase_admin"
+        ])
+      })
+    )
+  })
+
+  describe("rate limits", () => {
+    it.effect("reads requests per window, keeping the whole part as Supabase Auth's burst does", () =>
+      Effect.gen(function* () {
+        const c = yield* config({
+          AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: "300",
+          AUTHSVC_RATE_LIMIT_ANONYMOUS_USERS: "10.7",
+          AUTHSVC_RATE_LIMIT_HEADER: "X-Real-IP"
+        })
+        expect(c.rateLimit.tokenRefresh).toEqual({ max: 300, window: Duration.minutes(5) })
+        expect(c.rateLimit.anonymousUsers).toEqual({ max: 10, window: Duration.hours(1) })
+        expect(c.rateLimit.header).toEqual(Option.some("X-Real-IP"))
+      })
+    )
+
+    it.effect("refuses what is not a count", () =>
+      Effect.gen(function* () {
+        expect(
+          yield* report({
+            AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: "150/5m",
+            AUTHSVC_RATE_LIMIT_ANONYMOUS_USERS: "-1",
+            AUTHSVC_RATE_LIMIT_HEADER: "X Real IP"
+          })
+        ).toEqual([
+          "AUTHSVC_RATE_LIMIT_HEADER: expected an HTTP header name, e.g. X-Request-Id",
+          "AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: expected a number of requests per 5 minutes, e.g. 150",
+          "AUTHSVC_RATE_LIMIT_ANONYMOUS_USERS: expected a number of requests per hour, e.g. 30"
+        ])
+      })
+    )
+  })
+
+  describe("JWT", () => {
+    const secret = "a-secret-of-at-least-thirty-two-characters"
+
+    it.effect(
+      "keeps JWT_SECRET redacted, and refuses one shorter than 32 characters without echoing it",
+      () =>
+        Effect.gen(function* () {
+          const c = yield* config({ AUTHSVC_JWT_SECRET: secret })
+          expect(c.jwt.secret.pipe(Option.map(Redacted.value))).toEqual(Option.some(secret))
+          expect(String(c.jwt.secret)).not.toContain(secret)
+          const lines = yield* report({ AUTHSVC_JWT_SECRET: "hunter2" })
+          expect(lines).toEqual(["AUTHSVC_JWT_SECRET: expected a secret of at least 32 characters"])
+        })
+    )
+
+    it.effect("reads the issuer, audience and valid methods", () =>
+      Effect.gen(function* () {
+        const c = yield* config({
+          AUTHSVC_JWT_ISSUER: "https://auth.example.com/auth/v1",
+          AUTHSVC_JWT_AUD: "api",
+          AUTHSVC_JWT_VALID_METHODS: "RS256, HS256,EdDSA,ES256"
+        })
+        expect(c.jwt.issuer).toEqual(Option.some("https://auth.example.com/auth/v1"))
+        expect(c.jwt.aud).toBe("api")
+        expect(c.jwt.validMethods).toEqual(Option.some(["RS256", "HS256", "EdDSA", "ES256"]))
+      })
+    )
+
+    it.effect("refuses an unknown method in JWT_VALID_METHODS", () =>
+      Effect.gen(function* () {
+        expect(yield* report({ AUTHSVC_JWT_VALID_METHODS: "RS256,none" })).toEqual([
+          "AUTHSVC_JWT_VALID_METHODS: expected a comma-separated list of HS256, RS256, ES256, EdDSA"
+        ])
+      })
+    )
+
+    const signing = {
+      kty: "EC",
+      crv: "P-256",
+      kid: "k1",
+      alg: "ES256",
+      key_ops: ["sign", "verify"],
+      x: "x",
+      y: "y",
+      d: "d"
+    }
+
+    it.effect("reads JWT_KEYS and refuses valid methods that leave out the signing key's algorithm", () =>
+      Effect.gen(function* () {
+        const keys = JSON.stringify([signing])
+        const c = yield* config({ AUTHSVC_JWT_KEYS: keys })
+        expect(c.jwt.keys.map((key) => [key.kid, key.alg, key.keyOps])).toEqual([
+          ["k1", "ES256", ["sign", "verify"]]
+        ])
+        expect(yield* report({ AUTHSVC_JWT_KEYS: keys, AUTHSVC_JWT_VALID_METHODS: "RS256" })).toEqual([
+          "AUTHSVC_JWT_VALID_METHODS: leaves out ES256, the algorithm of the signing key in AUTHSVC_JWT_KEYS"
+        ])
+      })
+    )
+
+    it.effect("reports a wrong JWT_KEYS on one line without quoting it", () =>
+      Effect.gen(function* () {
+        const lines = yield* report({ AUTHSVC_JWT_KEYS: `[{"kty":"oct","k":"hunter2"` })
+        expect(lines).toEqual([
+          "AUTHSVC_JWT_KEYS: expected a JSON array of JWKs (the value is no valid JSON)"
+        ])
+      })
+    )
+  })
+
+  describe("database", () => {
+    it.effect("prefers AUTHSVC_DB_DATABASE_URL to DATABASE_URL, as Supabase Auth does", () =>
+      Effect.gen(function* () {
+        const both = yield* config({
+          AUTHSVC_DB_DATABASE_URL: "postgres://auth@db/prefixed",
+          DATABASE_URL: "postgres://auth@db/plain"
+        })
+        expect(both.db.url.pipe(Option.map(Redacted.value))).toEqual(
+          Option.some("postgres://auth@db/prefixed")
+        )
+        const plain = yield* config({ DATABASE_URL: "postgresql://auth@db/plain" })
+        expect(plain.db.url.pipe(Option.map(Redacted.value))).toEqual(
+          Option.some("postgresql://auth@db/plain")
+        )
+      })
+    )
+
+    it.effect("reports a wrong AUTHSVC_DB_DATABASE_URL rather than falling back to DATABASE_URL", () =>
+      Effect.gen(function* () {
+        expect(
+          yield* report({
+            AUTHSVC_DB_DATABASE_URL: "mysql://root:hunter2@db/x",
+            DATABASE_URL: "postgres://db/x"
+          })
+        ).toEqual(["AUTHSVC_DB_DATABASE_URL: expected a postgres:// or postgresql:// URL"])
+        expect(yield* report({ DATABASE_URL: "db:5432" })).toEqual([
+          "DATABASE_URL: expected a postgres:// or postgresql:// URL"
+        ])
+      })
+    )
+
+    it.effect("takes DB_NAMESPACE as a table-name prefix Postgres reads unquoted", () =>
+      Effect.gen(function* () {
+        for (const namespace of ["auth_", "_", "tenant42_", "a".repeat(20)]) {
+          expect((yield* config({ AUTHSVC_DB_NAMESPACE: namespace })).db.namespace).toBe(namespace)
+        }
+        for (const namespace of [
+          "Auth",
+          "1auth",
+          "auth.",
+          'auth"; drop table users; --',
+          "a".repeat(21),
+          "é"
+        ]) {
+          expect(yield* report({ AUTHSVC_DB_NAMESPACE: namespace })).toEqual([
+            "AUTHSVC_DB_NAMESPACE: expected at most 20 of a-z, 0-9 and _, not starting with a digit"
+          ])
+        }
+      })
+    )
+
+    it.effect("accepts postgres as DB_DRIVER and nothing else", () =>
+      Effect.gen(function* () {
+        expect(Either.isRight(yield* load({ AUTHSVC_DB_DRIVER: "postgres" }))).toBe(true)
+        for (const driver of ["mysql", "postgresql", "Postgres"]) {
+          expect(yield* report({ AUTHSVC_DB_DRIVER: driver })).toEqual([
+            "AUTHSVC_DB_DRIVER: expected postgres"
+          ])
+        }
+      })
+    )
+
+    it.effect("gives the migrate command the database alone, without the server's required URLs", () =>
+      Effect.gen(function* () {
+        const result = yield* Effect.withConfigProvider(
+          AuthConfig.database,
+          AuthEnvironment.provider(
+            AuthEnvironment.merge(Option.none(), {
+              LATCHKEY_DATA_DIR: "/var/lib/latchkey",
+              AUTHSVC_DB_NAMESPACE: "auth_",
+              LOG_LEVEL: "debug"
+            })
+          )
+        )
+        expect(result.db).toEqual({
+          url: Option.none(),
+          dataDir: "/var/lib/latchkey/auth",
+          namespace: "auth_",
+          maxPoolSize: Option.none()
+        })
+        expect(result.logLevel).toBe(LogLevel.Debug)
+      })
+    )
+  })
+
+  describe("listening", () => {
+    it.effect("prefers AUTHSVC_API_PORT to PORT, and defaults to 8081", () =>
+      Effect.gen(function* () {
+        expect((yield* config({ AUTHSVC_API_PORT: "9000", PORT: "9001" })).api.port).toBe(9000)
+        expect((yield* config({ PORT: "9001" })).api.port).toBe(9001)
+        expect((yield* config({ AUTHSVC_API_HOST: "127.0.0.1" })).api).toMatchObject({
+          host: "127.0.0.1",
+          port: 8081
+        })
+      })
+    )
+
+    it.effect("reports a wrong port under the name that holds it", () =>
+      Effect.gen(function* () {
+        expect(yield* report({ AUTHSVC_API_PORT: "http", PORT: "9001" })).toEqual([
+          "AUTHSVC_API_PORT: expected a port number, 0 to 65535"
+        ])
+        expect(yield* report({ PORT: "70000" })).toEqual(["PORT: expected a port number, 0 to 65535"])
+      })
+    )
+  })
+
+  it.effect("reads telemetry with the AUTHSVC_ prefix, LOG_LEVEL without", () =>
+    Effect.gen(function* () {
+      const c = yield* config({
+        AUTHSVC_TRACING_ENABLED: "true",
+        LOG_LEVEL: "warn",
+        TRACING_ENABLED: "false"
+      })
+      expect(c.telemetry.tracing).toBe(true)
+      expect(c.telemetry.logLevel).toBe(LogLevel.Warning)
+    })
+  )
+
+  it.effect("lets the environment win over the .env file", () =>
+    Effect.gen(function* () {
+      const file = Option.some("AUTHSVC_JWT_AUD=from-file\nAUTHSVC_DISABLE_SIGNUP=true\nPORT=7000")
+      const c = Either.getOrThrow(yield* loadFrom(file, { AUTHSVC_JWT_AUD: "from-env" }))
+      expect(c.jwt.aud).toBe("from-env")
+      expect(c.disableSignup).toBe(true)
+      expect(c.api.port).toBe(7000)
+    })
+  )
+
+  it.effect("reports every wrong value at once, one line each", () =>
+    Effect.gen(function* () {
+      const lines = yield* report({
+        AUTHSVC_DISABLE_SIGNUP: "maybe",
+        AUTHSVC_JWT_EXP: "1h",
+        AUTHSVC_DB_DRIVER: "sqlite",
+        LOG_LEVEL: "loud"
+      })
+      expect(lines).toHaveLength(4)
+      expect(lines).toContain("AUTHSVC_DISABLE_SIGNUP: expected true or false (also 1/0, t/f)")
+      expect(lines).toContain("AUTHSVC_JWT_EXP: expected a whole number, 0 or more")
+      expect(lines).toContain("AUTHSVC_DB_DRIVER: expected postgres")
+      expect(lines).toContain("LOG_LEVEL: expected one of panic, fatal, error, warn, info, debug")
+    })
+  )
+})

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as AuthConfig from "../../../bootstrap/auth/AuthConfig.js"
+import * as AuthVariables from "../../../bootstrap/auth/AuthVariables.js"
+
+const variables = (names: ReadonlyArray<string>) => new Map(names.map((name) => [name, "x"]))
+
+describe("auth variables", () => {
+  it("lists nothing when only variables read now are set", () => {
+    expect(AuthVariables.warnings(variables([...AuthVariables.read, "PORT", "DATABASE_URL"]))).toEqual([])
+  })
+
+  it("names the set variables of later features on one line, sorted", () => {
+    expect(
+      AuthVariables.warnings(
+        variables([
+          "AUTHSVC_SMTP_HOST",
+          "AUTHSVC_SITE_URL",
+          "AUTHSVC_EXTERNAL_GITHUB_ENABLED",
+          "AUTHSVC_EXTERNAL_KEYCLOAK_URL",
+          "AUTHSVC_MAILER_SUBJECTS_INVITE",
+          "AUTHSVC_SMS_TWILIO_ACCOUNT_SID",
+          "AUTHSVC_SECURITY_CAPTCHA_ENABLED",
+          "AUTHSVC_OPERATOR_TOKEN",
+          "AUTHSVC_API_ENDPOINT",
+          "AUTHSVC_JWT_ADMIN_GROUP_NAME",
+          "AUTHSVC_JWT_DEFAULT_GROUP_NAME",
+          "AUTHSVC_RATE_LIMIT_EMAIL_SENT",
+          "AUTHSVC_MFA_TOTP_ENROLL_ENABLED",
+          "AUTHSVC_HOOK_CUSTOM_ACCESS_TOKEN_URI",
+          "AUTHSVC_SAML_ENABLED"
+        ])
+      )
+    ).toEqual([
+      "ignored until their feature lands: AUTHSVC_API_ENDPOINT, AUTHSVC_EXTERNAL_GITHUB_ENABLED, " +
+        "AUTHSVC_EXTERNAL_KEYCLOAK_URL, AUTHSVC_HOOK_CUSTOM_ACCESS_TOKEN_URI, AUTHSVC_JWT_ADMIN_GROUP_NAME, " +
+        "AUTHSVC_JWT_DEFAULT_GROUP_NAME, AUTHSVC_MAILER_SUBJECTS_INVITE, AUTHSVC_MFA_TOTP_ENROLL_ENABLED, " +
+        "AUTHSVC_OPERATOR_TOKEN, AUTHSVC_RATE_LIMIT_EMAIL_SENT, AUTHSVC_SAML_ENABLED, " +
+        "AUTHSVC_SECURITY_CAPTCHA_ENABLED, AUTHSVC_SMS_TWILIO_ACCOUNT_SID, AUTHSVC_SMTP_HOST"
+    ])
+  })
+
+  it("covers each setting of each of the eighteen providers", () => {
+    expect(AuthVariables.providers).toHaveLength(18)
+    for (const provider of AuthVariables.providers) {
+      for (const setting of ["ENABLED", "CLIENT_ID", "SECRET", "REDIRECT_URI", "URL"]) {
+        expect(AuthVariables.isLater(`AUTHSVC_EXTERNAL_${provider.toUpperCase()}_${setting}`)).toBe(true)
+      }
+    }
+  })
+
+  it("reads the autoconfirm switches now, though their families come later", () => {
+    expect(AuthVariables.isLater("AUTHSVC_MAILER_AUTOCONFIRM")).toBe(false)
+    expect(AuthVariables.isLater("AUTHSVC_SMS_AUTOCONFIRM")).toBe(false)
+    expect(
+      AuthVariables.warnings(variables(["AUTHSVC_MAILER_AUTOCONFIRM", "AUTHSVC_SMS_AUTOCONFIRM"]))
+    ).toEqual([])
+  })
+
+  it("names unknown AUTHSVC_ variables on a line of their own, never other variables", () => {
+    expect(
+      AuthVariables.warnings(
+        variables([
+          "AUTHSVC_SITEURL",
+          "AUTHSVC_SMTP_PORT",
+          "AUTHSVC_EXTERNAL_MASTODON_ENABLED",
+          "GOTRUE_SITE_URL",
+          "PATH"
+        ])
+      )
+    ).toEqual([
+      "ignored until their feature lands: AUTHSVC_SMTP_PORT",
+      "unknown variables, ignored: AUTHSVC_EXTERNAL_MASTODON_ENABLED, AUTHSVC_SITEURL"
+    ])
+  })
+
+  it.effect("knows exactly the AUTHSVC_ variables AuthConfig.server reads", () =>
+    Effect.gen(function* () {
+      const asked = new Set<string>()
+      const base = ConfigProvider.fromMap(
+        new Map([
+          ["AUTHSVC_SITE_URL", "https://app.example.com"],
+          ["AUTHSVC_API_EXTERNAL_URL", "https://auth.example.com"]
+        ])
+      ).flattened
+      const recording = ConfigProvider.fromFlat(
+        ConfigProvider.makeFlat({
+          load: (path, primitive, split) => {
+            asked.add(path.join("_"))
+            return base.load(path, primitive, split)
+          },
+          enumerateChildren: (path) => base.enumerateChildren(path),
+          patch: base.patch
+        })
+      )
+      yield* Effect.withConfigProvider(AuthConfig.server, recording)
+      const prefixed = [...asked].filter((name) => name.startsWith(AuthVariables.prefix))
+      expect(prefixed.sort()).toEqual([...AuthVariables.read].sort())
+    })
+  )
+})

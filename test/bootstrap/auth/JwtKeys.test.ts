@@ -1,0 +1,110 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import * as Redacted from "effect/Redacted"
+import * as JwtKeys from "../../../bootstrap/auth/JwtKeys.js"
+
+const rsaSigning = {
+  kty: "RSA",
+  kid: "rsa-1",
+  alg: "RS256",
+  key_ops: ["sign", "verify"],
+  n: "modulus",
+  e: "AQAB",
+  d: "private-exponent"
+}
+const edVerifying = {
+  kty: "OKP",
+  crv: "Ed25519",
+  kid: "ed-old",
+  alg: "EdDSA",
+  key_ops: ["verify"],
+  x: "public"
+}
+const hmac = { kty: "oct", kid: "hs", alg: "HS256", key_ops: ["sign", "verify"], k: "c2VjcmV0" }
+
+const parse = (keys: unknown) => JwtKeys.parse(JSON.stringify(keys))
+
+describe("JWT_KEYS", () => {
+  it("reads the keys, keeping each JWK whole and redacted", () => {
+    const keys = Either.getOrThrow(parse([rsaSigning, edVerifying]))
+    expect(keys.map((key) => [key.kid, key.alg, key.keyOps])).toEqual([
+      ["rsa-1", "RS256", ["sign", "verify"]],
+      ["ed-old", "EdDSA", ["verify"]]
+    ])
+    expect(keys[0] && Redacted.value(keys[0].jwk)).toEqual(rsaSigning)
+    expect(String(keys[0]?.jwk)).not.toContain("private-exponent")
+    expect(JwtKeys.signingKey(keys)?.kid).toBe("rsa-1")
+  })
+
+  it("takes a symmetric signing key with its k, and an empty array as no keys", () => {
+    expect(Either.map(parse([hmac]), (keys) => keys.map((key) => key.alg))).toEqual(Either.right(["HS256"]))
+    expect(parse([])).toEqual(Either.right([]))
+  })
+
+  it.each([
+    ["not JSON", "[{", "expected a JSON array of JWKs (the value is no valid JSON)"],
+    ["an object", JSON.stringify(rsaSigning), "expected a JSON array of JWKs"],
+    ["a string in the array", JSON.stringify(["key"]), "key 1: expected a JWK object"],
+    [
+      "a key without kid",
+      JSON.stringify([{ ...rsaSigning, kid: "" }]),
+      "key 1: expected kid, a non-empty string"
+    ],
+    [
+      "an algorithm outside the four",
+      JSON.stringify([rsaSigning, { ...edVerifying, alg: "RS512" }]),
+      "key 2: expected alg HS256, RS256, ES256, EdDSA"
+    ],
+    [
+      "a key type that does not fit the algorithm",
+      JSON.stringify([{ ...rsaSigning, kty: "EC" }]),
+      "key 1: alg RS256 needs kty RSA"
+    ],
+    [
+      "missing key_ops",
+      JSON.stringify([{ ...rsaSigning, key_ops: undefined }]),
+      'key 1: expected key_ops, a list such as ["sign","verify"]'
+    ],
+    [
+      "a signing key without its private part",
+      JSON.stringify([{ ...rsaSigning, d: undefined }]),
+      "key 1: a signing key needs its private part (d)"
+    ],
+    [
+      "a shared kid",
+      JSON.stringify([rsaSigning, { ...edVerifying, kid: "rsa-1" }]),
+      "key 2: kid rsa-1 is used by an earlier key"
+    ],
+    [
+      "two signing keys",
+      JSON.stringify([rsaSigning, hmac]),
+      "expected exactly one key whose key_ops include sign, found 2"
+    ],
+    [
+      "no signing key",
+      JSON.stringify([edVerifying]),
+      "expected exactly one key whose key_ops include sign, found 0"
+    ]
+  ])("refuses %s on one line", (_, text, message) => {
+    expect(JwtKeys.parse(text)).toEqual(Either.left(message))
+  })
+
+  it("never quotes the value, which holds private keys", () => {
+    const text = `[{"kty":"oct","k":"hunter2",`
+    expect(Either.getLeft(JwtKeys.parse(text)).pipe((message) => JSON.stringify(message))).not.toContain(
+      "hunter2"
+    )
+  })
+})
+
+describe("JWT_VALID_METHODS", () => {
+  it("reads a trimmed comma-separated list of HS256, RS256, ES256 and EdDSA", () => {
+    expect(JwtKeys.parseMethods(" RS256 ,HS256,, EdDSA")).toEqual(Either.right(["RS256", "HS256", "EdDSA"]))
+  })
+
+  it.each(["none", "RS256,PS256", "rs256", ","])("refuses %j", (text) => {
+    expect(JwtKeys.parseMethods(text)).toEqual(
+      Either.left("expected a comma-separated list of HS256, RS256, ES256, EdDSA")
+    )
+  })
+})
