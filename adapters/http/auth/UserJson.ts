@@ -1,0 +1,54 @@
+import * as Option from "effect/Option"
+import type { Identity } from "../../../domain/Identity.js"
+import type { User } from "../../../domain/User.js"
+
+/**
+ * The user object of Supabase Auth's wire (`models.User` as Go encodes it): `email` and `phone`
+ * are empty strings when unset, timestamps that are unset are left out, `identities` is always
+ * an array, and `confirmed_at` is the earlier of the two confirmations.
+ */
+export const encode = (user: User, identities: ReadonlyArray<Identity>) => {
+  const iso = (value: Option.Option<Date>) =>
+    Option.getOrUndefined(Option.map(value, (date) => date.toISOString()))
+  const confirmations = [user.emailConfirmedAt, user.phoneConfirmedAt].flatMap((at) =>
+    Option.isSome(at) ? [at.value.getTime()] : []
+  )
+  return withoutUndefined({
+    id: user.id,
+    aud: user.aud,
+    role: user.role,
+    email: Option.getOrElse(user.email, () => ""),
+    email_confirmed_at: iso(user.emailConfirmedAt),
+    phone: Option.getOrElse(user.phone, () => ""),
+    phone_confirmed_at: iso(user.phoneConfirmedAt),
+    confirmation_sent_at: iso(user.confirmationSentAt),
+    confirmed_at: confirmations.length === 0 ? undefined : new Date(Math.min(...confirmations)).toISOString(),
+    invited_at: iso(user.invitedAt),
+    last_sign_in_at: iso(user.lastSignInAt),
+    app_metadata: user.appMetadata,
+    user_metadata: user.userMetadata,
+    identities: identities.map(encodeIdentity),
+    created_at: user.createdAt.toISOString(),
+    updated_at: user.updatedAt.toISOString(),
+    banned_until: iso(user.bannedUntil),
+    is_anonymous: user.isAnonymous
+  })
+}
+
+/** An identity as Supabase Auth encodes it: `identity_id` is ours, `id` the provider's subject. */
+export const encodeIdentity = (identity: Identity) =>
+  withoutUndefined({
+    identity_id: identity.id,
+    id: identity.providerId,
+    user_id: identity.userId,
+    identity_data: identity.identityData,
+    provider: identity.provider,
+    last_sign_in_at: Option.getOrUndefined(Option.map(identity.lastSignInAt, (at) => at.toISOString())),
+    created_at: identity.createdAt.toISOString(),
+    updated_at: identity.updatedAt.toISOString(),
+    email: Option.getOrUndefined(identity.email)
+  })
+
+/** Go's `omitempty` for the fields that have it: absent rather than `null`. */
+const withoutUndefined = <T extends Record<string, unknown>>(value: T) =>
+  Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined))
