@@ -1,0 +1,7 @@
+import type { It } from "./AuthStorage.js"
+import { userRepositoryContract } from "./UserRepositoryContract.js"
+
+/** The one contract every auth storage adapter set must pass. */
+export const authStorageContract = (it: It) => {
+  userRepositoryContract(it)
+}
