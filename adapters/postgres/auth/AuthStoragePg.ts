@@ -1,5 +1,6 @@
 import * as Layer from "effect/Layer"
 import * as AuthTables from "./AuthTables.js"
+import * as SessionStorePg from "./SessionStorePg.js"
 import * as UserRepositoryPg from "./UserRepositoryPg.js"
 
 /**
@@ -7,4 +8,6 @@ import * as UserRepositoryPg from "./UserRepositoryPg.js"
  * one `DB_NAMESPACE` (empty: no prefix); needs a SqlClient.
  */
 export const layer = (namespace: string) =>
-  Layer.mergeAll(UserRepositoryPg.layer).pipe(Layer.provide(AuthTables.layer(namespace)))
+  Layer.mergeAll(UserRepositoryPg.layer, SessionStorePg.layer).pipe(
+    Layer.provide(AuthTables.layer(namespace))
+  )
