@@ -11,6 +11,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { inject } from "vitest"
+import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
 import * as Database from "../../adapters/postgres/Database.js"
 import * as Migrations from "../../adapters/postgres/Migrations.js"
 import type { PgPool } from "../../adapters/postgres/PgPool.js"
@@ -48,9 +49,14 @@ export const freshUrl = () => {
 
 const embedded = () => Database.layer({ url: Option.none(), dataDir: Option.none() })
 
-const migrated = <E>(database: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgPool, E>) =>
+const migrated = <E>(
+  database: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgPool, E>,
+  targets: ReadonlyArray<Migrations.Service | Migrations.Target> = ["oauth"]
+) =>
   Layer.provideMerge(
-    Layer.effectDiscard(Migrations.run("oauth")).pipe(Layer.provide(NodeFileSystem.layer)),
+    Layer.effectDiscard(Effect.forEach(targets, Migrations.run, { discard: true })).pipe(
+      Layer.provide(NodeFileSystem.layer)
+    ),
     database
   ).pipe(Layer.orDie)
 
@@ -63,6 +69,18 @@ export type Target = "pglite" | "server"
 export const layer = (target: Target) => {
   const url = inject("postgresUrl")
   return migrated(target === "server" && url !== null ? serverDatabase(url) : embedded())
+}
+
+/**
+ * A fresh database with the auth service's tables, once per `DB_NAMESPACE` given (the empty
+ * one: no prefix), side by side in the `auth` schema.
+ */
+export const authLayer = (target: Target, namespaces: ReadonlyArray<string> = [""]) => {
+  const url = inject("postgresUrl")
+  return migrated(
+    target === "server" && url !== null ? serverDatabase(url) : embedded(),
+    namespaces.map(AuthTables.migrationTarget)
+  )
 }
 
 export const describeTarget = (target: Target): string =>

@@ -1,0 +1,255 @@
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import {
+  EmailExists,
+  IdentityExists,
+  PhoneExists,
+  UserNotFound,
+  UserRepository
+} from "../../../application/auth/ports/UserRepository.js"
+import * as SessionModel from "../../../domain/auth/Session.js"
+import { Identity } from "../../../domain/Identity.js"
+import type { UserId } from "../../../domain/Ids.js"
+import { User } from "../../../domain/User.js"
+import { AuthMemoryState, type Tables, type UserRow } from "./AuthMemoryState.js"
+
+const live = (row: UserRow) => Option.isNone(row.deletedAt)
+
+const liveUser = (tables: Tables, id: UserId) => Option.filter(HashMap.get(tables.users, id), live)
+
+// As Postgres generates `identities.email`: the provider's `email`, lower-cased.
+const withGeneratedEmail = (identity: Identity) => {
+  const email = identity.identityData.email
+  return new Identity({
+    ...identity,
+    email: typeof email === "string" ? Option.some(email.trim().toLowerCase()) : Option.none()
+  })
+}
+
+/** The first unique rule `user` would break among the other users. */
+const conflict = (tables: Tables, user: User): Option.Option<EmailExists | PhoneExists> => {
+  for (const row of HashMap.values(tables.users)) {
+    if (row.user.id === user.id) continue
+    if (Option.isSome(user.email) && Option.contains(row.user.email, user.email.value)) {
+      return Option.some(new EmailExists({ email: user.email.value }))
+    }
+    if (Option.isSome(user.phone) && Option.contains(row.user.phone, user.phone.value)) {
+      return Option.some(new PhoneExists({ phone: user.phone.value }))
+    }
+  }
+  return Option.none()
+}
+
+/** Applies `change` to a live user, or fails with UserNotFound; one atomic step. */
+const changeUser = <E>(
+  state: AuthMemoryState["Type"],
+  id: UserId,
+  change: (row: UserRow, tables: Tables) => Either.Either<Tables, E>
+): Effect.Effect<Tables, E | UserNotFound> =>
+  Effect.flatten(
+    Ref.modify(state, (tables): [Effect.Effect<Tables, E | UserNotFound>, Tables] => {
+      const row = Option.filter(HashMap.get(tables.users, id), live)
+      if (Option.isNone(row)) return [Effect.fail(new UserNotFound({ userId: id })), tables]
+      return Either.match(change(row.value, tables), {
+        onLeft: (error) => [Effect.fail(error), tables],
+        onRight: (after) => [Effect.succeed(after), after]
+      })
+    })
+  )
+
+const byCreation = (order: "asc" | "desc") => (a: User, b: User) => {
+  const difference = a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id)
+  return order === "asc" ? difference : -difference
+}
+
+export const layer = Layer.effect(
+  UserRepository,
+  Effect.gen(function* () {
+    const state = yield* AuthMemoryState
+    const read = <A>(f: (tables: Tables) => A) => Effect.map(Ref.get(state), f)
+
+    return {
+      insert: (user, identity, passwordHash) =>
+        identity.userId !== user.id
+          ? Effect.dieMessage("an identity inserted with a user must belong to it")
+          : Effect.flatten(
+              Ref.modify(
+                state,
+                (tables): [Effect.Effect<void, EmailExists | PhoneExists | IdentityExists>, Tables] => {
+                  const taken = conflict(tables, user)
+                  if (Option.isSome(taken)) return [Effect.fail(taken.value), tables]
+                  for (const other of HashMap.values(tables.identities)) {
+                    if (other.provider === identity.provider && other.providerId === identity.providerId) {
+                      const { provider, providerId } = identity
+                      return [Effect.fail(new IdentityExists({ provider, providerId })), tables]
+                    }
+                  }
+                  return [
+                    Effect.void,
+                    {
+                      ...tables,
+                      users: HashMap.set(tables.users, user.id, {
+                        user,
+                        passwordHash,
+                        deletedAt: Option.none()
+                      }),
+                      identities: HashMap.set(tables.identities, identity.id, withGeneratedEmail(identity))
+                    }
+                  ]
+                }
+              )
+            ),
+      findById: (id) => read((tables) => Option.map(liveUser(tables, id), (row) => row.user)),
+      findByEmail: (email) =>
+        read((tables) =>
+          Option.map(
+            Option.fromNullable(
+              [...HashMap.values(tables.users)].find(
+                (row) => live(row) && Option.contains(row.user.email, email)
+              )
+            ),
+            (row) => row.user
+          )
+        ),
+      findByPhone: (phone) =>
+        read((tables) =>
+          Option.map(
+            Option.fromNullable(
+              [...HashMap.values(tables.users)].find(
+                (row) => live(row) && Option.contains(row.user.phone, phone)
+              )
+            ),
+            (row) => row.user
+          )
+        ),
+      identitiesOf: (id) =>
+        read((tables) =>
+          Option.isNone(liveUser(tables, id))
+            ? []
+            : [...HashMap.values(tables.identities)]
+                .filter((identity) => identity.userId === id)
+                .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+        ),
+      findPasswordHash: (id) =>
+        read((tables) => Option.flatMap(liveUser(tables, id), (row) => row.passwordHash)),
+      update: (id, patch, now) =>
+        changeUser(state, id, (row, tables) => {
+          const user = new User({ ...row.user, ...patch, updatedAt: now })
+          const taken = conflict(tables, user)
+          return Option.isSome(taken)
+            ? Either.left(taken.value)
+            : Either.right({ ...tables, users: HashMap.set(tables.users, id, { ...row, user }) })
+        }).pipe(
+          // The tables just written hold the user.
+          Effect.flatMap((after) =>
+            Option.match(HashMap.get(after.users, id), {
+              onNone: () => Effect.dieMessage("an updated user is missing"),
+              onSome: (row) => Effect.succeed(row.user)
+            })
+          )
+        ),
+      setPasswordHash: (id, hash, now) =>
+        Effect.asVoid(
+          changeUser(state, id, (row, tables) =>
+            Either.right({
+              ...tables,
+              users: HashMap.set(tables.users, id, {
+                ...row,
+                passwordHash: hash,
+                user: new User({ ...row.user, updatedAt: now })
+              })
+            })
+          )
+        ),
+      recordSignIn: (id, identityId, now) =>
+        Effect.asVoid(
+          changeUser(state, id, (row, tables) =>
+            Either.right({
+              ...tables,
+              users: HashMap.set(tables.users, id, {
+                ...row,
+                user: new User({ ...row.user, lastSignInAt: Option.some(now), updatedAt: now })
+              }),
+              identities: Option.match(
+                Option.filter(
+                  Option.flatMap(identityId, (key) => HashMap.get(tables.identities, key)),
+                  (identity) => identity.userId === id
+                ),
+                {
+                  onNone: () => tables.identities,
+                  onSome: (identity) =>
+                    HashMap.set(
+                      tables.identities,
+                      identity.id,
+                      new Identity({ ...identity, lastSignInAt: Option.some(now), updatedAt: now })
+                    )
+                }
+              )
+            })
+          )
+        ),
+      softDelete: (id, now) =>
+        Effect.asVoid(
+          changeUser(state, id, (row, tables) =>
+            Either.right({
+              ...tables,
+              users: HashMap.set(tables.users, id, {
+                passwordHash: Option.none(),
+                deletedAt: Option.some(now),
+                user: new User({
+                  ...row.user,
+                  email: Option.none(),
+                  phone: Option.none(),
+                  appMetadata: {},
+                  userMetadata: {},
+                  updatedAt: now
+                })
+              }),
+              // The identity's own id stands in for the subject, which frees the upstream account.
+              identities: HashMap.map(tables.identities, (identity) =>
+                identity.userId === id
+                  ? new Identity({
+                      ...identity,
+                      providerId: identity.id,
+                      identityData: {},
+                      email: Option.none(),
+                      updatedAt: now
+                    })
+                  : identity
+              ),
+              sessions: HashMap.map(tables.sessions, (session) =>
+                session.userId === id ? SessionModel.revoke(session, now) : session
+              )
+            })
+          )
+        ),
+      delete: (id) =>
+        Effect.asVoid(
+          changeUser(state, id, (_, tables) => {
+            const sessions = HashMap.filter(tables.sessions, (session) => session.userId !== id)
+            return Either.right({
+              users: HashMap.remove(tables.users, id),
+              identities: HashMap.filter(tables.identities, (identity) => identity.userId !== id),
+              sessions,
+              refreshTokens: HashMap.filter(tables.refreshTokens, (token) =>
+                HashMap.has(sessions, token.sessionId)
+              )
+            })
+          })
+        ),
+      list: ({ aud, order, page, perPage }) =>
+        read((tables) => {
+          const users = [...HashMap.values(tables.users)]
+            .filter((row) => live(row) && row.user.aud === aud)
+            .map((row) => row.user)
+            .sort(byCreation(order))
+          const start = (page - 1) * perPage
+          return { users: users.slice(start, start + perPage), total: users.length }
+        })
+    }
+  })
+)

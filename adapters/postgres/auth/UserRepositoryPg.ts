@@ -1,0 +1,277 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import {
+  EmailExists,
+  IdentityExists,
+  PhoneExists,
+  UserNotFound,
+  UserRepository
+} from "../../../application/auth/ports/UserRepository.js"
+import * as Telemetry from "../../../application/Telemetry.js"
+import { Identity } from "../../../domain/Identity.js"
+import type { UserId } from "../../../domain/Ids.js"
+import { User } from "../../../domain/User.js"
+import { decodeAll, decodeFirst } from "../Rows.js"
+import * as UniqueViolation from "../UniqueViolation.js"
+import { AuthTables } from "./AuthTables.js"
+
+/**
+ * The columns of `User`, under its field names (rows come back camel-cased). The JSON columns
+ * come as text: the client camel-cases the keys of every object in a row, and metadata keys
+ * (`full_name`) are the user's own, to be returned as they were given.
+ */
+const userColumns = `id, aud, role, email, phone, email_confirmed_at, phone_confirmed_at,
+  confirmation_sent_at, invited_at, last_sign_in_at, raw_app_meta_data::text AS app_metadata,
+  raw_user_meta_data::text AS user_metadata, is_anonymous, banned_until, created_at, updated_at`
+
+const identityColumns = `id, user_id, provider, provider_id, identity_data::text AS identity_data,
+  email, created_at, updated_at, last_sign_in_at`
+
+const JsonObject = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+
+const UserRow = Schema.Struct({ ...User.fields, appMetadata: JsonObject, userMetadata: JsonObject })
+const IdentityRow = Schema.Struct({ ...Identity.fields, identityData: JsonObject })
+const toUser = (row: typeof UserRow.Type) => new User(row)
+
+const PasswordRow = Schema.Struct({ encryptedPassword: Schema.NullOr(Schema.String) })
+const CountRow = Schema.Struct({ total: Schema.Number })
+
+export const layer = Layer.effect(
+  UserRepository,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const tables = yield* AuthTables
+    const users = sql(tables.name("users"))
+    const identities = sql(tables.name("identities"))
+    const sessions = sql(tables.name("sessions"))
+    const refreshTokens = sql(tables.name("refresh_tokens"))
+    const encodeUser = Schema.encodeSync(User)
+    const encodeIdentity = Schema.encodeSync(Identity)
+
+    // Constraint names carry the namespace prefix, so they are matched by their ending.
+    const userConflict = (user: User, constraint: string): Option.Option<EmailExists | PhoneExists> => {
+      if (constraint.endsWith("users_email_partial_key") && Option.isSome(user.email)) {
+        return Option.some(new EmailExists({ email: user.email.value }))
+      }
+      if (constraint.endsWith("users_phone_key") && Option.isSome(user.phone)) {
+        return Option.some(new PhoneExists({ phone: user.phone.value }))
+      }
+      return Option.none()
+    }
+    const identityConflict = (identity: Identity, constraint: string): Option.Option<IdentityExists> =>
+      constraint.endsWith("identities_provider_id_provider_unique")
+        ? Option.some(new IdentityExists({ provider: identity.provider, providerId: identity.providerId }))
+        : Option.none()
+
+    /** A unique violation as the typed error `conflict` finds for it; any other failure is a defect. */
+    const failOnConflict =
+      <E>(conflict: (constraint: string) => Option.Option<E>) =>
+      (error: SqlError): Effect.Effect<never, E> =>
+        Option.match(Option.flatMap(UniqueViolation.constraintOf(error), conflict), {
+          onNone: () => Effect.die(error),
+          onSome: Effect.fail
+        })
+
+    /** The fields of a user as columns, for INSERT and UPDATE alike. */
+    const userRow = (user: User) => {
+      const row = encodeUser(user)
+      return {
+        aud: row.aud,
+        role: row.role,
+        email: row.email,
+        phone: row.phone,
+        emailConfirmedAt: row.emailConfirmedAt,
+        phoneConfirmedAt: row.phoneConfirmedAt,
+        confirmationSentAt: row.confirmationSentAt,
+        invitedAt: row.invitedAt,
+        lastSignInAt: row.lastSignInAt,
+        rawAppMetaData: JSON.stringify(row.appMetadata),
+        rawUserMetaData: JSON.stringify(row.userMetadata),
+        isAnonymous: row.isAnonymous,
+        bannedUntil: row.bannedUntil,
+        createdAt: row.createdAt,
+        updatedAt: row.updatedAt
+      }
+    }
+
+    const findUser = (where: Statement.Fragment) =>
+      sql`SELECT ${sql.literal(userColumns)} FROM ${users} WHERE ${where} AND deleted_at IS NULL`.pipe(
+        decodeFirst(UserRow),
+        Effect.map(Option.map(toUser))
+      )
+
+    const notFound = (id: UserId) => new UserNotFound({ userId: id })
+
+    /** Runs a statement that changes a live user and returns its id; UserNotFound when none. */
+    const changeLive = (id: UserId, statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
+      statement.pipe(
+        Effect.orDie,
+        Effect.flatMap((rows) => (rows.length === 0 ? Effect.fail(notFound(id)) : Effect.void))
+      )
+
+    return {
+      insert: Telemetry.fn("UserRepositoryPg.insert")(
+        (user, identity, passwordHash) => {
+          if (identity.userId !== user.id) {
+            return Effect.dieMessage("an identity inserted with a user must belong to it")
+          }
+          const { email: _generated, ...identityRow } = encodeIdentity(identity)
+          return Effect.gen(function* () {
+            yield* sql`INSERT INTO ${users} ${sql.insert({
+              id: user.id,
+              ...userRow(user),
+              encryptedPassword: Option.getOrNull(passwordHash)
+            })}`
+            yield* sql`INSERT INTO ${identities} ${sql.insert({
+              ...identityRow,
+              identityData: JSON.stringify(identityRow.identityData)
+            })}`
+          }).pipe(
+            sql.withTransaction,
+            Effect.catchTag(
+              "SqlError",
+              failOnConflict((constraint) =>
+                Option.orElse(userConflict(user, constraint), () => identityConflict(identity, constraint))
+              )
+            )
+          )
+        },
+        (user) => ({ "user.id": user.id })
+      ),
+      findById: Telemetry.fn("UserRepositoryPg.findById")(
+        (id) => findUser(sql`id = ${id}`),
+        (id) => ({ "user.id": id })
+      ),
+      findByEmail: Telemetry.fn("UserRepositoryPg.findByEmail")((email) =>
+        findUser(sql`email = ${email} AND is_sso_user = false`)
+      ),
+      findByPhone: Telemetry.fn("UserRepositoryPg.findByPhone")((phone) =>
+        findUser(sql`phone = ${phone} AND is_sso_user = false`)
+      ),
+      identitiesOf: Telemetry.fn("UserRepositoryPg.identitiesOf")(
+        (id) =>
+          sql`SELECT ${sql.literal(identityColumns)} FROM ${identities} i
+              WHERE user_id = ${id}
+                AND EXISTS (SELECT 1 FROM ${users} u WHERE u.id = i.user_id AND u.deleted_at IS NULL)
+              ORDER BY created_at, id`.pipe(
+            decodeAll(IdentityRow),
+            Effect.map((rows) => rows.map((row) => new Identity(row)))
+          ),
+        (id) => ({ "user.id": id })
+      ),
+      findPasswordHash: Telemetry.fn("UserRepositoryPg.findPasswordHash")(
+        (id) =>
+          sql`SELECT encrypted_password FROM ${users} WHERE id = ${id} AND deleted_at IS NULL`.pipe(
+            decodeFirst(PasswordRow),
+            Effect.map(Option.flatMap((row) => Option.fromNullable(row.encryptedPassword)))
+          ),
+        (id) => ({ "user.id": id })
+      ),
+      // Read, merge and write under the row's lock, so that concurrent updates of different
+      // fields all land.
+      update: Telemetry.fn("UserRepositoryPg.update")(
+        (id, patch, now) =>
+          Effect.gen(function* () {
+            const stored = yield* sql`
+              SELECT ${sql.literal(userColumns)} FROM ${users}
+              WHERE id = ${id} AND deleted_at IS NULL FOR UPDATE`.pipe(
+              decodeFirst(UserRow),
+              Effect.map(Option.map(toUser))
+            )
+            if (Option.isNone(stored)) return yield* notFound(id)
+            const user = new User({ ...stored.value, ...patch, updatedAt: now })
+            yield* sql`UPDATE ${users} SET ${sql.update(userRow(user))} WHERE id = ${id}`.pipe(
+              Effect.catchTag(
+                "SqlError",
+                failOnConflict((constraint) => userConflict(user, constraint))
+              )
+            )
+            return user
+          }).pipe(
+            sql.withTransaction,
+            // Only the unique violations were turned into errors above: anything else is a defect.
+            Effect.catchTag("SqlError", Effect.die)
+          ),
+        (id) => ({ "user.id": id })
+      ),
+      setPasswordHash: Telemetry.fn("UserRepositoryPg.setPasswordHash")(
+        (id, hash, now) =>
+          changeLive(
+            id,
+            sql`UPDATE ${users} SET encrypted_password = ${Option.getOrNull(hash)}, updated_at = ${now}
+                WHERE id = ${id} AND deleted_at IS NULL RETURNING id`
+          ),
+        (id) => ({ "user.id": id })
+      ),
+      recordSignIn: Telemetry.fn("UserRepositoryPg.recordSignIn")(
+        (id, identity, now) =>
+          Effect.gen(function* () {
+            yield* changeLive(
+              id,
+              sql`UPDATE ${users} SET last_sign_in_at = ${now}, updated_at = ${now}
+                  WHERE id = ${id} AND deleted_at IS NULL RETURNING id`
+            )
+            if (Option.isSome(identity)) {
+              yield* sql`UPDATE ${identities} SET last_sign_in_at = ${now}, updated_at = ${now}
+                         WHERE id = ${identity.value} AND user_id = ${id}`.pipe(Effect.orDie)
+            }
+          }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die)),
+        (id) => ({ "user.id": id })
+      ),
+      softDelete: Telemetry.fn("UserRepositoryPg.softDelete")(
+        (id, now) =>
+          Effect.gen(function* () {
+            yield* changeLive(
+              id,
+              sql`UPDATE ${users}
+                  SET email = NULL, phone = NULL, encrypted_password = NULL, email_change = NULL,
+                      phone_change = NULL, raw_app_meta_data = '{}'::jsonb,
+                      raw_user_meta_data = '{}'::jsonb, deleted_at = ${now}, updated_at = ${now}
+                  WHERE id = ${id} AND deleted_at IS NULL RETURNING id`
+            )
+            // The identity's own id stands in for the subject: the upstream account is free
+            // again, and nothing left on the row says whose it was.
+            yield* sql`UPDATE ${identities}
+                       SET provider_id = id::text, identity_data = '{}'::jsonb, updated_at = ${now}
+                       WHERE user_id = ${id}`
+            // Sessions in id order, as every revocation locks them: no two wait on each other.
+            yield* sql`SELECT id FROM ${sessions} WHERE user_id = ${id} ORDER BY id FOR UPDATE`
+            yield* sql`UPDATE ${sessions} SET revoked_at = ${now}, updated_at = ${now}
+                       WHERE user_id = ${id} AND revoked_at IS NULL`
+            yield* sql`UPDATE ${refreshTokens} SET revoked = true, sealed_child = NULL, updated_at = ${now}
+                       WHERE session_id IN (SELECT id FROM ${sessions} WHERE user_id = ${id})
+                         AND (NOT revoked OR sealed_child IS NOT NULL)`
+          }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die)),
+        (id) => ({ "user.id": id })
+      ),
+      delete: Telemetry.fn("UserRepositoryPg.delete")(
+        (id) =>
+          changeLive(id, sql`DELETE FROM ${users} WHERE id = ${id} AND deleted_at IS NULL RETURNING id`),
+        (id) => ({ "user.id": id })
+      ),
+      list: Telemetry.fn("UserRepositoryPg.list")(({ aud, order, page, perPage }) =>
+        Effect.gen(function* () {
+          const direction = sql.literal(order === "asc" ? "ASC" : "DESC")
+          const counted = yield* sql`
+            SELECT count(*)::int AS total FROM ${users} WHERE aud = ${aud} AND deleted_at IS NULL`.pipe(
+            decodeAll(CountRow)
+          )
+          const rows = yield* sql`
+            SELECT ${sql.literal(userColumns)} FROM ${users}
+            WHERE aud = ${aud} AND deleted_at IS NULL
+            ORDER BY created_at ${direction}, id ${direction}
+            LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`.pipe(
+            decodeAll(UserRow),
+            Effect.map((rows) => rows.map(toUser))
+          )
+          return { users: rows, total: counted[0]?.total ?? 0 }
+        })
+      )
+    }
+  })
+)

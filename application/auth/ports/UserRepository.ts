@@ -1,0 +1,117 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type { Identity } from "../../../domain/Identity.js"
+import { type IdentityId, UserId } from "../../../domain/Ids.js"
+import type { Email, Phone, User } from "../../../domain/User.js"
+
+/** Another user (not an SSO one) already has this email address: `email_exists`. */
+export class EmailExists extends Schema.TaggedError<EmailExists>()("EmailExists", {
+  email: Schema.String
+}) {}
+
+/** Another user already has this phone number: `phone_exists`. */
+export class PhoneExists extends Schema.TaggedError<PhoneExists>()("PhoneExists", {
+  phone: Schema.String
+}) {}
+
+/** This account at this provider is already linked to a user: `identity_already_exists`. */
+export class IdentityExists extends Schema.TaggedError<IdentityExists>()("IdentityExists", {
+  provider: Schema.String,
+  providerId: Schema.String
+}) {}
+
+/** No such user, or one that was soft-deleted: `user_not_found`. */
+export class UserNotFound extends Schema.TaggedError<UserNotFound>()("UserNotFound", {
+  userId: UserId
+}) {}
+
+/** The fields an update may change; `lastSignInAt` moves only with `recordSignIn`. */
+export type UserPatch = Partial<
+  Pick<
+    User,
+    | "aud"
+    | "role"
+    | "email"
+    | "phone"
+    | "emailConfirmedAt"
+    | "phoneConfirmedAt"
+    | "confirmationSentAt"
+    | "invitedAt"
+    | "appMetadata"
+    | "userMetadata"
+    | "bannedUntil"
+    | "isAnonymous"
+  >
+>
+
+/** Supabase Auth's admin list: one audience, by `created_at` (newest first by default), paged. */
+export interface PageRequest {
+  readonly aud: string
+  /** 1-based, as `page` in the admin API. */
+  readonly page: number
+  readonly perPage: number
+  readonly order: "asc" | "desc"
+}
+
+export interface Page {
+  readonly users: ReadonlyArray<User>
+  /** Every user of the audience, on all pages: `X-Total-Count`. */
+  readonly total: number
+}
+
+/**
+ * The auth service's users with their identities and password hashes. Soft-deleted users are
+ * never returned nor changed: for every method they no longer exist.
+ */
+export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
+  UserRepository,
+  {
+    /**
+     * Stores a new user with its first identity, and its password hash if it has one, all or
+     * nothing. Of concurrent inserts with one email (or phone) exactly one succeeds.
+     */
+    readonly insert: (
+      user: User,
+      identity: Identity,
+      passwordHash: Option.Option<string>
+    ) => Effect.Effect<void, EmailExists | PhoneExists | IdentityExists>
+    readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>>
+    /** The non-SSO user with this address, as sign-in by email finds it. */
+    readonly findByEmail: (email: Email) => Effect.Effect<Option.Option<User>>
+    readonly findByPhone: (phone: Phone) => Effect.Effect<Option.Option<User>>
+    /** The user's identities, oldest first. */
+    readonly identitiesOf: (id: UserId) => Effect.Effect<ReadonlyArray<Identity>>
+    /** The PHC string of the user's password; none when the user has no password. */
+    readonly findPasswordHash: (id: UserId) => Effect.Effect<Option.Option<string>>
+    /** Changes the given fields and stamps `updated_at`; returns the user as stored. */
+    readonly update: (
+      id: UserId,
+      patch: UserPatch,
+      now: Date
+    ) => Effect.Effect<User, UserNotFound | EmailExists | PhoneExists>
+    /** Sets (some) or removes (none) the password hash. */
+    readonly setPasswordHash: (
+      id: UserId,
+      hash: Option.Option<string>,
+      now: Date
+    ) => Effect.Effect<void, UserNotFound>
+    /** Stamps `last_sign_in_at` on the user and, when given, on the identity used. */
+    readonly recordSignIn: (
+      id: UserId,
+      identity: Option.Option<IdentityId>,
+      now: Date
+    ) => Effect.Effect<void, UserNotFound>
+    /**
+     * Supabase Auth's soft delete: the row stays, with `deleted_at` set and what identifies the
+     * person cleared (email, phone, password, metadata, identity data), so that the address,
+     * the number and the upstream accounts are free for a new sign-up; the user's sessions are
+     * revoked in the same transaction.
+     */
+    readonly softDelete: (id: UserId, now: Date) => Effect.Effect<void, UserNotFound>
+    /** Deletes the user with its identities, sessions and refresh tokens. */
+    readonly delete: (id: UserId) => Effect.Effect<void, UserNotFound>
+    readonly list: (request: PageRequest) => Effect.Effect<Page>
+  }
+>() {}

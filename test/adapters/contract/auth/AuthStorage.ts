@@ -1,0 +1,12 @@
+import type { Vitest } from "@effect/vitest"
+import type { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
+import type { TokenSealer } from "../../../../application/auth/ports/TokenSealer.js"
+import type { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
+
+/**
+ * Every storage port of the auth service: what each adapter set provides. The sealer comes
+ * along because presenting a refresh token, as the contract does it, seals and opens children.
+ */
+export type AuthStorage = UserRepository | SessionStore | TokenSealer
+
+export type It = Vitest.MethodsNonLive<AuthStorage>

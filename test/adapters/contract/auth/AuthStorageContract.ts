@@ -1,0 +1,9 @@
+import type { It } from "./AuthStorage.js"
+import { sessionStoreContract } from "./SessionStoreContract.js"
+import { userRepositoryContract } from "./UserRepositoryContract.js"
+
+/** The one contract every auth storage adapter set must pass. */
+export const authStorageContract = (it: It) => {
+  userRepositoryContract(it)
+  sessionStoreContract(it)
+}

@@ -1,0 +1,265 @@
+import { createHash } from "node:crypto"
+import { describe, expect } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
+import { TokenSealer } from "../../../../application/auth/ports/TokenSealer.js"
+import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
+import { authPolicy } from "../../../../domain/auth/RefreshPolicy.js"
+import * as Session from "../../../../domain/auth/Session.js"
+import { SecretHash } from "../../../../domain/Ids.js"
+import type * as RefreshTokenFamily from "../../../../domain/RefreshTokenFamily.js"
+import * as Time from "../../../../domain/Time.js"
+import * as Fixtures from "../../../support/auth/Fixtures.js"
+import { concurrently } from "../Storage.js"
+import type { It } from "./AuthStorage.js"
+
+const withInterval = authPolicy({ rotationEnabled: true, reuseInterval: Duration.seconds(10) })
+const noInterval = authPolicy({ rotationEnabled: true, reuseInterval: Duration.zero })
+const noRotation = authPolicy({ rotationEnabled: false, reuseInterval: Duration.seconds(10) })
+
+type Token = ReturnType<typeof Fixtures.refreshToken>
+
+/** A stored user and a session started for it, with the session's first refresh token. */
+const signIn = (user = Fixtures.user()) =>
+  Effect.gen(function* () {
+    const users = yield* UserRepository
+    if (Option.isNone(yield* users.findById(user.id))) {
+      yield* users.insert(user, Fixtures.emailIdentity(user), Option.none())
+    }
+    const session = Fixtures.session(user.id)
+    const token = Fixtures.refreshToken()
+    yield* Effect.flatMap(SessionStore, (sessions) => sessions.start(session, token.hash))
+    return { user, session, token }
+  })
+
+/**
+ * A refresh as the use case will run it: mint a child, seal it under the presented token,
+ * present; on a reissue, open the live child with the presented token.
+ */
+const present = (token: Token, policy: RefreshTokenFamily.Policy, now: Date) =>
+  Effect.gen(function* () {
+    const sessions = yield* SessionStore
+    const sealer = yield* TokenSealer
+    const minted = Fixtures.refreshToken()
+    const sealed = yield* sealer.seal(token.plaintext, minted.plaintext)
+    const refreshed = yield* sessions.refresh({
+      presented: token.hash,
+      child: { hash: minted.hash, sealed },
+      policy,
+      now
+    })
+    if (refreshed._tag === "Rotated") return { ...refreshed, token: minted }
+    const opened = yield* sealer.unseal(token.plaintext, refreshed.child)
+    const plaintext = Option.getOrThrow(opened)
+    const hash = SecretHash.make(createHash("sha256").update(Redacted.value(plaintext)).digest("hex"))
+    return { ...refreshed, token: { plaintext, hash } }
+  })
+
+const outcome = <A extends { readonly _tag: string }, E extends { readonly _tag: string }>(
+  result: Either.Either<A, E>
+) => Either.match(result, { onLeft: (error) => error._tag, onRight: (value) => value._tag })
+
+const later = Time.plus(Fixtures.t0, "1 hour")
+
+export const sessionStoreContract = (it: It) =>
+  describe("SessionStore", () => {
+    it.effect("starts a session with its first token, which rotates into a child that rotates too", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const { session, token } = yield* signIn()
+        expect(yield* sessions.findById(session.id)).toEqual(Option.some(session))
+        const first = yield* present(token, withInterval, later)
+        expect(first._tag).toBe("Rotated")
+        expect([first.session.generation, first.session.refreshedAt]).toEqual([1, Option.some(later)])
+        expect(yield* sessions.findById(session.id)).toEqual(Option.some(first.session))
+        const second = yield* present(first.token, withInterval, Time.plus(later, "1 hour"))
+        expect([second._tag, second.session.generation]).toEqual(["Rotated", 2])
+      })
+    )
+
+    it.effect(`${concurrently} parallel presentations inside the reuse interval all get the same child`, () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const { session, token } = yield* signIn()
+        const results = yield* Effect.all(
+          Array.from({ length: concurrently }, () => Effect.either(present(token, withInterval, later))),
+          { concurrency: "unbounded" }
+        )
+        const children = results.map((result) =>
+          Either.match(result, {
+            onLeft: (error) => `failed: ${error._tag}`,
+            onRight: (refreshed) => Redacted.value(refreshed.token.plaintext)
+          })
+        )
+        expect(new Set(children).size).toBe(1)
+        expect(children[0]).toMatch(/^lkr_/)
+        expect(results.map(outcome).filter((tag) => tag === "Rotated")).toHaveLength(1)
+        const stored = Option.getOrThrow(yield* sessions.findById(session.id))
+        expect([stored.generation, stored.revokedAt]).toEqual([1, Option.none()])
+        // The child they share is the live token.
+        const winner = Either.getOrThrow(Option.getOrThrow(Option.fromNullable(results[0])))
+        expect((yield* present(winner.token, withInterval, Time.plus(later, "1 minute")))._tag).toBe(
+          "Rotated"
+        )
+      })
+    )
+
+    it.effect(
+      `${concurrently} parallel presentations without a reuse interval: one rotates, the reuse revokes the session`,
+      () =>
+        Effect.gen(function* () {
+          const sessions = yield* SessionStore
+          const { session, token } = yield* signIn()
+          const results = yield* Effect.all(
+            Array.from({ length: concurrently }, () => Effect.either(present(token, noInterval, later))),
+            { concurrency: "unbounded" }
+          )
+          const tags = results.map(outcome)
+          expect(tags.filter((tag) => tag === "Rotated")).toHaveLength(1)
+          expect(tags.filter((tag) => tag === "RefreshTokenAlreadyUsed").length).toBeGreaterThanOrEqual(1)
+          expect(
+            tags.filter((tag) => !["Rotated", "RefreshTokenAlreadyUsed", "SessionRevoked"].includes(tag))
+          ).toEqual([])
+          const stored = Option.getOrThrow(yield* sessions.findById(session.id))
+          expect(Option.isSome(stored.revokedAt)).toBe(true)
+          expect(Session.isActive(stored, later)).toBe(false)
+          // The family is dead: the child the winner got is refused too.
+          const winner = results.flatMap((result) => (Either.isRight(result) ? [result.right] : []))
+          const child = yield* Effect.either(
+            present(Option.getOrThrow(Option.fromNullable(winner[0])).token, noInterval, later)
+          )
+          expect(outcome(child)).toBe("SessionRevoked")
+        })
+    )
+
+    it.effect("the parent after the reuse interval, or an older token at any time, revokes the session", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const a = yield* signIn()
+        yield* present(a.token, withInterval, later)
+        const late = yield* Effect.either(present(a.token, withInterval, Time.plus(later, "10 seconds")))
+        expect(late).toEqual(
+          Either.left(expect.objectContaining({ _tag: "RefreshTokenAlreadyUsed", sessionRevoked: true }))
+        )
+        expect(Option.isSome(Option.getOrThrow(yield* sessions.findById(a.session.id)).revokedAt)).toBe(true)
+
+        const b = yield* signIn()
+        const child = yield* present(b.token, withInterval, later)
+        yield* present(child.token, withInterval, Time.plus(later, "1 second"))
+        // Two generations back, one second after the last rotation: not the parent, so a reuse.
+        const grandparent = yield* Effect.either(
+          present(b.token, withInterval, Time.plus(later, "2 seconds"))
+        )
+        expect(outcome(grandparent)).toBe("RefreshTokenAlreadyUsed")
+        expect(Option.isSome(Option.getOrThrow(yield* sessions.findById(b.session.id)).revokedAt)).toBe(true)
+      })
+    )
+
+    it.effect("a reissue hands out the live child again and changes nothing", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const { session, token } = yield* signIn()
+        const rotated = yield* present(token, withInterval, later)
+        const again = yield* present(token, withInterval, Time.plus(later, "5 seconds"))
+        expect(again._tag).toBe("Reissued")
+        expect(Redacted.value(again.token.plaintext)).toBe(Redacted.value(rotated.token.plaintext))
+        expect(yield* sessions.findById(session.id)).toEqual(Option.some(rotated.session))
+      })
+    )
+
+    it.effect("with rotation off a retired token is refused and the session lives on", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const { session, token } = yield* signIn()
+        const rotated = yield* present(token, noRotation, later)
+        const retired = yield* Effect.either(present(token, noRotation, Time.plus(later, "1 second")))
+        expect(retired).toEqual(
+          Either.left(expect.objectContaining({ _tag: "RefreshTokenAlreadyUsed", sessionRevoked: false }))
+        )
+        expect(Option.getOrThrow(yield* sessions.findById(session.id)).revokedAt).toEqual(Option.none())
+        expect((yield* present(rotated.token, noRotation, Time.plus(later, "1 minute")))._tag).toBe("Rotated")
+      })
+    )
+
+    it.effect("an unknown token is not found", () =>
+      Effect.gen(function* () {
+        yield* signIn()
+        expect(outcome(yield* Effect.either(present(Fixtures.refreshToken(), withInterval, later)))).toBe(
+          "RefreshTokenNotFound"
+        )
+      })
+    )
+
+    it.effect("logout scopes: others keeps the current session, global ends them all, local ends one", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const first = yield* signIn()
+        const second = yield* signIn(first.user)
+        const third = yield* signIn(first.user)
+        const bystander = yield* signIn()
+
+        expect(yield* sessions.revokeOthers(first.user.id, second.session.id, later)).toBe(2)
+        const active = (id: Session.SessionId) =>
+          Effect.map(
+            sessions.findById(id),
+            Option.exists((s) => Session.isActive(s, later))
+          )
+        expect([
+          yield* active(first.session.id),
+          yield* active(second.session.id),
+          yield* active(third.session.id)
+        ]).toEqual([false, true, false])
+        expect(outcome(yield* Effect.either(present(first.token, withInterval, later)))).toBe(
+          "SessionRevoked"
+        )
+        expect((yield* present(second.token, withInterval, later))._tag).toBe("Rotated")
+
+        expect(yield* sessions.revokeAll(first.user.id, later)).toBe(1)
+        expect(yield* sessions.revokeAll(first.user.id, later)).toBe(0)
+        expect(yield* active(second.session.id)).toBe(false)
+        expect(yield* active(bystander.session.id)).toBe(true)
+
+        expect(yield* sessions.revoke(bystander.session.id, later)).toBe(true)
+        expect(yield* sessions.revoke(bystander.session.id, later)).toBe(false)
+        expect(yield* sessions.revoke(Fixtures.session(first.user.id).id, later)).toBe(false)
+        expect(Option.getOrThrow(yield* sessions.findById(bystander.session.id)).revokedAt).toEqual(
+          Option.some(later)
+        )
+      })
+    )
+
+    it.effect(`${concurrently} concurrent logouts of one session: exactly one revokes it`, () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const { session } = yield* signIn()
+        const results = yield* Effect.all(
+          Array.from({ length: concurrently }, () => sessions.revoke(session.id, later)),
+          { concurrency: "unbounded" }
+        )
+        expect(results.filter(Boolean)).toHaveLength(1)
+      })
+    )
+
+    it.effect("deleting a user ends its sessions: soft delete revokes them, hard delete removes them", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const users = yield* UserRepository
+        const soft = yield* signIn()
+        yield* users.softDelete(soft.user.id, later)
+        const revoked = Option.getOrThrow(yield* sessions.findById(soft.session.id))
+        expect(revoked.revokedAt).toEqual(Option.some(later))
+        expect(outcome(yield* Effect.either(present(soft.token, withInterval, later)))).toBe("SessionRevoked")
+
+        const hard = yield* signIn()
+        yield* users.delete(hard.user.id)
+        expect(yield* sessions.findById(hard.session.id)).toEqual(Option.none())
+        expect(outcome(yield* Effect.either(present(hard.token, withInterval, later)))).toBe(
+          "RefreshTokenNotFound"
+        )
+      })
+    )
+  })

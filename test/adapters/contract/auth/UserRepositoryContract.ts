@@ -1,0 +1,272 @@
+import { randomUUID } from "node:crypto"
+import { describe, expect } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
+import { Identity } from "../../../../domain/Identity.js"
+import { IdentityId, UserId } from "../../../../domain/Ids.js"
+import * as Time from "../../../../domain/Time.js"
+import * as Fixtures from "../../../support/auth/Fixtures.js"
+import { concurrently } from "../Storage.js"
+import type { It } from "./AuthStorage.js"
+
+/** A user with its email identity, stored. */
+const signUp = (fields: Parameters<typeof Fixtures.user>[0] = {}) =>
+  Effect.gen(function* () {
+    const users = yield* UserRepository
+    const user = Fixtures.user(fields)
+    const identity = Fixtures.emailIdentity(user)
+    yield* users.insert(user, identity, Option.some("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA"))
+    return { user, identity }
+  })
+
+const tagOf = <A, E extends { readonly _tag: string }>(result: Either.Either<A, E>) =>
+  Either.match(result, { onLeft: (error) => error._tag, onRight: () => "ok" })
+
+export const userRepositoryContract = (it: It) =>
+  describe("UserRepository", () => {
+    it.effect("stores a user with its identity and finds it by id, email and phone", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const phone = Fixtures.phone()
+        const { user, identity } = yield* signUp({
+          phone: Option.some(phone),
+          userMetadata: { full_name: "Ada" }
+        })
+        expect(yield* users.findById(user.id)).toEqual(Option.some(user))
+        expect(yield* users.findByEmail(Option.getOrThrow(user.email))).toEqual(Option.some(user))
+        expect(yield* users.findByPhone(phone)).toEqual(Option.some(user))
+        expect(yield* users.findById(UserId.make(randomUUID()))).toEqual(Option.none())
+        expect(yield* users.findByEmail(Fixtures.email())).toEqual(Option.none())
+        expect(yield* users.identitiesOf(user.id)).toEqual([identity])
+      })
+    )
+
+    it.effect("an identity's email is the provider's, lower-cased, whatever the caller put there", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const user = Fixtures.user()
+        const identity = Fixtures.emailIdentity(user, {
+          provider: "github",
+          providerId: randomUUID(),
+          identityData: { email: "Mixed.Case@Example.COM" },
+          email: Option.none()
+        })
+        yield* users.insert(user, identity, Option.none())
+        const [stored] = yield* users.identitiesOf(user.id)
+        expect(stored?.email).toEqual(Option.some("mixed.case@example.com"))
+        expect(yield* users.findPasswordHash(user.id)).toEqual(Option.none())
+      })
+    )
+
+    it.effect(`of ${concurrently} concurrent sign-ups with one email exactly one creates a user`, () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const email = Fixtures.email()
+        const results = yield* Effect.all(
+          Array.from({ length: concurrently }, () => Effect.either(signUp({ email: Option.some(email) }))),
+          { concurrency: "unbounded" }
+        )
+        const tags = results.map(tagOf)
+        expect(tags.filter((tag) => tag === "ok")).toHaveLength(1)
+        expect(tags.filter((tag) => tag === "EmailExists")).toHaveLength(concurrently - 1)
+        const winner = results.flatMap((result) => (Either.isRight(result) ? [result.right.user] : []))
+        expect(yield* users.findByEmail(email)).toEqual(Option.some(winner[0]))
+      })
+    )
+
+    it.effect("a phone number belongs to one user; a provider account to one identity", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const phone = Fixtures.phone()
+        yield* signUp({ phone: Option.some(phone) })
+        expect(tagOf(yield* Effect.either(signUp({ phone: Option.some(phone) })))).toBe("PhoneExists")
+
+        const first = Fixtures.user()
+        const subject = randomUUID()
+        const github = (owner: typeof first) =>
+          Fixtures.emailIdentity(owner, { provider: "github", providerId: subject })
+        yield* users.insert(first, github(first), Option.none())
+        const second = Fixtures.user()
+        const clash = yield* Effect.either(users.insert(second, github(second), Option.none()))
+        expect(tagOf(clash)).toBe("IdentityExists")
+        // All or nothing: the user of the refused identity was not stored either.
+        expect(yield* users.findById(second.id)).toEqual(Option.none())
+        expect(yield* users.findByEmail(Option.getOrThrow(second.email))).toEqual(Option.none())
+      })
+    )
+
+    it.effect("an update changes the given fields, stamps updated_at and keeps addresses unique", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const { user } = yield* signUp()
+        const { user: other } = yield* signUp()
+        const later = Time.plus(Fixtures.t0, "1 hour")
+        const newEmail = Fixtures.email()
+        const updated = yield* users.update(
+          user.id,
+          {
+            email: Option.some(newEmail),
+            userMetadata: { full_name: "Grace" },
+            emailConfirmedAt: Option.some(later)
+          },
+          later
+        )
+        expect(updated.email).toEqual(Option.some(newEmail))
+        expect(updated.userMetadata).toEqual({ full_name: "Grace" })
+        expect(updated.updatedAt).toEqual(later)
+        expect(updated.createdAt).toEqual(user.createdAt)
+        expect(yield* users.findById(user.id)).toEqual(Option.some(updated))
+        expect(yield* users.findByEmail(Option.getOrThrow(user.email))).toEqual(Option.none())
+
+        const taken = yield* Effect.either(users.update(user.id, { email: other.email }, later))
+        expect(tagOf(taken)).toBe("EmailExists")
+        expect(yield* users.findById(user.id)).toEqual(Option.some(updated))
+        const unknown = yield* Effect.either(users.update(UserId.make(randomUUID()), { role: "x" }, later))
+        expect(tagOf(unknown)).toBe("UserNotFound")
+      })
+    )
+
+    it.effect("concurrent updates of different fields all land", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const { user } = yield* signUp()
+        const later = Time.plus(Fixtures.t0, "1 minute")
+        yield* Effect.all(
+          [
+            users.update(user.id, { role: "admin" }, later),
+            users.update(user.id, { userMetadata: { a: 1 } }, later),
+            users.update(user.id, { appMetadata: { provider: "email", providers: ["email"], b: 2 } }, later),
+            users.update(user.id, { phone: Option.some(Fixtures.phone()) }, later)
+          ],
+          { concurrency: "unbounded" }
+        )
+        const stored = Option.getOrThrow(yield* users.findById(user.id))
+        expect(stored.role).toBe("admin")
+        expect(stored.userMetadata).toEqual({ a: 1 })
+        expect(stored.appMetadata).toEqual({ provider: "email", providers: ["email"], b: 2 })
+        expect(Option.isSome(stored.phone)).toBe(true)
+      })
+    )
+
+    it.effect("password hash and last sign-in", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const { user, identity } = yield* signUp()
+        const later = Time.plus(Fixtures.t0, "2 hours")
+        yield* users.setPasswordHash(user.id, Option.some("$argon2id$new"), later)
+        expect(yield* users.findPasswordHash(user.id)).toEqual(Option.some("$argon2id$new"))
+        yield* users.setPasswordHash(user.id, Option.none(), later)
+        expect(yield* users.findPasswordHash(user.id)).toEqual(Option.none())
+
+        yield* users.recordSignIn(user.id, Option.some(identity.id), later)
+        expect(Option.getOrThrow(yield* users.findById(user.id)).lastSignInAt).toEqual(Option.some(later))
+        const [signedIn] = yield* users.identitiesOf(user.id)
+        expect(signedIn?.lastSignInAt).toEqual(Option.some(later))
+        // An identity of someone else is left alone.
+        yield* users.recordSignIn(user.id, Option.some(IdentityId.make(randomUUID())), later)
+
+        const nobody = UserId.make(randomUUID())
+        expect(tagOf(yield* Effect.either(users.setPasswordHash(nobody, Option.none(), later)))).toBe(
+          "UserNotFound"
+        )
+        expect(tagOf(yield* Effect.either(users.recordSignIn(nobody, Option.none(), later)))).toBe(
+          "UserNotFound"
+        )
+      })
+    )
+
+    it.effect("a soft-deleted user is hidden, and its email, phone and accounts are free again", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const aud = `aud-${randomUUID()}`
+        const phone = Fixtures.phone()
+        const user = Fixtures.user({ aud, phone: Option.some(phone) })
+        const github = Fixtures.emailIdentity(user, { provider: "github", providerId: randomUUID() })
+        yield* users.insert(user, github, Option.some("$argon2id$hash"))
+        const later = Time.plus(Fixtures.t0, "1 day")
+        yield* users.softDelete(user.id, later)
+
+        const email = Option.getOrThrow(user.email)
+        expect(yield* users.findById(user.id)).toEqual(Option.none())
+        expect(yield* users.findByEmail(email)).toEqual(Option.none())
+        expect(yield* users.findByPhone(phone)).toEqual(Option.none())
+        expect(yield* users.identitiesOf(user.id)).toEqual([])
+        expect(yield* users.findPasswordHash(user.id)).toEqual(Option.none())
+        expect(yield* users.list({ aud, page: 1, perPage: 50, order: "desc" })).toEqual({
+          users: [],
+          total: 0
+        })
+        expect(tagOf(yield* Effect.either(users.update(user.id, { role: "x" }, later)))).toBe("UserNotFound")
+        expect(tagOf(yield* Effect.either(users.softDelete(user.id, later)))).toBe("UserNotFound")
+
+        const again = Fixtures.user({ email: Option.some(email), phone: Option.some(phone) })
+        const sameAccount = new Identity({ ...github, id: IdentityId.make(randomUUID()), userId: again.id })
+        yield* users.insert(again, sameAccount, Option.none())
+        expect(Option.map(yield* users.findByEmail(email), (found) => found.id)).toEqual(
+          Option.some(again.id)
+        )
+      })
+    )
+
+    it.effect("a hard delete removes the user and its identities", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const { user, identity } = yield* signUp()
+        yield* users.delete(user.id)
+        expect(yield* users.findById(user.id)).toEqual(Option.none())
+        expect(yield* users.identitiesOf(user.id)).toEqual([])
+        expect(tagOf(yield* Effect.either(users.delete(user.id)))).toBe("UserNotFound")
+        // The account at the provider can sign up again.
+        const again = Fixtures.user({ email: user.email })
+        yield* users.insert(
+          again,
+          new Identity({ ...identity, id: IdentityId.make(randomUUID()), userId: again.id }),
+          Option.none()
+        )
+      })
+    )
+
+    it.effect("the admin list: one audience, newest first, paged, with the total", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const aud = `aud-${randomUUID()}`
+        const created = yield* Effect.forEach([0, 1, 2, 3, 4], (minutes) =>
+          Effect.map(signUp({ aud, createdAt: Time.plus(Fixtures.t0, `${minutes} minutes`) }), (s) => s.user)
+        )
+        yield* signUp({ aud: `${aud}-other` })
+        const ids = (page: { readonly users: ReadonlyArray<{ readonly id: UserId }> }) =>
+          page.users.map((user) => user.id)
+        const newestFirst = created.map((user) => user.id).reverse()
+
+        const page1 = yield* users.list({ aud, page: 1, perPage: 2, order: "desc" })
+        expect([ids(page1), page1.total]).toEqual([newestFirst.slice(0, 2), 5])
+        const page3 = yield* users.list({ aud, page: 3, perPage: 2, order: "desc" })
+        expect([ids(page3), page3.total]).toEqual([newestFirst.slice(4), 5])
+        // Past the last page: no users, and still the total.
+        const page4 = yield* users.list({ aud, page: 4, perPage: 2, order: "desc" })
+        expect([ids(page4), page4.total]).toEqual([[], 5])
+        const all = yield* users.list({ aud, page: 1, perPage: 100, order: "asc" })
+        expect(ids(all)).toEqual([...newestFirst].reverse())
+        expect(
+          (yield* users.list({ aud: `aud-${randomUUID()}`, page: 1, perPage: 10, order: "desc" })).total
+        ).toBe(0)
+      })
+    )
+
+    it.effect("users created at the same instant page without gaps or repeats", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const aud = `aud-${randomUUID()}`
+        const created = yield* Effect.forEach([1, 2, 3, 4, 5, 6, 7], () =>
+          Effect.map(signUp({ aud }), (s) => s.user.id)
+        )
+        const pages = yield* Effect.forEach([1, 2, 3], (page) =>
+          users.list({ aud, page, perPage: 3, order: "desc" })
+        )
+        const seen = pages.flatMap((page) => page.users.map((user) => user.id))
+        expect([...seen].sort()).toEqual([...created].sort())
+      })
+    )
+  })

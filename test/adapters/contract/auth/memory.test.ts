@@ -1,0 +1,10 @@
+import { layer } from "@effect/vitest"
+import * as Layer from "effect/Layer"
+import * as AesGcmTokenSealer from "../../../../adapters/crypto/auth/AesGcmTokenSealer.js"
+import * as AuthStorageMemory from "../../../../adapters/memory/auth/AuthStorageMemory.js"
+import { authStorageContract } from "./AuthStorageContract.js"
+
+layer(Layer.merge(AuthStorageMemory.layer, AesGcmTokenSealer.layer))(
+  "auth storage contract on memory",
+  authStorageContract
+)

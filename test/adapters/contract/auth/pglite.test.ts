@@ -1,0 +1,16 @@
+import { layer } from "@effect/vitest"
+import * as Layer from "effect/Layer"
+import * as AesGcmTokenSealer from "../../../../adapters/crypto/auth/AesGcmTokenSealer.js"
+import * as AuthStoragePg from "../../../../adapters/postgres/auth/AuthStoragePg.js"
+import * as TestDatabase from "../../../support/TestDatabase.js"
+import { authStorageContract } from "./AuthStorageContract.js"
+
+layer(
+  Layer.merge(
+    AuthStoragePg.layer("").pipe(Layer.provide(TestDatabase.authLayer("pglite"))),
+    AesGcmTokenSealer.layer
+  ),
+  {
+    timeout: "60 seconds"
+  }
+)(`auth storage contract on ${TestDatabase.describeTarget("pglite")}`, authStorageContract)
