@@ -85,7 +85,13 @@ class RetryingPool extends Pg.Pool {
 }
 
 /** Columns are snake_case in SQL and camelCase in rows, matching the domain's field names. */
-const naming = { transformResultNames: Str.snakeToCamel, transformQueryNames: Str.camelToSnake }
+const naming = {
+  transformResultNames: Str.snakeToCamel,
+  transformQueryNames: Str.camelToSnake,
+  // Only column names: the keys inside jsonb values are data (`full_name` in user metadata)
+  // and come back exactly as they were stored.
+  transformJson: false
+}
 
 /**
  * One `pg` pool per process, shared by `@effect/sql` (every statement) and `PgPool` (the few

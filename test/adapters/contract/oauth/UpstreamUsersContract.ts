@@ -37,6 +37,24 @@ export const upstreamUsersContract = (it: It) =>
       })
     )
 
+    it.effect("keeps the upstream's profile data exactly as it came, key spelling included", () =>
+      Effect.gen(function* () {
+        const users = yield* UpstreamUsers
+        const data = {
+          full_name: "Octo Cat",
+          avatar_url: "https://example.com/a.png",
+          nested: { snake_key: 1 }
+        }
+        const created = yield* users.upsertFromUpstream(
+          { ...profile(randomUUID()), data },
+          freshIds(),
+          Fixtures.t0
+        )
+        const found = Option.getOrThrow(yield* users.findById(created.id))
+        expect(found.userMetadata).toEqual(data)
+      })
+    )
+
     it.effect("the same subject at another provider is another user", () =>
       Effect.gen(function* () {
         const users = yield* UpstreamUsers
