@@ -16,6 +16,11 @@ export interface Entry {
   /** The JWK as given or stored: private members included when there are any. */
   readonly jwk: Redacted.Redacted<SigningKey.Jwk>
   readonly source: Source
+  /**
+   * Until when it verifies (a previous key's `SigningKey.verifiesUntil`): a ring is kept for a
+   * while, and a key must not outlive its window by that while.
+   */
+  readonly until: Option.Option<Date>
 }
 
 /** A key given in `AUTHSVC_JWT_KEYS`. */
@@ -82,7 +87,8 @@ const configuredKey = (
     algorithm: alg,
     jwk: Redacted.make(jwk),
     source: "configuration",
-    signs
+    signs,
+    until: Option.none()
   })
 }
 
@@ -123,9 +129,16 @@ export interface KeyRing {
   readonly signing: Option.Option<Entry>
   /** Every key a token may name by `kid`. */
   readonly verifying: ReadonlyMap<string, Entry>
-  /** The public keys of the JWKS, in its order. */
-  readonly published: ReadonlyArray<SigningKey.Jwk>
+  /** The keys of the JWKS, in its order, each with its public JWK. */
+  readonly published: ReadonlyArray<{ readonly entry: Entry; readonly jwk: SigningKey.Jwk }>
 }
+
+const liveAt = (entry: Entry, now: Date) =>
+  Option.match(entry.until, { onNone: () => true, onSome: (until) => now.getTime() < until.getTime() })
+
+/** The public keys of the JWKS at `now`. */
+export const publishedAt = (ring: KeyRing, now: Date): ReadonlyArray<SigningKey.Jwk> =>
+  ring.published.filter(({ entry }) => liveAt(entry, now)).map(({ jwk }) => jwk)
 
 /**
  * Puts configured and stored keys together. Configured keys win: a stored key with the kid of a
@@ -147,7 +160,13 @@ export const make = (
   const storedEntries = Arr.filterMap(live, (key) =>
     Option.map(
       key.privateJwk,
-      (jwk): Entry => ({ kid: key.kid, algorithm: key.algorithm, jwk, source: "store" })
+      (jwk): Entry => ({
+        kid: key.kid,
+        algorithm: key.algorithm,
+        jwk,
+        source: "store",
+        until: SigningKey.verifiesUntil(key, lifetimes)
+      })
     )
   )
   const entries: ReadonlyArray<Entry> = [...configured, ...storedEntries]
@@ -159,7 +178,10 @@ export const make = (
     signing: Option.orElse(configuredSigner, () => storedSigner),
     verifying: new Map(entries.map((entry) => [entry.kid, entry])),
     published: Arr.filterMap(entries, (entry) =>
-      SigningKey.publicJwk(Redacted.value(entry.jwk), entry.kid, entry.algorithm)
+      Option.map(SigningKey.publicJwk(Redacted.value(entry.jwk), entry.kid, entry.algorithm), (jwk) => ({
+        entry,
+        jwk
+      }))
     )
   }
 }
@@ -192,21 +214,22 @@ const knownAlgorithms: ReadonlySet<string> = new Set([
  * Which key checks a token with this protected header, in Supabase Auth's order: the algorithm
  * must be allowed (`JWT_VALID_METHODS`); the key is the one its `kid` names; failing that, an
  * HS256 token falls back to `JWT_SECRET` (tokens from before key ids, and service keys made
- * with the secret); anything else is refused. The key's own algorithm is checked against the
+ * with the secret); anything else is refused. A previous key past its window counts as unknown. The key's own algorithm is checked against the
  * token's by the caller, as a signature failure.
  */
 export const verifierFor = (
   ring: KeyRing,
   header: { readonly alg: unknown; readonly kid: unknown },
   validMethods: ReadonlyArray<SigningKey.Algorithm>,
-  hasSecret: boolean
+  hasSecret: boolean,
+  now: Date
 ): Either.Either<Verifier, BadJwt.BadJwt> => {
   const alg = header.alg
   if (typeof alg !== "string" || !knownAlgorithms.has(alg))
     return Either.left(BadJwt.algorithmUnavailable(alg))
   if (!isAlgorithm(alg) || !validMethods.includes(alg)) return Either.left(BadJwt.algorithmNotAllowed(alg))
   const entry = typeof header.kid === "string" ? ring.verifying.get(header.kid) : undefined
-  if (entry !== undefined) return Either.right({ _tag: "Key", entry })
+  if (entry !== undefined && liveAt(entry, now)) return Either.right({ _tag: "Key", entry })
   if (alg === "HS256" && hasSecret) return Either.right({ _tag: "Secret" })
   return Either.left(BadJwt.unknownKey(header.kid, alg))
 }

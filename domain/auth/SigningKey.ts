@@ -134,22 +134,29 @@ const fresh = (key: NewKey, status: Status, now: Date, activatedAt: Option.Optio
   })
 
 /**
- * A new standby key, refused when its algorithm is not among `validMethods` (`JWT_VALID_METHODS`):
- * once current it would sign tokens that no instance accepts.
+ * Whether keys of `algorithm` may sign: refused when `JWT_VALID_METHODS` leaves it out, since
+ * such a key, once current, would sign tokens that no instance accepts.
  */
+export const checkAllowed = (
+  algorithm: StoredAlgorithm,
+  validMethods: ReadonlyArray<Algorithm>
+): Either.Either<void, AlgorithmNotAllowed> =>
+  validMethods.includes(algorithm)
+    ? Either.void
+    : Either.left(
+        new AlgorithmNotAllowed({
+          algorithm,
+          message: `${algorithm} is not in JWT_VALID_METHODS: tokens signed with this key would be refused`
+        })
+      )
+
+/** A new standby key, if its algorithm is allowed (`checkAllowed`). */
 export const add = (
   key: NewKey,
   validMethods: ReadonlyArray<Algorithm>,
   now: Date
 ): Either.Either<SigningKey, AlgorithmNotAllowed> =>
-  validMethods.includes(key.algorithm)
-    ? Either.right(fresh(key, "standby", now, Option.none()))
-    : Either.left(
-        new AlgorithmNotAllowed({
-          algorithm: key.algorithm,
-          message: `${key.algorithm} is not in JWT_VALID_METHODS: tokens signed with this key would be refused`
-        })
-      )
+  Either.map(checkAllowed(key.algorithm, validMethods), () => fresh(key, "standby", now, Option.none()))
 
 /** The first key of a service that has none: current at once, since nothing signs yet. */
 export const first = (key: NewKey, now: Date): SigningKey => fresh(key, "current", now, Option.some(now))

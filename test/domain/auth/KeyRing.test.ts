@@ -75,6 +75,8 @@ describe("KeyRing.fromConfiguration", () => {
   })
 })
 
+const all = SigningKey.defaultValidMethods
+
 describe("KeyRing.make", () => {
   const storedKeys = [stored("cur", "current"), stored("next", "standby"), stored("old", "previous")]
 
@@ -82,13 +84,28 @@ describe("KeyRing.make", () => {
     const ring = KeyRing.make([], storedKeys, now, lifetimes)
     expect(Option.map(ring.signing, (entry) => entry.kid)).toEqual(Option.some("cur"))
     expect([...ring.verifying.keys()]).toEqual(["cur", "next", "old"])
-    expect(ring.published.map((jwk) => jwk.kid)).toEqual(["cur", "next", "old"])
+    expect(KeyRing.publishedAt(ring, now).map((jwk) => jwk.kid)).toEqual(["cur", "next", "old"])
   })
 
   it("a previous key past its window neither verifies nor is published", () => {
     const later = new Date(now.getTime() + Duration.toMillis(Duration.hours(2)))
     const ring = KeyRing.make([], storedKeys, later, lifetimes)
     expect([...ring.verifying.keys()]).toEqual(["cur", "next"])
+  })
+
+  it("a ring kept past a previous key's window stops verifying with it and publishing it", () => {
+    const ring = KeyRing.make([], storedKeys, now, lifetimes)
+    const end = new Date(
+      now.getTime() + Duration.toMillis(Duration.sum(Duration.hours(1), Duration.seconds(30)))
+    )
+    const before = new Date(end.getTime() - 1)
+    expect(Either.isRight(KeyRing.verifierFor(ring, { alg: "RS256", kid: "old" }, all, true, before))).toBe(
+      true
+    )
+    expect(KeyRing.publishedAt(ring, before).map((jwk) => jwk.kid)).toEqual(["cur", "next", "old"])
+    const after = KeyRing.verifierFor(ring, { alg: "RS256", kid: "old" }, all, true, end)
+    expect(Either.isLeft(after) && after.left.reason).toBe("unknown_key")
+    expect(KeyRing.publishedAt(ring, end).map((jwk) => jwk.kid)).toEqual(["cur", "next"])
   })
 
   it("configured keys win: the configured signer signs, a stored key of the same kid is left out", () => {
@@ -104,50 +121,49 @@ describe("KeyRing.make", () => {
     expect(ring.verifying.get("next")?.source).toBe("configuration")
     expect(ring.verifying.get("hmac")?.algorithm).toBe("HS256")
     // The oct key verifies but is never published.
-    expect(ring.published.map((jwk) => jwk.kid)).toEqual(["cfg", "next", "cur", "old"])
-    for (const jwk of ring.published) expect(jwk.k).toBeUndefined()
+    expect(KeyRing.publishedAt(ring, now).map((jwk) => jwk.kid)).toEqual(["cfg", "next", "cur", "old"])
+    for (const { jwk } of ring.published) expect(jwk.k).toBeUndefined()
   })
 })
 
 describe("KeyRing.verifierFor", () => {
   const ring = KeyRing.make([], [stored("cur", "current")], now, lifetimes)
-  const all = SigningKey.defaultValidMethods
 
   it("finds the key by kid", () => {
-    const verifier = KeyRing.verifierFor(ring, { alg: "RS256", kid: "cur" }, all, true)
+    const verifier = KeyRing.verifierFor(ring, { alg: "RS256", kid: "cur" }, all, true, now)
     expect(Either.isRight(verifier) && verifier.right._tag === "Key" && verifier.right.entry.kid).toBe("cur")
   })
 
   it("an HS256 token falls back to the secret when its kid is unknown or absent, as Supabase Auth does", () => {
-    expect(KeyRing.verifierFor(ring, { alg: "HS256", kid: "nope" }, all, true)).toEqual(
+    expect(KeyRing.verifierFor(ring, { alg: "HS256", kid: "nope" }, all, true, now)).toEqual(
       Either.right({ _tag: "Secret" })
     )
-    expect(KeyRing.verifierFor(ring, { alg: "HS256", kid: undefined }, all, true)).toEqual(
+    expect(KeyRing.verifierFor(ring, { alg: "HS256", kid: undefined }, all, true, now)).toEqual(
       Either.right({ _tag: "Secret" })
     )
   })
 
   it("refuses an unknown kid for other algorithms, and HS256 without a secret", () => {
-    const unknown = KeyRing.verifierFor(ring, { alg: "RS256", kid: "nope" }, all, true)
+    const unknown = KeyRing.verifierFor(ring, { alg: "RS256", kid: "nope" }, all, true, now)
     expect(Either.isLeft(unknown) && unknown.left.message).toBe(
       "invalid JWT: unable to parse or verify signature, token is unverifiable: error while executing keyfunc: unrecognized JWT kid nope for algorithm RS256"
     )
-    const noKid = KeyRing.verifierFor(ring, { alg: "ES256", kid: undefined }, all, true)
+    const noKid = KeyRing.verifierFor(ring, { alg: "ES256", kid: undefined }, all, true, now)
     expect(Either.isLeft(noKid) && noKid.left.message).toContain(
       "unrecognized JWT kid <nil> for algorithm ES256"
     )
-    const noSecret = KeyRing.verifierFor(ring, { alg: "HS256", kid: undefined }, all, false)
+    const noSecret = KeyRing.verifierFor(ring, { alg: "HS256", kid: undefined }, all, false, now)
     expect(Either.isLeft(noSecret) && noSecret.left.reason).toBe("unknown_key")
   })
 
   it("refuses algorithms outside JWT_VALID_METHODS before looking at keys", () => {
-    const refused = KeyRing.verifierFor(ring, { alg: "HS256", kid: "cur" }, ["RS256"], true)
+    const refused = KeyRing.verifierFor(ring, { alg: "HS256", kid: "cur" }, ["RS256"], true, now)
     expect(Either.isLeft(refused) && refused.left.message).toBe(
       "invalid JWT: unable to parse or verify signature, token signature is invalid: signing method HS256 is invalid"
     )
-    const ps = KeyRing.verifierFor(ring, { alg: "PS256", kid: "cur" }, all, true)
+    const ps = KeyRing.verifierFor(ring, { alg: "PS256", kid: "cur" }, all, true, now)
     expect(Either.isLeft(ps) && ps.left.reason).toBe("algorithm_not_allowed")
-    const none = KeyRing.verifierFor(ring, { alg: "nonsense", kid: "cur" }, all, true)
+    const none = KeyRing.verifierFor(ring, { alg: "nonsense", kid: "cur" }, all, true, now)
     expect(Either.isLeft(none) && none.left.message).toContain("signing method (alg) is unavailable")
   })
 })
