@@ -11,6 +11,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { inject } from "vitest"
+import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
 import * as Database from "../../adapters/postgres/Database.js"
 import * as Migrations from "../../adapters/postgres/Migrations.js"
 import type { PgPool } from "../../adapters/postgres/PgPool.js"
@@ -48,9 +49,12 @@ export const freshUrl = () => {
 
 const embedded = () => Database.layer({ url: Option.none(), dataDir: Option.none() })
 
-const migrated = <E>(database: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgPool, E>) =>
+const migrated = <E>(
+  database: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgPool, E>,
+  migrations: Migrations.Service | Migrations.Target = "oauth"
+) =>
   Layer.provideMerge(
-    Layer.effectDiscard(Migrations.run("oauth")).pipe(Layer.provide(NodeFileSystem.layer)),
+    Layer.effectDiscard(Migrations.run(migrations)).pipe(Layer.provide(NodeFileSystem.layer)),
     database
   ).pipe(Layer.orDie)
 
@@ -63,6 +67,16 @@ export type Target = "pglite" | "server"
 export const layer = (target: Target) => {
   const url = inject("postgresUrl")
   return migrated(target === "server" && url !== null ? serverDatabase(url) : embedded())
+}
+
+/**
+ * A fresh database with the auth service's tables, named for `namespace` (`DB_NAMESPACE`, none by
+ * default), and its `AuthTables`.
+ */
+export const authLayer = (target: Target, namespace = "") => {
+  const url = inject("postgresUrl")
+  const database = target === "server" && url !== null ? serverDatabase(url) : embedded()
+  return Layer.merge(migrated(database, AuthTables.migrationTarget(namespace)), AuthTables.layer(namespace))
 }
 
 export const describeTarget = (target: Target): string =>
