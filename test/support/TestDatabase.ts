@@ -73,13 +73,14 @@ export const layer = (target: Target) => {
 
 /**
  * A fresh database with the auth service's tables, once per `DB_NAMESPACE` given (the empty
- * one: no prefix), side by side in the `auth` schema.
+ * one: no prefix), side by side in the `auth` schema, and the `AuthTables` of the first.
  */
 export const authLayer = (target: Target, namespaces: ReadonlyArray<string> = [""]) => {
   const url = inject("postgresUrl")
-  return migrated(
-    target === "server" && url !== null ? serverDatabase(url) : embedded(),
-    namespaces.map(AuthTables.migrationTarget)
+  const database = target === "server" && url !== null ? serverDatabase(url) : embedded()
+  return Layer.merge(
+    migrated(database, namespaces.map(AuthTables.migrationTarget)),
+    AuthTables.layer(namespaces[0] ?? "")
   )
 }
 

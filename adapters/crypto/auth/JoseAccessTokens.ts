@@ -1,0 +1,247 @@
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as jose from "jose"
+import { JwtSettings, lifetimesOf } from "../../../application/auth/JwtSettings.js"
+import { AccessTokens, type Verified } from "../../../application/auth/ports/AccessTokens.js"
+import { SigningKeyStore } from "../../../application/auth/ports/SigningKeyStore.js"
+import * as AccessTokenClaims from "../../../domain/auth/AccessTokenClaims.js"
+import * as BadJwt from "../../../domain/auth/BadJwt.js"
+import * as KeyRing from "../../../domain/auth/KeyRing.js"
+import * as SigningKey from "../../../domain/auth/SigningKey.js"
+
+type Key = Awaited<ReturnType<typeof jose.importJWK>>
+
+/**
+ * The members jose reads. `key_ops`, `use` and `ext` stay out: WebCrypto refuses a private key
+ * whose `key_ops` names `verify`, as configured keys often do (`["sign", "verify"]`).
+ */
+const keyMembers = ["kty", "crv", "x", "y", "n", "e", "d", "p", "q", "dp", "dq", "qi", "k"] as const
+
+const toJose = (jwk: SigningKey.Jwk): jose.JWK => {
+  const out: jose.JWK = {}
+  for (const member of keyMembers) {
+    const value = jwk[member]
+    if (typeof value === "string") out[member] = value
+  }
+  return out
+}
+
+/**
+ * An unknown `kid` may name a key another instance added since this one last read the store:
+ * the store is read again, but at most this often, so that made-up kids cannot turn every
+ * request into a query.
+ */
+const unknownKidRereadAfter = Duration.seconds(1)
+
+const isAlgorithm = Schema.is(SigningKey.Algorithm)
+
+const decoder = new TextDecoder("utf-8", { fatal: true })
+const encoder = new TextEncoder()
+
+/** One base64url part of a compact JWS as a JSON object, or which of the two steps failed. */
+const jsonPart = (part: string): Either.Either<Record<string, unknown>, "base64" | "json"> => {
+  if (!/^[A-Za-z0-9_-]*$/.test(part)) return Either.left("base64")
+  let text: string
+  try {
+    text = decoder.decode(jose.base64url.decode(part))
+  } catch {
+    return Either.left("base64")
+  }
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? Either.right(Object.fromEntries(Object.entries(value)))
+      : Either.left("json")
+  } catch {
+    return Either.left("json")
+  }
+}
+
+/**
+ * Access tokens with jose. The key ring (configured keys and the stored ones that verify now) is
+ * read from the store at most every `keyCacheLifetime` and shared by every request meanwhile;
+ * each key is imported into a WebCrypto key once, when first used, and kept while it stays in the
+ * ring. Configured keys are imported when the layer is built, so a key jose cannot use stops the
+ * service at start rather than at its first request.
+ */
+export const layer = Layer.effect(
+  AccessTokens,
+  Effect.gen(function* () {
+    const settings = yield* JwtSettings
+    const store = yield* SigningKeyStore
+    const lifetimes = lifetimesOf(settings)
+    const cacheMillis = Duration.toMillis(settings.keyCacheLifetime)
+    const configured = yield* KeyRing.fromConfiguration(settings.keys)
+    const secret = Option.map(settings.secret, (value) => encoder.encode(Redacted.value(value)))
+
+    /** Imported keys by use and kid; a promise, so that concurrent first uses share one import. */
+    const imported = new Map<string, Promise<Key>>()
+
+    const importNow = (entry: KeyRing.Entry, use: "sign" | "verify"): Promise<Key> => {
+      const jwk = Redacted.value(entry.jwk)
+      const material =
+        use === "sign" || entry.algorithm === "HS256"
+          ? jwk
+          : Option.getOrElse(SigningKey.publicJwk(jwk, entry.kid, entry.algorithm), () => jwk)
+      return jose.importJWK(toJose(material), entry.algorithm)
+    }
+
+    const keyOf = (entry: KeyRing.Entry, use: "sign" | "verify") =>
+      Effect.suspend(() => {
+        const id = `${use}:${entry.kid}`
+        let promise = imported.get(id)
+        if (promise === undefined) {
+          promise = importNow(entry, use)
+          imported.set(id, promise)
+        }
+        const held = promise
+        return Effect.tryPromise(() => held).pipe(
+          Effect.tapError(() => Effect.sync(() => imported.delete(id))),
+          // A stored key that does not import is storage that broke; configured ones were
+          // imported when the layer was built.
+          Effect.orDieWith(
+            (error) => new Error(`signing key ${entry.kid} does not import: ${String(error.error)}`)
+          )
+        )
+      })
+
+    yield* Effect.forEach(configured, (key) =>
+      Effect.tryPromise({
+        try: () => Promise.all([importNow(key, "verify"), ...(key.signs ? [importNow(key, "sign")] : [])]),
+        catch: (error) =>
+          new KeyRing.InvalidConfiguredKey({
+            index: configured.indexOf(key),
+            message: `key ${key.kid}: ${error instanceof Error ? error.message : String(error)}`
+          })
+      })
+    )
+
+    let held: { readonly ring: KeyRing.KeyRing; readonly readAt: number } | undefined
+    const reading = yield* Effect.makeSemaphore(1)
+
+    /** The ring, read again unless another request did so within `maxAgeMillis`. */
+    const reread = (maxAgeMillis: number) =>
+      reading.withPermits(1)(
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          if (held !== undefined && now - held.readAt < maxAgeMillis) return held.ring
+          const ring = KeyRing.make(configured, yield* store.list, new Date(now), lifetimes)
+          for (const id of imported.keys()) {
+            if (!ring.verifying.has(id.slice(id.indexOf(":") + 1))) imported.delete(id)
+          }
+          held = { ring, readAt: now }
+          return ring
+        })
+      )
+
+    const ring = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      held !== undefined && now - held.readAt < cacheMillis ? Effect.succeed(held.ring) : reread(cacheMillis)
+    )
+
+    const verifierFor = (fields: Record<string, unknown>, now: Date) =>
+      Effect.gen(function* () {
+        const header = { alg: fields.alg, kid: fields.kid }
+        const found = KeyRing.verifierFor(
+          yield* ring,
+          header,
+          settings.validMethods,
+          Option.isSome(secret),
+          now
+        )
+        if (Either.isRight(found) || found.left.reason !== "unknown_key") return found
+        const fresh = yield* reread(Duration.toMillis(unknownKidRereadAfter))
+        return KeyRing.verifierFor(fresh, header, settings.validMethods, Option.isSome(secret), now)
+      })
+
+    const verify = (token: string): Effect.Effect<Verified, BadJwt.BadJwt> =>
+      Effect.gen(function* () {
+        const parts = token.split(".")
+        const [headerPart, payloadPart] = parts
+        if (parts.length !== 3 || headerPart === undefined || payloadPart === undefined) {
+          return yield* BadJwt.malformed("token contains an invalid number of segments")
+        }
+        const header = jsonPart(headerPart)
+        if (Either.isLeft(header)) {
+          return yield* BadJwt.malformed(
+            `could not ${header.left === "base64" ? "base64" : "JSON"} decode header`
+          )
+        }
+        const payload = jsonPart(payloadPart)
+        if (Either.isLeft(payload)) {
+          return yield* BadJwt.malformed(
+            `could not ${payload.left === "base64" ? "base64" : "JSON"} decode claim`
+          )
+        }
+        const claims = AccessTokenClaims.decodeVerified(payload.right)
+        if (Either.isLeft(claims)) return yield* BadJwt.malformed("could not JSON decode claim")
+        const nowMillis = yield* Clock.currentTimeMillis
+        const verifier = yield* Effect.flatten(verifierFor(header.right, new Date(nowMillis)))
+        // verifierFor accepted the algorithm, so it is one of ours; this narrows its type.
+        const alg = header.right.alg
+        if (!isAlgorithm(alg)) return yield* BadJwt.algorithmUnavailable(alg)
+        let key: Key
+        if (verifier._tag === "Secret") {
+          // verifierFor answers Secret only when there is one.
+          key = Option.getOrElse(secret, () => new Uint8Array())
+        } else if (verifier.entry.algorithm !== alg) {
+          return yield* BadJwt.keyOfInvalidType()
+        } else {
+          key = yield* keyOf(verifier.entry, "verify")
+        }
+        yield* Effect.tryPromise({
+          try: () => jose.compactVerify(token, key, { algorithms: [alg] }),
+          catch: (error) =>
+            error instanceof jose.errors.JWSSignatureVerificationFailed
+              ? BadJwt.badSignature(alg)
+              : BadJwt.malformed("could not base64 decode signature")
+        })
+        const verified = claims.right
+        if (verified.exp !== undefined && nowMillis >= verified.exp * 1000) {
+          return yield* BadJwt.expired(nowMillis - verified.exp * 1000)
+        }
+        if (verified.nbf !== undefined && nowMillis < verified.nbf * 1000) return yield* BadJwt.notYetValid()
+        const kid = header.right.kid
+        return {
+          alg: verifier._tag === "Secret" ? "HS256" : verifier.entry.algorithm,
+          kid: typeof kid === "string" ? Option.some(kid) : Option.none(),
+          claims: verified,
+          payload: payload.right
+        } satisfies Verified
+      })
+
+    return {
+      sign: (claims) =>
+        Effect.gen(function* () {
+          const signing = (yield* ring).signing
+          if (Option.isNone(signing)) {
+            return yield* Effect.dieMessage("no signing key: EnsureSigningKey runs before the service serves")
+          }
+          const entry = signing.value
+          const key = yield* keyOf(entry, "sign")
+          const payload = encoder.encode(JSON.stringify(AccessTokenClaims.encode(claims)))
+          const token = yield* Effect.promise(() =>
+            new jose.CompactSign(payload)
+              .setProtectedHeader({ alg: entry.algorithm, kid: entry.kid, typ: "JWT" })
+              .sign(key)
+          )
+          return Redacted.make(token)
+        }),
+      verify,
+      jwks: Effect.gen(function* () {
+        const current = yield* ring
+        return { keys: KeyRing.publishedAt(current, new Date(yield* Clock.currentTimeMillis)) }
+      }),
+      generateKey: (algorithm) =>
+        Effect.promise(async () => {
+          const pair = await jose.generateKeyPair(algorithm, { extractable: true })
+          return Object.fromEntries(Object.entries(await jose.exportJWK(pair.privateKey)))
+        })
+    }
+  })
+)

@@ -1,0 +1,31 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as SigningKey from "../../../domain/auth/SigningKey.js"
+import { TokenMint } from "../../ports/TokenMint.js"
+import * as Telemetry from "../../Telemetry.js"
+import { JwtSettings } from "../JwtSettings.js"
+import { AccessTokens } from "../ports/AccessTokens.js"
+import { SigningKeyStore } from "../ports/SigningKeyStore.js"
+
+/**
+ * `keys add --alg ALG`: a new key on standby. It is published (and verifies) from now on and
+ * signs only after a rotation, once every cache of the JWKS has had time to fetch it.
+ */
+export const addKey = Telemetry.fn("AddKey.addKey")(
+  (algorithm: SigningKey.StoredAlgorithm) =>
+    Effect.gen(function* () {
+      const settings = yield* JwtSettings
+      const tokens = yield* AccessTokens
+      const store = yield* SigningKeyStore
+      const mint = yield* TokenMint
+      // Refused before generating: an RSA key takes a while to make.
+      yield* SigningKey.checkAllowed(algorithm, settings.validMethods)
+      const kid = SigningKey.Kid.make(yield* mint.uuid)
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const privateJwk = yield* tokens.generateKey(algorithm)
+      const key = yield* SigningKey.add({ kid, algorithm, privateJwk }, settings.validMethods, now)
+      if (!(yield* store.insert(key))) return yield* Effect.dieMessage(`a fresh key id was taken: ${kid}`)
+      return key
+    }),
+  (algorithm) => ({ "key.algorithm": algorithm })
+)

@@ -1,0 +1,90 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import * as RandomTokenMint from "../../../adapters/crypto/RandomTokenMint.js"
+import * as SigningKeyStoreMemory from "../../../adapters/memory/auth/SigningKeyStoreMemory.js"
+import * as EnsureSigningKey from "../../../application/auth/EnsureSigningKey.js"
+import * as AddKey from "../../../application/auth/keys/AddKey.js"
+import * as ListKeys from "../../../application/auth/keys/ListKeys.js"
+import * as RetireKey from "../../../application/auth/keys/RetireKey.js"
+import * as RotateKeys from "../../../application/auth/keys/RotateKeys.js"
+import { SigningKeyStore } from "../../../application/auth/ports/SigningKeyStore.js"
+import * as KeyFixtures from "../../support/auth/KeyFixtures.js"
+
+const layerWith = (overrides: Partial<KeyFixtures.Settings> = {}) =>
+  Layer.mergeAll(
+    SigningKeyStoreMemory.layer,
+    KeyFixtures.settingsLayer(overrides),
+    KeyFixtures.generatingOnly,
+    RandomTokenMint.layer
+  )
+
+const failureTag = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.either(effect), (result) => (Either.isLeft(result) ? result.left._tag : "succeeded"))
+
+describe("keys use cases", () => {
+  it.effect("a key's life through the commands: add, rotate, list, retire", () =>
+    Effect.gen(function* () {
+      const first = yield* EnsureSigningKey.ensureSigningKey
+      expect(first._tag).toBe("Created")
+      expect(yield* failureTag(RotateKeys.rotateKeys)).toBe("NoStandbyKey")
+      const added = yield* AddKey.addKey("ES256")
+      expect(added.status).toBe("standby")
+      yield* TestClock.adjust("11 minutes")
+      const rotation = yield* RotateKeys.rotateKeys
+      expect(rotation.current).toBe(added.kid)
+      expect(rotation.previous).toEqual(Option.some(first.kid))
+      expect(Duration.toMinutes(rotation.publishedFor)).toBe(11)
+      expect(yield* failureTag(RetireKey.retireKey(added.kid))).toBe("CurrentKeyNotRetirable")
+      const listed = yield* ListKeys.listKeys
+      expect(listed.map((key) => [key.kid, key.phase, key.signs, key.published])).toEqual([
+        [first.kid, "previous", false, true],
+        [added.kid, "current", true, true]
+      ])
+      expect(Option.isSome(listed[0]?.verifiesUntil ?? Option.none())).toBe(true)
+      const retired = yield* RetireKey.retireKey(first.kid)
+      expect(retired.status).toBe("retired")
+      expect(yield* failureTag(RetireKey.retireKey(first.kid))).toBe("KeyAlreadyRetired")
+      expect((yield* ListKeys.listKeys).map((key) => [key.phase, key.published])).toEqual([
+        ["retired", false],
+        ["current", true]
+      ])
+    }).pipe(Effect.provide(layerWith()))
+  )
+
+  it.effect("adding a key of an algorithm JWT_VALID_METHODS leaves out is refused before one is made", () =>
+    Effect.gen(function* () {
+      expect(yield* failureTag(AddKey.addKey("EdDSA"))).toBe("AlgorithmNotAllowed")
+      expect(yield* (yield* SigningKeyStore).list).toEqual([])
+    }).pipe(Effect.provide(layerWith({ validMethods: ["RS256"] })))
+  )
+
+  it.effect(
+    "with a configured signing key, a first start stores nothing and the list shows the configured key",
+    () =>
+      Effect.gen(function* () {
+        expect(yield* EnsureSigningKey.ensureSigningKey).toEqual({ _tag: "Configured", kid: "cfg" })
+        expect(yield* (yield* SigningKeyStore).list).toEqual([])
+        const listed = yield* ListKeys.listKeys
+        expect(listed.map((key) => [key.kid, key.source, key.phase, key.signs, key.published])).toEqual([
+          ["cfg", "configuration", "configured", true, false]
+        ])
+      }).pipe(
+        Effect.provide(
+          layerWith({
+            keys: [{ kid: "cfg", alg: "HS256", kty: "oct", k: "c2VjcmV0", key_ops: ["sign", "verify"] }]
+          })
+        )
+      )
+  )
+
+  it.effect("unusable AUTHSVC_JWT_KEYS fail the first start", () =>
+    Effect.gen(function* () {
+      expect(yield* failureTag(EnsureSigningKey.ensureSigningKey)).toBe("InvalidConfiguredKey")
+    }).pipe(Effect.provide(layerWith({ keys: [{ kid: "x", alg: "none" }] })))
+  )
+})
