@@ -3,6 +3,7 @@ import * as Schema from "effect/Schema"
 import { FamilyId, UserId } from "../Ids.js"
 import * as RefreshTokenFamily from "../RefreshTokenFamily.js"
 import { Timestamp } from "../Timestamp.js"
+import { AmrEntry } from "./AccessTokenClaims.js"
 
 /** A session of the auth service; access tokens carry it as `session_id`. */
 export const SessionId = Schema.UUID.pipe(Schema.brand("SessionId"))
@@ -30,6 +31,11 @@ export class Session extends Schema.Class<Session>("Session")({
   userAgent: optional(Schema.String),
   ip: optional(Schema.String),
   tag: optional(Schema.String),
+  /**
+   * How the user signed in (`password`, `anonymous`, …, with when): every access token of the
+   * session carries it as `amr`, refreshed ones included, as Supabase Auth's `mfa_amr_claims`.
+   */
+  amr: Schema.Array(AmrEntry),
   generation: Schema.Int,
   refreshedAt: optional(Timestamp),
   revokedAt: optional(Timestamp),
@@ -40,7 +46,7 @@ export class Session extends Schema.Class<Session>("Session")({
 /** What the caller knows of a sign-in when it starts a session. */
 export type Start = Pick<
   Session,
-  "id" | "userId" | "aal" | "factorId" | "notAfter" | "userAgent" | "ip" | "tag"
+  "id" | "userId" | "aal" | "factorId" | "notAfter" | "userAgent" | "ip" | "tag" | "amr"
 >
 
 /** A new session whose first refresh token (generation 0) is live. */

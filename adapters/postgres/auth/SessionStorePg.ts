@@ -16,6 +16,7 @@ import {
 } from "../../../application/auth/ports/SessionStore.js"
 import { SealedSecret } from "../../../application/auth/ports/TokenSealer.js"
 import * as Telemetry from "../../../application/Telemetry.js"
+import { AmrEntry } from "../../../domain/auth/AccessTokenClaims.js"
 import * as Session from "../../../domain/auth/Session.js"
 import type { UserId } from "../../../domain/Ids.js"
 import * as RefreshTokenFamily from "../../../domain/RefreshTokenFamily.js"
@@ -24,7 +25,14 @@ import { AuthTables } from "./AuthTables.js"
 
 /** `host(ip)`: the address as it was given, without the `/32` a plain text cast adds. */
 const sessionColumns = `id, user_id, aal, factor_id, not_after, user_agent, host(ip) AS ip, tag,
-  generation, refreshed_at, revoked_at, created_at, updated_at`
+  amr::text AS amr, generation, refreshed_at, revoked_at, created_at, updated_at`
+
+/** A session row: `amr` travels as JSON text, as every JSON column of the auth tables. */
+const SessionRow = Schema.transform(
+  Schema.Struct({ ...Session.Session.fields, amr: Schema.parseJson(Schema.Array(AmrEntry)) }),
+  Schema.typeSchema(Session.Session),
+  { strict: true, decode: (row) => new Session.Session(row), encode: (session) => ({ ...session }) }
+)
 
 const TokenRow = Schema.Struct({ sessionId: Session.SessionId, generation: Schema.Int })
 const SealedRow = Schema.Struct({ sealedChild: Schema.NullOr(SealedSecret) })
@@ -37,11 +45,11 @@ export const layer = Layer.effect(
     const tables = yield* AuthTables
     const sessions = sql(tables.name("sessions"))
     const refreshTokens = sql(tables.name("refresh_tokens"))
-    const encodeSession = Schema.encodeSync(Session.Session)
+    const encodeSession = Schema.encodeSync(SessionRow)
 
     const findSession = (id: Session.SessionId, lock: boolean) =>
       sql`SELECT ${sql.literal(sessionColumns)} FROM ${sessions} WHERE id = ${id}
-          ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(decodeFirst(Session.Session))
+          ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(decodeFirst(SessionRow))
 
     /** Revokes the sessions with these ids (locked already) and lets their sealed children go. */
     const revokeLocked = (ids: ReadonlyArray<Session.SessionId>, now: Date) =>

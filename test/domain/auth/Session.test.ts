@@ -15,6 +15,7 @@ const session = Session.start(
     id: Session.SessionId.make("00000000-0000-4000-8000-000000000001"),
     userId: UserId.make("00000000-0000-4000-8000-000000000002"),
     aal: "aal1",
+    amr: [],
     factorId: Option.none(),
     notAfter: Option.some(Time.plus(t0, "1 day")),
     userAgent: Option.none(),

@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as AccessTokenClaims from "../../../domain/auth/AccessTokenClaims.js"
 import * as Session from "../../../domain/auth/Session.js"
 import { Identity } from "../../../domain/Identity.js"
 import { IdentityId, SecretHash, UserId } from "../../../domain/Ids.js"
@@ -70,6 +71,9 @@ export const session = (userId: UserId, now: Date = t0, fields: Partial<Session.
       id: Session.SessionId.make(randomUUID()),
       userId,
       aal: "aal1",
+      amr: [
+        new AccessTokenClaims.AmrEntry({ method: "password", timestamp: Math.floor(now.getTime() / 1000) })
+      ],
       factorId: Option.none(),
       notAfter: Option.none(),
       userAgent: Option.some("test-agent/1.0"),
