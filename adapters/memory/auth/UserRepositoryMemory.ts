@@ -73,8 +73,8 @@ export const layer = Layer.effect(
     const read = <A>(f: (tables: Tables) => A) => Effect.map(Ref.get(state), f)
 
     return {
-      insert: (user, identity, passwordHash) =>
-        identity.userId !== user.id
+      insert: (user, identities, passwordHash) =>
+        identities.some((identity) => identity.userId !== user.id)
           ? Effect.dieMessage("an identity inserted with a user must belong to it")
           : Effect.flatten(
               Ref.modify(
@@ -82,10 +82,12 @@ export const layer = Layer.effect(
                 (tables): [Effect.Effect<void, EmailExists | PhoneExists | IdentityExists>, Tables] => {
                   const taken = conflict(tables, user)
                   if (Option.isSome(taken)) return [Effect.fail(taken.value), tables]
-                  for (const other of HashMap.values(tables.identities)) {
-                    if (other.provider === identity.provider && other.providerId === identity.providerId) {
-                      const { provider, providerId } = identity
-                      return [Effect.fail(new IdentityExists({ provider, providerId })), tables]
+                  for (const identity of identities) {
+                    for (const other of HashMap.values(tables.identities)) {
+                      if (other.provider === identity.provider && other.providerId === identity.providerId) {
+                        const { provider, providerId } = identity
+                        return [Effect.fail(new IdentityExists({ provider, providerId })), tables]
+                      }
                     }
                   }
                   return [
@@ -97,7 +99,10 @@ export const layer = Layer.effect(
                         passwordHash,
                         deletedAt: Option.none()
                       }),
-                      identities: HashMap.set(tables.identities, identity.id, withGeneratedEmail(identity))
+                      identities: identities.reduce(
+                        (all, identity) => HashMap.set(all, identity.id, withGeneratedEmail(identity)),
+                        tables.identities
+                      )
                     }
                   ]
                 }

@@ -47,7 +47,7 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const tables = yield* AuthTables
     const users = sql(tables.name("users"))
-    const identities = sql(tables.name("identities"))
+    const identitiesTable = sql(tables.name("identities"))
     const sessions = sql(tables.name("sessions"))
     const refreshTokens = sql(tables.name("refresh_tokens"))
     const encodeUser = Schema.encodeSync(User)
@@ -116,27 +116,31 @@ export const layer = Layer.effect(
 
     return {
       insert: Telemetry.fn("UserRepositoryPg.insert")(
-        (user, identity, passwordHash) => {
-          if (identity.userId !== user.id) {
+        (user, identities, passwordHash) => {
+          if (identities.some((identity) => identity.userId !== user.id)) {
             return Effect.dieMessage("an identity inserted with a user must belong to it")
           }
-          const { email: _generated, ...identityRow } = encodeIdentity(identity)
           return Effect.gen(function* () {
             yield* sql`INSERT INTO ${users} ${sql.insert({
               id: user.id,
               ...userRow(user),
               encryptedPassword: Option.getOrNull(passwordHash)
             })}`
-            yield* sql`INSERT INTO ${identities} ${sql.insert({
-              ...identityRow,
-              identityData: JSON.stringify(identityRow.identityData)
-            })}`
+            for (const identity of identities) {
+              const { email: _generated, ...identityRow } = encodeIdentity(identity)
+              yield* sql`INSERT INTO ${identitiesTable} ${sql.insert({
+                ...identityRow,
+                identityData: JSON.stringify(identityRow.identityData)
+              })}`
+            }
           }).pipe(
             sql.withTransaction,
             Effect.catchTag(
               "SqlError",
               failOnConflict((constraint) =>
-                Option.orElse(userConflict(user, constraint), () => identityConflict(identity, constraint))
+                Option.orElse(userConflict(user, constraint), () =>
+                  Option.firstSomeOf(identities.map((identity) => identityConflict(identity, constraint)))
+                )
               )
             )
           )
@@ -155,7 +159,7 @@ export const layer = Layer.effect(
       ),
       identitiesOf: Telemetry.fn("UserRepositoryPg.identitiesOf")(
         (id) =>
-          sql`SELECT ${sql.literal(identityColumns)} FROM ${identities} i
+          sql`SELECT ${sql.literal(identityColumns)} FROM ${identitiesTable} i
               WHERE user_id = ${id}
                 AND EXISTS (SELECT 1 FROM ${users} u WHERE u.id = i.user_id AND u.deleted_at IS NULL)
               ORDER BY created_at, id`.pipe(
@@ -217,7 +221,7 @@ export const layer = Layer.effect(
                   WHERE id = ${id} AND deleted_at IS NULL RETURNING id`
             )
             if (Option.isSome(identity)) {
-              yield* sql`UPDATE ${identities} SET last_sign_in_at = ${now}, updated_at = ${now}
+              yield* sql`UPDATE ${identitiesTable} SET last_sign_in_at = ${now}, updated_at = ${now}
                          WHERE id = ${identity.value} AND user_id = ${id}`.pipe(Effect.orDie)
             }
           }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die)),
@@ -236,7 +240,7 @@ export const layer = Layer.effect(
             )
             // The identity's own id stands in for the subject: the upstream account is free
             // again, and nothing left on the row says whose it was.
-            yield* sql`UPDATE ${identities}
+            yield* sql`UPDATE ${identitiesTable}
                        SET provider_id = id::text, identity_data = '{}'::jsonb, updated_at = ${now}
                        WHERE user_id = ${id}`
             // Sessions in id order, as every revocation locks them: no two wait on each other.

@@ -69,12 +69,13 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
   UserRepository,
   {
     /**
-     * Stores a new user with its first identity, and its password hash if it has one, all or
-     * nothing. Of concurrent inserts with one email (or phone) exactly one succeeds.
+     * Stores a new user with its identities (none for an anonymous user, one otherwise), and its
+     * password hash if it has one, all or nothing. Of concurrent inserts with one email (or
+     * phone) exactly one succeeds.
      */
     readonly insert: (
       user: User,
-      identity: Identity,
+      identities: ReadonlyArray<Identity>,
       passwordHash: Option.Option<string>
     ) => Effect.Effect<void, EmailExists | PhoneExists | IdentityExists>
     readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>>

@@ -28,7 +28,7 @@ const signIn = (user = Fixtures.user()) =>
   Effect.gen(function* () {
     const users = yield* UserRepository
     if (Option.isNone(yield* users.findById(user.id))) {
-      yield* users.insert(user, Fixtures.emailIdentity(user), Option.none())
+      yield* users.insert(user, [Fixtures.emailIdentity(user)], Option.none())
     }
     const session = Fixtures.session(user.id)
     const token = Fixtures.refreshToken()

@@ -17,7 +17,7 @@ const signUp = (fields: Parameters<typeof Fixtures.user>[0] = {}) =>
     const users = yield* UserRepository
     const user = Fixtures.user(fields)
     const identity = Fixtures.emailIdentity(user)
-    yield* users.insert(user, identity, Option.some("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA"))
+    yield* users.insert(user, [identity], Option.some("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA"))
     return { user, identity }
   })
 
@@ -43,6 +43,17 @@ export const userRepositoryContract = (it: It) =>
       })
     )
 
+    it.effect("stores an anonymous user, who has no identity, no email, no phone and no password", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const user = Fixtures.user({ email: Option.none(), isAnonymous: true, appMetadata: {} })
+        yield* users.insert(user, [], Option.none())
+        expect(yield* users.findById(user.id)).toEqual(Option.some(user))
+        expect(yield* users.identitiesOf(user.id)).toEqual([])
+        expect(yield* users.findPasswordHash(user.id)).toEqual(Option.none())
+      })
+    )
+
     it.effect("an identity's email is the provider's, lower-cased, whatever the caller put there", () =>
       Effect.gen(function* () {
         const users = yield* UserRepository
@@ -53,7 +64,7 @@ export const userRepositoryContract = (it: It) =>
           identityData: { email: "Mixed.Case@Example.COM" },
           email: Option.none()
         })
-        yield* users.insert(user, identity, Option.none())
+        yield* users.insert(user, [identity], Option.none())
         const [stored] = yield* users.identitiesOf(user.id)
         expect(stored?.email).toEqual(Option.some("mixed.case@example.com"))
         expect(yield* users.findPasswordHash(user.id)).toEqual(Option.none())
@@ -87,9 +98,9 @@ export const userRepositoryContract = (it: It) =>
         const subject = randomUUID()
         const github = (owner: typeof first) =>
           Fixtures.emailIdentity(owner, { provider: "github", providerId: subject })
-        yield* users.insert(first, github(first), Option.none())
+        yield* users.insert(first, [github(first)], Option.none())
         const second = Fixtures.user()
-        const clash = yield* Effect.either(users.insert(second, github(second), Option.none()))
+        const clash = yield* Effect.either(users.insert(second, [github(second)], Option.none()))
         expect(tagOf(clash)).toBe("IdentityExists")
         // All or nothing: the user of the refused identity was not stored either.
         expect(yield* users.findById(second.id)).toEqual(Option.none())
@@ -184,7 +195,7 @@ export const userRepositoryContract = (it: It) =>
         const phone = Fixtures.phone()
         const user = Fixtures.user({ aud, phone: Option.some(phone) })
         const github = Fixtures.emailIdentity(user, { provider: "github", providerId: randomUUID() })
-        yield* users.insert(user, github, Option.some("$argon2id$hash"))
+        yield* users.insert(user, [github], Option.some("$argon2id$hash"))
         const later = Time.plus(Fixtures.t0, "1 day")
         yield* users.softDelete(user.id, later)
 
@@ -203,7 +214,7 @@ export const userRepositoryContract = (it: It) =>
 
         const again = Fixtures.user({ email: Option.some(email), phone: Option.some(phone) })
         const sameAccount = new Identity({ ...github, id: IdentityId.make(randomUUID()), userId: again.id })
-        yield* users.insert(again, sameAccount, Option.none())
+        yield* users.insert(again, [sameAccount], Option.none())
         expect(Option.map(yield* users.findByEmail(email), (found) => found.id)).toEqual(
           Option.some(again.id)
         )
@@ -222,7 +233,7 @@ export const userRepositoryContract = (it: It) =>
         const again = Fixtures.user({ email: user.email })
         yield* users.insert(
           again,
-          new Identity({ ...identity, id: IdentityId.make(randomUUID()), userId: again.id }),
+          [new Identity({ ...identity, id: IdentityId.make(randomUUID()), userId: again.id })],
           Option.none()
         )
       })

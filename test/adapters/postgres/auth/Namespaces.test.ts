@@ -54,7 +54,7 @@ for (const target of ["pglite", "server"] as const) {
             const signUp = Effect.gen(function* () {
               const users = yield* UserRepository
               const user = Fixtures.user({ email: Option.some(email) })
-              yield* users.insert(user, Fixtures.emailIdentity(user), Option.none())
+              yield* users.insert(user, [Fixtures.emailIdentity(user)], Option.none())
               const token = Fixtures.refreshToken()
               const session = Fixtures.session(user.id)
               yield* Effect.flatMap(SessionStore, (sessions) => sessions.start(session, token.hash))

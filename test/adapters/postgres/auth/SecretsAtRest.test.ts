@@ -35,7 +35,7 @@ for (const target of ["pglite", "server"] as const) {
           const sealer = yield* TokenSealer
           const user = Fixtures.user()
           yield* Effect.flatMap(UserRepository, (users) =>
-            users.insert(user, Fixtures.emailIdentity(user), Option.none())
+            users.insert(user, [Fixtures.emailIdentity(user)], Option.none())
           )
           const first = Fixtures.refreshToken()
           yield* sessions.start(Fixtures.session(user.id), first.hash)
