@@ -108,6 +108,27 @@ export const layer = Layer.effect(
                 }
               )
             ),
+      addIdentity: (identity) =>
+        Effect.flatten(
+          Ref.modify(state, (tables): [Effect.Effect<void, UserNotFound | IdentityExists>, Tables] => {
+            if (Option.isNone(liveUser(tables, identity.userId))) {
+              return [Effect.fail(new UserNotFound({ userId: identity.userId })), tables]
+            }
+            for (const other of HashMap.values(tables.identities)) {
+              if (other.provider === identity.provider && other.providerId === identity.providerId) {
+                const { provider, providerId } = identity
+                return [Effect.fail(new IdentityExists({ provider, providerId })), tables]
+              }
+            }
+            return [
+              Effect.void,
+              {
+                ...tables,
+                identities: HashMap.set(tables.identities, identity.id, withGeneratedEmail(identity))
+              }
+            ]
+          })
+        ),
       findById: (id) => read((tables) => Option.map(liveUser(tables, id), (row) => row.user)),
       findByEmail: (email) =>
         read((tables) =>

@@ -147,6 +147,27 @@ export const layer = Layer.effect(
         },
         (user) => ({ "user.id": user.id })
       ),
+      addIdentity: Telemetry.fn("UserRepositoryPg.addIdentity")(
+        (identity) => {
+          const { email: _generated, ...identityRow } = encodeIdentity(identity)
+          return Effect.gen(function* () {
+            const live =
+              yield* sql`SELECT id FROM ${users} WHERE id = ${identity.userId} AND deleted_at IS NULL FOR UPDATE`
+            if (live.length === 0) return yield* Effect.fail(notFound(identity.userId))
+            yield* sql`INSERT INTO ${identitiesTable} ${sql.insert({
+              ...identityRow,
+              identityData: JSON.stringify(identityRow.identityData)
+            })}`
+          }).pipe(
+            sql.withTransaction,
+            Effect.catchTag(
+              "SqlError",
+              failOnConflict((constraint) => identityConflict(identity, constraint))
+            )
+          )
+        },
+        (identity) => ({ "user.id": identity.userId })
+      ),
       findById: Telemetry.fn("UserRepositoryPg.findById")(
         (id) => findUser(sql`id = ${id}`),
         (id) => ({ "user.id": id })

@@ -78,6 +78,8 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
       identities: ReadonlyArray<Identity>,
       passwordHash: Option.Option<string>
     ) => Effect.Effect<void, EmailExists | PhoneExists | IdentityExists>
+    /** Links one more identity to a live user (an anonymous user adding an email, say). */
+    readonly addIdentity: (identity: Identity) => Effect.Effect<void, UserNotFound | IdentityExists>
     readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>>
     /** The non-SSO user with this address, as sign-in by email finds it. */
     readonly findByEmail: (email: Email) => Effect.Effect<Option.Option<User>>

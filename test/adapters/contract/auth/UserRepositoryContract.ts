@@ -51,6 +51,14 @@ export const userRepositoryContract = (it: It) =>
         expect(yield* users.findById(user.id)).toEqual(Option.some(user))
         expect(yield* users.identitiesOf(user.id)).toEqual([])
         expect(yield* users.findPasswordHash(user.id)).toEqual(Option.none())
+        // Converted later: an identity is linked to the user.
+        const identity = Fixtures.emailIdentity(user)
+        yield* users.addIdentity(identity)
+        expect((yield* users.identitiesOf(user.id)).map((linked) => linked.id)).toEqual([identity.id])
+        const again = new Identity({ ...identity, id: IdentityId.make(randomUUID()) })
+        expect(tagOf(yield* Effect.either(users.addIdentity(again)))).toBe("IdentityExists")
+        const stranger = Fixtures.emailIdentity(Fixtures.user())
+        expect(tagOf(yield* Effect.either(users.addIdentity(stranger)))).toBe("UserNotFound")
       })
     )
 
