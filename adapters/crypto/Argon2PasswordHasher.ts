@@ -1,15 +1,121 @@
-import { hash, verify } from "@node-rs/argon2"
+import { randomBytes } from "node:crypto"
+import * as Argon2 from "@node-rs/argon2"
+import * as Bcrypt from "@node-rs/bcrypt"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { PasswordHasher } from "../../application/ports/PasswordHasher.js"
+import { PasswordHasher, type Verification } from "../../application/ports/PasswordHasher.js"
+import * as Telemetry from "../../application/Telemetry.js"
+import * as HashingGate from "./HashingGate.js"
 
-/** OWASP's argon2id baseline (19 MiB, 2 iterations, 1 lane); parameters travel inside each PHC string. */
+/**
+ * OWASP's argon2id baseline (19 MiB, 2 iterations, 1 lane); parameters travel inside each PHC
+ * string, so raising them here makes every older hash report `needsRehash` at its next sign-in.
+ */
 // `2` is Algorithm.Argon2id; the package exports it as a const enum, which isolated modules cannot read.
-const options = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 }
+const current = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 }
+/** The package's defaults, which `current` keeps: a 32-byte hash and a 16-byte salt. */
+const outputLen = 32
+const saltLen = 16
+/** Version.V0x13 (argon2 1.3), under the same const-enum constraint as `current.algorithm`. */
+const version13 = 1
 
-export const layer = Layer.succeed(PasswordHasher, {
-  hash: (password) => Effect.promise(() => hash(Redacted.value(password), options)),
-  // A malformed stored hash is a failed verification, not a crash of the request.
-  verify: (password, phc) => Effect.promise(() => verify(phc, Redacted.value(password)).catch(() => false))
-})
+const mismatch: Verification = { matches: false, needsRehash: false }
+
+/**
+ * Where a stored hash comes from. Ours are argon2id; Supabase Auth stores bcrypt (`$2a$` from
+ * Go, `$2b$` and `$2y$` from hashes it imported in turn). `$2x$` is left out on purpose: it
+ * names PHP's old sign-extension bug, which the bcrypt package does not reproduce, so such a
+ * hash would be checked with the wrong algorithm.
+ */
+const formatOf = (stored: string): "argon2" | "bcrypt" | undefined =>
+  stored.startsWith("$argon2") ? "argon2" : /^\$2[aby]\$/.test(stored) ? "bcrypt" : undefined
+
+/** Whether an argon2 hash was made with less than `current` asks (or cannot be read at all). */
+const weakerThanCurrent = (stored: string): boolean => {
+  try {
+    const made = Argon2.parseOptions(stored)
+    return (
+      made.algorithm !== current.algorithm ||
+      made.version !== version13 ||
+      made.memoryCost < current.memoryCost ||
+      made.timeCost < current.timeCost ||
+      made.outputLen < outputLen ||
+      made.saltLen < saltLen
+    )
+  } catch {
+    return true
+  }
+}
+
+/**
+ * A stored hash nothing here can read: a mismatch, not a crash of the request. Logged at debug
+ * with its scheme only (`$fbscrypt$`, say), which says what an import brought without
+ * revealing anything of the hash.
+ */
+const unreadable = (stored: string): Effect.Effect<Verification> =>
+  Effect.as(
+    Effect.logDebug("stored password hash is in a format this service does not read").pipe(
+      Effect.annotateLogs("hash_scheme", /^\$[A-Za-z0-9-]{1,16}\$/.exec(stored)?.[0] ?? "none")
+    ),
+    mismatch
+  )
+
+/**
+ * The hasher, its native work admitted through `gate`. The dummy hash is made here, once: a
+ * hash of 32 random bytes nobody knows, with the current parameters, so checking a password
+ * against it costs what checking against a fresh hash does.
+ */
+export const make = (
+  gate: HashingGate.HashingGate
+): Effect.Effect<Context.Tag.Service<typeof PasswordHasher>> =>
+  Effect.gen(function* () {
+    const dummy = yield* gate.run(Effect.promise(() => Argon2.hash(randomBytes(32), current)))
+
+    const verifyArgon2 = (password: Redacted.Redacted<string>, stored: string) =>
+      gate.run(
+        Effect.promise(() =>
+          Argon2.verify(stored, Redacted.value(password)).then(
+            (matches) => matches,
+            // The package rejects what it cannot decode; `undefined` marks it unreadable.
+            () => undefined
+          )
+        )
+      )
+
+    return {
+      hash: Telemetry.fn("Argon2PasswordHasher.hash")((password: Redacted.Redacted<string>) =>
+        gate.run(Effect.promise(() => Argon2.hash(Redacted.value(password), current)))
+      ),
+      verify: Telemetry.fn("Argon2PasswordHasher.verify")(
+        (password: Redacted.Redacted<string>, stored: string): Effect.Effect<Verification> => {
+          switch (formatOf(stored)) {
+            case "argon2":
+              return Effect.flatMap(verifyArgon2(password, stored), (matches) =>
+                matches === undefined
+                  ? unreadable(stored)
+                  : Effect.succeed({ matches, needsRehash: matches && weakerThanCurrent(stored) })
+              )
+            case "bcrypt":
+              // The package answers false, without rejecting, for a bcrypt hash it cannot parse.
+              return Effect.map(
+                gate.run(Effect.promise(() => Bcrypt.verify(Redacted.value(password), stored))),
+                (matches) => ({ matches, needsRehash: matches })
+              )
+            case undefined:
+              return unreadable(stored)
+          }
+        },
+        // The scheme, never the hash: how many sign-ins still meet imported bcrypt hashes.
+        (_password, stored) => ({ "password.scheme": formatOf(stored) ?? "unknown" })
+      ),
+      verifyDummy: Telemetry.fn("Argon2PasswordHasher.verifyDummy")((password: Redacted.Redacted<string>) =>
+        Effect.asVoid(verifyArgon2(password, dummy))
+      )
+    }
+  })
+
+/** The production hasher; `options` size its gate (`HashingGate.Options`, defaults there). */
+export const layer = (options: HashingGate.Options = {}): Layer.Layer<PasswordHasher> =>
+  Layer.effect(PasswordHasher, Effect.flatMap(HashingGate.make(options), make))

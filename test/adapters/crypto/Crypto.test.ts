@@ -1,10 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import * as Argon2PasswordHasher from "../../../adapters/crypto/Argon2PasswordHasher.js"
 import * as RandomTokenMint from "../../../adapters/crypto/RandomTokenMint.js"
 import * as Sha256SecretHasher from "../../../adapters/crypto/Sha256SecretHasher.js"
-import { PasswordHasher } from "../../../application/ports/PasswordHasher.js"
 import { SecretHasher } from "../../../application/ports/SecretHasher.js"
 import { TokenMint } from "../../../application/ports/TokenMint.js"
 import * as TokenKind from "../../../domain/TokenKind.js"
@@ -44,18 +42,5 @@ describe("Sha256SecretHasher", () => {
       expect(yield* hasher.verify(Redacted.make("abd"), hash)).toBe(false)
       expect(yield* hasher.verify(Redacted.make(""), hash)).toBe(false)
     }).pipe(Effect.provide(Sha256SecretHasher.layer))
-  )
-})
-
-describe("Argon2PasswordHasher", () => {
-  it.effect("hashes with argon2id, verifies the password and rejects others and malformed hashes", () =>
-    Effect.gen(function* () {
-      const hasher = yield* PasswordHasher
-      const phc = yield* hasher.hash(Redacted.make("correct horse"))
-      expect(phc).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
-      expect(yield* hasher.verify(Redacted.make("correct horse"), phc)).toBe(true)
-      expect(yield* hasher.verify(Redacted.make("wrong horse"), phc)).toBe(false)
-      expect(yield* hasher.verify(Redacted.make("correct horse"), "not a hash")).toBe(false)
-    }).pipe(Effect.provide(Argon2PasswordHasher.layer))
   )
 })
