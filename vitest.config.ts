@@ -7,6 +7,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // supabase-js (the auth service's end-to-end client) wants a WebSocket for its realtime
+    // part even when unused; Node 20 has one only behind this flag (Node 22 by default).
+    poolOptions: { forks: { execArgv: ["--experimental-websocket"] } },
     reporters: ["default"]
   }
 })

@@ -1,12 +1,20 @@
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as AuthKeysCommand from "../adapters/cli/auth/KeysCommand.js"
+import * as AuthMigrateCommand from "../adapters/cli/auth/MigrateCommand.js"
+import * as AuthUsersCommand from "../adapters/cli/auth/UsersCommand.js"
 import * as OAuthClientsCommand from "../adapters/cli/oauth/ClientsCommand.js"
 import * as OAuthLoginCommand from "../adapters/cli/oauth/LoginCommand.js"
 import * as OAuthMigrateCommand from "../adapters/cli/oauth/MigrateCommand.js"
 import * as OAuthReapCommand from "../adapters/cli/oauth/ReapCommand.js"
+import * as AuthTables from "../adapters/postgres/auth/AuthTables.js"
+import * as AuthLayers from "./auth/AuthLayers.js"
+import * as AuthServer from "./auth/AuthServer.js"
+import * as AuthStart from "./auth/AuthStart.js"
 import * as Failure from "./Failure.js"
 import * as OAuthConfig from "./oauth/OAuthConfig.js"
 import * as OAuthLayers from "./oauth/OAuthLayers.js"
@@ -16,8 +24,46 @@ import { version } from "./Version.js"
 /** Storage on the configured database, for the operator commands. */
 const storage = Layer.unwrapEffect(Effect.map(OAuthConfig.database, OAuthLayers.core))
 
-const serveAll = Command.make("serve", {}, () => Services.serveAll).pipe(
-  Command.withDescription("Start every configured service in this process (today: the oauth service).")
+const serveAll = Command.make("serve", {}, () => Services.serveAll("beside")).pipe(
+  Command.withDescription(
+    "Start every service in this process: auth on AUTHSVC_API_PORT (8081), oauth on PORT (8080)."
+  )
+)
+
+const dev = Command.make("dev", {}, () => Services.serveAll("dev")).pipe(
+  Command.withDescription("Start every service with development defaults for what is unset (npm start).")
+)
+
+/**
+ * The auth service's operator commands run the admin API's use cases on the configured
+ * database, with the service's own settings (password policy, signing keys).
+ */
+const authServices = Layer.unwrapEffect(
+  Effect.map(AuthStart.load("alone"), ({ config }) =>
+    Layer.mergeAll(AuthServer.settings(config), AuthLayers.core(config))
+  )
+)
+
+const auth = Command.make("auth").pipe(
+  Command.withDescription("The user management and authentication service (Supabase Auth compatible)."),
+  Command.withSubcommands([
+    Command.make("serve", {}, () => Services.serveAuth).pipe(
+      Command.withDescription("Start the auth service (it applies its migrations first).")
+    ),
+    AuthMigrateCommand.make(
+      Effect.map(AuthStart.loadDatabase, ({ db }) => AuthTables.migrationTarget(db.namespace))
+    ).pipe(
+      Command.provide(
+        Layer.unwrapEffect(
+          Effect.map(AuthStart.loadDatabase, (config) =>
+            Layer.merge(AuthLayers.database(config), NodeFileSystem.layer)
+          )
+        )
+      )
+    ),
+    AuthKeysCommand.command.pipe(Command.provide(authServices)),
+    AuthUsersCommand.command.pipe(Command.provide(authServices))
+  ])
 )
 
 const serve = Command.make("serve", {}, () => Services.serveOAuth).pipe(
@@ -39,7 +85,7 @@ const oauth = Command.make("oauth").pipe(
 
 const latchkey = Command.make("latchkey").pipe(
   Command.withDescription("latchkey: authentication infrastructure."),
-  Command.withSubcommands([serveAll, oauth])
+  Command.withSubcommands([serveAll, dev, auth, oauth])
 )
 
 const run = Command.run(latchkey, { name: "latchkey", version })

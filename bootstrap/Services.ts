@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as AuthStart from "./auth/AuthStart.js"
 import * as OAuthConfig from "./oauth/OAuthConfig.js"
 
 /**
@@ -13,13 +14,27 @@ const oauthServer = Effect.flatMap(OAuthConfig.server, (config) =>
   )
 )
 
+/** The auth service's server, in the given mode (AuthStart.Mode). */
+const authServer = (mode: AuthStart.Mode) =>
+  Effect.flatMap(AuthStart.load(mode), ({ config, warnings }) =>
+    Effect.map(
+      Effect.promise(() => import("./auth/AuthServer.js")),
+      (AuthServer) => AuthServer.serve(config, { warnings })
+    )
+  )
+
 /** `latchkey oauth serve`, until interrupted. */
 export const serveOAuth = Effect.flatMap(oauthServer, Layer.launch)
 
-/** Every service this build has, each on its own port, in one process (the auth service joins in its own issue). */
-const services = [oauthServer]
+/** `latchkey auth serve`, until interrupted. */
+export const serveAuth = Effect.flatMap(authServer("alone"), Layer.launch)
 
-/** `latchkey serve`, until interrupted. */
-export const serveAll = Effect.flatMap(Effect.all(services), (layers) =>
-  Layer.launch(Layer.mergeAll(Layer.empty, ...layers))
-)
+/**
+ * `latchkey serve` (and `latchkey dev`, what `npm start` runs): every service of this build, each
+ * on its own port, in one process. Both configurations are read before either starts, so a wrong
+ * value stops the process before it listens anywhere.
+ */
+export const serveAll = (mode: "beside" | "dev" = "beside") =>
+  Effect.flatMap(Effect.all([authServer(mode), oauthServer]), ([auth, oauth]) =>
+    Layer.launch(Layer.mergeAll(auth, oauth))
+  )

@@ -112,7 +112,21 @@ export const make = (
       ),
       verifyDummy: Telemetry.fn("Argon2PasswordHasher.verifyDummy")((password: Redacted.Redacted<string>) =>
         Effect.asVoid(verifyArgon2(password, dummy))
-      )
+      ),
+      canVerify: (stored: string) =>
+        Effect.sync(() => {
+          switch (formatOf(stored)) {
+            case "argon2":
+              return /^\$argon2(id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/.test(
+                stored
+              )
+            case "bcrypt":
+              // A cost of 4 to 31 and the 53 characters of salt and digest bcrypt writes.
+              return /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/.test(stored)
+            case undefined:
+              return false
+          }
+        })
     }
   })
 

@@ -41,5 +41,6 @@ const verify = (password: Redacted.Redacted<string>, stored: string): Verificati
 export const layer = Layer.succeed(PasswordHasher, {
   hash: (password) => Effect.sync(() => hashOf(password)),
   verify: (password, stored) => Effect.sync(() => verify(password, stored)),
-  verifyDummy: () => Effect.void
+  verifyDummy: () => Effect.void,
+  canVerify: (stored) => Effect.succeed(stored.startsWith(current) || stored.startsWith(legacy))
 })

@@ -14,17 +14,19 @@ const Counted = Schema.Struct({ key: Schema.String, count: Schema.Number })
 /**
  * $1 keys (distinct), $2 the start of each key's current window, $3 how many requests each key
  * makes in this batch. The counter starts again when the stored window is not the current one.
+ * One statement per table: each service keeps its counters in its own schema.
  */
-const consumeStatement = Prepared.statement(
-  "consume_rate_limits",
-  `INSERT INTO oauth.rate_limits AS r (key, window_start, count)
-   SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::integer[])
-   ON CONFLICT (key) DO UPDATE SET
-     count = CASE WHEN r.window_start = EXCLUDED.window_start
-                  THEN r.count + EXCLUDED.count ELSE EXCLUDED.count END,
-     window_start = EXCLUDED.window_start
-   RETURNING key, count`
-)
+const consumeStatement = (table: string) =>
+  Prepared.statement(
+    `consume_rate_limits_${table.replaceAll(".", "_")}`,
+    `INSERT INTO ${table} AS r (key, window_start, count)
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::integer[])
+     ON CONFLICT (key) DO UPDATE SET
+       count = CASE WHEN r.window_start = EXCLUDED.window_start
+                    THEN r.count + EXCLUDED.count ELSE EXCLUDED.count END,
+       window_start = EXCLUDED.window_start
+     RETURNING key, count`
+  )
 
 interface Consume {
   readonly key: string
@@ -52,46 +54,52 @@ const byKey = (inputs: ReadonlyArray<Consume>) => {
 }
 
 /**
- * Registrations arriving together share one upsert (Batched.ts). Each learns the count as it
- * would have been had the requests run one after another: the k-th of n requests for a key sees
- * the stored count minus n, plus k.
+ * Requests arriving together share one upsert (Batched.ts). Each learns the count as it would
+ * have been had the requests run one after another: the k-th of n requests for a key sees the
+ * stored count minus n, plus k. `table` is a schema-qualified name the code chooses (its
+ * migrations create it), never anything a request sends.
  */
-export const layer = Layer.effect(
-  RateLimiter,
-  Effect.gen(function* () {
-    const pool = yield* PgPool
-    const consumeAll = yield* Batched.make({
-      maxBatch: 256,
-      maxInFlight: 2,
-      run: (inputs: ReadonlyArray<Consume>) => {
-        const groups = byKey(inputs)
-        const keys: Array<string> = []
-        const starts: Array<Date> = []
-        const counts: Array<number> = []
-        for (const [key, group] of groups) {
-          keys.push(key)
-          starts.push(new Date(group.windowStart))
-          counts.push(group.requests.length)
+export const layerFor = (table: string) =>
+  Layer.effect(
+    RateLimiter,
+    Effect.gen(function* () {
+      const pool = yield* PgPool
+      const statement = consumeStatement(table)
+      const consumeAll = yield* Batched.make({
+        maxBatch: 256,
+        maxInFlight: 2,
+        run: (inputs: ReadonlyArray<Consume>) => {
+          const groups = byKey(inputs)
+          const keys: Array<string> = []
+          const starts: Array<Date> = []
+          const counts: Array<number> = []
+          for (const [key, group] of groups) {
+            keys.push(key)
+            starts.push(new Date(group.windowStart))
+            counts.push(group.requests.length)
+          }
+          return Prepared.run(pool, statement, [keys, starts, counts]).pipe(
+            decodeAll(Counted),
+            Effect.map((rows) => {
+              const totals = new Map(rows.map((row) => [row.key, row.count]))
+              const verdicts: Array<Verdict> = []
+              for (const [key, { windowStart, requests }] of groups) {
+                const total = totals.get(key) ?? requests.length
+                requests.forEach(({ input, position }, k) => {
+                  const count = total - requests.length + k + 1
+                  verdicts[position] = FixedWindow.verdict(count, windowStart, input.limit, input.now)
+                })
+              }
+              return verdicts
+            })
+          )
         }
-        return Prepared.run(pool, consumeStatement, [keys, starts, counts]).pipe(
-          decodeAll(Counted),
-          Effect.map((rows) => {
-            const totals = new Map(rows.map((row) => [row.key, row.count]))
-            const verdicts: Array<Verdict> = []
-            for (const [key, { windowStart, requests }] of groups) {
-              const total = totals.get(key) ?? requests.length
-              requests.forEach(({ input, position }, k) => {
-                const count = total - requests.length + k + 1
-                verdicts[position] = FixedWindow.verdict(count, windowStart, input.limit, input.now)
-              })
-            }
-            return verdicts
-          })
-        )
+      })
+      return {
+        consume: Telemetry.fn("RateLimiterPg.consume")((key, limit, now) => consumeAll({ key, limit, now }))
       }
     })
-    return {
-      consume: Telemetry.fn("RateLimiterPg.consume")((key, limit, now) => consumeAll({ key, limit, now }))
-    }
-  })
-)
+  )
+
+/** The oauth service's counters. */
+export const layer = layerFor("oauth.rate_limits")

@@ -30,6 +30,28 @@ export const providerKeys = [
 
 export type ProviderKey = (typeof providerKeys)[number]
 
+/** Every provider off. */
+export const noProviders: Readonly<Record<ProviderKey, boolean>> = {
+  apple: false,
+  azure: false,
+  bitbucket: false,
+  discord: false,
+  facebook: false,
+  figma: false,
+  github: false,
+  gitlab: false,
+  google: false,
+  keycloak: false,
+  linkedin: false,
+  notion: false,
+  slack: false,
+  snapchat: false,
+  spotify: false,
+  twitch: false,
+  twitter: false,
+  workos: false
+}
+
 /** What the auth service's use cases read of its configuration, decided at start. */
 export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
   AuthSettings,

@@ -34,5 +34,10 @@ export class PasswordHasher extends Context.Tag("latchkey/PasswordHasher")<
      * a user who does, and its timing does not reveal which accounts exist.
      */
     readonly verifyDummy: (password: Redacted.Redacted<string>) => Effect.Effect<void>
+    /**
+     * Whether a hash brought from elsewhere (the admin API's `password_hash`) is one `verify`
+     * can read, so that an import with an unusable hash is refused instead of locking the user out.
+     */
+    readonly canVerify: (stored: string) => Effect.Effect<boolean>
   }
 >() {}

@@ -1,4 +1,5 @@
 import * as Context from "effect/Context"
+import type { Limit } from "../../../application/ports/RateLimiter.js"
 
 /** What the auth service's HTTP driver needs beyond the use cases' settings (`AuthSettings`). */
 export class AuthHttpConfig extends Context.Tag("latchkey/auth/AuthHttpConfig")<
@@ -6,5 +7,9 @@ export class AuthHttpConfig extends Context.Tag("latchkey/auth/AuthHttpConfig")<
   {
     /** The build's version, as GET /health reports it. */
     readonly version: string
+    /** `RATE_LIMIT_TOKEN_REFRESH`: requests to /token per client address. */
+    readonly tokenLimit: Limit
+    /** `RATE_LIMIT_ANONYMOUS_USERS`: anonymous sign-ins per client address. */
+    readonly anonymousLimit: Limit
   }
 >() {}

@@ -1,0 +1,111 @@
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Config from "effect/Config"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as AuthError from "../../../application/auth/AuthError.js"
+import { createUser } from "../../../application/auth/admin/CreateUser.js"
+import { deleteUser } from "../../../application/auth/admin/DeleteUser.js"
+import * as FindUser from "../../../application/auth/admin/FindUser.js"
+import { listUsers } from "../../../application/auth/admin/ListUsers.js"
+
+const email = Options.text("email").pipe(
+  Options.optional,
+  Options.withDescription("The user's email address")
+)
+const phone = Options.text("phone").pipe(
+  Options.optional,
+  Options.withDescription("The user's phone number (E.164)")
+)
+const passwordEnv = Options.text("password-env").pipe(
+  Options.optional,
+  Options.withDescription("Read the password from this environment variable (never from the command line)")
+)
+const confirmed = Options.boolean("confirmed").pipe(
+  Options.withDescription("Mark the email and phone as confirmed")
+)
+
+/** Failures of the admin use cases, in the words the admin API would answer with. */
+const told = <A, E, R>(effect: Effect.Effect<A, E | AuthError.AuthError, R>) =>
+  Effect.catchIf(
+    effect,
+    (error): error is AuthError.AuthError => error instanceof AuthError.AuthError,
+    (error) => Effect.fail(new Error(`${error.code}: ${error.message}`))
+  )
+
+const create = Command.make("create", { email, phone, passwordEnv, confirmed }, (options) =>
+  told(
+    Effect.gen(function* () {
+      const password = yield* Option.match(options.passwordEnv, {
+        onNone: () => Effect.succeedNone,
+        onSome: (variable) =>
+          Effect.flatMap(Config.option(Config.redacted(variable)), (value) =>
+            Option.isSome(value)
+              ? Effect.succeed(Option.some(Redacted.value(value.value)))
+              : Effect.fail(AuthError.validationFailed(`${variable} is not set (--password-env)`))
+          )
+      })
+      const created = yield* createUser({
+        id: "",
+        aud: "",
+        role: "",
+        email: Option.getOrElse(options.email, () => ""),
+        phone: Option.getOrElse(options.phone, () => ""),
+        password,
+        passwordHash: "",
+        emailConfirm: options.confirmed,
+        phoneConfirm: options.confirmed,
+        userMetadata: Option.none(),
+        appMetadata: Option.none(),
+        banDuration: ""
+      })
+      yield* Console.log(`created ${created.user.id}`)
+    })
+  )
+).pipe(Command.withDescription("Create a user, as POST /admin/users does."))
+
+const page = Options.integer("page").pipe(Options.withDefault(1))
+const perPage = Options.integer("per-page").pipe(Options.withDefault(50))
+
+const list = Command.make("list", { page, perPage }, ({ page, perPage }) =>
+  told(
+    Effect.gen(function* () {
+      const listed = yield* listUsers(Math.max(1, page), Math.max(1, perPage))
+      yield* Console.log(["id", "email", "phone", "created", "last sign-in"].join("\t"))
+      for (const { user } of listed.users) {
+        yield* Console.log(
+          [
+            user.id,
+            Option.getOrElse(user.email, () => "-"),
+            Option.getOrElse(user.phone, () => "-"),
+            user.createdAt.toISOString(),
+            Option.match(user.lastSignInAt, { onNone: () => "-", onSome: (at) => at.toISOString() })
+          ].join("\t")
+        )
+      }
+      yield* Console.log(`${listed.total} users`)
+    })
+  )
+).pipe(Command.withDescription("List users, newest first, as GET /admin/users does."))
+
+const userId = Args.text({ name: "USER_ID" })
+const soft = Options.boolean("soft").pipe(
+  Options.withDescription("Keep the row, unidentifiable (soft delete)")
+)
+
+const remove = Command.make("delete", { userId, soft }, ({ userId, soft }) =>
+  told(
+    Effect.gen(function* () {
+      yield* deleteUser(yield* FindUser.parseId(userId), soft)
+      yield* Console.log(`deleted ${userId}${soft ? " (soft)" : ""}`)
+    })
+  )
+).pipe(Command.withDescription("Delete a user and their sessions, as DELETE /admin/users/{id} does."))
+
+export const command = Command.make("users").pipe(
+  Command.withDescription("The auth service's users, through the admin API's use cases."),
+  Command.withSubcommands([create, list, remove])
+)

@@ -1,0 +1,90 @@
+import type { AuthSettings } from "../../../application/auth/AuthSettings.js"
+import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
+import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
+import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
+import type { TokenSealer } from "../../../application/auth/ports/TokenSealer.js"
+import type { UserRepository } from "../../../application/auth/ports/UserRepository.js"
+import type { PasswordHasher } from "../../../application/ports/PasswordHasher.js"
+import type { RateLimiter } from "../../../application/ports/RateLimiter.js"
+import type { SecretHasher } from "../../../application/ports/SecretHasher.js"
+import type { TokenMint } from "../../../application/ports/TokenMint.js"
+import * as Route from "../Route.js"
+import type { AuthHttpConfig } from "./AuthHttpConfig.js"
+import * as CreateUser from "./admin/CreateUser.js"
+import * as DeleteUser from "./admin/DeleteUser.js"
+import * as AdminGetUser from "./admin/GetUser.js"
+import * as ListUsers from "./admin/ListUsers.js"
+import * as AdminUpdateUser from "./admin/UpdateUser.js"
+import * as GetUser from "./GetUser.js"
+import * as Health from "./Health.js"
+import * as Jwks from "./Jwks.js"
+import * as Logout from "./Logout.js"
+import * as Settings from "./Settings.js"
+import * as Signup from "./Signup.js"
+import * as Token from "./Token.js"
+import * as UpdateUser from "./UpdateUser.js"
+
+/** What the auth service's endpoints run on. */
+export type Services =
+  | AuthSettings
+  | AuthHttpConfig
+  | JwtSettings
+  | AccessTokens
+  | UserRepository
+  | SessionStore
+  | TokenSealer
+  | PasswordHasher
+  | SecretHasher
+  | TokenMint
+  | RateLimiter
+
+/**
+ * Supabase Auth reads every body as JSON whatever its type; these are the types clients send
+ * (supabase-js: `application/json;charset=UTF-8`), and none at all.
+ */
+const json = ["application/json", "text/plain", ""]
+
+/**
+ * The auth service's endpoints, Supabase Auth's paths. All of them answer browsers on other
+ * origins: supabase-js runs in the application's pages and sends its API key and bearer token
+ * in headers, never cookies.
+ */
+const endpoints: ReadonlyArray<Route.Route<Services>> = [
+  Route.make("GET", "/health", Health.handle, { cors: true }),
+  Route.make("GET", "/settings", Settings.handle, { cors: true }),
+  Route.make("GET", "/.well-known/jwks.json", Jwks.handle, { cors: true }),
+  Route.make("POST", "/signup", Signup.handle, { accepts: json, cors: true }),
+  Route.make("POST", "/token", Token.handle, { accepts: json, cors: true }),
+  Route.make("GET", "/user", GetUser.handle, { cors: true }),
+  Route.make("PUT", "/user", UpdateUser.handle, { accepts: json, cors: true }),
+  Route.make("POST", "/logout", Logout.handle, { accepts: json, cors: true }),
+  Route.make("GET", "/admin/users", ListUsers.handle, { cors: true }),
+  Route.make("POST", "/admin/users", CreateUser.handle, { accepts: json, cors: true }),
+  Route.make("GET", "/admin/users/{user_id}", AdminGetUser.handle, { cors: true }),
+  Route.make("PUT", "/admin/users/{user_id}", AdminUpdateUser.handle, { accepts: json, cors: true }),
+  Route.make("DELETE", "/admin/users/{user_id}", DeleteUser.handle, { accepts: json, cors: true })
+]
+
+/**
+ * Supabase's gateway serves its auth API under `/auth/v1`, and supabase-js's `createClient(url)`
+ * calls `url + "/auth/v1"`: every endpoint answers there too, so an application only changes
+ * its URL. At the root it answers as Supabase Auth itself does, for `@supabase/auth-js` and
+ * for a gateway that strips the prefix.
+ */
+export const gatewayPrefix = "/auth/v1"
+
+export const routes: ReadonlyArray<Route.Route<Services>> = [
+  ...endpoints,
+  ...endpoints.map((route) => ({ ...route, path: `${gatewayPrefix}${route.path}` }))
+]
+
+/**
+ * Browsers call from the application's origin with supabase-js's headers: the API key, the
+ * bearer token, its client info and API version.
+ */
+export const cors = {
+  origin: "any",
+  allowHeaders: ["Authorization", "Content-Type", "apikey", "X-Client-Info", "X-Supabase-Api-Version"],
+  exposeHeaders: ["X-Total-Count", "Link", "X-Supabase-Api-Version", "X-Sb-Error-Code"],
+  maxAgeSeconds: 86_400
+} as const

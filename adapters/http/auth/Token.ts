@@ -1,0 +1,118 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as AuthError from "../../../application/auth/AuthError.js"
+import { refreshSession } from "../../../application/auth/RefreshSession.js"
+import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
+import type { HttpRequest } from "../HttpMessage.js"
+import * as HttpMessage from "../HttpMessage.js"
+import { AuthHttpConfig } from "./AuthHttpConfig.js"
+import * as ClientInfo from "./ClientInfo.js"
+import * as ErrorResponse from "./ErrorResponse.js"
+import * as JsonRequest from "./JsonRequest.js"
+import { field } from "./JsonRequest.js"
+import * as RateLimit from "./RateLimit.js"
+import * as SessionJson from "./SessionJson.js"
+
+const PasswordBody = Schema.Struct({
+  email: field(Schema.String),
+  phone: field(Schema.String),
+  password: field(Schema.String)
+})
+const RefreshBody = Schema.Struct({ refresh_token: field(Schema.String) })
+const PkceBody = Schema.Struct({ auth_code: field(Schema.String), code_verifier: field(Schema.String) })
+const IdTokenBody = Schema.Struct({
+  id_token: field(Schema.String),
+  provider: field(Schema.String),
+  client_id: field(Schema.String),
+  issuer: field(Schema.String)
+})
+
+/** `grant_type` from the query, as Supabase Auth's `r.FormValue` finds it for a JSON body. */
+const grantType = (query: string) => new URLSearchParams(query).get("grant_type") ?? ""
+
+const password = (request: HttpRequest) =>
+  Effect.gen(function* () {
+    const body = yield* JsonRequest.decode(PasswordBody)(request)
+    const { grant, weakPassword } = yield* signInWithPassword({
+      email: body.email ?? "",
+      phone: body.phone ?? "",
+      password: body.password ?? "",
+      client: ClientInfo.of(request)
+    })
+    const weak = Option.match(weakPassword, {
+      onNone: () => ({}),
+      onSome: (weak) => ({ weak_password: { reasons: weak.reasons, message: weak.message } })
+    })
+    return HttpMessage.json(SessionJson.encode(grant, weak))
+  })
+
+const refresh = (request: HttpRequest) =>
+  Effect.gen(function* () {
+    const body = yield* JsonRequest.decode(RefreshBody)(request)
+    return HttpMessage.json(SessionJson.encode(yield* refreshSession(body.refresh_token ?? "")))
+  })
+
+/**
+ * The PKCE grant exchanges the code of a flow that began with an email link or an external
+ * provider; until those flows exist no code can be valid, and the answers are Supabase Auth's
+ * for a code it does not know.
+ */
+const pkce = (request: HttpRequest) =>
+  Effect.gen(function* () {
+    const body = yield* JsonRequest.decode(PkceBody)(request)
+    if ((body.auth_code ?? "") === "" || (body.code_verifier ?? "") === "") {
+      return yield* AuthError.validationFailed(
+        "invalid request: both auth code and code verifier should be non-empty"
+      )
+    }
+    return yield* AuthError.flowStateNotFound()
+  })
+
+/** Sign-in with an ID token: Supabase Auth's answers while no provider is enabled. */
+const idToken = (request: HttpRequest) =>
+  Effect.gen(function* () {
+    const body = yield* JsonRequest.decode(IdTokenBody)(request)
+    if ((body.id_token ?? "") === "")
+      return yield* AuthError.oauth("invalid request", "id_token required", "validation_failed")
+    const provider = body.provider ?? ""
+    if (provider === "" && ((body.client_id ?? "") === "" || (body.issuer ?? "") === "")) {
+      return yield* AuthError.oauth(
+        "invalid request",
+        "provider or client_id and issuer required",
+        "validation_failed"
+      )
+    }
+    return yield* new AuthError.AuthError({
+      code: "provider_disabled",
+      message: `Provider (issuer ${JSON.stringify(provider === "" ? (body.issuer ?? "") : provider)}) is not enabled`,
+      status: 400
+    })
+  })
+
+/**
+ * POST /token — `?grant_type=password` (`signInWithPassword`), `refresh_token` (every session
+ * refresh of supabase-js), and the grants of features still to come answered as Supabase Auth
+ * answers them while those features are off. Every grant counts against
+ * `RATE_LIMIT_TOKEN_REFRESH` per client address, as in Supabase Auth.
+ */
+export const handle = (request: HttpRequest) =>
+  Effect.gen(function* () {
+    const grant = grantType(request.query)
+    const known = ["password", "refresh_token", "pkce", "id_token", "web3"]
+    if (!known.includes(grant)) return yield* AuthError.unsupportedGrantType()
+    const config = yield* AuthHttpConfig
+    yield* RateLimit.consume("token", request.clientIp, config.tokenLimit)
+    switch (grant) {
+      case "password":
+        return yield* password(request)
+      case "refresh_token":
+        return yield* refresh(request)
+      case "pkce":
+        return yield* pkce(request)
+      case "id_token":
+        return yield* idToken(request)
+      default:
+        return yield* AuthError.web3Disabled()
+    }
+  }).pipe(ErrorResponse.answering(request))

@@ -1,0 +1,39 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Authenticate from "../../../application/auth/Authenticate.js"
+import { updateUser } from "../../../application/auth/UpdateUser.js"
+import type { HttpRequest } from "../HttpMessage.js"
+import * as HttpMessage from "../HttpMessage.js"
+import * as Bearer from "./Bearer.js"
+import * as ErrorResponse from "./ErrorResponse.js"
+import * as JsonRequest from "./JsonRequest.js"
+import { field } from "./JsonRequest.js"
+import * as UserJson from "./UserJson.js"
+
+const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+const Body = Schema.Struct({
+  email: field(Schema.String),
+  phone: field(Schema.String),
+  password: field(Schema.String),
+  nonce: field(Schema.String),
+  data: field(Metadata),
+  app_metadata: field(Metadata)
+})
+
+/** PUT /user — changes of the signed-in user (supabase-js `updateUser`). */
+export const handle = (request: HttpRequest) =>
+  Effect.gen(function* () {
+    const signedIn = yield* Authenticate.user(yield* Bearer.token(request))
+    const body = yield* JsonRequest.decode(Body)(request)
+    const updated = yield* updateUser(signedIn, {
+      email: body.email ?? "",
+      phone: body.phone ?? "",
+      password: Option.fromNullable(body.password),
+      nonce: body.nonce ?? "",
+      data: Option.fromNullable(body.data),
+      appMetadata: Option.fromNullable(body.app_metadata)
+    })
+    return HttpMessage.json(UserJson.encode(updated.user, updated.identities))
+  }).pipe(ErrorResponse.answering(request))

@@ -1,0 +1,56 @@
+import * as Effect from "effect/Effect"
+import * as AuthError from "../../../../application/auth/AuthError.js"
+import * as Authenticate from "../../../../application/auth/Authenticate.js"
+import * as ListUsers from "../../../../application/auth/admin/ListUsers.js"
+import type { HttpRequest } from "../../HttpMessage.js"
+import * as HttpMessage from "../../HttpMessage.js"
+import * as Bearer from "../Bearer.js"
+import * as ErrorResponse from "../ErrorResponse.js"
+import * as UserJson from "../UserJson.js"
+
+/** Go's `strconv.ParseUint(s, 10, 64)`: decimal digits only, no sign, below 2^64. */
+const unsigned = (name: string, raw: string | null, fallback: number) => {
+  if (raw === null || raw === "") return Effect.succeed(fallback)
+  if (!/^[0-9]+$/.test(raw) || BigInt(raw) >= 2n ** 64n) {
+    return Effect.fail(
+      AuthError.validationFailed(
+        `Bad Pagination Parameters: strconv.ParseUint: parsing ${JSON.stringify(raw)}: ${/^[0-9]+$/.test(raw) ? "value out of range" : "invalid syntax"}`
+      )
+    )
+  }
+  // Larger pages than this are a mistake, not a request; pages past the end are simply empty.
+  return Effect.succeed(Math.min(Number(raw), name === "per_page" ? 1000 : Number.MAX_SAFE_INTEGER))
+}
+
+/**
+ * GET /admin/users?page&per_page — supabase-js `admin.listUsers`: `{users, aud}` with
+ * Supabase Auth's `X-Total-Count` and `Link` (`next`, `last`) headers. Page 0 is the first
+ * page, as Supabase Auth's offset arithmetic makes it; `per_page=0` lists nobody.
+ */
+export const handle = (request: HttpRequest) =>
+  Effect.gen(function* () {
+    yield* Authenticate.admin(yield* Bearer.token(request))
+    const query = new URLSearchParams(request.query)
+    const page = Math.max(1, yield* unsigned("page", query.get("page"), 1))
+    const perPage = yield* unsigned("per_page", query.get("per_page"), ListUsers.defaultPerPage)
+    const listed =
+      perPage === 0 ? { users: [], total: 0, aud: "" } : yield* ListUsers.listUsers(page, perPage)
+    const totalPages = perPage === 0 ? 0 : Math.ceil(listed.total / perPage)
+    const link = (target: number) => {
+      const next = new URLSearchParams(query)
+      next.set("page", String(target))
+      return `<${request.path}?${next.toString()}>`
+    }
+    const links = [
+      ...(totalPages > page ? [`${link(page + 1)}; rel="next"`] : []),
+      `${link(totalPages)}; rel="last"`
+    ]
+    return HttpMessage.json(
+      {
+        users: listed.users.map(({ user, identities }) => UserJson.encode(user, identities)),
+        aud: listed.aud
+      },
+      200,
+      { "x-total-count": String(listed.total), link: links.join(", ") }
+    )
+  }).pipe(ErrorResponse.answering(request))

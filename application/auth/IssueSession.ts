@@ -1,0 +1,109 @@
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import * as AccessTokenClaims from "../../domain/auth/AccessTokenClaims.js"
+import * as Session from "../../domain/auth/Session.js"
+import type { Identity } from "../../domain/Identity.js"
+import type { IdentityId } from "../../domain/Ids.js"
+import { User } from "../../domain/User.js"
+import { SecretHasher } from "../ports/SecretHasher.js"
+import { TokenMint } from "../ports/TokenMint.js"
+import * as Telemetry from "../Telemetry.js"
+import * as AuthError from "./AuthError.js"
+import { JwtSettings } from "./JwtSettings.js"
+import { AccessTokens } from "./ports/AccessTokens.js"
+import { SessionStore } from "./ports/SessionStore.js"
+import { UserRepository } from "./ports/UserRepository.js"
+
+/** Who is signing in from where, as the HTTP driver saw it; kept on the session. */
+export interface Client {
+  readonly userAgent: Option.Option<string>
+  readonly ip: Option.Option<string>
+}
+
+/** How the user proved who they are: the `amr` method of the session's tokens. */
+export type Method = "password" | "anonymous" | "otp" | "magiclink" | "oauth" | "invite" | "recovery"
+
+/** An access token with its lifetime, as the session response gives them. */
+export interface AccessToken {
+  readonly token: Redacted.Redacted<string>
+  /** Seconds from now. */
+  readonly expiresIn: number
+  /** Unix seconds. */
+  readonly expiresAt: number
+}
+
+/** What a sign-in (or a refresh) hands the client: Supabase Auth's session response. */
+export interface Grant {
+  readonly access: AccessToken
+  readonly refreshToken: Redacted.Redacted<string>
+  readonly user: User
+  /** The user's sign-in methods, which the session response lists with the user. */
+  readonly identities: ReadonlyArray<Identity>
+  readonly session: Session.Session
+}
+
+const tokenAal = (aal: Session.Aal): AccessTokenClaims.Aal => (aal === "aal1" ? "aal1" : "aal2")
+
+/** A signed access token for `user` in `session`, issued at `now`. */
+export const accessTokenFor = (user: User, session: Session.Session, now: Date) =>
+  Effect.gen(function* () {
+    const settings = yield* JwtSettings
+    const tokens = yield* AccessTokens
+    const claims = AccessTokenClaims.issue({
+      user,
+      session: { sessionId: session.id, aal: tokenAal(session.aal), amr: session.amr },
+      issuer: settings.issuer,
+      now,
+      lifetime: settings.lifetime
+    })
+    const token = yield* tokens.sign(claims)
+    return {
+      token,
+      expiresIn: Math.floor(Duration.toSeconds(settings.lifetime)),
+      expiresAt: claims.exp
+    } satisfies AccessToken
+  })
+
+/**
+ * A new session for a user who just proved who they are: its first refresh token (stored as a
+ * digest), the sign-in stamped on the user (and on the identity used, when there is one), and
+ * an access token. The caller has checked that the user may sign in.
+ */
+export const issue = Telemetry.fn("IssueSession.issue")(
+  (user: User, method: Method, client: Client, identity: Option.Option<IdentityId> = Option.none()) =>
+    Effect.gen(function* () {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const mint = yield* TokenMint
+      const hasher = yield* SecretHasher
+      const sessions = yield* SessionStore
+      const users = yield* UserRepository
+      const refreshToken = yield* mint.token("refresh")
+      const session = Session.start(
+        {
+          id: Session.SessionId.make(yield* mint.uuid),
+          userId: user.id,
+          aal: "aal1",
+          amr: [new AccessTokenClaims.AmrEntry({ method, timestamp: Math.floor(now.getTime() / 1000) })],
+          factorId: Option.none(),
+          notAfter: Option.none(),
+          userAgent: client.userAgent,
+          ip: client.ip,
+          tag: Option.none()
+        },
+        now
+      )
+      yield* sessions.start(session, yield* hasher.hash(refreshToken))
+      yield* users
+        .recordSignIn(user.id, identity, now)
+        .pipe(Effect.catchTag("UserNotFound", () => Effect.fail(AuthError.userNotFound())))
+      const signedIn = new User({ ...user, lastSignInAt: Option.some(now) })
+      const access = yield* accessTokenFor(signedIn, session, now)
+      yield* Telemetry.annotate("session.id", session.id)
+      const identities = yield* users.identitiesOf(user.id)
+      return { access, refreshToken, user: signedIn, identities, session } satisfies Grant
+    }),
+  (user, method) => ({ "user.id": user.id, method })
+)

@@ -1,0 +1,107 @@
+import * as Option from "effect/Option"
+import { Identity } from "../../domain/Identity.js"
+import { IdentityId, UserId } from "../../domain/Ids.js"
+import { type Email, type Phone, User } from "../../domain/User.js"
+
+/** The provider a user signed up with: `email`, `phone`, or none for an anonymous user. */
+export type Provider = "email" | "phone"
+
+/**
+ * A user signing up as Supabase Auth creates one: role `authenticated`, `app_metadata` naming
+ * the provider, the sign-up's `data` as `user_metadata`, confirmed at once under autoconfirm.
+ */
+export const user = (options: {
+  readonly id: UserId
+  readonly aud: string
+  readonly contact:
+    | { readonly _tag: "email"; readonly email: Email }
+    | { readonly _tag: "phone"; readonly phone: Phone }
+  readonly data: Readonly<Record<string, unknown>>
+  readonly confirmed: boolean
+  readonly now: Date
+}): User => {
+  const { contact, now } = options
+  const confirmedAt = options.confirmed ? Option.some(now) : Option.none()
+  return new User({
+    id: options.id,
+    aud: options.aud,
+    role: "authenticated",
+    email: contact._tag === "email" ? Option.some(contact.email) : Option.none(),
+    phone: contact._tag === "phone" ? Option.some(contact.phone) : Option.none(),
+    emailConfirmedAt: contact._tag === "email" ? confirmedAt : Option.none(),
+    phoneConfirmedAt: contact._tag === "phone" ? confirmedAt : Option.none(),
+    confirmationSentAt: Option.none(),
+    invitedAt: Option.none(),
+    lastSignInAt: Option.none(),
+    appMetadata: { provider: contact._tag, providers: [contact._tag] },
+    userMetadata: { ...options.data },
+    isAnonymous: false,
+    bannedUntil: Option.none(),
+    createdAt: now,
+    updatedAt: now
+  })
+}
+
+/** An anonymous user: no email, no phone, no identity, `is_anonymous`; `data` as metadata. */
+export const anonymous = (options: {
+  readonly id: UserId
+  readonly aud: string
+  readonly data: Readonly<Record<string, unknown>>
+  readonly now: Date
+}): User =>
+  new User({
+    id: options.id,
+    aud: options.aud,
+    role: "authenticated",
+    email: Option.none(),
+    phone: Option.none(),
+    emailConfirmedAt: Option.none(),
+    phoneConfirmedAt: Option.none(),
+    confirmationSentAt: Option.none(),
+    invitedAt: Option.none(),
+    lastSignInAt: Option.none(),
+    appMetadata: {},
+    userMetadata: { ...options.data },
+    isAnonymous: true,
+    bannedUntil: Option.none(),
+    createdAt: options.now,
+    updatedAt: options.now
+  })
+
+/**
+ * The `email` or `phone` identity of a user who signed up with it: the provider's subject is
+ * the user's id, and its data holds the address and whether it is verified, with the sign-up's
+ * `data` beside them, as Supabase Auth stores it.
+ */
+export const identity = (options: {
+  readonly id: IdentityId
+  readonly user: User
+  readonly provider: Provider
+  readonly data: Readonly<Record<string, unknown>>
+  readonly now: Date
+}): Identity => {
+  const { user, now } = options
+  const claims: Record<string, unknown> = {
+    sub: user.id,
+    ...(options.provider === "email"
+      ? { email: Option.getOrElse(user.email, () => "") }
+      : { phone: Option.getOrElse(user.phone, () => "") }),
+    email_verified: Option.isSome(user.emailConfirmedAt),
+    phone_verified: Option.isSome(user.phoneConfirmedAt)
+  }
+  for (const [key, value] of Object.entries(options.data)) if (!(key in claims)) claims[key] = value
+  return new Identity({
+    id: options.id,
+    userId: user.id,
+    provider: options.provider,
+    providerId: user.id,
+    identityData: claims,
+    email: options.provider === "email" ? user.email : Option.none(),
+    createdAt: now,
+    updatedAt: now,
+    lastSignInAt: Option.none()
+  })
+}
+
+export const newUserId = (uuid: string) => UserId.make(uuid)
+export const newIdentityId = (uuid: string) => IdentityId.make(uuid)

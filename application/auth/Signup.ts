@@ -1,0 +1,163 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type { Identity } from "../../domain/Identity.js"
+import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
+import { User } from "../../domain/User.js"
+import { PasswordHasher } from "../ports/PasswordHasher.js"
+import { TokenMint } from "../ports/TokenMint.js"
+import * as Telemetry from "../Telemetry.js"
+import * as AuthError from "./AuthError.js"
+import { AuthSettings } from "./AuthSettings.js"
+import * as ContactInput from "./ContactInput.js"
+import * as IssueSession from "./IssueSession.js"
+import * as NewUser from "./NewUser.js"
+import { UserRepository } from "./ports/UserRepository.js"
+
+/** POST /signup with an email or a phone number, as decoded from the body (`""` when absent). */
+export interface SignupRequest {
+  readonly email: string
+  readonly phone: string
+  readonly password: string
+  readonly data: Readonly<Record<string, unknown>>
+  readonly codeChallenge: string
+  readonly codeChallengeMethod: string
+  readonly client: IssueSession.Client
+}
+
+export type SignupOutcome =
+  /** Confirmed at once (autoconfirm): signed in. */
+  | { readonly _tag: "SignedIn"; readonly grant: IssueSession.Grant }
+  /**
+   * The user to confirm, as stored; or, when the address belongs to a confirmed user, a faux
+   * user with a fresh id, so the answer does not tell whether the address is taken.
+   */
+  | { readonly _tag: "Created"; readonly user: User; readonly identities: ReadonlyArray<Identity> }
+
+type Contact = Parameters<typeof NewUser.user>[0]["contact"]
+
+const strongEnough = (policy: PasswordPolicy.PasswordPolicy, password: string) =>
+  Either.match(PasswordPolicy.check(policy, password), {
+    onLeft: (weak) => Effect.fail(AuthError.weakPassword(weak.reasons, weak.message)),
+    onRight: () => Effect.void
+  })
+
+/**
+ * What Supabase Auth answers for an address that is already a confirmed user's, when it does not
+ * say so: the sign-up's own data under a fresh id, unconfirmed, with no identities.
+ */
+const fauxUser = (
+  contact: Contact,
+  data: Readonly<Record<string, unknown>>,
+  aud: string,
+  id: string,
+  now: Date
+) =>
+  new User({
+    ...NewUser.user({ id: NewUser.newUserId(id), aud, contact, data, confirmed: false, now }),
+    role: "",
+    confirmationSentAt: Option.some(now)
+  })
+
+/**
+ * Sign-up with a password, as Supabase Auth's `POST /signup`: checks in its order, then a new
+ * user with its `email` or `phone` identity. With autoconfirm the user is confirmed and signed
+ * in; otherwise the user waits for a confirmation that the messaging part of the service sends.
+ */
+export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    if (settings.disableSignup) return yield* AuthError.signupDisabled()
+    const provider: NewUser.Provider = request.email !== "" ? "email" : "phone"
+    if (request.password === "") return yield* AuthError.validationFailed("Signup requires a valid password")
+    yield* strongEnough(settings.passwordPolicy, request.password)
+    if (request.email !== "" && request.phone !== "") {
+      return yield* AuthError.validationFailed(
+        "Only an email address or phone number should be provided on signup."
+      )
+    }
+    if (provider === "phone" && request.codeChallenge !== "") {
+      return yield* AuthError.validationFailed("PKCE not supported for phone signups")
+    }
+    yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
+
+    const users = yield* UserRepository
+    let contact: Contact
+    let existing: Option.Option<User>
+    if (provider === "email") {
+      if (!settings.emailEnabled) return yield* AuthError.emailSignupsDisabled()
+      const email = yield* ContactInput.email(request.email)
+      contact = { _tag: "email", email }
+      existing = yield* users.findByEmail(email)
+    } else {
+      if (!settings.phoneEnabled) return yield* AuthError.phoneSignupsDisabled()
+      const phone = yield* ContactInput.phone(request.phone)
+      contact = { _tag: "phone", phone }
+      existing = yield* users.findByPhone(phone)
+    }
+
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const mint = yield* TokenMint
+    const hasher = yield* PasswordHasher
+    // Hashed in every case, so that a sign-up with a taken address takes as long as a new one.
+    const passwordHash = yield* hasher.hash(Redacted.make(request.password))
+    const autoconfirm = provider === "email" ? settings.mailerAutoconfirm : settings.smsAutoconfirm
+
+    const duplicate = (user: User) =>
+      Effect.gen(function* () {
+        const confirmed =
+          provider === "email" ? Option.isSome(user.emailConfirmedAt) : Option.isSome(user.phoneConfirmedAt)
+        if (!confirmed) {
+          // Supabase Auth leaves an unconfirmed user as it is and answers with it (its
+          // confirmation is sent again by the messaging part of the service).
+          return { _tag: "Created", user, identities: yield* users.identitiesOf(user.id) } as const
+        }
+        // The spec answers 400 where Supabase Auth answers 422 (docs/compatibility.md).
+        if (settings.mailerAutoconfirm || settings.smsAutoconfirm) {
+          const exists = AuthError.userAlreadyExists()
+          return yield* new AuthError.AuthError({ code: exists.code, message: exists.message, status: 400 })
+        }
+        return {
+          _tag: "Created",
+          user: fauxUser(contact, request.data, settings.audience, yield* mint.uuid, now),
+          identities: []
+        } as const
+      })
+
+    if (Option.isSome(existing)) return yield* duplicate(existing.value)
+
+    const user = NewUser.user({
+      id: NewUser.newUserId(yield* mint.uuid),
+      aud: settings.audience,
+      contact,
+      data: request.data,
+      confirmed: autoconfirm,
+      now
+    })
+    const identity = NewUser.identity({
+      id: NewUser.newIdentityId(yield* mint.uuid),
+      user,
+      provider,
+      data: request.data,
+      now
+    })
+    const inserted = yield* Effect.either(users.insert(user, [identity], Option.some(passwordHash)))
+    if (Either.isLeft(inserted)) {
+      // Someone signed up with the same address a moment ago: answered as a duplicate.
+      const raced =
+        contact._tag === "email"
+          ? yield* users.findByEmail(contact.email)
+          : yield* users.findByPhone(contact.phone)
+      return yield* Option.match(raced, {
+        onNone: () => Effect.fail(AuthError.unexpectedFailure("Database error saving new user")),
+        onSome: duplicate
+      })
+    }
+    yield* Telemetry.annotate("user.id", user.id)
+    if (!autoconfirm) return { _tag: "Created", user, identities: [identity] } as const
+    const grant = yield* IssueSession.issue(user, "password", request.client, Option.some(identity.id))
+    return { _tag: "SignedIn", grant } as const
+  })
+)

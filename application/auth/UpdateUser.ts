@@ -1,0 +1,155 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
+import * as Time from "../../domain/Time.js"
+import type { User } from "../../domain/User.js"
+import { PasswordHasher } from "../ports/PasswordHasher.js"
+import { TokenMint } from "../ports/TokenMint.js"
+import * as Telemetry from "../Telemetry.js"
+import * as AuthError from "./AuthError.js"
+import type { SignedIn } from "./Authenticate.js"
+import { AuthSettings } from "./AuthSettings.js"
+import * as ContactInput from "./ContactInput.js"
+import * as NewUser from "./NewUser.js"
+import { type UserPatch, UserRepository } from "./ports/UserRepository.js"
+import * as UserMetadata from "./UserMetadata.js"
+
+/** PUT /user, as decoded from the body; absent fields change nothing. */
+export interface UpdateUserRequest {
+  readonly email: string
+  readonly phone: string
+  /** None: the password is not changed. */
+  readonly password: Option.Option<string>
+  readonly nonce: string
+  readonly data: Option.Option<Readonly<Record<string, unknown>>>
+  readonly appMetadata: Option.Option<Readonly<Record<string, unknown>>>
+}
+
+/** A session older than this needs a reauthentication nonce to change the password. */
+const recentSignIn = "24 hours"
+
+/**
+ * Changes the signed-in user, as Supabase Auth's `PUT /user`: metadata (merged key by key),
+ * the password (checked against the policy, not the same as before, with a reauthentication
+ * nonce when required and the session is older than a day), and, for an anonymous user while
+ * email autoconfirm is on, an email address, which makes the user a permanent one. Changing the
+ * email or phone of a permanent user is confirmed by a message, which the messaging part of the
+ * service sends.
+ */
+export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
+  (signedIn: SignedIn, request: UpdateUserRequest) =>
+    Effect.gen(function* () {
+      const settings = yield* AuthSettings
+      const users = yield* UserRepository
+      const hasher = yield* PasswordHasher
+      const user = signedIn.user
+      const email =
+        request.email === "" ? Option.none() : Option.some(yield* ContactInput.email(request.email))
+      const phone =
+        request.phone === "" ? Option.none() : Option.some(yield* ContactInput.phone(request.phone))
+      if (Option.isSome(request.password)) {
+        yield* Either.match(PasswordPolicy.check(settings.passwordPolicy, request.password.value), {
+          onLeft: (weak) => Effect.fail(AuthError.weakPassword(weak.reasons, weak.message)),
+          onRight: () => Effect.void
+        })
+      }
+      if (Option.isSome(request.appMetadata) && !settings.adminRoles.includes(user.role)) {
+        return yield* new AuthError.AuthError({
+          code: "not_admin",
+          message: "Updating app_metadata requires admin privileges"
+        })
+      }
+      const changesPassword = Option.exists(request.password, (password) => password !== "")
+      if (user.isAnonymous && changesPassword && Option.isNone(email) && Option.isNone(phone)) {
+        return yield* new AuthError.AuthError({
+          code: "validation_failed",
+          message: "Updating password of an anonymous user without an email or phone is not allowed",
+          status: 422
+        })
+      }
+      const newEmail = Option.filter(email, (address) => !Option.contains(user.email, address))
+      const newPhone = Option.filter(phone, (number) => !Option.contains(user.phone, number))
+      if (Option.isSome(newEmail) && Option.isSome(yield* users.findByEmail(newEmail.value))) {
+        return yield* AuthError.emailExists()
+      }
+      if (Option.isSome(newPhone) && Option.isSome(yield* users.findByPhone(newPhone.value))) {
+        return yield* AuthError.phoneExists()
+      }
+      const now = new Date(yield* Clock.currentTimeMillis)
+
+      let passwordHash = Option.none<string>()
+      if (Option.isSome(request.password)) {
+        if (settings.updatePasswordRequiresReauthentication) {
+          const fresh = Option.exists(signedIn.session, (session) =>
+            Time.isAtOrAfter(Time.plus(session.createdAt, recentSignIn), now)
+          )
+          if (!fresh) {
+            if (request.nonce === "") return yield* AuthError.reauthenticationNeeded()
+            // Nonces come from GET /reauthenticate, which the messaging part of the service sends.
+            return yield* AuthError.reauthenticationNotValid()
+          }
+        }
+        const password = Redacted.make(request.password.value)
+        const current = yield* users.findPasswordHash(user.id)
+        if (request.password.value !== "" && Option.isSome(current)) {
+          if ((yield* hasher.verify(password, current.value)).matches) return yield* AuthError.samePassword()
+        }
+        passwordHash = Option.some(yield* hasher.hash(password))
+      }
+
+      const patch: { -readonly [K in keyof UserPatch]: UserPatch[K] } = {}
+      if (Option.isSome(request.data))
+        patch.userMetadata = UserMetadata.merge(user.userMetadata, request.data.value)
+      if (Option.isSome(request.appMetadata)) {
+        patch.appMetadata = UserMetadata.merge(user.appMetadata, request.appMetadata.value)
+      }
+      const becomesPermanent = user.isAnonymous && Option.isSome(newEmail) && settings.mailerAutoconfirm
+      if (becomesPermanent) {
+        patch.email = newEmail
+        patch.emailConfirmedAt = Option.some(now)
+        patch.isAnonymous = false
+        patch.appMetadata = {
+          ...(patch.appMetadata ?? user.appMetadata),
+          provider: "email",
+          providers: ["email"]
+        }
+      } else if (Option.isSome(newEmail) || Option.isSome(newPhone)) {
+        return yield* new AuthError.AuthError({
+          code: "feature_disabled",
+          message:
+            "Changing the email address or phone number needs a confirmation message, which this service does not send yet",
+          status: 422
+        })
+      }
+
+      const notFound = () => Effect.fail(AuthError.userFromJwtNotFound())
+      if (Option.isSome(passwordHash)) {
+        yield* users
+          .setPasswordHash(user.id, passwordHash, now)
+          .pipe(Effect.catchTag("UserNotFound", notFound))
+      }
+      const updated: User = yield* users.update(user.id, patch, now).pipe(
+        Effect.catchTags({
+          UserNotFound: notFound,
+          EmailExists: () => Effect.fail(AuthError.emailExists()),
+          PhoneExists: () => Effect.fail(AuthError.phoneExists())
+        })
+      )
+      if (becomesPermanent) {
+        const mint = yield* TokenMint
+        const identity = NewUser.identity({
+          id: NewUser.newIdentityId(yield* mint.uuid),
+          user: updated,
+          provider: "email",
+          data: {},
+          now
+        })
+        yield* users.addIdentity(identity).pipe(Effect.catchAll(() => Effect.fail(AuthError.emailExists())))
+      }
+      return { user: updated, identities: yield* users.identitiesOf(user.id) }
+    }),
+  (signedIn) => ({ "user.id": signedIn.user.id })
+)

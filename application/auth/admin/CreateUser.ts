@@ -1,0 +1,119 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import type { Identity } from "../../../domain/Identity.js"
+import { UserId } from "../../../domain/Ids.js"
+import * as PasswordPolicy from "../../../domain/PasswordPolicy.js"
+import { User } from "../../../domain/User.js"
+import { PasswordHasher } from "../../ports/PasswordHasher.js"
+import { TokenMint } from "../../ports/TokenMint.js"
+import * as Telemetry from "../../Telemetry.js"
+import * as AuthError from "../AuthError.js"
+import { AuthSettings } from "../AuthSettings.js"
+import * as ContactInput from "../ContactInput.js"
+import * as NewUser from "../NewUser.js"
+import { UserRepository } from "../ports/UserRepository.js"
+import type { AdminUserRequest } from "./AdminUserRequest.js"
+import * as BanUntil from "./BanUntil.js"
+
+const isUserId = Schema.is(UserId)
+const nilUuid = "00000000-0000-0000-0000-000000000000"
+
+/**
+ * POST /admin/users (supabase-js `admin.createUser`): a user with an email, a phone number or
+ * both, each with its identity, confirmed when the admin says so, with the password given (or
+ * its imported hash), else an unguessable one nobody knows.
+ */
+export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRequest) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    const users = yield* UserRepository
+    const hasher = yield* PasswordHasher
+    const mint = yield* TokenMint
+    const aud = request.aud === "" ? settings.audience : request.aud
+    if (request.email === "" && request.phone === "") {
+      return yield* AuthError.validationFailed("Cannot create a user without either an email or phone")
+    }
+    const providers: Array<NewUser.Provider> = []
+    const email = request.email === "" ? Option.none() : Option.some(yield* ContactInput.email(request.email))
+    if (Option.isSome(email)) {
+      if (Option.isSome(yield* users.findByEmail(email.value))) return yield* AuthError.emailExists()
+      providers.push("email")
+    }
+    const phone = request.phone === "" ? Option.none() : Option.some(yield* ContactInput.phone(request.phone))
+    if (Option.isSome(phone)) {
+      if (Option.isSome(yield* users.findByPhone(phone.value))) return yield* AuthError.phoneExists()
+      providers.push("phone")
+    }
+    if (Option.isSome(request.password) && request.passwordHash !== "") {
+      return yield* AuthError.validationFailed("Only a password or a password hash should be provided")
+    }
+    let passwordHash: string
+    if (request.passwordHash !== "") {
+      if (!(yield* hasher.canVerify(request.passwordHash))) {
+        return yield* AuthError.validationFailed("Invalid password hash format")
+      }
+      passwordHash = request.passwordHash
+    } else {
+      const given = Option.filter(request.password, (password) => password !== "")
+      if (Option.isSome(given)) {
+        yield* Either.match(PasswordPolicy.check(settings.passwordPolicy, given.value), {
+          onLeft: (weak) => Effect.fail(AuthError.weakPassword(weak.reasons, weak.message)),
+          onRight: () => Effect.void
+        })
+      }
+      const password = Option.isSome(given) ? given.value : Redacted.value(yield* mint.token("session"))
+      passwordHash = yield* hasher.hash(Redacted.make(password))
+    }
+    let id = yield* mint.uuid
+    if (request.id !== "") {
+      if (!isUserId(request.id))
+        return yield* AuthError.validationFailed("ID must conform to the uuid v4 format")
+      if (request.id === nilUuid) return yield* AuthError.validationFailed("ID cannot be a nil uuid")
+      id = request.id
+    }
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const bannedUntil =
+      request.banDuration === "" ? Option.none() : yield* BanUntil.parse(request.banDuration, now)
+    const user = new User({
+      id: NewUser.newUserId(id),
+      aud,
+      role: request.role === "" ? "authenticated" : request.role,
+      email,
+      phone,
+      emailConfirmedAt: Option.isSome(email) && request.emailConfirm ? Option.some(now) : Option.none(),
+      phoneConfirmedAt: Option.isSome(phone) && request.phoneConfirm ? Option.some(now) : Option.none(),
+      confirmationSentAt: Option.none(),
+      invitedAt: Option.none(),
+      lastSignInAt: Option.none(),
+      appMetadata: {
+        ...Option.getOrElse(request.appMetadata, () => ({})),
+        provider: providers[0],
+        providers
+      },
+      userMetadata: { ...Option.getOrElse(request.userMetadata, () => ({})) },
+      isAnonymous: false,
+      bannedUntil,
+      createdAt: now,
+      updatedAt: now
+    })
+    const identities: Array<Identity> = []
+    for (const provider of providers) {
+      identities.push(
+        NewUser.identity({ id: NewUser.newIdentityId(yield* mint.uuid), user, provider, data: {}, now })
+      )
+    }
+    yield* users.insert(user, identities, Option.some(passwordHash)).pipe(
+      Effect.catchTags({
+        EmailExists: () => Effect.fail(AuthError.emailExists()),
+        PhoneExists: () => Effect.fail(AuthError.phoneExists()),
+        IdentityExists: () => Effect.fail(AuthError.emailExists())
+      })
+    )
+    yield* Telemetry.annotate("user.id", user.id)
+    return { user, identities }
+  })
+)

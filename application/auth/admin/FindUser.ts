@@ -1,0 +1,31 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { UserId } from "../../../domain/Ids.js"
+import * as Telemetry from "../../Telemetry.js"
+import * as AuthError from "../AuthError.js"
+import { UserRepository } from "../ports/UserRepository.js"
+
+const isUserId = Schema.is(UserId)
+
+/** The `{user_id}` of an admin path: a UUID, else 404 `validation_failed` as Supabase Auth says. */
+export const parseId = (raw: string): Effect.Effect<UserId, AuthError.AuthError> =>
+  isUserId(raw)
+    ? Effect.succeed(raw)
+    : Effect.fail(
+        new AuthError.AuthError({
+          code: "validation_failed",
+          message: "user_id must be an UUID",
+          status: 404
+        })
+      )
+
+/** GET /admin/users/{user_id}: the user with its identities, or `user_not_found`. */
+export const findUser = Telemetry.fn("admin.FindUser")((id: UserId) =>
+  Effect.gen(function* () {
+    const users = yield* UserRepository
+    const user = yield* users.findById(id)
+    if (Option.isNone(user)) return yield* AuthError.userNotFound()
+    return { user: user.value, identities: yield* users.identitiesOf(id) }
+  })
+)

@@ -1,0 +1,78 @@
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Duration from "effect/Duration"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Argon2PasswordHasher from "../../adapters/crypto/Argon2PasswordHasher.js"
+import * as AesGcmTokenSealer from "../../adapters/crypto/auth/AesGcmTokenSealer.js"
+import * as JoseAccessTokens from "../../adapters/crypto/auth/JoseAccessTokens.js"
+import * as RandomTokenMint from "../../adapters/crypto/RandomTokenMint.js"
+import * as Sha256SecretHasher from "../../adapters/crypto/Sha256SecretHasher.js"
+import * as AuthStoragePg from "../../adapters/postgres/auth/AuthStoragePg.js"
+import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
+import * as SigningKeyStorePg from "../../adapters/postgres/auth/SigningKeyStorePg.js"
+import * as Database from "../../adapters/postgres/Database.js"
+import * as RateLimiterPg from "../../adapters/postgres/RateLimiterPg.js"
+import * as JwtSettingsModule from "../../application/auth/JwtSettings.js"
+import { JwtSettings } from "../../application/auth/JwtSettings.js"
+import type { AuthConfig, DatabaseConfig } from "./AuthConfig.js"
+
+/** How long statements may wait; the operator commands wait as long as migrations take. */
+export type Timeouts = Pick<Database.DatabaseOptions, "connectTimeout" | "queryTimeout">
+
+/** `DATABASE_URL`, else embedded PGlite under `$LATCHKEY_DATA_DIR/auth`; `DB_MAX_POOL_SIZE` caps the pool. */
+export const database = (
+  config: { readonly db: DatabaseConfig; readonly logLevel: AuthConfig["telemetry"]["logLevel"] },
+  timeouts: Timeouts = {}
+) =>
+  Database.layer({
+    url: config.db.url,
+    dataDir: Option.some(config.db.dataDir),
+    ...Option.match(config.db.maxPoolSize, {
+      onNone: () => ({}),
+      onSome: (max) => ({ maxConnections: max })
+    }),
+    ...timeouts
+  }).pipe(Layer.provideMerge(Logger.minimumLogLevel(config.logLevel)))
+
+/** The access-token settings of the configuration. */
+export const jwtSettings = (config: AuthConfig) =>
+  Layer.succeed(JwtSettings, {
+    // Unset, the service names itself by the URL clients reach it at.
+    issuer: Option.getOrElse(config.jwt.issuer, () => config.api.externalUrl),
+    lifetime: Duration.seconds(config.jwt.expSeconds),
+    validMethods: Option.getOrElse(
+      config.jwt.validMethods,
+      () => ["RS256", "ES256", "EdDSA", "HS256"] as const
+    ),
+    secret: config.jwt.secret,
+    keys: config.jwt.keys.map((key) => Redacted.value(key.jwk)),
+    keyCacheLifetime: Duration.decode(JwtSettingsModule.defaultKeyCacheLifetime)
+  })
+
+/**
+ * Storage (users, sessions, signing keys, rate-limit counters) on the tables of `DB_NAMESPACE`,
+ * crypto, and the file system for migrations, on the configured database.
+ */
+export const core = (config: AuthConfig, timeouts: Timeouts = {}) => {
+  const namespace = config.db.namespace
+  const storage = Layer.mergeAll(
+    AuthStoragePg.layer(namespace),
+    SigningKeyStorePg.layer.pipe(Layer.provide(AuthTables.layer(namespace))),
+    RateLimiterPg.layerFor(AuthTables.make(namespace).name("rate_limits")),
+    AuthTables.layer(namespace)
+  )
+  const tokens = JoseAccessTokens.layer.pipe(Layer.provideMerge(jwtSettings(config)))
+  return Layer.mergeAll(
+    tokens,
+    AesGcmTokenSealer.layer,
+    Argon2PasswordHasher.layer(),
+    RandomTokenMint.layer,
+    Sha256SecretHasher.layer,
+    NodeFileSystem.layer
+  ).pipe(
+    Layer.provideMerge(storage),
+    Layer.provideMerge(database({ db: config.db, logLevel: config.telemetry.logLevel }, timeouts))
+  )
+}

@@ -1,0 +1,121 @@
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { AuthHttpConfig } from "../../adapters/http/auth/AuthHttpConfig.js"
+import * as ErrorResponse from "../../adapters/http/auth/ErrorResponse.js"
+import * as Routes from "../../adapters/http/auth/Routes.js"
+import * as Server from "../../adapters/http/Server.js"
+import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
+import * as DatabaseUnavailable from "../../adapters/postgres/DatabaseUnavailable.js"
+import * as Migrations from "../../adapters/postgres/Migrations.js"
+import { AuthSettings, noProviders } from "../../application/auth/AuthSettings.js"
+import { ensureSigningKey } from "../../application/auth/EnsureSigningKey.js"
+import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
+import * as Telemetry from "../Telemetry.js"
+import * as Version from "../Version.js"
+import type { AuthConfig } from "./AuthConfig.js"
+import * as AuthLayers from "./AuthLayers.js"
+
+/** What only tests (and `npm start`'s development defaults) set. */
+export interface ServeOptions {
+  /** Spans go here instead of to an OTLP collector. */
+  readonly spanProcessor?: SpanProcessor | undefined
+  /** How long requests in flight may take to finish once shutdown starts. */
+  readonly shutdownTimeout?: Duration.DurationInput | undefined
+  /** Warnings about the configuration to log once the logger is up (AuthVariables.warnings). */
+  readonly warnings?: ReadonlyArray<string> | undefined
+}
+
+/** A request waits at most this long for the database: a stalled database costs a 503. */
+const queryTimeout = Duration.seconds(30)
+
+/** Bodies of the auth endpoints are small JSON documents; metadata objects included. */
+const maxBodyBytes = 256 * 1024
+
+const serviceName = "latchkey-auth"
+
+/** What the use cases read of the configuration. */
+export const settings = (config: AuthConfig) =>
+  Layer.succeed(AuthSettings, {
+    siteUrl: config.siteUrl,
+    audience: config.jwt.aud,
+    accessTokenLifetime: Duration.seconds(config.jwt.expSeconds),
+    adminRoles: config.jwt.adminRoles,
+    disableSignup: config.disableSignup,
+    emailEnabled: config.external.email,
+    phoneEnabled: config.external.phone,
+    anonymousEnabled: config.external.anonymousUsers,
+    mailerAutoconfirm: config.mailerAutoconfirm,
+    smsAutoconfirm: config.smsAutoconfirm,
+    smsProvider: "",
+    manualLinkingEnabled: config.security.manualLinkingEnabled,
+    updatePasswordRequiresReauthentication: config.security.updatePasswordRequireReauthentication,
+    passwordPolicy: config.passwordPolicy,
+    refreshPolicy: authPolicy({
+      rotationEnabled: config.security.refreshTokenRotationEnabled,
+      reuseInterval: config.security.refreshTokenReuseInterval
+    }),
+    // External providers come with their own part of the service; none is enabled yet.
+    providers: noProviders
+  })
+
+/**
+ * The address a request's limits count against: the header a trusted proxy sets
+ * (`RATE_LIMIT_HEADER`), else `Svc-Forwarded-For` when it is trusted, else the socket's.
+ */
+const clientIpHeader = (config: AuthConfig): Option.Option<string> =>
+  Option.orElse(config.rateLimit.header, () =>
+    config.security.svcForwardedForEnabled ? Option.some("Svc-Forwarded-For") : Option.none()
+  )
+
+/**
+ * `latchkey auth serve`: migrations first (the spec applies them at start; instances starting
+ * together wait for one another), a signing key on first start, then the HTTP server.
+ */
+export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
+  const core = AuthLayers.core(config, { queryTimeout })
+  const prepared = Layer.effectDiscard(
+    Effect.gen(function* () {
+      for (const warning of options.warnings ?? []) yield* Effect.logWarning(warning)
+      yield* Migrations.run(AuthTables.migrationTarget(config.db.namespace))
+      yield* ensureSigningKey
+    })
+  )
+  const http = Layer.succeed(AuthHttpConfig, {
+    version: Version.version,
+    tokenLimit: config.rateLimit.tokenRefresh,
+    anonymousLimit: config.rateLimit.anonymousUsers
+  })
+  const server = Layer.scopedDiscard(
+    Server.serve({
+      service: "auth",
+      host: config.api.host,
+      port: config.api.port,
+      routes: Routes.routes,
+      problems: ErrorResponse.problems,
+      cors: Routes.cors,
+      maxBodyBytes,
+      requestIdHeader: config.telemetry.requestIdHeader,
+      clientIpHeader: clientIpHeader(config),
+      metrics: Option.isSome(config.telemetry.metrics),
+      shutdownTimeout: options.shutdownTimeout ?? Server.defaultShutdownTimeout,
+      isUnavailable: DatabaseUnavailable.is
+    })
+  )
+  return server.pipe(
+    Layer.provide(
+      Layer.mergeAll(settings(config), http, Telemetry.metrics(config.telemetry, { serviceName }))
+    ),
+    Layer.provide(prepared),
+    Layer.provideMerge(core),
+    Layer.provide(
+      Telemetry.layer(config.telemetry, {
+        serviceName,
+        prefix: "AUTHSVC_",
+        spanProcessor: options.spanProcessor
+      })
+    )
+  )
+}

@@ -1,0 +1,215 @@
+import { randomUUID } from "node:crypto"
+import type { SupabaseClient } from "@supabase/supabase-js"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+
+const { apiError } = SupabaseClientSupport
+
+let scope: Scope.CloseableScope
+let baseUrl = ""
+let anonKey = ""
+let serviceKey = ""
+
+beforeAll(async () => {
+  scope = Effect.runSync(Scope.make())
+  const running = await Effect.runPromise(Scope.extend(AuthServerHarness.start(), scope))
+  baseUrl = running.baseUrl
+  anonKey = await SupabaseClientSupport.apiKey("anon")
+  serviceKey = await SupabaseClientSupport.apiKey("service_role")
+}, 60_000)
+
+afterAll(async () => {
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+})
+
+const app = (): SupabaseClient => SupabaseClientSupport.client(baseUrl, anonKey)
+const admin = () => SupabaseClientSupport.client(baseUrl, serviceKey).auth.admin
+const freshEmail = () => `user-${randomUUID()}@example.com`
+const password = "correct horse battery staple"
+
+describe("the auth service through supabase-js", () => {
+  it("signs up (confirmed at once), reads the user, signs out, signs in and refreshes", async () => {
+    const supabase = app()
+    const email = freshEmail()
+    const signUp = await supabase.auth.signUp({ email, password, options: { data: { full_name: "Ada" } } })
+    expect(signUp.error).toBeNull()
+    expect(signUp.data.session?.access_token).toEqual(expect.any(String))
+    expect(signUp.data.user?.email).toBe(email)
+    expect(signUp.data.user?.user_metadata).toMatchObject({ full_name: "Ada" })
+    expect(signUp.data.user?.identities?.map((identity) => identity.provider)).toEqual(["email"])
+
+    const got = await supabase.auth.getUser()
+    expect(got.error).toBeNull()
+    expect(got.data.user?.id).toBe(signUp.data.user?.id)
+
+    expect((await supabase.auth.signOut()).error).toBeNull()
+    const signIn = await supabase.auth.signInWithPassword({ email, password })
+    expect(signIn.error).toBeNull()
+    expect(signIn.data.user?.last_sign_in_at).toEqual(expect.any(String))
+    const before = signIn.data.session?.refresh_token
+    const refreshed = await supabase.auth.refreshSession()
+    expect(refreshed.error).toBeNull()
+    expect(refreshed.data.session?.refresh_token).not.toBe(before)
+    expect((await supabase.auth.getUser()).data.user?.email).toBe(email)
+  })
+
+  it("answers wrong credentials, weak passwords, taken addresses and bad tokens as Supabase Auth", async () => {
+    const supabase = app()
+    const email = freshEmail()
+    await supabase.auth.signUp({ email, password })
+
+    const wrong = await app().auth.signInWithPassword({ email, password: "not the password" })
+    expect(apiError(wrong.error)).toEqual({
+      status: 400,
+      code: "invalid_credentials",
+      message: "Invalid login credentials"
+    })
+    const nobody = await app().auth.signInWithPassword({ email: freshEmail(), password })
+    expect(apiError(nobody.error)).toMatchObject({ status: 400, code: "invalid_credentials" })
+
+    const weak = await app().auth.signUp({ email: freshEmail(), password: "abc" })
+    expect(apiError(weak.error)).toMatchObject({ status: 422, code: "weak_password" })
+
+    const again = await app().auth.signUp({ email, password })
+    expect(apiError(again.error)).toEqual({
+      status: 400,
+      code: "user_already_exists",
+      message: "User already registered"
+    })
+
+    const malformed = await app().auth.getUser("not-a-jwt")
+    expect(apiError(malformed.error)).toMatchObject({ status: 403, code: "bad_jwt" })
+  })
+
+  it("signs in anonymously, then makes the user permanent with an email and a password", async () => {
+    const supabase = app()
+    const anonymous = await supabase.auth.signInAnonymously({ options: { data: { theme: "dark" } } })
+    expect(anonymous.error).toBeNull()
+    expect(anonymous.data.user?.is_anonymous).toBe(true)
+    expect(anonymous.data.session?.access_token).toEqual(expect.any(String))
+
+    const email = freshEmail()
+    const withEmail = await supabase.auth.updateUser({ email })
+    expect(withEmail.error).toBeNull()
+    expect(withEmail.data.user?.email).toBe(email)
+    expect(withEmail.data.user?.is_anonymous).toBe(false)
+    const withPassword = await supabase.auth.updateUser({ password })
+    expect(withPassword.error).toBeNull()
+
+    const signIn = await app().auth.signInWithPassword({ email, password })
+    expect(signIn.error).toBeNull()
+    expect(signIn.data.user?.id).toBe(anonymous.data.user?.id)
+    expect(signIn.data.user?.user_metadata).toMatchObject({ theme: "dark" })
+  })
+
+  it("signs up and signs in with a phone number", async () => {
+    const phone = `+1555${String(Math.floor(Date.now() % 10_000_000)).padStart(7, "0")}`
+    const signUp = await app().auth.signUp({ phone, password })
+    expect(signUp.error).toBeNull()
+    expect(signUp.data.user?.phone).toBe(phone)
+    const signIn = await app().auth.signInWithPassword({ phone, password })
+    expect(signIn.error).toBeNull()
+    expect(signIn.data.user?.id).toBe(signUp.data.user?.id)
+  })
+
+  it("signs out one session, the others, or all of them", async () => {
+    const email = freshEmail()
+    await app().auth.signUp({ email, password })
+    const sessions = [app(), app(), app()]
+    for (const supabase of sessions)
+      expect((await supabase.auth.signInWithPassword({ email, password })).error).toBeNull()
+    const [first, second, third] = sessions
+    if (first === undefined || second === undefined || third === undefined) throw new Error("three clients")
+
+    expect((await first.auth.signOut({ scope: "local" })).error).toBeNull()
+    // The second's refresh and its access token still work; the first's session is gone.
+    expect((await second.auth.refreshSession()).error).toBeNull()
+
+    const thirdToken = (await third.auth.getSession()).data.session?.refresh_token ?? ""
+    expect((await second.auth.signOut({ scope: "others" })).error).toBeNull()
+    expect((await second.auth.getUser()).error).toBeNull()
+    const thirdRefresh = await third.auth.refreshSession({ refresh_token: thirdToken })
+    expect(apiError(thirdRefresh.error)).toMatchObject({ status: 400, code: "refresh_token_not_found" })
+
+    const session = (await second.auth.getSession()).data.session
+    expect(session?.access_token).toEqual(expect.any(String))
+    expect((await second.auth.signOut({ scope: "global" })).error).toBeNull()
+    // The access token outlives its session only where nothing looks the session up.
+    const raw = await fetch(`${baseUrl}/auth/v1/user`, {
+      headers: { authorization: `Bearer ${session?.access_token}` }
+    })
+    expect(raw.status).toBe(403)
+    expect(await raw.json()).toMatchObject({ error_code: "session_not_found" })
+    // supabase-js reads that code as "the session is gone", as it does from Supabase Auth.
+    const afterGlobal = await app().auth.getUser(session?.access_token)
+    expect(afterGlobal.error?.name).toBe("AuthSessionMissingError")
+  })
+
+  it("administers users: create, list with paging, read, ban, unban, delete", async () => {
+    const email = freshEmail()
+    const created = await admin().createUser({
+      email,
+      password,
+      email_confirm: true,
+      user_metadata: { plan: "pro" }
+    })
+    expect(created.error).toBeNull()
+    const id = created.data.user?.id ?? ""
+    expect(created.data.user?.email_confirmed_at).toEqual(expect.any(String))
+
+    const page = await admin().listUsers({ page: 1, perPage: 1 })
+    expect(page.error).toBeNull()
+    expect(page.data.users).toHaveLength(1)
+    if (!("total" in page.data)) throw new Error("a page of users without its total")
+    expect(page.data.total).toBeGreaterThanOrEqual(1)
+    expect(page.data.nextPage).toBe(2)
+
+    const read = await admin().getUserById(id)
+    expect(read.data.user?.user_metadata).toEqual({ plan: "pro" })
+
+    const banned = await admin().updateUserById(id, { ban_duration: "24h" })
+    expect(banned.error).toBeNull()
+    expect(banned.data.user?.banned_until).toEqual(expect.any(String))
+    const refused = await app().auth.signInWithPassword({ email, password })
+    expect(apiError(refused.error)).toMatchObject({ status: 400, code: "user_banned" })
+
+    expect((await admin().updateUserById(id, { ban_duration: "none" })).error).toBeNull()
+    expect((await app().auth.signInWithPassword({ email, password })).error).toBeNull()
+
+    const newPassword = "another long password"
+    expect((await admin().updateUserById(id, { password: newPassword })).error).toBeNull()
+    expect((await app().auth.signInWithPassword({ email, password: newPassword })).error).toBeNull()
+
+    expect((await admin().deleteUser(id)).error).toBeNull()
+    const gone = await admin().getUserById(id)
+    expect(apiError(gone.error)).toMatchObject({ status: 404, code: "user_not_found" })
+  })
+
+  it("refuses the admin API to a user's token and to no token", async () => {
+    const supabase = app()
+    const signUp = await supabase.auth.signUp({ email: freshEmail(), password })
+    const asUser = SupabaseClientSupport.client(baseUrl, signUp.data.session?.access_token ?? "").auth.admin
+    expect(apiError((await asUser.listUsers()).error)).toMatchObject({ status: 403, code: "not_admin" })
+    const response = await fetch(`${baseUrl}/auth/v1/admin/users`)
+    expect(response.status).toBe(401)
+    expect(await response.json()).toMatchObject({ error_code: "no_authorization" })
+  })
+
+  it("verifies its access tokens locally with the published keys (getClaims)", async () => {
+    const supabase = app()
+    const signUp = await supabase.auth.signUp({ email: freshEmail(), password })
+    const claims = await supabase.auth.getClaims()
+    expect(claims.error).toBeNull()
+    expect(claims.data?.claims.sub).toBe(signUp.data.user?.id)
+    expect(claims.data?.header.alg).toBe("RS256")
+    const jwks = (await (await fetch(`${baseUrl}/auth/v1/.well-known/jwks.json`)).json()) as {
+      readonly keys: ReadonlyArray<Record<string, unknown>>
+    }
+    expect(jwks.keys.length).toBeGreaterThan(0)
+    for (const key of jwks.keys) expect(Object.keys(key)).not.toContain("d")
+  })
+})

@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as AuthConfig from "../../../bootstrap/auth/AuthConfig.js"
+import * as AuthEnvironment from "../../../bootstrap/auth/AuthEnvironment.js"
+import * as AuthServer from "../../../bootstrap/auth/AuthServer.js"
+import { freePort } from "../FreePort.js"
+import * as TestDatabase from "../TestDatabase.js"
+
+/** A JWT secret for tests: HS256 tokens (Supabase's API keys) verify with it. */
+export const jwtSecret = "test-jwt-secret-with-at-least-thirty-two-characters"
+
+export interface RunningAuth {
+  readonly baseUrl: string
+  /** The database URL the instance uses (none: embedded), for starting more instances on it. */
+  readonly databaseUrl: Option.Option<string>
+}
+
+/**
+ * Starts the real auth service in this process, as `latchkey auth serve` does: a fresh database
+ * on the run's PostgreSQL (embedded PGlite when there is none), migrations at start, a signing
+ * key created on first start, the HTTP server on a free loopback port. Stops with the scope.
+ */
+export const start = (
+  options: {
+    /** Variables over the harness's own; `undefined` unsets one. */
+    readonly env?: Readonly<Record<string, string | undefined>>
+    /** Another instance's database, to start a second instance beside it. */
+    readonly databaseUrl?: Option.Option<string>
+  } = {}
+) =>
+  Effect.gen(function* () {
+    const port = yield* freePort
+    const dataDir = mkdtempSync(join(tmpdir(), "latchkey-auth-e2e-"))
+    yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
+    const databaseUrl = options.databaseUrl ?? (yield* TestDatabase.freshUrl())
+    const env: Record<string, string | undefined> = {
+      LATCHKEY_DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+      AUTHSVC_API_HOST: "127.0.0.1",
+      AUTHSVC_API_PORT: String(port),
+      AUTHSVC_SITE_URL: "http://localhost:3000",
+      AUTHSVC_API_EXTERNAL_URL: `http://127.0.0.1:${port}`,
+      AUTHSVC_JWT_SECRET: jwtSecret,
+      AUTHSVC_MAILER_AUTOCONFIRM: "true",
+      AUTHSVC_SMS_AUTOCONFIRM: "true",
+      AUTHSVC_EXTERNAL_PHONE_ENABLED: "true",
+      AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED: "true",
+      DATABASE_URL: Option.getOrUndefined(databaseUrl),
+      ...options.env
+    }
+    const variables = AuthEnvironment.merge(Option.none(), env)
+    const config = yield* Effect.orDie(
+      Effect.withConfigProvider(AuthConfig.server, AuthEnvironment.provider(variables))
+    )
+    yield* Effect.forkScoped(Layer.launch(AuthServer.serve(config)).pipe(Effect.orDie))
+    const baseUrl = `http://127.0.0.1:${port}`
+    yield* Effect.tryPromise(() => fetch(`${baseUrl}/health`)).pipe(
+      Effect.filterOrFail((response) => response.ok),
+      Effect.retry(Schedule.spaced(Duration.millis(100)).pipe(Schedule.upTo(Duration.seconds(30)))),
+      Effect.orDie
+    )
+    return { baseUrl, databaseUrl } satisfies RunningAuth
+  })
