@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import { AuthHttpConfig } from "../../adapters/http/auth/AuthHttpConfig.js"
 import * as ErrorResponse from "../../adapters/http/auth/ErrorResponse.js"
 import * as Routes from "../../adapters/http/auth/Routes.js"
+import * as HashingGate from "../../adapters/crypto/HashingGate.js"
 import * as Server from "../../adapters/http/Server.js"
 import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
 import * as DatabaseUnavailable from "../../adapters/postgres/DatabaseUnavailable.js"
@@ -101,7 +102,8 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
       clientIpHeader: clientIpHeader(config),
       metrics: Option.isSome(config.telemetry.metrics),
       shutdownTimeout: options.shutdownTimeout ?? Server.defaultShutdownTimeout,
-      isUnavailable: DatabaseUnavailable.is
+      // A database out of reach, or more sign-ins at once than passwords can be checked: a 503.
+      isUnavailable: (defect) => DatabaseUnavailable.is(defect) || defect instanceof HashingGate.HashingBusy
     })
   )
   return server.pipe(
