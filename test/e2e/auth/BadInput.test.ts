@@ -1,0 +1,212 @@
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+
+let scope: Scope.CloseableScope
+let baseUrl = ""
+let serviceKey = ""
+
+beforeAll(async () => {
+  scope = Effect.runSync(Scope.make())
+  baseUrl = (await Effect.runPromise(Scope.extend(AuthServerHarness.start(), scope))).baseUrl
+  serviceKey = await SupabaseClientSupport.apiKey("service_role")
+}, 60_000)
+
+afterAll(async () => {
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+})
+
+const call = async (
+  method: string,
+  path: string,
+  init: { body?: string; headers?: Record<string, string> } = {}
+) => {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { "content-type": "application/json", ...init.headers },
+    ...(init.body === undefined ? {} : { body: init.body })
+  })
+  const text = await response.text()
+  const isJson = (response.headers.get("content-type") ?? "").startsWith("application/json")
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    body: isJson && text !== "" ? JSON.parse(text) : {}
+  }
+}
+
+const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+  call("POST", path, { body, headers })
+
+const admin = () => ({ authorization: `Bearer ${serviceKey}` })
+
+/** Supabase Auth's legacy error body, as clients without the version header read it. */
+const legacy = (status: number, code: string) => ({ code: status, error_code: code, msg: expect.any(String) })
+
+describe("bad input to the auth service: Supabase Auth's 4xx, never a 5xx", () => {
+  it("malformed JSON and JSON of the wrong shape are bad_json", async () => {
+    for (const body of [
+      "{",
+      "[1,2]",
+      '"text"',
+      '{"email": 42, "password": "x"}',
+      '{"data": "not an object"}'
+    ]) {
+      const answer = await post("/signup", body)
+      expect(answer.status, body).toBe(400)
+      expect(answer.body, body).toEqual(legacy(400, "bad_json"))
+      expect(answer.headers.get("x-sb-error-code")).toBe("bad_json")
+    }
+  })
+
+  it("a JSON body nested past the limit, or holding a NUL, is refused before it is read", async () => {
+    const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`
+    expect((await post("/signup", deep)).status).toBe(400)
+    expect(
+      (await post("/signup", JSON.stringify({ email: "a\u0000b@example.com", password: "secret123" }))).status
+    ).toBe(400)
+  })
+
+  it("an oversized body is 413 request_entity_too_large", async () => {
+    const answer = await post("/signup", JSON.stringify({ data: { blob: "x".repeat(300 * 1024) } }))
+    expect(answer.status).toBe(413)
+    expect(answer.body).toMatchObject({ error_code: "request_entity_too_large" })
+  })
+
+  it("missing fields and invalid addresses are validation_failed, in Supabase Auth's words", async () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      [JSON.stringify({ email: "a@example.com" }), "Signup requires a valid password"],
+      [
+        JSON.stringify({ email: "not-an-email", password: "secret123" }),
+        "Unable to validate email address: invalid format"
+      ],
+      [
+        JSON.stringify({ phone: "12ab", password: "secret123" }),
+        "Invalid phone number format (E.164 required)"
+      ],
+      [
+        JSON.stringify({ email: "a@example.com", phone: "+15550001111", password: "secret123" }),
+        "Only an email address or phone number should be provided on signup."
+      ],
+      [
+        JSON.stringify({
+          email: "a@example.com",
+          password: "secret123",
+          code_challenge: "short",
+          code_challenge_method: "s256"
+        }),
+        "code challenge has to be between 43 and 128 characters"
+      ]
+    ]
+    for (const [body, message] of cases) {
+      const answer = await post("/signup", body)
+      expect(answer.status, body).toBe(400)
+      expect(answer.body, body).toEqual({ code: 400, error_code: "validation_failed", msg: message })
+    }
+  })
+
+  it("an unknown grant type and grants without their fields", async () => {
+    const unknown = await post("/token?grant_type=magic", "{}")
+    expect(unknown.body).toEqual({
+      code: 400,
+      error_code: "invalid_credentials",
+      msg: "unsupported_grant_type"
+    })
+    const noGrant = await post("/token", "{}")
+    expect(noGrant.status).toBe(400)
+    const noToken = await post("/token?grant_type=refresh_token", "{}")
+    expect(noToken.body).toEqual({
+      code: 400,
+      error_code: "validation_failed",
+      msg: "Refresh token is not valid"
+    })
+    const unknownToken = await post(
+      "/token?grant_type=refresh_token",
+      JSON.stringify({ refresh_token: "lkr_unknown" })
+    )
+    expect(unknownToken.body).toMatchObject({ code: 400, error_code: "refresh_token_not_found" })
+    const noAddress = await post("/token?grant_type=password", JSON.stringify({ password: "x" }))
+    expect(noAddress.body).toEqual({
+      code: 400,
+      error_code: "validation_failed",
+      msg: "missing email or phone"
+    })
+    const pkce = await post("/token?grant_type=pkce", "{}")
+    expect(pkce.body).toMatchObject({ code: 400, error_code: "validation_failed" })
+  })
+
+  it("bearer tokens: absent, not bearer, not a JWT", async () => {
+    const absent = await call("GET", "/user")
+    expect(absent.status).toBe(401)
+    expect(absent.body).toEqual({
+      code: 401,
+      error_code: "no_authorization",
+      msg: "This endpoint requires a valid Bearer token"
+    })
+    expect((await call("GET", "/user", { headers: { authorization: "Basic abc" } })).status).toBe(401)
+    const garbage = await call("GET", "/user", { headers: { authorization: "Bearer abc.def.ghi" } })
+    expect(garbage.status).toBe(403)
+    expect(garbage.body).toMatchObject({ error_code: "bad_jwt" })
+    // Public endpoints ignore the header, as Supabase Auth does (gateways put the API key there).
+    expect((await call("GET", "/settings", { headers: { authorization: "Bearer abc" } })).status).toBe(200)
+  })
+
+  it("admin paths: a user id that is no UUID, an unknown user, bad paging, a bad ban", async () => {
+    const notUuid = await call("GET", "/admin/users/not-a-uuid", { headers: admin() })
+    expect(notUuid.body).toEqual({
+      code: 404,
+      error_code: "validation_failed",
+      msg: "user_id must be an UUID"
+    })
+    const unknown = await call("GET", `/admin/users/${crypto.randomUUID()}`, { headers: admin() })
+    expect(unknown.body).toEqual({ code: 404, error_code: "user_not_found", msg: "User not found" })
+    for (const query of ["page=abc", "per_page=-1", "page=1.5"]) {
+      const paging = await call("GET", `/admin/users?${query}`, { headers: admin() })
+      expect(paging.status, query).toBe(400)
+      expect(paging.body.msg, query).toMatch(/^Bad Pagination Parameters/)
+    }
+    const created = await call("POST", "/admin/users", {
+      headers: admin(),
+      body: JSON.stringify({ email: `${crypto.randomUUID()}@example.com` })
+    })
+    expect(created.status).toBe(200)
+    const badBan = await call("PUT", `/admin/users/${created.body.id}`, {
+      headers: admin(),
+      body: JSON.stringify({ ban_duration: "forever" })
+    })
+    expect(badBan.status).toBe(400)
+    expect(badBan.body).toMatchObject({ error_code: "validation_failed" })
+    const noContact = await call("POST", "/admin/users", { headers: admin(), body: "{}" })
+    expect(noContact.body).toEqual({
+      code: 400,
+      error_code: "validation_failed",
+      msg: "Cannot create a user without either an email or phone"
+    })
+  })
+
+  it("answers in the newer shape, with the version header, to a client that asks for it", async () => {
+    const answer = await post(
+      "/token?grant_type=password",
+      JSON.stringify({ email: "nobody@example.com", password: "x" }),
+      {
+        "x-supabase-api-version": "2024-01-01"
+      }
+    )
+    expect(answer.status).toBe(400)
+    expect(answer.body).toEqual({ code: "invalid_credentials", message: "Invalid login credentials" })
+    expect(answer.headers.get("x-supabase-api-version")).toBe("2024-01-01")
+  })
+
+  it("unknown paths and methods, under the gateway prefix too", async () => {
+    const nowhere = await call("GET", "/nowhere")
+    expect(nowhere.status).toBe(404)
+    expect(nowhere.text).toBe("404 page not found\n")
+    expect((await call("GET", "/auth/v1/nowhere")).status).toBe(404)
+    expect((await call("DELETE", "/signup")).status).toBe(405)
+    expect((await call("GET", "/auth/v1/settings")).status).toBe(200)
+  })
+})

@@ -1,0 +1,101 @@
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as TestDatabase from "../../support/TestDatabase.js"
+
+// Several instances need a PostgreSQL server they all reach; CI always has one.
+const hasServer = inject("postgresUrl") !== null
+
+let scope: Scope.CloseableScope
+let a = ""
+let b = ""
+
+/** /token requests per client address per 5 minutes, shared by both instances. */
+const tokenLimit = 8
+
+beforeAll(async () => {
+  if (!hasServer) return
+  scope = Effect.runSync(Scope.make())
+  const url = await Effect.runPromise(Scope.extend(TestDatabase.freshUrl(), scope))
+  const env = { AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: String(tokenLimit) }
+  // Started at the same moment on one fresh database: both migrate, one key results.
+  const [first, second] = await Effect.runPromise(
+    Scope.extend(
+      Effect.all(
+        [
+          AuthServerHarness.start({ env, databaseUrl: url }),
+          AuthServerHarness.start({ env, databaseUrl: url })
+        ],
+        { concurrency: "unbounded" }
+      ),
+      scope
+    )
+  )
+  a = first.baseUrl
+  b = second.baseUrl
+}, 120_000)
+
+afterAll(async () => {
+  if (hasServer) await Effect.runPromise(Scope.close(scope, Exit.void))
+})
+
+const json = async (url: string, init: RequestInit = {}) => {
+  const response = await fetch(url, {
+    ...init,
+    headers: { "content-type": "application/json", ...(init.headers ?? {}) }
+  })
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+}
+
+const refresh = (base: string, token: string) =>
+  json(`${base}/token?grant_type=refresh_token`, {
+    method: "POST",
+    body: JSON.stringify({ refresh_token: token })
+  })
+
+describe.runIf(hasServer)("several auth instances on one database", () => {
+  it("come up together with one signing key, and share users and sessions", async () => {
+    const [jwksA, jwksB] = await Promise.all([
+      json(`${a}/.well-known/jwks.json`),
+      json(`${b}/.well-known/jwks.json`)
+    ])
+    expect(jwksA.body).toEqual(jwksB.body)
+    expect(Array.isArray(jwksA.body.keys) ? jwksA.body.keys.length : 0).toBe(1)
+
+    const email = `${crypto.randomUUID()}@example.com`
+    const password = "correct horse battery staple"
+    const signedUp = await json(`${a}/signup`, { method: "POST", body: JSON.stringify({ email, password }) })
+    expect(signedUp.status).toBe(200)
+    const signedIn = await json(`${b}/token?grant_type=password`, {
+      method: "POST",
+      body: JSON.stringify({ email, password })
+    })
+    expect(signedIn.status).toBe(200)
+    const user = await json(`${a}/user`, {
+      headers: { authorization: `Bearer ${String(signedIn.body.access_token)}` }
+    })
+    expect(user.body.email).toBe(email)
+
+    // Concurrent refreshes of one token, half at each instance, inside the reuse interval: one
+    // child for all of them, never a conflict.
+    const token = String(signedIn.body.refresh_token)
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => refresh(i % 2 === 0 ? a : b, token))
+    )
+    expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(200))
+    expect(new Set(answers.map((answer) => answer.body.refresh_token)).size).toBe(1)
+  })
+
+  it("count one rate limit across instances", async () => {
+    // The test above spent 1 + 6 of the limit from this address; what is left runs out across both.
+    const statuses: Array<number> = []
+    for (let i = 0; i < 4; i++) statuses.push((await refresh(i % 2 === 0 ? a : b, "lkr_unknown")).status)
+    expect(statuses).toEqual([400, 429, 429, 429])
+    const limited = await refresh(b, "lkr_unknown")
+    expect(limited.body).toMatchObject({ error_code: "over_request_rate_limit" })
+    expect(Option.some(limited.status)).toEqual(Option.some(429))
+  })
+})
