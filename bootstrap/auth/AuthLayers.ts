@@ -36,8 +36,14 @@ export const database = (
     ...timeouts
   }).pipe(Layer.provideMerge(Logger.minimumLogLevel(config.logLevel)))
 
-/** The access-token settings of the configuration. */
-export const jwtSettings = (config: AuthConfig) =>
+/**
+ * The access-token settings of the configuration. `keyCacheLifetime`: how long an instance
+ * reuses the stored keys it read (30 s; tests of rotation read them on every request).
+ */
+export const jwtSettings = (
+  config: AuthConfig,
+  keyCacheLifetime: Duration.DurationInput = JwtSettingsModule.defaultKeyCacheLifetime
+) =>
   Layer.succeed(JwtSettings, {
     // Unset, the service names itself by the URL clients reach it at.
     issuer: Option.getOrElse(config.jwt.issuer, () => config.api.externalUrl),
@@ -48,14 +54,18 @@ export const jwtSettings = (config: AuthConfig) =>
     ),
     secret: config.jwt.secret,
     keys: config.jwt.keys.map((key) => Redacted.value(key.jwk)),
-    keyCacheLifetime: Duration.decode(JwtSettingsModule.defaultKeyCacheLifetime)
+    keyCacheLifetime: Duration.decode(keyCacheLifetime)
   })
 
 /**
  * Storage (users, sessions, signing keys, rate-limit counters) on the tables of `DB_NAMESPACE`,
  * crypto, and the file system for migrations, on the configured database.
  */
-export const core = (config: AuthConfig, timeouts: Timeouts = {}) => {
+export const core = (
+  config: AuthConfig,
+  timeouts: Timeouts = {},
+  keyCacheLifetime: Duration.DurationInput = JwtSettingsModule.defaultKeyCacheLifetime
+) => {
   const namespace = config.db.namespace
   const storage = Layer.mergeAll(
     AuthStoragePg.layer(namespace),
@@ -63,7 +73,7 @@ export const core = (config: AuthConfig, timeouts: Timeouts = {}) => {
     RateLimiterPg.layerFor(AuthTables.make(namespace).name("rate_limits")),
     AuthTables.layer(namespace)
   )
-  const tokens = JoseAccessTokens.layer.pipe(Layer.provideMerge(jwtSettings(config)))
+  const tokens = JoseAccessTokens.layer.pipe(Layer.provideMerge(jwtSettings(config, keyCacheLifetime)))
   return Layer.mergeAll(
     tokens,
     AesGcmTokenSealer.layer,

@@ -3,10 +3,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as HashingGate from "../../adapters/crypto/HashingGate.js"
 import { AuthHttpConfig } from "../../adapters/http/auth/AuthHttpConfig.js"
 import * as ErrorResponse from "../../adapters/http/auth/ErrorResponse.js"
 import * as Routes from "../../adapters/http/auth/Routes.js"
-import * as HashingGate from "../../adapters/crypto/HashingGate.js"
 import * as Server from "../../adapters/http/Server.js"
 import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
 import * as DatabaseUnavailable from "../../adapters/postgres/DatabaseUnavailable.js"
@@ -25,6 +25,8 @@ export interface ServeOptions {
   readonly spanProcessor?: SpanProcessor | undefined
   /** How long requests in flight may take to finish once shutdown starts. */
   readonly shutdownTimeout?: Duration.DurationInput | undefined
+  /** How long the stored signing keys are reused before being read again (30 s). */
+  readonly keyCacheLifetime?: Duration.DurationInput | undefined
   /** Warnings about the configuration to log once the logger is up (AuthVariables.warnings). */
   readonly warnings?: ReadonlyArray<string> | undefined
 }
@@ -76,7 +78,7 @@ const clientIpHeader = (config: AuthConfig): Option.Option<string> =>
  * together wait for one another), a signing key on first start, then the HTTP server.
  */
 export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
-  const core = AuthLayers.core(config, { queryTimeout })
+  const core = AuthLayers.core(config, { queryTimeout }, options.keyCacheLifetime)
   const prepared = Layer.effectDiscard(
     Effect.gen(function* () {
       for (const warning of options.warnings ?? []) yield* Effect.logWarning(warning)

@@ -17,6 +17,8 @@ export const jwtSecret = "test-jwt-secret-with-at-least-thirty-two-characters"
 
 export interface RunningAuth {
   readonly baseUrl: string
+  /** The instance's configuration, to run operator use cases on its database. */
+  readonly config: AuthConfig.AuthConfig
   /** The database URL the instance uses (none: embedded), for starting more instances on it. */
   readonly databaseUrl: Option.Option<string>
 }
@@ -32,6 +34,8 @@ export const start = (
     readonly env?: Readonly<Record<string, string | undefined>>
     /** Another instance's database, to start a second instance beside it. */
     readonly databaseUrl?: Option.Option<string>
+    /** How long the instance reuses the stored signing keys it read (AuthServer.ServeOptions). */
+    readonly keyCacheLifetime?: Duration.DurationInput
   } = {}
 ) =>
   Effect.gen(function* () {
@@ -58,12 +62,16 @@ export const start = (
     const config = yield* Effect.orDie(
       Effect.withConfigProvider(AuthConfig.server, AuthEnvironment.provider(variables))
     )
-    yield* Effect.forkScoped(Layer.launch(AuthServer.serve(config)).pipe(Effect.orDie))
+    yield* Effect.forkScoped(
+      Layer.launch(AuthServer.serve(config, { keyCacheLifetime: options.keyCacheLifetime })).pipe(
+        Effect.orDie
+      )
+    )
     const baseUrl = `http://127.0.0.1:${port}`
     yield* Effect.tryPromise(() => fetch(`${baseUrl}/health`)).pipe(
       Effect.filterOrFail((response) => response.ok),
       Effect.retry(Schedule.spaced(Duration.millis(100)).pipe(Schedule.upTo(Duration.seconds(30)))),
       Effect.orDie
     )
-    return { baseUrl, databaseUrl } satisfies RunningAuth
+    return { baseUrl, config, databaseUrl } satisfies RunningAuth
   })
