@@ -1,3 +1,4 @@
+import { providerKeys } from "../../application/auth/AuthSettings.js"
 import type { Variables } from "./AuthEnvironment.js"
 
 /**
@@ -56,26 +57,7 @@ export const read: ReadonlySet<string> = new Set(
 )
 
 /** The spec's external providers: the keys of `external` in the /settings response. */
-export const providers: ReadonlyArray<string> = [
-  "apple",
-  "azure",
-  "bitbucket",
-  "discord",
-  "facebook",
-  "figma",
-  "github",
-  "gitlab",
-  "google",
-  "keycloak",
-  "linkedin",
-  "notion",
-  "slack",
-  "snapchat",
-  "spotify",
-  "twitch",
-  "twitter",
-  "workos"
-]
+export const providers: ReadonlyArray<string> = providerKeys
 
 const providerSettings = ["ENABLED", "CLIENT_ID", "SECRET", "REDIRECT_URI", "URL"]
 

@@ -103,3 +103,22 @@ export const revoke = (session: Session, now: Date): Session =>
 export const isActive = (session: Session, now: Date): boolean =>
   Option.isNone(session.revokedAt) &&
   Option.match(session.notAfter, { onNone: () => true, onSome: (end) => now.getTime() < end.getTime() })
+
+/**
+ * A refresh token of the session presented at `now`: what the policy decides, and the session
+ * once that is carried out. Both storage adapters carry the decision out the same way.
+ */
+export const present = (
+  session: Session,
+  generation: number,
+  policy: RefreshTokenFamily.Policy,
+  now: Date
+): { readonly decision: RefreshTokenFamily.Decision; readonly after: Session } => {
+  const decision = RefreshTokenFamily.decide(
+    policy,
+    family(session),
+    { generation, clientId: Option.none() },
+    now
+  )
+  return { decision, after: apply(session, decision, now) }
+}

@@ -14,7 +14,6 @@ import {
   SessionStore
 } from "../../../application/auth/ports/SessionStore.js"
 import * as Session from "../../../domain/auth/Session.js"
-import * as RefreshTokenFamily from "../../../domain/RefreshTokenFamily.js"
 import { AuthMemoryState, type Tables } from "./AuthMemoryState.js"
 
 /** Revokes the sessions `which` picks, with their tokens' sealed children; how many were live. */
@@ -65,13 +64,7 @@ export const layer = Layer.effect(
             }
             const session = stored.value
             const sessionId = session.id
-            const decision = RefreshTokenFamily.decide(
-              policy,
-              Session.family(session),
-              { generation: token.value.generation, clientId: Option.none() },
-              now
-            )
-            const after = Session.apply(session, decision, now)
+            const { decision, after } = Session.present(session, token.value.generation, policy, now)
             switch (decision._tag) {
               case "Rotate": {
                 const keepsSealed = Duration.greaterThan(policy.reuseInterval, Duration.zero)

@@ -72,6 +72,17 @@ export const layer = Layer.effect(
     const state = yield* AuthMemoryState
     const read = <A>(f: (tables: Tables) => A) => Effect.map(Ref.get(state), f)
 
+    /** The first live user that `matches`. */
+    const findLive = (matches: (user: User) => boolean) =>
+      read((tables) =>
+        Option.map(
+          Option.fromNullable(
+            [...HashMap.values(tables.users)].find((row) => live(row) && matches(row.user))
+          ),
+          (row) => row.user
+        )
+      )
+
     return {
       insert: (user, identities, passwordHash) =>
         identities.some((identity) => identity.userId !== user.id)
@@ -130,28 +141,8 @@ export const layer = Layer.effect(
           })
         ),
       findById: (id) => read((tables) => Option.map(liveUser(tables, id), (row) => row.user)),
-      findByEmail: (email) =>
-        read((tables) =>
-          Option.map(
-            Option.fromNullable(
-              [...HashMap.values(tables.users)].find(
-                (row) => live(row) && Option.contains(row.user.email, email)
-              )
-            ),
-            (row) => row.user
-          )
-        ),
-      findByPhone: (phone) =>
-        read((tables) =>
-          Option.map(
-            Option.fromNullable(
-              [...HashMap.values(tables.users)].find(
-                (row) => live(row) && Option.contains(row.user.phone, phone)
-              )
-            ),
-            (row) => row.user
-          )
-        ),
+      findByEmail: (email) => findLive((user) => Option.contains(user.email, email)),
+      findByPhone: (phone) => findLive((user) => Option.contains(user.phone, phone)),
       identitiesOf: (id) =>
         read((tables) =>
           Option.isNone(liveUser(tables, id))

@@ -19,7 +19,6 @@ import * as Telemetry from "../../../application/Telemetry.js"
 import { AmrEntry } from "../../../domain/auth/AccessTokenClaims.js"
 import * as Session from "../../../domain/auth/Session.js"
 import type { UserId } from "../../../domain/Ids.js"
-import * as RefreshTokenFamily from "../../../domain/RefreshTokenFamily.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
 import { AuthTables } from "./AuthTables.js"
 
@@ -102,13 +101,7 @@ export const layer = Layer.effect(
         if (Option.isNone(stored)) return Effect.fail(new RefreshTokenNotFound())
         const session = stored.value
         const sessionId = session.id
-        const decision = RefreshTokenFamily.decide(
-          policy,
-          Session.family(session),
-          { generation: token.value.generation, clientId: Option.none() },
-          now
-        )
-        const after = Session.apply(session, decision, now)
+        const { decision, after } = Session.present(session, token.value.generation, policy, now)
         const fail = (error: RefreshFailure): Effect.Effect<Refreshed, RefreshFailure> => Effect.fail(error)
         switch (decision._tag) {
           case "Rotate": {

@@ -2,67 +2,19 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
-import * as AesGcmTokenSealer from "../../../adapters/crypto/auth/AesGcmTokenSealer.js"
-import * as JoseAccessTokens from "../../../adapters/crypto/auth/JoseAccessTokens.js"
-import * as RandomTokenMint from "../../../adapters/crypto/RandomTokenMint.js"
-import * as Sha256SecretHasher from "../../../adapters/crypto/Sha256SecretHasher.js"
-import * as AuthStorageMemory from "../../../adapters/memory/auth/AuthStorageMemory.js"
-import * as SigningKeyStoreMemory from "../../../adapters/memory/auth/SigningKeyStoreMemory.js"
-import * as PasswordHasherMemory from "../../../adapters/memory/PasswordHasherMemory.js"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
-import { AuthSettings, noProviders } from "../../../application/auth/AuthSettings.js"
 import * as UpdateAdminUser from "../../../application/auth/admin/UpdateUser.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
-import { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import { signup } from "../../../application/auth/Signup.js"
-import { authPolicy } from "../../../domain/auth/RefreshPolicy.js"
-import * as PasswordPolicy from "../../../domain/PasswordPolicy.js"
+import * as MemoryServices from "../../support/auth/MemoryServices.js"
 
-const reuseInterval = Duration.seconds(10)
-
-const settings = Layer.succeed(AuthSettings, {
-  siteUrl: "http://localhost:3000",
-  audience: "authenticated",
-  accessTokenLifetime: Duration.hours(1),
-  adminRoles: ["service_role"],
-  disableSignup: false,
-  emailEnabled: true,
-  phoneEnabled: true,
-  anonymousEnabled: true,
-  mailerAutoconfirm: true,
-  smsAutoconfirm: true,
-  smsProvider: "",
-  manualLinkingEnabled: false,
-  updatePasswordRequiresReauthentication: false,
-  passwordPolicy: PasswordPolicy.make({}),
-  refreshPolicy: authPolicy({ rotationEnabled: true, reuseInterval }),
-  providers: noProviders
-})
-
-const jwt = Layer.succeed(JwtSettings, {
-  issuer: "http://localhost:8081",
-  lifetime: Duration.hours(1),
-  validMethods: ["RS256", "ES256", "EdDSA", "HS256"],
-  secret: Option.none(),
-  keys: [],
-  keyCacheLifetime: Duration.seconds(30)
-})
-
-const services = Layer.mergeAll(
-  settings,
-  JoseAccessTokens.layer.pipe(Layer.provideMerge(Layer.merge(jwt, SigningKeyStoreMemory.layer))),
-  AuthStorageMemory.layer,
-  AesGcmTokenSealer.layer,
-  PasswordHasherMemory.layer,
-  Sha256SecretHasher.layer,
-  RandomTokenMint.layer
-)
+const { reuseInterval } = MemoryServices
+const services = MemoryServices.layer()
 
 const client = { userAgent: Option.none(), ip: Option.none() }
 const password = "correct horse battery staple"

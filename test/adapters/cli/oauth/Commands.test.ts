@@ -1,11 +1,9 @@
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
-import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as OAuthClientsCommand from "../../../../adapters/cli/oauth/ClientsCommand.js"
 import * as OAuthReapCommand from "../../../../adapters/cli/oauth/ReapCommand.js"
 import * as RandomTokenMint from "../../../../adapters/crypto/RandomTokenMint.js"
@@ -13,6 +11,7 @@ import * as Sha256SecretHasher from "../../../../adapters/crypto/Sha256SecretHas
 import * as OAuthStorageMemory from "../../../../adapters/memory/oauth/OAuthStorageMemory.js"
 import { ClientRepository } from "../../../../application/oauth/ports/ClientRepository.js"
 import { ClientId } from "../../../../domain/Ids.js"
+import * as CliRun from "../../../support/CliRun.js"
 
 const services = Layer.mergeAll(
   OAuthStorageMemory.layer,
@@ -21,27 +20,14 @@ const services = Layer.mergeAll(
   NodeContext.layer
 )
 
-const cli = Command.run(
-  Command.make("oauth").pipe(
-    Command.withSubcommands([OAuthClientsCommand.command, OAuthReapCommand.command])
-  ),
-  { name: "latchkey", version: "test" }
+const run = CliRun.capture(
+  Command.run(
+    Command.make("oauth").pipe(
+      Command.withSubcommands([OAuthClientsCommand.command, OAuthReapCommand.command])
+    ),
+    { name: "latchkey", version: "test" }
+  )
 )
-
-/** Runs `latchkey oauth …` in process and returns what it printed. */
-const run = (...args: Array<string>) =>
-  Effect.gen(function* () {
-    const lines = yield* Ref.make<Array<string>>([])
-    const record = (...parts: ReadonlyArray<unknown>) => Ref.update(lines, (all) => [...all, parts.join(" ")])
-    const base = yield* Effect.console
-    const console: Console.Console = {
-      ...base,
-      log: (...parts) => record(...parts),
-      error: (...parts) => record(...parts)
-    }
-    yield* cli(["node", "latchkey", ...args]).pipe(Effect.withConsole(console))
-    return (yield* Ref.get(lines)).join("\n")
-  })
 
 describe("latchkey oauth clients", () => {
   it.effect("creates public and confidential clients, lists and deletes them", () =>

@@ -1,0 +1,70 @@
+import * as Duration from "effect/Duration"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as AesGcmTokenSealer from "../../../adapters/crypto/auth/AesGcmTokenSealer.js"
+import * as JoseAccessTokens from "../../../adapters/crypto/auth/JoseAccessTokens.js"
+import * as RandomTokenMint from "../../../adapters/crypto/RandomTokenMint.js"
+import * as Sha256SecretHasher from "../../../adapters/crypto/Sha256SecretHasher.js"
+import * as AuthStorageMemory from "../../../adapters/memory/auth/AuthStorageMemory.js"
+import * as SigningKeyStoreMemory from "../../../adapters/memory/auth/SigningKeyStoreMemory.js"
+import * as PasswordHasherMemory from "../../../adapters/memory/PasswordHasherMemory.js"
+import { AuthSettings, noProviders } from "../../../application/auth/AuthSettings.js"
+import { JwtSettings } from "../../../application/auth/JwtSettings.js"
+import { authPolicy } from "../../../domain/auth/RefreshPolicy.js"
+import * as PasswordPolicy from "../../../domain/PasswordPolicy.js"
+
+/** The reuse interval of these settings. */
+export const reuseInterval = Duration.seconds(10)
+
+type Settings = (typeof AuthSettings)["Service"]
+
+/** The auth service's settings for use-case tests: autoconfirm on, every sign-up method on. */
+export const settings = (overrides: Partial<Settings> = {}) =>
+  Layer.succeed(AuthSettings, {
+    siteUrl: "http://localhost:3000",
+    audience: "authenticated",
+    accessTokenLifetime: Duration.hours(1),
+    adminRoles: ["service_role"],
+    disableSignup: false,
+    emailEnabled: true,
+    phoneEnabled: true,
+    anonymousEnabled: true,
+    mailerAutoconfirm: true,
+    smsAutoconfirm: true,
+    smsProvider: "",
+    manualLinkingEnabled: false,
+    updatePasswordRequiresReauthentication: false,
+    passwordPolicy: PasswordPolicy.make({}),
+    refreshPolicy: authPolicy({ rotationEnabled: true, reuseInterval }),
+    providers: noProviders,
+    ...overrides
+  })
+
+/** Access tokens with keys kept in memory, reread on every use, valid an hour. */
+const tokens = JoseAccessTokens.layer.pipe(
+  Layer.provideMerge(
+    Layer.merge(
+      Layer.succeed(JwtSettings, {
+        issuer: "http://localhost:8081",
+        lifetime: Duration.hours(1),
+        validMethods: ["RS256", "ES256", "EdDSA", "HS256"],
+        secret: Option.none(),
+        keys: [],
+        keyCacheLifetime: Duration.zero
+      }),
+      SigningKeyStoreMemory.layer
+    )
+  )
+)
+
+/** Every port of the auth service's use cases on memory adapters, deterministic under TestClock. */
+export const layer = (overrides: Partial<Settings> = {}) =>
+  Layer.mergeAll(
+    settings(overrides),
+    tokens,
+    AuthStorageMemory.layer,
+    AesGcmTokenSealer.layer,
+    PasswordHasherMemory.layer,
+    Sha256SecretHasher.layer,
+    RandomTokenMint.layer
+  )
