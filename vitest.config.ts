@@ -8,8 +8,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     // supabase-js (the auth service's end-to-end client) wants a WebSocket for its realtime
-    // part even when unused; Node 20 has one only behind this flag (Node 22 by default).
-    poolOptions: { forks: { execArgv: ["--experimental-websocket"] } },
+    // part even when unused; Node 20 has one only behind this flag, later Nodes by default.
+    poolOptions: {
+      forks: { execArgv: typeof globalThis.WebSocket === "undefined" ? ["--experimental-websocket"] : [] }
+    },
     reporters: ["default"]
   }
 })

@@ -32,6 +32,21 @@ const freshEmail = () => `user-${randomUUID()}@example.com`
 const password = "correct horse battery staple"
 
 describe("the auth service through supabase-js", () => {
+  it("reports its settings as Supabase Auth does, with the spec's autoconfirm", async () => {
+    const settings = (await (await fetch(`${baseUrl}/auth/v1/settings`)).json()) as Record<string, unknown>
+    expect(settings).toMatchObject({
+      disable_signup: false,
+      autoconfirm: true,
+      mailer_autoconfirm: true,
+      phone_autoconfirm: true,
+      sms_provider: "",
+      saml_enabled: false,
+      external: { email: true, phone: true, anonymous_users: true, github: false, workos: false }
+    })
+    const external = settings.external
+    expect(typeof external === "object" && external !== null ? Object.keys(external).length : 0).toBe(21)
+  })
+
   it("signs up (confirmed at once), reads the user, signs out, signs in and refreshes", async () => {
     const supabase = app()
     const email = freshEmail()
