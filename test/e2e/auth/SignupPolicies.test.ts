@@ -21,7 +21,11 @@ beforeAll(async () => {
       Effect.all(
         [
           AuthServerHarness.start({
-            env: { AUTHSVC_MAILER_AUTOCONFIRM: "false", AUTHSVC_SMS_AUTOCONFIRM: "false" }
+            env: {
+              AUTHSVC_MAILER_AUTOCONFIRM: "false",
+              AUTHSVC_SMS_AUTOCONFIRM: "false",
+              AUTHSVC_RATE_LIMIT_ANONYMOUS_USERS: "2"
+            }
           }),
           AuthServerHarness.start({
             env: { AUTHSVC_DISABLE_SIGNUP: "true", AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED: "false" }
@@ -71,6 +75,17 @@ describe("sign-up policies", () => {
     expect(again.data.user?.email).toBe(email)
     expect(again.data.user?.id).not.toBe(signUp.data.user?.id)
     expect(again.data.user?.identities).toEqual([])
+  })
+
+  it("anonymous sign-ins are limited per client address (RATE_LIMIT_ANONYMOUS_USERS)", async () => {
+    const attempts = []
+    for (let i = 0; i < 3; i++)
+      attempts.push(await SupabaseClientSupport.client(confirming, anonKey).auth.signInAnonymously())
+    expect(attempts.slice(0, 2).map((attempt) => attempt.error)).toEqual([null, null])
+    expect(SupabaseClientSupport.apiError(attempts[2]?.error)).toMatchObject({
+      status: 429,
+      code: "over_request_rate_limit"
+    })
   })
 
   it("signups off: sign-ups and anonymous sign-ins refused; admins still create users", async () => {
