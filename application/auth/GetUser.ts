@@ -1,10 +1,25 @@
 import * as Effect from "effect/Effect"
 import * as Telemetry from "../Telemetry.js"
+import * as AuthError from "./AuthError.js"
+import { AuthSettings } from "./AuthSettings.js"
 import type { SignedIn } from "./Authenticate.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
-/** GET /user: the signed-in user's identities, to go with the user the token named. */
-export const identitiesOf = Telemetry.fn("GetUser.identitiesOf")(
-  (signedIn: SignedIn) => Effect.flatMap(UserRepository, (users) => users.identitiesOf(signedIn.user.id)),
+/**
+ * GET /user: the signed-in user with their identities. As in Supabase Auth, a token issued for
+ * another audience (`aud`, its first entry when a list) than the service's is refused here.
+ */
+export const getUser = Telemetry.fn("GetUser.getUser")(
+  (signedIn: SignedIn) =>
+    Effect.gen(function* () {
+      const settings = yield* AuthSettings
+      const aud = signedIn.claims.aud
+      const first = typeof aud === "string" ? aud : aud?.[0]
+      if (first !== settings.audience) {
+        return yield* AuthError.validationFailed("Token audience doesn't match request audience")
+      }
+      const identities = yield* Effect.flatMap(UserRepository, (users) => users.identitiesOf(signedIn.user.id))
+      return { user: signedIn.user, identities }
+    }),
   (signedIn) => ({ "user.id": signedIn.user.id })
 )

@@ -1,8 +1,8 @@
 import * as Effect from "effect/Effect"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
-import { identitiesOf } from "../../../application/auth/GetUser.js"
-import type { HttpRequest } from "../HttpMessage.js"
+import { getUser } from "../../../application/auth/GetUser.js"
 import * as HttpMessage from "../HttpMessage.js"
+import type { HttpRequest } from "../HttpMessage.js"
 import * as Bearer from "./Bearer.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as UserJson from "./UserJson.js"
@@ -10,6 +10,6 @@ import * as UserJson from "./UserJson.js"
 /** GET /user — the signed-in user (supabase-js `getUser`). */
 export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
-    const signedIn = yield* Authenticate.user(yield* Bearer.token(request))
-    return HttpMessage.json(UserJson.encode(signedIn.user, yield* identitiesOf(signedIn)))
+    const found = yield* getUser(yield* Authenticate.user(yield* Bearer.token(request)))
+    return HttpMessage.json(UserJson.encode(found.user, found.identities))
   }).pipe(ErrorResponse.answering(request))

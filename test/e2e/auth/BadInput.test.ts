@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
+import { SignJWT } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
@@ -151,6 +152,21 @@ describe("bad input to the auth service: Supabase Auth's 4xx, never a 5xx", () =
     const garbage = await call("GET", "/user", { headers: { authorization: "Bearer abc.def.ghi" } })
     expect(garbage.status).toBe(403)
     expect(garbage.body).toMatchObject({ error_code: "bad_jwt" })
+    // A token of the right key for another audience.
+    const created = await call("POST", "/admin/users", {
+      headers: admin(),
+      body: JSON.stringify({ email: `${crypto.randomUUID()}@example.com` })
+    })
+    const foreign = await new SignJWT({ sub: created.body.id, aud: "elsewhere", role: "authenticated" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime("1 hour")
+      .sign(new TextEncoder().encode(AuthServerHarness.jwtSecret))
+    const wrongAudience = await call("GET", "/user", { headers: { authorization: `Bearer ${foreign}` } })
+    expect(wrongAudience.body).toEqual({
+      code: 400,
+      error_code: "validation_failed",
+      msg: "Token audience doesn't match request audience"
+    })
     // Public endpoints ignore the header, as Supabase Auth does (gateways put the API key there).
     expect((await call("GET", "/settings", { headers: { authorization: "Bearer abc" } })).status).toBe(200)
   })
