@@ -1,8 +1,8 @@
 import * as Effect from "effect/Effect"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
-import { AuthSettings } from "./AuthSettings.js"
 import type { SignedIn } from "./Authenticate.js"
+import { AuthSettings } from "./AuthSettings.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
 /**
@@ -18,7 +18,9 @@ export const getUser = Telemetry.fn("GetUser.getUser")(
       if (first !== settings.audience) {
         return yield* AuthError.validationFailed("Token audience doesn't match request audience")
       }
-      const identities = yield* Effect.flatMap(UserRepository, (users) => users.identitiesOf(signedIn.user.id))
+      const identities = yield* Effect.flatMap(UserRepository, (users) =>
+        users.identitiesOf(signedIn.user.id)
+      )
       return { user: signedIn.user, identities }
     }),
   (signedIn) => ({ "user.id": signedIn.user.id })
