@@ -1,6 +1,6 @@
 /**
- * The server under load, as its own process: `node <flags> dist/bootstrap/cli.js oauth serve`,
- * configured through its environment exactly as an operator would. Its CPU time and resident
+ * The server under load, as its own process: `node <flags> dist/bootstrap/cli.js <service>
+ * serve` (oauth or auth), configured through its environment exactly as an operator would. Its CPU time and resident
  * memory are read from /proc; its log lines (JSON, LOG_LEVEL=warn) are counted, the first of
  * each kind printed.
  */
@@ -72,16 +72,25 @@ const logKey = (line: string) => {
  * waits for its exit when the scope closes, so that a `--cpu-prof` profile is written.
  */
 export const start = (options: {
+  readonly service: "oauth" | "auth"
   readonly nodeFlags: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string>>
   readonly baseUrl: string
+  /** A path the service answers 200 at once it serves. */
+  readonly readyPath: string
+  /**
+   * The working directory: the auth service reads a `.env` there, which must not be the
+   * developer's own.
+   */
+  readonly cwd?: string
 }) =>
   Effect.gen(function* () {
     const log = new Map<string, number>()
     const child = yield* Effect.acquireRelease(
       Effect.sync(() =>
-        spawn(process.execPath, [...options.nodeFlags, cli, "oauth", "serve"], {
+        spawn(process.execPath, [...options.nodeFlags, cli, options.service, "serve"], {
           env: { PATH: process.env.PATH ?? "", ...options.env },
+          cwd: options.cwd,
           stdio: ["ignore", "pipe", "pipe"]
         })
       ),
@@ -108,7 +117,7 @@ export const start = (options: {
     child.stderr?.on("data", count)
     const pid = child.pid
     if (pid === undefined) return yield* new ServerFailure({ message: "the server process did not start" })
-    yield* Effect.tryPromise(() => fetch(`${options.baseUrl}/.well-known/oauth-authorization-server`)).pipe(
+    yield* Effect.tryPromise(() => fetch(`${options.baseUrl}${options.readyPath}`)).pipe(
       Effect.filterOrFail((response) => response.ok),
       Effect.retry(
         Schedule.spaced(Duration.millis(100)).pipe(

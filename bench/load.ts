@@ -1,11 +1,12 @@
 /**
- * The load generator, run as a child process of bench/oauth.ts so that autocannon does not
- * share the server's event loop. It receives one LoadRequest over IPC, runs a warm-up and then
- * the measured run (two separate autocannon runs, so the parent knows when measuring starts),
- * and answers with a LoadMessage.
+ * The load generator, run as a child process of bench/oauth.ts and bench/auth.ts so that
+ * autocannon does not share the server's event loop. It receives one LoadRequest over IPC, runs
+ * a warm-up and then the measured run (two separate autocannon runs, so the parent knows when
+ * measuring starts), and answers with a LoadMessage. A request of several streams runs one
+ * autocannon instance per stream at the same time, in both phases.
  */
 import autocannon from "autocannon"
-import type { LoadMessage, LoadRequest, Scenario, Summary } from "./protocol.js"
+import type { LoadMessage, LoadRequest, Scenario, StreamResult, Summary } from "./protocol.js"
 
 const send = (message: LoadMessage) =>
   new Promise<void>((resolve) => {
@@ -23,35 +24,92 @@ interface Plan {
   readonly exhausted: () => boolean
 }
 
-/** The request of a scenario; refresh and introspection take their token per request. */
+const fixed = (request: autocannon.Request): Plan => ({ request, taken: () => 0, exhausted: () => false })
+
+/**
+ * A request that presents each token of `pool` once, in turn. A dry pool sends `dry`, a token
+ * the server cannot know: a 400 (or 401), which fails the run.
+ */
+const presentingOnce = (
+  pool: ReadonlyArray<string>,
+  dry: string,
+  make: (token: string) => autocannon.Request
+): Plan => {
+  let next = 0
+  let exhausted = false
+  return {
+    request: {
+      ...make(dry),
+      setupRequest: (request) => {
+        const token = pool[next]
+        if (token === undefined) exhausted = true
+        else next++
+        return { ...request, ...make(token ?? dry) }
+      }
+    },
+    taken: () => next,
+    exhausted: () => exhausted
+  }
+}
+
+const jsonHeaders = { "content-type": "application/json" }
+
+/** The request of a scenario; the token-pool ones take their token per request. */
 const planOf = (scenario: Scenario): Plan => {
   switch (scenario.kind) {
-    case "refresh": {
-      const pool = scenario.refreshTokens
+    case "auth-user": {
+      const pool = scenario.accessTokens
       let next = 0
-      let exhausted = false
-      const headers = { "content-type": "application/x-www-form-urlencoded" }
-      return {
-        request: {
-          method: "POST",
-          path: "/token",
-          headers,
-          setupRequest: (request) => {
-            const token = pool[next]
-            if (token === undefined) exhausted = true
-            else next++
-            // A dry pool sends a token the server cannot know: a 400, which fails the run.
-            const body = form({
-              grant_type: "refresh_token",
-              client_id: scenario.clientId,
-              refresh_token: token ?? "lkr_pool-exhausted"
-            })
-            return { ...request, headers, body }
+      return fixed({
+        method: "GET",
+        path: "/user",
+        setupRequest: (request) => {
+          const token = pool[next % pool.length] ?? ""
+          next++
+          return { ...request, headers: { authorization: `Bearer ${token}` } }
+        }
+      })
+    }
+    case "auth-refresh":
+      return presentingOnce(scenario.refreshTokens, "pool-exhausted", (token) => ({
+        method: "POST",
+        path: "/token?grant_type=refresh_token",
+        headers: jsonHeaders,
+        body: JSON.stringify({ refresh_token: token })
+      }))
+    case "auth-password":
+      return fixed({
+        method: "POST",
+        path: "/token?grant_type=password",
+        headers: jsonHeaders,
+        body: JSON.stringify({ email: scenario.email, password: scenario.password })
+      })
+    case "auth-signup": {
+      // A new address per request: a taken one would be answered as a duplicate, not a sign-up.
+      let next = 0
+      return fixed({
+        method: "POST",
+        path: "/signup",
+        headers: jsonHeaders,
+        setupRequest: (request) => {
+          next++
+          const email = `${scenario.emailPrefix}${next}@example.com`
+          return {
+            ...request,
+            headers: jsonHeaders,
+            body: JSON.stringify({ email, password: scenario.password })
           }
-        },
-        taken: () => next,
-        exhausted: () => exhausted
-      }
+        }
+      })
+    }
+    case "refresh": {
+      const headers = { "content-type": "application/x-www-form-urlencoded" }
+      return presentingOnce(scenario.refreshTokens, "lkr_pool-exhausted", (token) => ({
+        method: "POST",
+        path: "/token",
+        headers,
+        body: form({ grant_type: "refresh_token", client_id: scenario.clientId, refresh_token: token })
+      }))
     }
     case "introspect": {
       const pool = scenario.accessTokens
@@ -60,38 +118,26 @@ const planOf = (scenario: Scenario): Plan => {
         "content-type": "application/x-www-form-urlencoded",
         authorization: `Bearer ${scenario.introspectionToken}`
       }
-      return {
-        request: {
-          method: "POST",
-          path: "/introspect",
-          headers,
-          setupRequest: (request) => {
-            const token = pool[next % pool.length] ?? ""
-            next++
-            return { ...request, headers, body: form({ token, token_type_hint: "access_token" }) }
-          }
-        },
-        taken: () => 0,
-        exhausted: () => false
-      }
+      return fixed({
+        method: "POST",
+        path: "/introspect",
+        headers,
+        setupRequest: (request) => {
+          const token = pool[next % pool.length] ?? ""
+          next++
+          return { ...request, headers, body: form({ token, token_type_hint: "access_token" }) }
+        }
+      })
     }
     case "register":
-      return {
-        request: {
-          method: "POST",
-          path: "/register",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(scenario.metadata)
-        },
-        taken: () => 0,
-        exhausted: () => false
-      }
+      return fixed({
+        method: "POST",
+        path: "/register",
+        headers: jsonHeaders,
+        body: JSON.stringify(scenario.metadata)
+      })
     case "discovery":
-      return {
-        request: { method: "GET", path: "/.well-known/oauth-authorization-server" },
-        taken: () => 0,
-        exhausted: () => false
-      }
+      return fixed({ method: "GET", path: "/.well-known/oauth-authorization-server" })
   }
 }
 
@@ -111,29 +157,46 @@ const summarise = (result: autocannon.Result): Summary => ({
 })
 
 const run = async (load: LoadRequest) => {
-  const plan = planOf(load.scenario)
-  const options = (duration: number): autocannon.Options => ({
-    url: load.url,
-    connections: load.connections,
-    pipelining: 1,
-    duration,
-    // Non-2xx answers stay in the latency figures (the default): they are failures here.
-    excludeErrorStats: false,
-    requests: [plan.request]
-  })
-  const warmup = await autocannon(options(load.warmupSeconds))
+  const streams = load.streams.map((stream) => ({
+    connections: stream.connections,
+    plan: planOf(stream.scenario)
+  }))
+  const phase = (duration: number) =>
+    Promise.all(
+      streams.map(({ connections, plan }) =>
+        autocannon({
+          url: load.url,
+          connections,
+          pipelining: 1,
+          duration,
+          // Non-2xx answers stay in the latency figures (the default): they are failures here.
+          excludeErrorStats: false,
+          requests: [plan.request]
+        })
+      )
+    )
+  const warmup = await phase(load.warmupSeconds)
   await send({ type: "measuring" })
   const cpuBefore = process.cpuUsage()
   const startedAt = process.hrtime.bigint()
-  const measured = await autocannon(options(load.durationSeconds))
+  const measured = await phase(load.durationSeconds)
   const cpu = process.cpuUsage(cpuBefore)
   const elapsedMicros = Number(process.hrtime.bigint() - startedAt) / 1000
+  const results = streams.map(({ plan }, index): StreamResult | undefined => {
+    const before = warmup[index]
+    const during = measured[index]
+    return before === undefined || during === undefined
+      ? undefined
+      : {
+          warmup: summarise(before),
+          measured: summarise(during),
+          poolTaken: plan.taken(),
+          poolExhausted: plan.exhausted()
+        }
+  })
   await send({
     type: "done",
-    warmup: summarise(warmup),
-    measured: summarise(measured),
-    poolTaken: plan.taken(),
-    poolExhausted: plan.exhausted(),
+    streams: results.filter((result) => result !== undefined),
     cpuPercent: ((cpu.user + cpu.system) / elapsedMicros) * 100
   })
 }

@@ -1,6 +1,7 @@
-/** Messages between the benchmark (which runs the server) and its load-generator child process. */
+/** Messages between a benchmark (which runs the server) and its load-generator child process. */
 
 export type Scenario =
+  // The oauth service (bench/oauth.ts).
   | { readonly kind: "refresh"; readonly clientId: string; readonly refreshTokens: ReadonlyArray<string> }
   | {
       readonly kind: "introspect"
@@ -10,13 +11,28 @@ export type Scenario =
   | { readonly kind: "register"; readonly metadata: Readonly<Record<string, unknown>> }
   /** The static discovery document: no database, the floor of the HTTP stack. */
   | { readonly kind: "discovery" }
+  // The auth service (bench/auth.ts), Supabase Auth's wire: JSON bodies, the grant in the query.
+  /** `GET /user`, each request with one of the access tokens in turn. */
+  | { readonly kind: "auth-user"; readonly accessTokens: ReadonlyArray<string> }
+  /** `POST /token?grant_type=refresh_token`, each request presenting a token of its own. */
+  | { readonly kind: "auth-refresh"; readonly refreshTokens: ReadonlyArray<string> }
+  /** `POST /token?grant_type=password`, one user over and over. */
+  | { readonly kind: "auth-password"; readonly email: string; readonly password: string }
+  /** `POST /signup`, a new address per request: `<prefix><n>@example.com`. */
+  | { readonly kind: "auth-signup"; readonly emailPrefix: string; readonly password: string }
+
+/** One autocannon instance: its connections and what they send. */
+export interface Stream {
+  readonly connections: number
+  readonly scenario: Scenario
+}
 
 export interface LoadRequest {
   readonly url: string
-  readonly connections: number
   readonly warmupSeconds: number
   readonly durationSeconds: number
-  readonly scenario: Scenario
+  /** Run at the same time, each by an autocannon instance of its own, warm-up and measured run alike. */
+  readonly streams: ReadonlyArray<Stream>
 }
 
 export interface Summary {
@@ -34,15 +50,20 @@ export interface Summary {
   readonly statusCodes: Readonly<Record<string, number>>
 }
 
+/** What one stream did, in the order of `LoadRequest.streams`. */
+export interface StreamResult {
+  readonly warmup: Summary
+  readonly measured: Summary
+  /** Tokens taken from a pool presented once each, and whether it ran dry (then requests were refused). */
+  readonly poolTaken: number
+  readonly poolExhausted: boolean
+}
+
 export type LoadMessage =
   | { readonly type: "measuring" }
   | {
       readonly type: "done"
-      readonly warmup: Summary
-      readonly measured: Summary
-      /** Refresh tokens taken from the pool, and whether it ran dry (then requests were refused). */
-      readonly poolTaken: number
-      readonly poolExhausted: boolean
+      readonly streams: ReadonlyArray<StreamResult>
       /** CPU time of the load generator during the measured run, in percent of one core. */
       readonly cpuPercent: number
     }
