@@ -66,25 +66,32 @@ export const start = (fields: Start, now: Date): Session =>
  * the session's, checked by the use cases).
  */
 export const family = (session: Session): RefreshTokenFamily.Family =>
-  new RefreshTokenFamily.Family({
-    id: FamilyId.make(session.id),
-    userId: session.userId,
-    clientId: Option.none(),
-    grantId: Option.none(),
-    scope: Option.none(),
-    resource: Option.none(),
-    generation: session.generation,
-    rotatedAt: Option.getOrElse(session.refreshedAt, () => session.createdAt),
-    expiresAt: Option.none(),
-    revokedAt: session.revokedAt,
-    createdAt: session.createdAt
-  })
+  // Built from a session's own, valid fields on every refresh: not validated a second time.
+  new RefreshTokenFamily.Family(
+    {
+      id: FamilyId.make(session.id),
+      userId: session.userId,
+      clientId: Option.none(),
+      grantId: Option.none(),
+      scope: Option.none(),
+      resource: Option.none(),
+      generation: session.generation,
+      rotatedAt: Option.getOrElse(session.refreshedAt, () => session.createdAt),
+      expiresAt: Option.none(),
+      revokedAt: session.revokedAt,
+      createdAt: session.createdAt
+    },
+    true
+  )
 
-/** The session after a decision on its family was carried out at `now`. */
+/**
+ * The session after a decision on its family was carried out at `now`. A session already valid
+ * with new counters and times: the class is not asked to validate it again on every refresh.
+ */
 export const apply = (session: Session, decision: RefreshTokenFamily.Decision, now: Date): Session =>
   RefreshTokenFamily.Decision.$match(decision, {
     Rotate: ({ generation }) =>
-      new Session({ ...session, generation, refreshedAt: Option.some(now), updatedAt: now }),
+      new Session({ ...session, generation, refreshedAt: Option.some(now), updatedAt: now }, true),
     ReuseDetected: () => revoke(session, now),
     Reissue: () => session,
     AlreadyUsed: () => session,
@@ -97,7 +104,7 @@ export const apply = (session: Session, decision: RefreshTokenFamily.Decision, n
 export const revoke = (session: Session, now: Date): Session =>
   Option.isSome(session.revokedAt)
     ? session
-    : new Session({ ...session, revokedAt: Option.some(now), updatedAt: now })
+    : new Session({ ...session, revokedAt: Option.some(now), updatedAt: now }, true)
 
 /** Whether the session's access tokens are still honoured at `now`: not revoked, not past `not_after`. */
 export const isActive = (session: Session, now: Date): boolean =>

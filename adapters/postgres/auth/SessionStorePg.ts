@@ -30,7 +30,8 @@ const sessionColumns = `id, user_id, aal, factor_id, not_after, user_agent, host
 const SessionRow = Schema.transform(
   Schema.Struct({ ...Session.Session.fields, amr: Schema.parseJson(Schema.Array(AmrEntry)) }),
   Schema.typeSchema(Session.Session),
-  { strict: true, decode: (row) => new Session.Session(row), encode: (session) => ({ ...session }) }
+  // Decoded field by field already: the class is not asked to validate them again.
+  { strict: true, decode: (row) => new Session.Session(row, true), encode: (session) => ({ ...session }) }
 )
 
 const TokenRow = Schema.Struct({ sessionId: Session.SessionId, generation: Schema.Int })

@@ -36,7 +36,8 @@ const JsonObject = Schema.parseJson(Schema.Record({ key: Schema.String, value: S
 
 const UserRow = Schema.Struct({ ...User.fields, appMetadata: JsonObject, userMetadata: JsonObject })
 const IdentityRow = Schema.Struct({ ...Identity.fields, identityData: JsonObject })
-const toUser = (row: typeof UserRow.Type) => new User(row)
+// Decoded by UserRow already: the class is not asked to validate the same fields again.
+const toUser = (row: typeof UserRow.Type) => new User(row, true)
 
 const PasswordRow = Schema.Struct({ encryptedPassword: Schema.NullOr(Schema.String) })
 const CountRow = Schema.Struct({ total: Schema.Number })
@@ -183,7 +184,7 @@ export const layer = Layer.effect(
                 AND EXISTS (SELECT 1 FROM ${users} u WHERE u.id = i.user_id AND u.deleted_at IS NULL)
               ORDER BY created_at, id`.pipe(
             decodeAll(IdentityRow),
-            Effect.map((rows) => rows.map((row) => new Identity(row)))
+            Effect.map((rows) => rows.map((row) => new Identity(row, true)))
           ),
         (id) => ({ "user.id": id })
       ),
