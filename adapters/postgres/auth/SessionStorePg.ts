@@ -22,19 +22,33 @@ import type { UserId } from "../../../domain/Ids.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
 import { AuthTables } from "./AuthTables.js"
 
-/** `host(ip)`: the address as it was given, without the `/32` a plain text cast adds. */
-const sessionColumns = `id, user_id, aal, factor_id, not_after, user_agent, host(ip) AS ip, tag,
-  amr::text AS amr, generation, refreshed_at, revoked_at, created_at, updated_at`
+/**
+ * The columns of `Session`, read from the table under `alias`. `host(ip)`: the address as it
+ * was given, without the `/32` a plain text cast adds.
+ */
+const sessionColumnsOf = (alias: string) =>
+  `${alias}.id, ${alias}.user_id, ${alias}.aal, ${alias}.factor_id, ${alias}.not_after, ${alias}.user_agent,
+  host(${alias}.ip) AS ip, ${alias}.tag, ${alias}.amr::text AS amr, ${alias}.generation, ${alias}.refreshed_at,
+  ${alias}.revoked_at, ${alias}.created_at, ${alias}.updated_at`
+
+const sessionColumns = sessionColumnsOf("s")
 
 /** A session row: `amr` travels as JSON text, as every JSON column of the auth tables. */
-const SessionRow = Schema.transform(
-  Schema.Struct({ ...Session.Session.fields, amr: Schema.parseJson(Schema.Array(AmrEntry)) }),
-  Schema.typeSchema(Session.Session),
-  // Decoded field by field already: the class is not asked to validate them again.
-  { strict: true, decode: (row) => new Session.Session(row, true), encode: (session) => ({ ...session }) }
-)
+const SessionRowFields = Schema.Struct({
+  ...Session.Session.fields,
+  amr: Schema.parseJson(Schema.Array(AmrEntry))
+})
 
-const TokenRow = Schema.Struct({ sessionId: Session.SessionId, generation: Schema.Int })
+const SessionRow = Schema.transform(SessionRowFields, Schema.typeSchema(Session.Session), {
+  strict: true,
+  // Decoded field by field already: the class is not asked to validate them again.
+  decode: (row) => new Session.Session(row, true),
+  encode: (session) => ({ ...session })
+})
+
+/** A session locked for a refresh, with the generation of the token presented. */
+const LockedRow = Schema.Struct({ ...SessionRowFields.fields, tokenGeneration: Schema.Int })
+
 const SealedRow = Schema.Struct({ sealedChild: Schema.NullOr(SealedSecret) })
 const IdRow = Schema.Struct({ id: Session.SessionId })
 
@@ -48,7 +62,7 @@ export const layer = Layer.effect(
     const encodeSession = Schema.encodeSync(SessionRow)
 
     const findSession = (id: Session.SessionId, lock: boolean) =>
-      sql`SELECT ${sql.literal(sessionColumns)} FROM ${sessions} WHERE id = ${id}
+      sql`SELECT ${sql.literal(sessionColumns)} FROM ${sessions} s WHERE id = ${id}
           ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(decodeFirst(SessionRow))
 
     /** Revokes the sessions with these ids (locked already) and lets their sealed children go. */
@@ -92,40 +106,40 @@ export const layer = Layer.effect(
     const refresh = (request: RefreshRequest) =>
       Effect.gen(function* () {
         const { child, now, policy, presented } = request
-        const token = yield* sql`
-          SELECT session_id, generation FROM ${refreshTokens} WHERE token_hash = ${presented}`.pipe(
-          decodeFirst(TokenRow)
-        )
-        if (Option.isNone(token)) return Effect.fail(new RefreshTokenNotFound())
-        const stored = yield* findSession(token.value.sessionId, true)
-        // The session went with its tokens (a deleted user) after the token was read.
-        if (Option.isNone(stored)) return Effect.fail(new RefreshTokenNotFound())
-        const session = stored.value
+        // The token's session, locked, with the token's generation: one round trip. A token's
+        // session and generation never change, so reading them with the lock is as good as before.
+        const found = yield* sql`
+          SELECT ${sql.literal(sessionColumns)}, t.generation AS token_generation
+          FROM ${refreshTokens} t JOIN ${sessions} s ON s.id = t.session_id
+          WHERE t.token_hash = ${presented}
+          FOR UPDATE OF s`.pipe(decodeFirst(LockedRow))
+        if (Option.isNone(found)) return Effect.fail(new RefreshTokenNotFound())
+        const { tokenGeneration, ...fields } = found.value
+        // Decoded field by field already: the class is not asked to validate them again.
+        const session = new Session.Session(fields, true)
         const sessionId = session.id
-        const { decision, after } = Session.present(session, token.value.generation, policy, now)
+        const { decision, after } = Session.present(session, tokenGeneration, policy, now)
         const fail = (error: RefreshFailure): Effect.Effect<Refreshed, RefreshFailure> => Effect.fail(error)
         switch (decision._tag) {
           case "Rotate": {
             const sealed = Duration.greaterThan(policy.reuseInterval, Duration.zero) ? child.sealed : null
+            // The three writes of a rotation in one statement: the session's generation, the
+            // presented token retired (holding the sealed child; the one before it lets its go),
+            // and the child. They touch different rows, so they may run as one.
             yield* sql`
-              UPDATE ${sessions}
-              SET generation = ${after.generation}, refreshed_at = ${now}, updated_at = ${now}
-              WHERE id = ${sessionId}`
-            // The presented token holds the sealed child now; the one before it lets its go.
-            yield* sql`
-              UPDATE ${refreshTokens}
-              SET revoked = true, updated_at = ${now},
-                  sealed_child = CASE WHEN token_hash = ${presented} THEN ${sealed} ELSE NULL END
-              WHERE session_id = ${sessionId} AND (token_hash = ${presented} OR sealed_child IS NOT NULL)`
-            yield* sql`INSERT INTO ${refreshTokens} ${sql.insert({
-              tokenHash: child.hash,
-              userId: session.userId,
-              parent: presented,
-              sessionId,
-              generation: after.generation,
-              createdAt: now,
-              updatedAt: now
-            })}`
+              WITH rotated AS (
+                UPDATE ${sessions}
+                SET generation = ${after.generation}, refreshed_at = ${now}, updated_at = ${now}
+                WHERE id = ${sessionId}
+              ), retired AS (
+                UPDATE ${refreshTokens}
+                SET revoked = true, updated_at = ${now},
+                    sealed_child = CASE WHEN token_hash = ${presented} THEN ${sealed} ELSE NULL END
+                WHERE session_id = ${sessionId} AND (token_hash = ${presented} OR sealed_child IS NOT NULL)
+              )
+              INSERT INTO ${refreshTokens}
+                (token_hash, user_id, parent, session_id, generation, created_at, updated_at)
+              VALUES (${child.hash}, ${session.userId}, ${presented}, ${sessionId}, ${after.generation}, ${now}, ${now})`
             const rotated: Refreshed = { _tag: "Rotated", session: after }
             return Effect.succeed(rotated)
           }
