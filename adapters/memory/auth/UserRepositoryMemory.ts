@@ -31,6 +31,14 @@ const withGeneratedEmail = (identity: Identity) => {
 }
 
 /** The first unique rule `user` would break among the other users. */
+/** The account at the provider is linked to a user already. */
+const identityTaken = (tables: Tables, identity: Identity): Option.Option<IdentityExists> =>
+  [...HashMap.values(tables.identities)].some(
+    (other) => other.provider === identity.provider && other.providerId === identity.providerId
+  )
+    ? Option.some(new IdentityExists({ provider: identity.provider, providerId: identity.providerId }))
+    : Option.none()
+
 const conflict = (tables: Tables, user: User): Option.Option<EmailExists | PhoneExists> => {
   for (const row of HashMap.values(tables.users)) {
     if (row.user.id === user.id) continue
@@ -94,12 +102,8 @@ export const layer = Layer.effect(
                   const taken = conflict(tables, user)
                   if (Option.isSome(taken)) return [Effect.fail(taken.value), tables]
                   for (const identity of identities) {
-                    for (const other of HashMap.values(tables.identities)) {
-                      if (other.provider === identity.provider && other.providerId === identity.providerId) {
-                        const { provider, providerId } = identity
-                        return [Effect.fail(new IdentityExists({ provider, providerId })), tables]
-                      }
-                    }
+                    const linked = identityTaken(tables, identity)
+                    if (Option.isSome(linked)) return [Effect.fail(linked.value), tables]
                   }
                   return [
                     Effect.void,
@@ -125,12 +129,8 @@ export const layer = Layer.effect(
             if (Option.isNone(liveUser(tables, identity.userId))) {
               return [Effect.fail(new UserNotFound({ userId: identity.userId })), tables]
             }
-            for (const other of HashMap.values(tables.identities)) {
-              if (other.provider === identity.provider && other.providerId === identity.providerId) {
-                const { provider, providerId } = identity
-                return [Effect.fail(new IdentityExists({ provider, providerId })), tables]
-              }
-            }
+            const linked = identityTaken(tables, identity)
+            if (Option.isSome(linked)) return [Effect.fail(linked.value), tables]
             return [
               Effect.void,
               {
