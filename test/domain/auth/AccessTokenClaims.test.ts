@@ -5,25 +5,15 @@ import * as Schema from "effect/Schema"
 import * as AccessTokenClaims from "../../../domain/auth/AccessTokenClaims.js"
 import * as BadJwt from "../../../domain/auth/BadJwt.js"
 import { UserId } from "../../../domain/Ids.js"
-import { Email, User } from "../../../domain/User.js"
+import { Email, type User } from "../../../domain/User.js"
+import * as Fixtures from "../../support/auth/Fixtures.js"
 
 const created = new Date(Date.UTC(2025, 0, 1))
 const user = (overrides: Partial<ConstructorParameters<typeof User>[0]> = {}) =>
-  new User({
+  Fixtures.user({
     id: UserId.make("00000000-0000-4000-8000-000000000001"),
-    aud: "authenticated",
-    role: "authenticated",
     email: Option.none(),
-    phone: Option.none(),
-    emailConfirmedAt: Option.none(),
-    phoneConfirmedAt: Option.none(),
-    confirmationSentAt: Option.none(),
-    invitedAt: Option.none(),
-    lastSignInAt: Option.none(),
-    appMetadata: { provider: "email", providers: ["email"] },
     userMetadata: { name: "Ada" },
-    isAnonymous: false,
-    bannedUntil: Option.none(),
     createdAt: created,
     updatedAt: created,
     ...overrides

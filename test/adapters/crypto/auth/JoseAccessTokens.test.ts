@@ -20,7 +20,7 @@ import { SigningKeyStore } from "../../../../application/auth/ports/SigningKeySt
 import * as AccessTokenClaims from "../../../../domain/auth/AccessTokenClaims.js"
 import * as SigningKey from "../../../../domain/auth/SigningKey.js"
 import { UserId } from "../../../../domain/Ids.js"
-import { User } from "../../../../domain/User.js"
+import * as Fixtures from "../../../support/auth/Fixtures.js"
 import * as KeyFixtures from "../../../support/auth/KeyFixtures.js"
 
 const secret = "super-secret-jwt-token-with-at-least-32-characters-long"
@@ -31,21 +31,9 @@ const layerWith = (overrides: Partial<KeyFixtures.Settings> = {}) =>
     Layer.provideMerge(RandomTokenMint.layer)
   )
 
-const user = new User({
+const user = Fixtures.user({
   id: UserId.make("00000000-0000-4000-8000-000000000001"),
-  aud: "authenticated",
-  role: "authenticated",
   email: Option.none(),
-  phone: Option.none(),
-  emailConfirmedAt: Option.none(),
-  phoneConfirmedAt: Option.none(),
-  confirmationSentAt: Option.none(),
-  invitedAt: Option.none(),
-  lastSignInAt: Option.none(),
-  appMetadata: { provider: "email", providers: ["email"] },
-  userMetadata: {},
-  isAnonymous: false,
-  bannedUntil: Option.none(),
   createdAt: new Date(0),
   updatedAt: new Date(0)
 })
