@@ -4,6 +4,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as AccessTokenClaims from "../../domain/auth/AccessTokenClaims.js"
 import * as Session from "../../domain/auth/Session.js"
+import * as Ban from "../../domain/Ban.js"
 import { UserId } from "../../domain/Ids.js"
 import type { User } from "../../domain/User.js"
 import * as Telemetry from "../Telemetry.js"
@@ -59,7 +60,7 @@ export const user = Telemetry.fn("Authenticate.user")((token: string) =>
     if (Option.isNone(found)) return yield* AuthError.userFromJwtNotFound()
     const session = yield* liveSession(claims)
     const now = new Date(yield* Clock.currentTimeMillis)
-    if (Option.exists(found.value.bannedUntil, (until) => until.getTime() > now.getTime())) {
+    if (Ban.isBanned(found.value.bannedUntil, now)) {
       return yield* AuthError.userBanned()
     }
     yield* Telemetry.annotate("user.id", found.value.id)

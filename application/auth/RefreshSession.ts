@@ -2,6 +2,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Ban from "../../domain/Ban.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
@@ -60,7 +61,7 @@ export const refreshSession = Telemetry.fn("RefreshSession.refreshSession")((ref
     const users = yield* UserRepository
     const user = yield* users.findById(session.userId)
     if (Option.isNone(user)) return yield* AuthError.refreshTokenNotFound()
-    if (Option.exists(user.value.bannedUntil, (until) => until.getTime() > now.getTime())) {
+    if (Ban.isBanned(user.value.bannedUntil, now)) {
       return yield* AuthError.refreshTokenUserBanned()
     }
     const access = yield* IssueSession.accessTokenFor(user.value, session, now)

@@ -4,6 +4,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as Ban from "../../domain/Ban.js"
 import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
 import { Email, normalizePhone, type User } from "../../domain/User.js"
 import { PasswordHasher } from "../ports/PasswordHasher.js"
@@ -83,7 +84,7 @@ export const signInWithPassword = Telemetry.fn("SignInWithPassword.signInWithPas
       const verified = yield* hasher.verify(password, stored.value)
       if (!verified.matches) return yield* AuthError.invalidCredentials()
       const now = new Date(yield* Clock.currentTimeMillis)
-      if (Option.exists(user.value.bannedUntil, (until) => until.getTime() > now.getTime())) {
+      if (Ban.isBanned(user.value.bannedUntil, now)) {
         return yield* AuthError.passwordGrantUserBanned()
       }
       if (verified.needsRehash) {
