@@ -61,9 +61,10 @@ export const layer = Layer.effect(
     const refreshTokens = sql(tables.name("refresh_tokens"))
     const encodeSession = Schema.encodeSync(SessionRow)
 
-    const findSession = (id: Session.SessionId, lock: boolean) =>
-      sql`SELECT ${sql.literal(sessionColumns)} FROM ${sessions} s WHERE id = ${id}
-          ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(decodeFirst(SessionRow))
+    const findSession = (id: Session.SessionId) =>
+      sql`SELECT ${sql.literal(sessionColumns)} FROM ${sessions} s WHERE id = ${id}`.pipe(
+        decodeFirst(SessionRow)
+      )
 
     /** Revokes the sessions with these ids (locked already) and lets their sealed children go. */
     const revokeLocked = (ids: ReadonlyArray<Session.SessionId>, now: Date) =>
@@ -193,7 +194,7 @@ export const layer = Layer.effect(
       ),
       refresh: Telemetry.fn("SessionStorePg.refresh")((request) => refresh(request)),
       findById: Telemetry.fn("SessionStorePg.findById")(
-        (id) => findSession(id, false),
+        (id) => findSession(id),
         (id) => ({ "session.id": id })
       ),
       revoke: Telemetry.fn("SessionStorePg.revoke")(
