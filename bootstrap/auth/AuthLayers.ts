@@ -16,6 +16,7 @@ import * as Database from "../../adapters/postgres/Database.js"
 import * as RateLimiterPg from "../../adapters/postgres/RateLimiterPg.js"
 import * as JwtSettingsModule from "../../application/auth/JwtSettings.js"
 import { JwtSettings } from "../../application/auth/JwtSettings.js"
+import * as SigningKey from "../../domain/auth/SigningKey.js"
 import type { AuthConfig, DatabaseConfig } from "./AuthConfig.js"
 
 /** How long statements may wait; the operator commands wait as long as migrations take. */
@@ -48,10 +49,7 @@ export const jwtSettings = (
     // Unset, the service names itself by the URL clients reach it at.
     issuer: Option.getOrElse(config.jwt.issuer, () => config.api.externalUrl),
     lifetime: Duration.seconds(config.jwt.expSeconds),
-    validMethods: Option.getOrElse(
-      config.jwt.validMethods,
-      () => ["RS256", "ES256", "EdDSA", "HS256"] as const
-    ),
+    validMethods: Option.getOrElse(config.jwt.validMethods, () => SigningKey.defaultValidMethods),
     secret: config.jwt.secret,
     keys: config.jwt.keys.map((key) => Redacted.value(key.jwk)),
     keyCacheLifetime: Duration.decode(keyCacheLifetime)
