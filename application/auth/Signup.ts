@@ -4,7 +4,6 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { Identity } from "../../domain/Identity.js"
-import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
 import { User } from "../../domain/User.js"
 import { PasswordHasher } from "../ports/PasswordHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
@@ -14,6 +13,7 @@ import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
 import * as IssueSession from "./IssueSession.js"
 import * as NewUser from "./NewUser.js"
+import * as PasswordStrength from "./PasswordStrength.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
 /** POST /signup with an email or a phone number, as decoded from the body (`""` when absent). */
@@ -37,12 +37,6 @@ export type SignupOutcome =
   | { readonly _tag: "Created"; readonly user: User; readonly identities: ReadonlyArray<Identity> }
 
 type Contact = Parameters<typeof NewUser.user>[0]["contact"]
-
-const strongEnough = (policy: PasswordPolicy.PasswordPolicy, password: string) =>
-  Either.match(PasswordPolicy.check(policy, password), {
-    onLeft: (weak) => Effect.fail(AuthError.weakPassword(weak.reasons, weak.message)),
-    onRight: () => Effect.void
-  })
 
 /**
  * What Supabase Auth answers for an address that is already a confirmed user's, when it does not
@@ -72,7 +66,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
     if (settings.disableSignup) return yield* AuthError.signupDisabled()
     const provider: NewUser.Provider = request.email !== "" ? "email" : "phone"
     if (request.password === "") return yield* AuthError.validationFailed("Signup requires a valid password")
-    yield* strongEnough(settings.passwordPolicy, request.password)
+    yield* PasswordStrength.require(settings.passwordPolicy, request.password)
     if (request.email !== "" && request.phone !== "") {
       return yield* AuthError.validationFailed(
         "Only an email address or phone number should be provided on signup."

@@ -1,9 +1,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
 import * as Time from "../../domain/Time.js"
 import type { User } from "../../domain/User.js"
 import { PasswordHasher } from "../ports/PasswordHasher.js"
@@ -14,6 +12,7 @@ import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
 import * as NewUser from "./NewUser.js"
+import * as PasswordStrength from "./PasswordStrength.js"
 import { type UserPatch, UserRepository } from "./ports/UserRepository.js"
 import * as UserMetadata from "./UserMetadata.js"
 
@@ -51,10 +50,7 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
       const phone =
         request.phone === "" ? Option.none() : Option.some(yield* ContactInput.phone(request.phone))
       if (Option.isSome(request.password)) {
-        yield* Either.match(PasswordPolicy.check(settings.passwordPolicy, request.password.value), {
-          onLeft: (weak) => Effect.fail(AuthError.weakPassword(weak.reasons, weak.message)),
-          onRight: () => Effect.void
-        })
+        yield* PasswordStrength.require(settings.passwordPolicy, request.password.value)
       }
       if (Option.isSome(request.appMetadata) && !settings.adminRoles.includes(user.role)) {
         return yield* new AuthError.AuthError({

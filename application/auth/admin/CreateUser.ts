@@ -1,12 +1,10 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { Identity } from "../../../domain/Identity.js"
 import { UserId } from "../../../domain/Ids.js"
-import * as PasswordPolicy from "../../../domain/PasswordPolicy.js"
 import { User } from "../../../domain/User.js"
 import { PasswordHasher } from "../../ports/PasswordHasher.js"
 import { TokenMint } from "../../ports/TokenMint.js"
@@ -15,6 +13,7 @@ import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
 import * as ContactInput from "../ContactInput.js"
 import * as NewUser from "../NewUser.js"
+import * as PasswordStrength from "../PasswordStrength.js"
 import { UserRepository } from "../ports/UserRepository.js"
 import type { AdminUserRequest } from "./AdminUserRequest.js"
 import * as BanUntil from "./BanUntil.js"
@@ -60,10 +59,7 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     } else {
       const given = Option.filter(request.password, (password) => password !== "")
       if (Option.isSome(given)) {
-        yield* Either.match(PasswordPolicy.check(settings.passwordPolicy, given.value), {
-          onLeft: (weak) => Effect.fail(AuthError.weakPassword(weak.reasons, weak.message)),
-          onRight: () => Effect.void
-        })
+        yield* PasswordStrength.require(settings.passwordPolicy, given.value)
       }
       const password = Option.isSome(given) ? given.value : Redacted.value(yield* mint.token("session"))
       passwordHash = yield* hasher.hash(Redacted.make(password))

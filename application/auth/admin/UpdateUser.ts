@@ -1,10 +1,8 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { UserId } from "../../../domain/Ids.js"
-import * as PasswordPolicy from "../../../domain/PasswordPolicy.js"
 import { PasswordHasher } from "../../ports/PasswordHasher.js"
 import { TokenMint } from "../../ports/TokenMint.js"
 import * as Telemetry from "../../Telemetry.js"
@@ -12,6 +10,7 @@ import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
 import * as ContactInput from "../ContactInput.js"
 import * as NewUser from "../NewUser.js"
+import * as PasswordStrength from "../PasswordStrength.js"
 import { type UserPatch, UserRepository } from "../ports/UserRepository.js"
 import * as UserMetadata from "../UserMetadata.js"
 import type { AdminUserRequest } from "./AdminUserRequest.js"
@@ -38,10 +37,7 @@ export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request:
       request.banDuration === "" ? undefined : yield* BanUntil.parse(request.banDuration, now)
     const password = Option.filter(request.password, (value) => value !== "")
     if (Option.isSome(password)) {
-      yield* Either.match(PasswordPolicy.check(settings.passwordPolicy, password.value), {
-        onLeft: (weak) => Effect.fail(AuthError.weakPassword(weak.reasons, weak.message)),
-        onRight: () => Effect.void
-      })
+      yield* PasswordStrength.require(settings.passwordPolicy, password.value)
     }
 
     const patch: { -readonly [K in keyof UserPatch]: UserPatch[K] } = {}
