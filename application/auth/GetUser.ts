@@ -3,7 +3,6 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
-import { UserRepository } from "./ports/UserRepository.js"
 
 /**
  * GET /user: the signed-in user with their identities. As in Supabase Auth, a token issued for
@@ -18,10 +17,7 @@ export const getUser = Telemetry.fn("GetUser.getUser")(
       if (first !== settings.audience) {
         return yield* AuthError.validationFailed("Token audience doesn't match request audience")
       }
-      const identities = yield* Effect.flatMap(UserRepository, (users) =>
-        users.identitiesOf(signedIn.user.id)
-      )
-      return { user: signedIn.user, identities }
+      return { user: signedIn.user, identities: signedIn.identities }
     }),
   (signedIn) => ({ "user.id": signedIn.user.id })
 )

@@ -58,20 +58,13 @@ export const refreshSession = Telemetry.fn("RefreshSession.refreshSession")((ref
           )
     const session = refreshed.session
     yield* Telemetry.annotate("session.id", session.id)
-    const users = yield* UserRepository
-    const user = yield* users.findById(session.userId)
-    if (Option.isNone(user)) return yield* AuthError.refreshTokenNotFound()
-    if (Ban.isBanned(user.value.bannedUntil, now)) {
+    const account = yield* Effect.flatMap(UserRepository, (users) => users.findWithIdentities(session.userId))
+    if (Option.isNone(account)) return yield* AuthError.refreshTokenNotFound()
+    const { user, identities } = account.value
+    if (Ban.isBanned(user.bannedUntil, now)) {
       return yield* AuthError.refreshTokenUserBanned()
     }
-    const access = yield* IssueSession.accessTokenFor(user.value, session, now)
-    const identities = yield* users.identitiesOf(user.value.id)
-    return {
-      access,
-      refreshToken: handedOut,
-      user: user.value,
-      identities,
-      session
-    } satisfies IssueSession.Grant
+    const access = yield* IssueSession.accessTokenFor(user, session, now)
+    return { access, refreshToken: handedOut, user, identities, session } satisfies IssueSession.Grant
   })
 )

@@ -30,7 +30,12 @@ const withGeneratedEmail = (identity: Identity) => {
   })
 }
 
-/** The first unique rule `user` would break among the other users. */
+/** The user's identities, oldest first. */
+const identitiesOf = (tables: Tables, id: UserId) =>
+  [...HashMap.values(tables.identities)]
+    .filter((identity) => identity.userId === id)
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+
 /** The account at the provider is linked to a user already. */
 const identityTaken = (tables: Tables, identity: Identity): Option.Option<IdentityExists> =>
   [...HashMap.values(tables.identities)].some(
@@ -39,6 +44,7 @@ const identityTaken = (tables: Tables, identity: Identity): Option.Option<Identi
     ? Option.some(new IdentityExists({ provider: identity.provider, providerId: identity.providerId }))
     : Option.none()
 
+/** The first unique rule `user` would break among the other users. */
 const conflict = (tables: Tables, user: User): Option.Option<EmailExists | PhoneExists> => {
   for (const row of HashMap.values(tables.users)) {
     if (row.user.id === user.id) continue
@@ -144,12 +150,13 @@ export const layer = Layer.effect(
       findByEmail: (email) => findLive((user) => Option.contains(user.email, email)),
       findByPhone: (phone) => findLive((user) => Option.contains(user.phone, phone)),
       identitiesOf: (id) =>
+        read((tables) => (Option.isNone(liveUser(tables, id)) ? [] : identitiesOf(tables, id))),
+      findWithIdentities: (id) =>
         read((tables) =>
-          Option.isNone(liveUser(tables, id))
-            ? []
-            : [...HashMap.values(tables.identities)]
-                .filter((identity) => identity.userId === id)
-                .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+          Option.map(liveUser(tables, id), (row) => ({
+            user: row.user,
+            identities: identitiesOf(tables, id)
+          }))
         ),
       findPasswordHash: (id) =>
         read((tables) => Option.flatMap(liveUser(tables, id), (row) => row.passwordHash)),

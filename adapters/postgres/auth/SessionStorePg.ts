@@ -19,6 +19,9 @@ import * as Telemetry from "../../../application/Telemetry.js"
 import { AmrEntry } from "../../../domain/auth/AccessTokenClaims.js"
 import * as Session from "../../../domain/auth/Session.js"
 import type { UserId } from "../../../domain/Ids.js"
+import * as Batched from "../Batched.js"
+import { PgPool } from "../PgPool.js"
+import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
 import { AuthTables } from "./AuthTables.js"
 
@@ -49,6 +52,44 @@ const SessionRow = Schema.transform(SessionRowFields, Schema.typeSchema(Session.
 /** A session locked for a refresh, with the generation of the token presented. */
 const LockedRow = Schema.Struct({ ...SessionRowFields.fields, tokenGeneration: Schema.Int })
 
+/**
+ * The `Rotate` branch of `Session.present` as one statement for the refreshes that arrive
+ * together (Batched.ts): a presented token rotates when it is its session's live one (same
+ * generation) and the session is not revoked — a session's family binds no client and has no
+ * lifetime of its own. The conditional UPDATE takes the session's row lock, so of concurrent
+ * presentations of one token exactly one rotates, in one batch or across several; the others
+ * match nothing here and are decided under the lock by the full path. Each input is one
+ * element of the arrays: $1 presented digest, $2 now, $3 sealed child (null: none kept),
+ * $4 child digest; `position` says which input a returned session answers.
+ */
+const rotateText = (sessions: string, refreshTokens: string) =>
+  `WITH input AS (
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[])
+       WITH ORDINALITY AS i(presented, rotated_at, sealed, child_hash, position)
+   ), presented AS (
+     SELECT i.*, t.session_id, t.generation AS token_generation
+     FROM input i JOIN ${refreshTokens} t ON t.token_hash = i.presented
+   ), rotated AS (
+     UPDATE ${sessions} s
+     SET generation = s.generation + 1, refreshed_at = p.rotated_at, updated_at = p.rotated_at
+     FROM presented p
+     WHERE s.id = p.session_id AND s.generation = p.token_generation AND s.revoked_at IS NULL
+     RETURNING s.*, p.position, p.presented, p.sealed, p.child_hash, p.rotated_at
+   ), retired AS (
+     UPDATE ${refreshTokens} t
+     SET revoked = true, updated_at = r.rotated_at,
+         sealed_child = CASE WHEN t.token_hash = r.presented THEN r.sealed ELSE NULL END
+     FROM rotated r
+     WHERE t.session_id = r.id AND (t.token_hash = r.presented OR t.sealed_child IS NOT NULL)
+   ), child AS (
+     INSERT INTO ${refreshTokens} (token_hash, user_id, parent, session_id, generation, created_at, updated_at)
+     SELECT r.child_hash, r.user_id, r.presented, r.id, r.generation, r.rotated_at, r.rotated_at
+     FROM rotated r
+   )
+   SELECT ${sessionColumnsOf("r")}, r.position FROM rotated r`
+
+const RotatedRow = Schema.Struct({ ...SessionRowFields.fields, position: Schema.NumberFromString })
+
 const SealedRow = Schema.Struct({ sealedChild: Schema.NullOr(SealedSecret) })
 const IdRow = Schema.Struct({ id: Session.SessionId })
 
@@ -56,15 +97,33 @@ export const layer = Layer.effect(
   SessionStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const pool = yield* PgPool
     const tables = yield* AuthTables
     const sessions = sql(tables.name("sessions"))
     const refreshTokens = sql(tables.name("refresh_tokens"))
     const encodeSession = Schema.encodeSync(SessionRow)
 
-    const findSession = (id: Session.SessionId) =>
-      sql`SELECT ${sql.literal(sessionColumns)} FROM ${sessions} s WHERE id = ${id}`.pipe(
-        decodeFirst(SessionRow)
-      )
+    // Every authenticated request reads its session: those arriving together share one look-up.
+    const findStatement = Prepared.statement(
+      `auth_find_sessions_${tables.prefix}`,
+      `SELECT ${sessionColumns} FROM ${tables.name("sessions")} s WHERE id = ANY($1::uuid[])`
+    )
+    const findSession = yield* Batched.make({
+      maxBatch: 256,
+      maxInFlight: 2,
+      run: (ids: ReadonlyArray<Session.SessionId>) =>
+        Prepared.run(pool, findStatement, [[...new Set(ids)]]).pipe(
+          decodeAll(SessionRow),
+          Effect.map((found) => {
+            const byId = new Map(found.map((session) => [session.id, session]))
+            return ids.map((id) => Option.fromNullable(byId.get(id)))
+          })
+        )
+    })
+
+    /** The sealed child is kept on the retired token only while there is a reuse interval. */
+    const sealedToKeep = (request: RefreshRequest) =>
+      Duration.greaterThan(request.policy.reuseInterval, Duration.zero) ? request.child.sealed : null
 
     /** Revokes the sessions with these ids (locked already) and lets their sealed children go. */
     const revokeLocked = (ids: ReadonlyArray<Session.SessionId>, now: Date) =>
@@ -98,6 +157,31 @@ export const layer = Layer.effect(
         )
       }).pipe(sql.withTransaction, Effect.orDie)
 
+    const rotateStatement = Prepared.statement(
+      `auth_rotate_refresh_tokens_${tables.prefix}`,
+      rotateText(tables.name("sessions"), tables.name("refresh_tokens"))
+    )
+    const tryRotate = yield* Batched.make({
+      maxBatch: 256,
+      maxInFlight: 2,
+      run: (requests: ReadonlyArray<RefreshRequest>) =>
+        Prepared.run(pool, rotateStatement, [
+          requests.map((request) => request.presented),
+          requests.map((request) => request.now),
+          requests.map((request) => sealedToKeep(request)),
+          requests.map((request) => request.child.hash)
+        ]).pipe(
+          decodeAll(RotatedRow),
+          Effect.map((rows) => {
+            const byPosition = new Map(
+              // Decoded field by field already: the class is not asked to validate them again.
+              rows.map(({ position, ...session }) => [position, new Session.Session(session, true)])
+            )
+            return requests.map((_, i) => Option.fromNullable(byPosition.get(i + 1)))
+          })
+        )
+    })
+
     /**
      * Everything under the session's row lock, so that presentations of one token are decided
      * one after the other on the state each predecessor left: the first rotates, the next see
@@ -123,7 +207,7 @@ export const layer = Layer.effect(
         const fail = (error: RefreshFailure): Effect.Effect<Refreshed, RefreshFailure> => Effect.fail(error)
         switch (decision._tag) {
           case "Rotate": {
-            const sealed = Duration.greaterThan(policy.reuseInterval, Duration.zero) ? child.sealed : null
+            const sealed = sealedToKeep(request)
             // The three writes of a rotation in one statement: the session's generation, the
             // presented token retired (holding the sealed child; the one before it lets its go),
             // and the child. They touch different rows, so they may run as one.
@@ -192,7 +276,18 @@ export const layer = Layer.effect(
         },
         (session) => ({ "session.id": session.id, "user.id": session.userId })
       ),
-      refresh: Telemetry.fn("SessionStorePg.refresh")((request) => refresh(request)),
+      // The live token's presentation, the common case, rotates in a shared statement; any
+      // other is decided on the session as it stands, under its lock.
+      refresh: Telemetry.fn("SessionStorePg.refresh")((request) =>
+        Effect.flatMap(
+          tryRotate(request),
+          Option.match({
+            onNone: () => refresh(request),
+            onSome: (session): Effect.Effect<Refreshed, RefreshFailure> =>
+              Effect.succeed({ _tag: "Rotated", session })
+          })
+        )
+      ),
       findById: Telemetry.fn("SessionStorePg.findById")(
         (id) => findSession(id),
         (id) => ({ "session.id": id })

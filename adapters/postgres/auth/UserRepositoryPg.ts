@@ -16,6 +16,9 @@ import * as Telemetry from "../../../application/Telemetry.js"
 import { Identity } from "../../../domain/Identity.js"
 import type { UserId } from "../../../domain/Ids.js"
 import { User } from "../../../domain/User.js"
+import * as Batched from "../Batched.js"
+import { PgPool } from "../PgPool.js"
+import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
 import * as UniqueViolation from "../UniqueViolation.js"
 import { AuthTables } from "./AuthTables.js"
@@ -39,6 +42,25 @@ const IdentityRow = Schema.Struct({ ...Identity.fields, identityData: JsonObject
 // Decoded by UserRow already: the class is not asked to validate the same fields again.
 const toUser = (row: typeof UserRow.Type) => new User(row, true)
 
+/**
+ * $1 user ids: the users with their identities, for the requests that arrive together
+ * (Batched.ts). The identities come as one JSON array per user, under their field names, so
+ * that one statement answers for user and identities; their timestamps are ISO strings there.
+ */
+const findWithIdentitiesText = (users: string, identities: string) =>
+  `SELECT ${userColumns},
+     (SELECT coalesce(json_agg(json_build_object(
+        'id', i.id, 'userId', i.user_id, 'provider', i.provider, 'providerId', i.provider_id,
+        'identityData', i.identity_data, 'email', i.email, 'createdAt', i.created_at,
+        'updatedAt', i.updated_at, 'lastSignInAt', i.last_sign_in_at) ORDER BY i.created_at, i.id), '[]')
+      FROM ${identities} i WHERE i.user_id = u.id)::text AS identities
+   FROM ${users} u WHERE u.id = ANY($1::uuid[]) AND u.deleted_at IS NULL`
+
+const WithIdentitiesRow = Schema.Struct({
+  ...UserRow.fields,
+  identities: Schema.parseJson(Schema.Array(Schema.Struct(Identity.fields)))
+})
+
 const PasswordRow = Schema.Struct({ encryptedPassword: Schema.NullOr(Schema.String) })
 const CountRow = Schema.Struct({ total: Schema.Number })
 
@@ -46,6 +68,7 @@ export const layer = Layer.effect(
   UserRepository,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const pool = yield* PgPool
     const tables = yield* AuthTables
     const users = sql(tables.name("users"))
     const identitiesTable = sql(tables.name("identities"))
@@ -114,6 +137,29 @@ export const layer = Layer.effect(
         decodeFirst(UserRow),
         Effect.map(Option.map(toUser))
       )
+
+    const findWithIdentitiesStatement = Prepared.statement(
+      `auth_find_with_identities_${tables.prefix}`,
+      findWithIdentitiesText(tables.name("users"), tables.name("identities"))
+    )
+    const findWithIdentities = yield* Batched.make({
+      maxBatch: 256,
+      maxInFlight: 2,
+      run: (ids: ReadonlyArray<UserId>) =>
+        Prepared.run(pool, findWithIdentitiesStatement, [[...new Set(ids)]]).pipe(
+          decodeAll(WithIdentitiesRow),
+          Effect.map((rows) => {
+            const byId = new Map(
+              rows.map(({ identities, ...user }) => [
+                user.id,
+                // Decoded field by field already: the classes are not asked to validate again.
+                { user: toUser(user), identities: identities.map((identity) => new Identity(identity, true)) }
+              ])
+            )
+            return ids.map((id) => Option.fromNullable(byId.get(id)))
+          })
+        )
+    })
 
     const notFound = (id: UserId) => new UserNotFound({ userId: id })
 
@@ -186,6 +232,10 @@ export const layer = Layer.effect(
             decodeAll(IdentityRow),
             Effect.map((rows) => rows.map((row) => new Identity(row, true)))
           ),
+        (id) => ({ "user.id": id })
+      ),
+      findWithIdentities: Telemetry.fn("UserRepositoryPg.findWithIdentities")(
+        (id) => findWithIdentities(id),
         (id) => ({ "user.id": id })
       ),
       findPasswordHash: Telemetry.fn("UserRepositoryPg.findPasswordHash")(

@@ -61,6 +61,12 @@ export interface Page {
   readonly total: number
 }
 
+/** A user with their identities, oldest first. */
+export interface WithIdentities {
+  readonly user: User
+  readonly identities: ReadonlyArray<Identity>
+}
+
 /**
  * The auth service's users with their identities and password hashes. Soft-deleted users are
  * never returned nor changed: for every method they no longer exist.
@@ -86,6 +92,11 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
     readonly findByPhone: (phone: Phone) => Effect.Effect<Option.Option<User>>
     /** The user's identities, oldest first. */
     readonly identitiesOf: (id: UserId) => Effect.Effect<ReadonlyArray<Identity>>
+    /**
+     * The user with their identities (oldest first), read together: what every authenticated
+     * request and every refresh answers with, so one read on the hot paths.
+     */
+    readonly findWithIdentities: (id: UserId) => Effect.Effect<Option.Option<WithIdentities>>
     /** The PHC string of the user's password; none when the user has no password. */
     readonly findPasswordHash: (id: UserId) => Effect.Effect<Option.Option<string>>
     /** Changes the given fields and stamps `updated_at`; returns the user as stored. */

@@ -43,6 +43,45 @@ export const userRepositoryContract = (it: It) =>
       })
     )
 
+    it.effect("reads a user with their identities together, for many users asked at once", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const { user, identity } = yield* signUp({ userMetadata: { full_name: "Ada", nested: { a_b: 1 } } })
+        const github = Fixtures.emailIdentity(user, {
+          provider: "github",
+          providerId: randomUUID(),
+          identityData: { email: user.email.pipe(Option.getOrThrow), user_name: "ada" },
+          createdAt: Time.plus(identity.createdAt, "1 second"),
+          updatedAt: Time.plus(identity.createdAt, "1 second"),
+          lastSignInAt: Option.some(Time.plus(identity.createdAt, "2 seconds"))
+        })
+        yield* users.addIdentity(github)
+        const stored = yield* users.identitiesOf(user.id)
+        expect(stored.map((linked) => linked.provider)).toEqual(["email", "github"])
+        expect(yield* users.findWithIdentities(user.id)).toEqual(Option.some({ user, identities: stored }))
+
+        const anonymous = Fixtures.user({ email: Option.none(), isAnonymous: true })
+        yield* users.insert(anonymous, [], Option.none())
+        const others = yield* Effect.forEach(Array.from({ length: 20 }), () => signUp())
+        const unknown = UserId.make(randomUUID())
+        // Asked at once, so that the Postgres adapter answers them from shared statements.
+        const found = yield* Effect.forEach(
+          [user.id, anonymous.id, unknown, ...others.map((other) => other.user.id)],
+          (id) => users.findWithIdentities(id),
+          { concurrency: "unbounded" }
+        )
+        expect(found[0]).toEqual(Option.some({ user, identities: stored }))
+        expect(found[1]).toEqual(Option.some({ user: anonymous, identities: [] }))
+        expect(found[2]).toEqual(Option.none())
+        expect(found.slice(3)).toEqual(
+          others.map((other) => Option.some({ user: other.user, identities: [other.identity] }))
+        )
+
+        yield* users.softDelete(user.id, Time.plus(identity.createdAt, "1 minute"))
+        expect(yield* users.findWithIdentities(user.id)).toEqual(Option.none())
+      })
+    )
+
     it.effect("stores an anonymous user, who has no identity, no email, no phone and no password", () =>
       Effect.gen(function* () {
         const users = yield* UserRepository
