@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto"
 import * as Argon2 from "@node-rs/argon2"
-import * as Bcrypt from "@node-rs/bcrypt"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -8,6 +7,7 @@ import * as Redacted from "effect/Redacted"
 import { PasswordHasher, type Verification } from "../../application/ports/PasswordHasher.js"
 import * as Telemetry from "../../application/Telemetry.js"
 import * as HashingGate from "./HashingGate.js"
+import * as HashingThreads from "./HashingThreads.js"
 
 /**
  * OWASP's argon2id baseline (19 MiB, 2 iterations, 1 lane); parameters travel inside each PHC
@@ -63,30 +63,24 @@ const unreadable = (stored: string): Effect.Effect<Verification> =>
   )
 
 /**
- * The hasher, its native work admitted through `gate`. The dummy hash is made here, once: a
- * hash of 32 random bytes nobody knows, with the current parameters, so checking a password
- * against it costs what checking against a fresh hash does.
+ * The hasher, its native work run on `threads` and admitted through `gate`. The dummy hash is
+ * made here, once: a hash of 32 random bytes nobody knows, with the current parameters, so
+ * checking a password against it costs what checking against a fresh hash does.
  */
 export const make = (
-  gate: HashingGate.HashingGate
+  gate: HashingGate.HashingGate,
+  threads: HashingThreads.HashingThreads
 ): Effect.Effect<Context.Tag.Service<typeof PasswordHasher>> =>
   Effect.gen(function* () {
-    const dummy = yield* gate.run(Effect.promise(() => Argon2.hash(randomBytes(32), current)))
+    const dummy = yield* gate.run(threads.hash(randomBytes(32), current))
 
+    /** Undefined when the stored hash cannot be decoded. */
     const verifyArgon2 = (password: Redacted.Redacted<string>, stored: string) =>
-      gate.run(
-        Effect.promise(() =>
-          Argon2.verify(stored, Redacted.value(password)).then(
-            (matches) => matches,
-            // The package rejects what it cannot decode; `undefined` marks it unreadable.
-            () => undefined
-          )
-        )
-      )
+      gate.run(threads.verifyArgon2(Redacted.value(password), stored))
 
     return {
       hash: Telemetry.fn("Argon2PasswordHasher.hash")((password: Redacted.Redacted<string>) =>
-        gate.run(Effect.promise(() => Argon2.hash(Redacted.value(password), current)))
+        gate.run(threads.hash(Redacted.value(password), current))
       ),
       verify: Telemetry.fn("Argon2PasswordHasher.verify")(
         (password: Redacted.Redacted<string>, stored: string): Effect.Effect<Verification> => {
@@ -100,7 +94,7 @@ export const make = (
             case "bcrypt":
               // The package answers false, without rejecting, for a bcrypt hash it cannot parse.
               return Effect.map(
-                gate.run(Effect.promise(() => Bcrypt.verify(Redacted.value(password), stored))),
+                gate.run(threads.verifyBcrypt(Redacted.value(password), stored)),
                 (matches) => ({ matches, needsRehash: matches })
               )
             case undefined:
@@ -130,6 +124,16 @@ export const make = (
     }
   })
 
-/** The production hasher; `options` size its gate (`HashingGate.Options`, defaults there). */
+/**
+ * The production hasher: `options` size its gate (`HashingGate.Options`, defaults there), and
+ * there are as many hashing threads as the gate lets hashings run at once.
+ */
 export const layer = (options: HashingGate.Options = {}): Layer.Layer<PasswordHasher> =>
-  Layer.effect(PasswordHasher, Effect.flatMap(HashingGate.make(options), make))
+  Layer.scoped(
+    PasswordHasher,
+    Effect.gen(function* () {
+      const gate = yield* HashingGate.make(options)
+      const threads = yield* HashingThreads.make(options.concurrency ?? HashingGate.defaultConcurrency())
+      return yield* make(gate, threads)
+    })
+  )

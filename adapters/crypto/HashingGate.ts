@@ -3,11 +3,9 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
 /**
- * Admission to password hashing, the one CPU-bound thing a request does. The native hashers
- * run on libuv's thread pool, so the event loop stays free, but nothing bounds how much work
- * a storm of sign-ins queues there: each argon2id call holds 19 MiB while it runs, and the
- * pool (4 threads unless `UV_THREADPOOL_SIZE` says otherwise) also serves `dns.lookup` and
- * file reads, which would wait behind every queued hash.
+ * Admission to password hashing, the one CPU-bound thing a request does. The hashing runs on
+ * threads of its own (HashingThreads.ts), so the event loop stays free, but nothing else bounds
+ * how much work a storm of sign-ins queues there: each argon2id call holds 19 MiB while it runs.
  *
  * So at most `concurrency` hashings run at once and at most `queue` more wait for a turn; a
  * call beyond that dies at once with `HashingBusy` rather than waiting out its request's
@@ -29,15 +27,10 @@ export interface Options {
 export const queuePerSlot = 32
 
 /**
- * One hashing per CPU, but never more than libuv's pool has threads: more would only queue
- * inside libuv, out of our count, and leave no thread free for `dns.lookup` or file reads
- * between two hashes.
+ * One hashing per CPU: more would only share the same cores. The hashing threads yield to the
+ * event loop (HashingThreads.ts), so using every core costs requests nothing.
  */
-export const defaultConcurrency = (): number => {
-  const pool = Number(process.env.UV_THREADPOOL_SIZE)
-  const threads = Number.isInteger(pool) && pool > 0 ? pool : 4
-  return Math.max(1, Math.min(availableParallelism(), threads))
-}
+export const defaultConcurrency = (): number => Math.max(1, availableParallelism())
 
 /**
  * A call refused because the gate's queue is full: hashing is not keeping up with sign-ins.

@@ -11,6 +11,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
 import * as Argon2PasswordHasher from "../../../adapters/crypto/Argon2PasswordHasher.js"
 import * as HashingGate from "../../../adapters/crypto/HashingGate.js"
+import * as HashingThreads from "../../../adapters/crypto/HashingThreads.js"
 import { PasswordHasher } from "../../../application/ports/PasswordHasher.js"
 import { passwordHasherContract } from "../contract/PasswordHasherContract.js"
 
@@ -106,10 +107,10 @@ layer(Argon2PasswordHasher.layer())("Argon2PasswordHasher", (it) => {
 })
 
 describe("Argon2PasswordHasher's gate", () => {
-  it.effect("hashing and verifying wait for a slot in the gate, and die busy beyond its queue", () =>
+  it.scoped("hashing and verifying wait for a slot in the gate, and die busy beyond its queue", () =>
     Effect.gen(function* () {
       const gate = yield* HashingGate.make({ concurrency: 1, queue: 0 })
-      const hasher = yield* Argon2PasswordHasher.make(gate)
+      const hasher = yield* Argon2PasswordHasher.make(gate, yield* HashingThreads.make(1))
       const stored = yield* hasher.hash(password)
 
       const started = yield* Deferred.make<void>()
@@ -137,10 +138,10 @@ describe("Argon2PasswordHasher's gate", () => {
     })
   )
 
-  it.effect("many concurrent sign-ins through one slot all get their answer", () =>
+  it.scoped("many concurrent sign-ins through one slot all get their answer", () =>
     Effect.gen(function* () {
       const gate = yield* HashingGate.make({ concurrency: 1, queue: 16 })
-      const hasher = yield* Argon2PasswordHasher.make(gate)
+      const hasher = yield* Argon2PasswordHasher.make(gate, yield* HashingThreads.make(1))
       const stored = yield* hasher.hash(password)
       const answers = yield* Effect.all(
         Array.from({ length: 16 }, (_, n) =>
