@@ -14,6 +14,7 @@ import * as AccessTokenClaims from "../../../domain/auth/AccessTokenClaims.js"
 import * as BadJwt from "../../../domain/auth/BadJwt.js"
 import * as KeyRing from "../../../domain/auth/KeyRing.js"
 import * as SigningKey from "../../../domain/auth/SigningKey.js"
+import * as JwsSignature from "./JwsSignature.js"
 
 type Key = Awaited<ReturnType<typeof jose.importJWK>>
 
@@ -66,8 +67,9 @@ const jsonPart = (part: string): Either.Either<Record<string, unknown>, "base64"
 /**
  * Access tokens with jose. The key ring (configured keys and the stored ones that verify now) is
  * read from the store at most every `keyCacheLifetime` and shared by every request meanwhile;
- * each key is imported into a WebCrypto key once, when first used, and kept while it stays in the
- * ring. Configured keys are imported when the layer is built, so a key jose cannot use stops the
+ * each key is imported by jose once, when first used, and kept while it stays in the ring. jose
+ * signs; signatures are checked synchronously with node:crypto on the same keys (JwsSignature.ts
+ * says why). Configured keys are imported when the layer is built, so a key jose cannot use stops the
  * service at start rather than at its first request.
  */
 export const layer = Layer.effect(
@@ -82,6 +84,16 @@ export const layer = Layer.effect(
 
     /** Imported keys by use and kid; a promise, so that concurrent first uses share one import. */
     const imported = new Map<string, Promise<Key>>()
+    /** Each imported key's node:crypto form, which verifies without leaving the event loop. */
+    const verifyKeys = new WeakMap<Key, JwsSignature.VerifyKey>()
+    const verifyKey = (key: Key) => {
+      let found = verifyKeys.get(key)
+      if (found === undefined) {
+        found = JwsSignature.verifyKeyOf(key)
+        verifyKeys.set(key, found)
+      }
+      return found
+    }
 
     const importNow = (entry: KeyRing.Entry, use: "sign" | "verify"): Promise<Key> => {
       const jwk = Redacted.value(entry.jwk)
@@ -162,8 +174,13 @@ export const layer = Layer.effect(
     const verify = (token: string): Effect.Effect<Verified, BadJwt.BadJwt> =>
       Effect.gen(function* () {
         const parts = token.split(".")
-        const [headerPart, payloadPart] = parts
-        if (parts.length !== 3 || headerPart === undefined || payloadPart === undefined) {
+        const [headerPart, payloadPart, signaturePart] = parts
+        if (
+          parts.length !== 3 ||
+          headerPart === undefined ||
+          payloadPart === undefined ||
+          signaturePart === undefined
+        ) {
           return yield* BadJwt.malformed("token contains an invalid number of segments")
         }
         const header = jsonPart(headerPart)
@@ -194,13 +211,14 @@ export const layer = Layer.effect(
         } else {
           key = yield* keyOf(verifier.entry, "verify")
         }
-        yield* Effect.tryPromise({
-          try: () => jose.compactVerify(token, key, { algorithms: [alg] }),
-          catch: (error) =>
-            error instanceof jose.errors.JWSSignatureVerificationFailed
-              ? BadJwt.badSignature(alg)
-              : BadJwt.malformed("could not base64 decode signature")
-        })
+        const signed = JwsSignature.verifies(
+          alg,
+          token.slice(0, headerPart.length + 1 + payloadPart.length),
+          signaturePart,
+          verifyKey(key)
+        )
+        if (signed === undefined) return yield* BadJwt.malformed("could not base64 decode signature")
+        if (!signed) return yield* BadJwt.badSignature(alg)
         const verified = claims.right
         if (verified.exp !== undefined && nowMillis >= verified.exp * 1000) {
           return yield* BadJwt.expired(nowMillis - verified.exp * 1000)

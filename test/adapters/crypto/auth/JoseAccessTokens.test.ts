@@ -211,6 +211,49 @@ describe("JoseAccessTokens", () => {
     }).pipe(Effect.provide(layerWith()))
   )
 
+  for (const algorithm of ["ES256", "EdDSA"] as const) {
+    it.effect(`refuses a ${algorithm} token whose signature does not match, or is not base64url`, () =>
+      Effect.gen(function* () {
+        yield* currentKey(algorithm)
+        const token = yield* signNow
+        const [header, payload, signature = ""] = token.split(".")
+        const tokens = yield* AccessTokens
+        // Another token's signature, of the right length: a well-formed signature that does not match.
+        const other = (yield* signNow).split(".")[2]
+        const claims = JSON.parse(new TextDecoder().decode(jose.base64url.decode(payload ?? "")))
+        const forged = jose.base64url.encode(JSON.stringify({ ...claims, role: "service_role" }))
+        expect((yield* failureOf(tokens.verify(`${header}.${forged}.${other}`)))?.reason).toBe(
+          "bad_signature"
+        )
+        const truncated = signature.slice(0, 20)
+        expect((yield* failureOf(tokens.verify(`${header}.${payload}.${truncated}`)))?.reason).toBe(
+          "bad_signature"
+        )
+        expect((yield* failureOf(tokens.verify(`${header}.${payload}.${signature}=`)))?.message).toBe(
+          "invalid JWT: unable to parse or verify signature, token is malformed: could not base64 decode signature"
+        )
+        expect((yield* tokens.verify(token)).alg).toBe(algorithm)
+      }).pipe(Effect.provide(layerWith()))
+    )
+  }
+
+  it.effect("refuses an HS256 token with a signature of another length or over other claims", () =>
+    Effect.gen(function* () {
+      yield* currentKey("RS256")
+      const tokens = yield* AccessTokens
+      const token = yield* hs256({ sub: user.id, role: "authenticated", exp: 3600 })
+      const [header, payload, signature = ""] = token.split(".")
+      expect((yield* failureOf(tokens.verify(`${header}.${payload}.${signature.slice(1)}`)))?.reason).toBe(
+        "bad_signature"
+      )
+      expect((yield* failureOf(tokens.verify(`${header}.${payload}.`)))?.reason).toBe("bad_signature")
+      const forged = jose.base64url.encode(JSON.stringify({ sub: user.id, role: "service_role", exp: 3600 }))
+      expect((yield* failureOf(tokens.verify(`${header}.${forged}.${signature}`)))?.message).toBe(
+        "invalid JWT: unable to parse or verify signature, token signature is invalid: signature is invalid"
+      )
+    }).pipe(Effect.provide(layerWith({ secret: Option.some(Redacted.make(secret)) })))
+  )
+
   it.effect("publishes public keys only, with kid, alg, use and key_ops", () =>
     Effect.gen(function* () {
       const rsa = yield* currentKey("RS256")
