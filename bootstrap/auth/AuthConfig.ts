@@ -5,8 +5,12 @@ import * as Either from "effect/Either"
 import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComposer.js"
 import type { Limit } from "../../application/ports/RateLimiter.js"
+import * as Mail from "../../domain/auth/Mail.js"
 import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
+import { Email } from "../../domain/User.js"
 import * as ConfigValues from "../ConfigValues.js"
 import * as TelemetryConfig from "../TelemetryConfig.js"
 import * as AuthConfigValues from "./AuthConfigValues.js"
@@ -81,6 +85,23 @@ export interface ExternalConfig {
   readonly anonymousUsers: boolean
 }
 
+/** The mail server; the service sends no mail without `SMTP_HOST`. */
+export interface SmtpConfig {
+  readonly host: string
+  readonly port: number
+  readonly user: Option.Option<string>
+  readonly pass: Option.Option<Redacted.Redacted>
+  /** `SMTP_ADMIN_EMAIL`: the From address. */
+  readonly adminEmail: string
+  /** `SMTP_SENDER_NAME`: the From name; the address when unset. */
+  readonly senderName: Option.Option<string>
+}
+
+export interface MailerConfig {
+  /** `MAILER_SUBJECTS_<KIND>` that are set, checked to parse as templates. */
+  readonly subjects: Partial<Record<Mail.Kind, string>>
+}
+
 export interface RateLimitConfig {
   /** `RATE_LIMIT_HEADER`: the header a trusted proxy sets to the client address. */
   readonly header: Option.Option<string>
@@ -101,6 +122,9 @@ export interface AuthConfig {
   /** `PASSWORD_MIN_LENGTH` and `PASSWORD_REQUIRED_CHARACTERS`. */
   readonly passwordPolicy: PasswordPolicy.PasswordPolicy
   readonly external: ExternalConfig
+  /** None without `SMTP_HOST` (empty counts as unset, as in Supabase Auth): no mail is sent. */
+  readonly smtp: Option.Option<SmtpConfig>
+  readonly mailer: MailerConfig
   readonly rateLimit: RateLimitConfig
   readonly security: SecurityConfig
   readonly api: ApiConfig
@@ -178,6 +202,66 @@ const jwtFields = Config.all({
   )
 )
 
+const decodeEmail = Schema.decodeUnknownEither(Email)
+
+/** `SMTP_HOST` with what it needs beside it: a port and a From address are required with it. */
+const smtpFields = Config.all({
+  host: Config.option(Config.string("AUTHSVC_SMTP_HOST")),
+  port: Config.option(ConfigValues.port("AUTHSVC_SMTP_PORT")),
+  user: Config.option(Config.string("AUTHSVC_SMTP_USER")),
+  pass: Config.option(Config.redacted("AUTHSVC_SMTP_PASS")),
+  adminEmail: Config.option(
+    ConfigValues.check("AUTHSVC_SMTP_ADMIN_EMAIL", Config.string("AUTHSVC_SMTP_ADMIN_EMAIL"), (value) =>
+      Either.isRight(decodeEmail(value))
+        ? Either.right(value.trim())
+        : Either.left("expected an email address")
+    )
+  ),
+  senderName: Config.option(Config.string("AUTHSVC_SMTP_SENDER_NAME"))
+}).pipe(
+  Config.mapOrFail((smtp): Either.Either<Option.Option<SmtpConfig>, ConfigError.ConfigError> => {
+    const host = Option.filter(smtp.host, (value) => value.trim() !== "")
+    if (Option.isNone(host)) return Either.right(Option.none())
+    if (Option.isNone(smtp.port)) {
+      return Either.left(ConfigValues.invalid("AUTHSVC_SMTP_PORT", "is required with AUTHSVC_SMTP_HOST"))
+    }
+    if (Option.isNone(smtp.adminEmail)) {
+      return Either.left(
+        ConfigValues.invalid(
+          "AUTHSVC_SMTP_ADMIN_EMAIL",
+          "is required with AUTHSVC_SMTP_HOST: the From address"
+        )
+      )
+    }
+    return Either.right(
+      Option.some({
+        host: host.value.trim(),
+        port: smtp.port.value,
+        user: Option.filter(smtp.user, (value) => value !== ""),
+        pass: smtp.pass,
+        adminEmail: smtp.adminEmail.value,
+        senderName: Option.filter(smtp.senderName, (value) => value.trim() !== "")
+      })
+    )
+  })
+)
+
+/** Each `MAILER_SUBJECTS_<KIND>` that is set, checked to be a template this service renders. */
+const subjectFields = Config.all(
+  Mail.Kind.literals.map((kind) => {
+    const name = `AUTHSVC_MAILER_SUBJECTS_${kind.toUpperCase()}`
+    return Config.option(
+      ConfigValues.check(name, Config.string(name), TemplateMailComposer.parseSubject)
+    ).pipe(Config.map((subject) => [kind, subject] as const))
+  })
+).pipe(
+  Config.map((entries) => {
+    const subjects: Partial<Record<Mail.Kind, string>> = {}
+    for (const [kind, subject] of entries) if (Option.isSome(subject)) subjects[kind] = subject.value
+    return { subjects }
+  })
+)
+
 const fields = Config.all({
   siteUrl: AuthConfigValues.httpUrl("AUTHSVC_SITE_URL"),
   uriAllowList: ConfigValues.list("AUTHSVC_URI_ALLOW_LIST"),
@@ -196,6 +280,8 @@ const fields = Config.all({
     phone: ConfigValues.bool("AUTHSVC_EXTERNAL_PHONE_ENABLED", false),
     anonymousUsers: ConfigValues.bool("AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", false)
   }),
+  smtp: smtpFields,
+  mailer: subjectFields,
   rateLimit: Config.all({
     header: Config.option(ConfigValues.headerName("AUTHSVC_RATE_LIMIT_HEADER")),
     tokenRefresh: AuthConfigValues.requestsPer(

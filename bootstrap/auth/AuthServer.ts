@@ -8,10 +8,13 @@ import { AuthHttpConfig } from "../../adapters/http/auth/AuthHttpConfig.js"
 import * as ErrorResponse from "../../adapters/http/auth/ErrorResponse.js"
 import * as Routes from "../../adapters/http/auth/Routes.js"
 import * as Server from "../../adapters/http/Server.js"
+import * as SmtpMailer from "../../adapters/mail/auth/SmtpMailer.js"
+import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComposer.js"
 import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
 import * as DatabaseUnavailable from "../../adapters/postgres/DatabaseUnavailable.js"
 import * as Migrations from "../../adapters/postgres/Migrations.js"
 import { AuthSettings, noProviders } from "../../application/auth/AuthSettings.js"
+import { deliverForever } from "../../application/auth/DeliverMail.js"
 import { ensureSigningKey } from "../../application/auth/EnsureSigningKey.js"
 import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
 import * as Telemetry from "../Telemetry.js"
@@ -73,6 +76,9 @@ const clientIpHeader = (config: AuthConfig): Option.Option<string> =>
     config.security.svcForwardedForEnabled ? Option.some("Svc-Forwarded-For") : Option.none()
   )
 
+/** How often an idle mail worker looks for due mail (one indexed statement). */
+const mailPollInterval = Duration.seconds(1)
+
 /**
  * `latchkey auth serve`: migrations first (the spec applies them at start; instances starting
  * together wait for one another), a signing key on first start, then the HTTP server.
@@ -108,7 +114,15 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
       isUnavailable: (defect) => DatabaseUnavailable.is(defect) || defect instanceof HashingGate.HashingBusy
     })
   )
-  return server.pipe(
+  // Every instance delivers the outbox's mail; without a mail server it stays queued.
+  const mail = Option.match(config.smtp, {
+    onNone: () => Layer.effectDiscard(Effect.logInfo("AUTHSVC_SMTP_HOST is unset: mail is queued, not sent")),
+    onSome: (smtp) =>
+      Layer.scopedDiscard(Effect.forkScoped(deliverForever(mailPollInterval))).pipe(
+        Layer.provide(Layer.merge(SmtpMailer.layer(smtp), TemplateMailComposer.layer(config.mailer)))
+      )
+  })
+  return Layer.merge(server, mail).pipe(
     Layer.provide(
       Layer.mergeAll(settings(config), http, Telemetry.metrics(config.telemetry, { serviceName }))
     ),

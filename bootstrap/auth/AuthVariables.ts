@@ -1,4 +1,5 @@
 import { providerKeys } from "../../application/auth/AuthSettings.js"
+import { Kind } from "../../domain/auth/Mail.js"
 import type { Variables } from "./AuthEnvironment.js"
 
 /**
@@ -46,6 +47,13 @@ export const read: ReadonlySet<string> = new Set(
     "DB_DATABASE_URL",
     "DB_NAMESPACE",
     "DB_MAX_POOL_SIZE",
+    "SMTP_HOST",
+    "SMTP_PORT",
+    "SMTP_USER",
+    "SMTP_PASS",
+    "SMTP_ADMIN_EMAIL",
+    "SMTP_SENDER_NAME",
+    ...Kind.literals.map((kind) => `MAILER_SUBJECTS_${kind.toUpperCase()}`),
     "LOG_FILE",
     "TRACING_ENABLED",
     "TRACING_EXPORTER",

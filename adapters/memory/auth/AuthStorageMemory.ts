@@ -1,9 +1,14 @@
 import * as Layer from "effect/Layer"
 import * as AuthMemoryState from "./AuthMemoryState.js"
+import * as MailOutboxMemory from "./MailOutboxMemory.js"
 import * as SessionStoreMemory from "./SessionStoreMemory.js"
+import * as TransactionsMemory from "./TransactionsMemory.js"
 import * as UserRepositoryMemory from "./UserRepositoryMemory.js"
 
 /** Every storage port of the auth service in memory, sharing one fresh set of tables. */
-export const layer = Layer.mergeAll(UserRepositoryMemory.layer, SessionStoreMemory.layer).pipe(
-  Layer.provide(AuthMemoryState.layer)
-)
+export const layer = Layer.mergeAll(
+  UserRepositoryMemory.layer,
+  SessionStoreMemory.layer,
+  MailOutboxMemory.layer,
+  TransactionsMemory.layer
+).pipe(Layer.provide(AuthMemoryState.layer))

@@ -473,6 +473,69 @@ describe("auth configuration", () => {
     )
   })
 
+  describe("mail", () => {
+    it.effect("sends no mail without SMTP_HOST, an empty one included", () =>
+      Effect.gen(function* () {
+        expect((yield* config({})).smtp).toEqual(Option.none())
+        expect((yield* config({ AUTHSVC_SMTP_HOST: " " })).smtp).toEqual(Option.none())
+      })
+    )
+
+    it.effect("reads the mail server, its login and the From address", () =>
+      Effect.gen(function* () {
+        const smtp = (yield* config({
+          AUTHSVC_SMTP_HOST: "smtp.example.com",
+          AUTHSVC_SMTP_PORT: "465",
+          AUTHSVC_SMTP_USER: "mailer",
+          AUTHSVC_SMTP_PASS: "hunter2",
+          AUTHSVC_SMTP_ADMIN_EMAIL: "auth@example.com",
+          AUTHSVC_SMTP_SENDER_NAME: "Example"
+        })).smtp
+        expect(
+          Option.map(smtp, ({ pass, ...rest }) => ({ ...rest, pass: Option.map(pass, Redacted.value) }))
+        ).toEqual(
+          Option.some({
+            host: "smtp.example.com",
+            port: 465,
+            user: Option.some("mailer"),
+            pass: Option.some("hunter2"),
+            adminEmail: "auth@example.com",
+            senderName: Option.some("Example")
+          })
+        )
+      })
+    )
+
+    it.effect("requires a port and a From address with SMTP_HOST, and a valid one of each", () =>
+      Effect.gen(function* () {
+        expect(
+          yield* report({ AUTHSVC_SMTP_HOST: "smtp.example.com", AUTHSVC_SMTP_ADMIN_EMAIL: "a@example.com" })
+        ).toEqual(["AUTHSVC_SMTP_PORT: is required with AUTHSVC_SMTP_HOST"])
+        expect(yield* report({ AUTHSVC_SMTP_HOST: "smtp.example.com", AUTHSVC_SMTP_PORT: "25" })).toEqual([
+          "AUTHSVC_SMTP_ADMIN_EMAIL: is required with AUTHSVC_SMTP_HOST: the From address"
+        ])
+        expect(
+          yield* report({
+            AUTHSVC_SMTP_HOST: "h",
+            AUTHSVC_SMTP_PORT: "25",
+            AUTHSVC_SMTP_ADMIN_EMAIL: "not an address"
+          })
+        ).toEqual(["AUTHSVC_SMTP_ADMIN_EMAIL: expected an email address"])
+      })
+    )
+
+    it.effect("takes subjects that parse as templates, and names one that does not", () =>
+      Effect.gen(function* () {
+        expect(
+          (yield* config({ AUTHSVC_MAILER_SUBJECTS_REAUTHENTICATION: "Code: {{ .Token }}" })).mailer.subjects
+        ).toEqual({ reauthentication: "Code: {{ .Token }}" })
+        const lines = yield* report({ AUTHSVC_MAILER_SUBJECTS_MAGIC_LINK: "{{ range .X }}" })
+        expect(lines).toHaveLength(1)
+        expect(lines[0]).toMatch(/^AUTHSVC_MAILER_SUBJECTS_MAGIC_LINK: unsupported action/)
+      })
+    )
+  })
+
   it.effect("reads telemetry with the AUTHSVC_ prefix, LOG_LEVEL without", () =>
     Effect.gen(function* () {
       const c = yield* config({

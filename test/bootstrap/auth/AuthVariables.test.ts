@@ -15,11 +15,11 @@ describe("auth variables", () => {
     expect(
       AuthVariables.warnings(
         variables([
-          "AUTHSVC_SMTP_HOST",
+          "AUTHSVC_SMTP_MAX_FREQUENCY",
           "AUTHSVC_SITE_URL",
           "AUTHSVC_EXTERNAL_GITHUB_ENABLED",
           "AUTHSVC_EXTERNAL_KEYCLOAK_URL",
-          "AUTHSVC_MAILER_SUBJECTS_INVITE",
+          "AUTHSVC_MAILER_TEMPLATES_INVITE",
           "AUTHSVC_SMS_TWILIO_ACCOUNT_SID",
           "AUTHSVC_SECURITY_CAPTCHA_ENABLED",
           "AUTHSVC_OPERATOR_TOKEN",
@@ -35,9 +35,9 @@ describe("auth variables", () => {
     ).toEqual([
       "ignored until their feature lands: AUTHSVC_API_ENDPOINT, AUTHSVC_EXTERNAL_GITHUB_ENABLED, " +
         "AUTHSVC_EXTERNAL_KEYCLOAK_URL, AUTHSVC_HOOK_CUSTOM_ACCESS_TOKEN_URI, AUTHSVC_JWT_ADMIN_GROUP_NAME, " +
-        "AUTHSVC_JWT_DEFAULT_GROUP_NAME, AUTHSVC_MAILER_SUBJECTS_INVITE, AUTHSVC_MFA_TOTP_ENROLL_ENABLED, " +
+        "AUTHSVC_JWT_DEFAULT_GROUP_NAME, AUTHSVC_MAILER_TEMPLATES_INVITE, AUTHSVC_MFA_TOTP_ENROLL_ENABLED, " +
         "AUTHSVC_OPERATOR_TOKEN, AUTHSVC_RATE_LIMIT_EMAIL_SENT, AUTHSVC_SAML_ENABLED, " +
-        "AUTHSVC_SECURITY_CAPTCHA_ENABLED, AUTHSVC_SMS_TWILIO_ACCOUNT_SID, AUTHSVC_SMTP_HOST"
+        "AUTHSVC_SECURITY_CAPTCHA_ENABLED, AUTHSVC_SMS_TWILIO_ACCOUNT_SID, AUTHSVC_SMTP_MAX_FREQUENCY"
     ])
   })
 
@@ -48,6 +48,13 @@ describe("auth variables", () => {
         expect(AuthVariables.isLater(`AUTHSVC_EXTERNAL_${provider.toUpperCase()}_${setting}`)).toBe(true)
       }
     }
+  })
+
+  it("reads the mail server and the subjects now, though the rest of their families comes later", () => {
+    for (const name of ["AUTHSVC_SMTP_HOST", "AUTHSVC_SMTP_PASS", "AUTHSVC_MAILER_SUBJECTS_EMAIL_CHANGE"]) {
+      expect(AuthVariables.isLater(name)).toBe(false)
+    }
+    expect(AuthVariables.isLater("AUTHSVC_MAILER_TEMPLATES_EMAIL_CHANGE")).toBe(true)
   })
 
   it("reads the autoconfirm switches now, though their families come later", () => {
@@ -63,14 +70,14 @@ describe("auth variables", () => {
       AuthVariables.warnings(
         variables([
           "AUTHSVC_SITEURL",
-          "AUTHSVC_SMTP_PORT",
+          "AUTHSVC_SMTP_MAX_FREQUENCY",
           "AUTHSVC_EXTERNAL_MASTODON_ENABLED",
           "GOTRUE_SITE_URL",
           "PATH"
         ])
       )
     ).toEqual([
-      "ignored until their feature lands: AUTHSVC_SMTP_PORT",
+      "ignored until their feature lands: AUTHSVC_SMTP_MAX_FREQUENCY",
       "unknown variables, ignored: AUTHSVC_EXTERNAL_MASTODON_ENABLED, AUTHSVC_SITEURL"
     ])
   })

@@ -1,4 +1,5 @@
 import type { Vitest } from "@effect/vitest"
+import type { MailOutbox } from "../../../../application/auth/ports/MailOutbox.js"
 import type { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
 import type { TokenSealer } from "../../../../application/auth/ports/TokenSealer.js"
 import type { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
@@ -7,6 +8,6 @@ import type { UserRepository } from "../../../../application/auth/ports/UserRepo
  * Every storage port of the auth service: what each adapter set provides. The sealer comes
  * along because presenting a refresh token, as the contract does it, seals and opens children.
  */
-export type AuthStorage = UserRepository | SessionStore | TokenSealer
+export type AuthStorage = UserRepository | SessionStore | MailOutbox | TokenSealer
 
 export type It = Vitest.MethodsNonLive<AuthStorage>

@@ -1,4 +1,5 @@
 import type { It } from "./AuthStorage.js"
+import { mailOutboxContract } from "./MailOutboxContract.js"
 import { sessionStoreContract } from "./SessionStoreContract.js"
 import { userRepositoryContract } from "./UserRepositoryContract.js"
 
@@ -6,4 +7,5 @@ import { userRepositoryContract } from "./UserRepositoryContract.js"
 export const authStorageContract = (it: It) => {
   userRepositoryContract(it)
   sessionStoreContract(it)
+  mailOutboxContract(it)
 }

@@ -1,0 +1,47 @@
+import * as Schema from "effect/Schema"
+
+/**
+ * The mails of the auth service, one per template of the spec (`MAILER_SUBJECTS_<KIND>`,
+ * `MAILER_TEMPLATES_<KIND>`), named as the variables name them, lower-cased.
+ */
+export const Kind = Schema.Literal(
+  "invite",
+  "confirmation",
+  "recovery",
+  "magic_link",
+  "email_change",
+  "reauthentication",
+  "password_changed_notification",
+  "email_changed_notification",
+  "phone_changed_notification",
+  "identity_linked_notification",
+  "identity_unlinked_notification",
+  "mfa_factor_enrolled_notification",
+  "mfa_factor_unenrolled_notification"
+)
+export type Kind = typeof Kind.Type
+
+export const MessageId = Schema.UUID.pipe(Schema.brand("MailMessageId"))
+export type MessageId = typeof MessageId.Type
+
+/**
+ * A mail to send: its kind, its recipient and the values its template is rendered with
+ * (`SiteURL`, `ConfirmationURL`, `Token`, `Data`, …; the spec's variables per kind). It is
+ * rendered when it is delivered (MailComposer), so that fetching a template never holds a request.
+ */
+export class Message extends Schema.Class<Message>("MailMessage")({
+  kind: Kind,
+  to: Schema.String,
+  variables: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+}) {}
+
+/**
+ * A mail as it leaves: rendered, with both an HTML and a plain-text part (mail without a text
+ * part is a common reason for landing in spam).
+ */
+export interface Rendered {
+  readonly to: string
+  readonly subject: string
+  readonly html: string
+  readonly text: string
+}
