@@ -3,7 +3,16 @@
  * recognise a leaked latchkey token, and /revoke and /introspect know which table to search
  * without trusting `token_type_hint`.
  */
-export type TokenKind = "access" | "refresh" | "code" | "client_secret" | "state" | "consent" | "session"
+export type TokenKind =
+  | "access"
+  | "refresh"
+  | "code"
+  | "client_secret"
+  | "state"
+  | "consent"
+  | "session"
+  /** The auth service's mailed links (confirmation, recovery, magic link, …). */
+  | "verification"
 
 export const prefix: Record<TokenKind, string> = {
   access: "lka_",
@@ -12,7 +21,8 @@ export const prefix: Record<TokenKind, string> = {
   client_secret: "lks_",
   state: "lkt_",
   consent: "lkg_",
-  session: "lkw_"
+  session: "lkw_",
+  verification: "lkv_"
 }
 
 export const kindOf = (token: string): TokenKind | undefined => {

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomBytes, randomInt, randomUUID } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -13,5 +13,7 @@ export const layer = Layer.succeed(TokenMint, {
     Effect.sync(() =>
       Redacted.make(`${TokenKind.prefix[kind]}${randomBytes(secretBytes).toString("base64url")}`)
     ),
-  uuid: Effect.sync(() => randomUUID())
+  uuid: Effect.sync(() => randomUUID()),
+  code: (length) =>
+    Effect.sync(() => Redacted.make(Array.from({ length }, () => String(randomInt(10))).join("")))
 })

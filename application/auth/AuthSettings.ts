@@ -57,6 +57,21 @@ export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
   AuthSettings,
   {
     readonly siteUrl: string
+    /** `API_EXTERNAL_URL`: where mailed links point, without a trailing slash. */
+    readonly externalUrl: string
+    /**
+     * Where a flow sends the browser: `requested` when `SITE_URL` and `URI_ALLOW_LIST` allow
+     * it (RedirectAllowList), else `SITE_URL`, as in Supabase Auth.
+     */
+    readonly redirectTarget: (requested: string) => string
+    /** The mailed one-time tokens: `MAILER_OTP_LENGTH`, `MAILER_OTP_EXP`, `MAILER_URLPATHS_*`. */
+    readonly verification: {
+      readonly codeLength: number
+      readonly lifetime: Duration.Duration
+      readonly confirmationPath: string
+      /** `SMTP_MAX_FREQUENCY`: least time between two mails of one kind to one user. */
+      readonly spacing: Duration.Duration
+    }
     /** `JWT_AUD`: the audience of users created here (Supabase: `authenticated`). */
     readonly audience: string
     /** `JWT_EXP`: access-token lifetime. */

@@ -14,7 +14,9 @@ import * as ContactInput from "./ContactInput.js"
 import * as IssueSession from "./IssueSession.js"
 import * as NewUser from "./NewUser.js"
 import * as PasswordStrength from "./PasswordStrength.js"
+import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
+import * as SendVerification from "./SendVerification.js"
 
 /** POST /signup with an email or a phone number, as decoded from the body (`""` when absent). */
 export interface SignupRequest {
@@ -24,6 +26,8 @@ export interface SignupRequest {
   readonly data: Readonly<Record<string, unknown>>
   readonly codeChallenge: string
   readonly codeChallengeMethod: string
+  /** `redirect_to` of the query (supabase-js `emailRedirectTo`); `""` when absent. */
+  readonly redirectTo: string
   readonly client: IssueSession.Client
 }
 
@@ -58,7 +62,8 @@ const fauxUser = (
 /**
  * Sign-up with a password, as Supabase Auth's `POST /signup`: checks in its order, then a new
  * user with its `email` or `phone` identity. With autoconfirm the user is confirmed and signed
- * in; otherwise the user waits for a confirmation that the messaging part of the service sends.
+ * in; otherwise the user waits for a confirmation: by email, the mail with its link and code is
+ * queued with the user (SendVerification); by phone, the text comes with the SMS gateways.
  */
 export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
   Effect.gen(function* () {
@@ -122,7 +127,9 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
 
     if (Option.isSome(existing)) return yield* duplicate(existing.value)
 
-    const user = NewUser.user({
+    // An address to confirm gets its mail, written with the user: both or neither.
+    const confirmByMail = contact._tag === "email" && !autoconfirm
+    const created = NewUser.user({
       id: NewUser.newUserId(yield* mint.uuid),
       aud: settings.audience,
       contact,
@@ -130,6 +137,9 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
       confirmed: autoconfirm,
       now
     })
+    const user = confirmByMail
+      ? new User({ ...created, confirmationSentAt: Option.some(now) }, true)
+      : created
     const identity = NewUser.identity({
       id: NewUser.newIdentityId(yield* mint.uuid),
       user,
@@ -137,7 +147,29 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
       data: request.data,
       now
     })
-    const inserted = yield* Effect.either(users.insert(user, [identity], Option.some(passwordHash)))
+    const stored = users.insert(user, [identity], Option.some(passwordHash))
+    const inserted = yield* Effect.either(
+      contact._tag === "email" && confirmByMail
+        ? Effect.flatMap(Transactions, (transactions) =>
+            transactions.run(
+              Effect.zipRight(
+                stored,
+                SendVerification.mail({
+                  user,
+                  purpose: "confirmation",
+                  kind: "confirmation",
+                  type: "signup",
+                  to: contact.email,
+                  redirectTo: settings.redirectTarget(request.redirectTo),
+                  // A new user has no earlier mail to space this one from.
+                  spacing: Option.none(),
+                  now
+                }).pipe(Effect.orDie)
+              )
+            )
+          )
+        : stored
+    )
     if (Either.isLeft(inserted)) {
       // Someone signed up with the same address a moment ago: answered as a duplicate.
       const raced =

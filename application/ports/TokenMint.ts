@@ -11,5 +11,7 @@ export class TokenMint extends Context.Tag("latchkey/TokenMint")<
     readonly token: (kind: TokenKind) => Effect.Effect<Redacted.Redacted<string>>
     /** A random (version 4) UUID for a new record. */
     readonly uuid: Effect.Effect<string>
+    /** A one-time code to type: `length` decimal digits, each uniformly random. */
+    readonly code: (length: number) => Effect.Effect<Redacted.Redacted<string>>
   }
 >() {}

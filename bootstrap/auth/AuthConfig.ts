@@ -100,7 +100,18 @@ export interface SmtpConfig {
 export interface MailerConfig {
   /** `MAILER_SUBJECTS_<KIND>` that are set, checked to parse as templates. */
   readonly subjects: Partial<Record<Mail.Kind, string>>
+  /** `MAILER_OTP_EXP`: seconds a mailed link or code stays valid. */
+  readonly otpExpSeconds: number
+  /** `MAILER_OTP_LENGTH`: digits of a mailed code, 6 to 10. */
+  readonly otpLength: number
+  /** `MAILER_URLPATHS_CONFIRMATION`: the path of the confirmation link. */
+  readonly confirmationPath: string
+  /** `SMTP_MAX_FREQUENCY`: least time between two mails of one kind to one user. */
+  readonly maxFrequency: Duration.Duration
 }
+
+/** Supabase Auth's default lifetime of a mailed link or code: a day. */
+export const defaultOtpExpSeconds = 86_400
 
 export interface RateLimitConfig {
   /** `RATE_LIMIT_HEADER`: the header a trusted proxy sets to the client address. */
@@ -247,7 +258,7 @@ const smtpFields = Config.all({
 )
 
 /** Each `MAILER_SUBJECTS_<KIND>` that is set, checked to be a template this service renders. */
-const subjectFields = Config.all(
+const subjectsField = Config.all(
   Mail.Kind.literals.map((kind) => {
     const name = `AUTHSVC_MAILER_SUBJECTS_${kind.toUpperCase()}`
     return Config.option(
@@ -258,8 +269,39 @@ const subjectFields = Config.all(
   Config.map((entries) => {
     const subjects: Partial<Record<Mail.Kind, string>> = {}
     for (const [kind, subject] of entries) if (Option.isSome(subject)) subjects[kind] = subject.value
-    return { subjects }
+    return subjects
   })
+)
+
+const mailerFields = Config.all({
+  subjects: subjectsField,
+  // The spec's 900 s; a bare number is seconds, a Go duration (`1m30s`) also reads.
+  maxFrequency: AuthConfigValues.secondsOrDuration("AUTHSVC_SMTP_MAX_FREQUENCY", Duration.seconds(900)),
+  otpExp: AuthConfigValues.wholeNumberNamed("AUTHSVC_MAILER_OTP_EXP", defaultOtpExpSeconds),
+  otpLength: ConfigValues.check(
+    "AUTHSVC_MAILER_OTP_LENGTH",
+    AuthConfigValues.wholeNumberNamed("AUTHSVC_MAILER_OTP_LENGTH", 6),
+    (length) => (length >= 6 && length <= 10 ? Either.right(length) : Either.left("expected 6 to 10 digits"))
+  ),
+  confirmationPath: ConfigValues.check(
+    "AUTHSVC_MAILER_URLPATHS_CONFIRMATION",
+    Config.string("AUTHSVC_MAILER_URLPATHS_CONFIRMATION").pipe(Config.withDefault("/verify")),
+    (path) =>
+      /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(path)
+        ? Either.right(path)
+        : Either.left("expected a path starting with /")
+  )
+}).pipe(
+  Config.map(
+    (fields): MailerConfig => ({
+      subjects: fields.subjects,
+      // 0 is Supabase Auth's "unset", which it replaces by the default too.
+      otpExpSeconds: fields.otpExp === 0 ? defaultOtpExpSeconds : fields.otpExp,
+      otpLength: fields.otpLength,
+      confirmationPath: fields.confirmationPath,
+      maxFrequency: fields.maxFrequency
+    })
+  )
 )
 
 const fields = Config.all({
@@ -281,7 +323,7 @@ const fields = Config.all({
     anonymousUsers: ConfigValues.bool("AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", false)
   }),
   smtp: smtpFields,
-  mailer: subjectFields,
+  mailer: mailerFields,
   rateLimit: Config.all({
     header: Config.option(ConfigValues.headerName("AUTHSVC_RATE_LIMIT_HEADER")),
     tokenRefresh: AuthConfigValues.requestsPer(

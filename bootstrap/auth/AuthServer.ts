@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as HashingGate from "../../adapters/crypto/HashingGate.js"
+import * as PicomatchGlob from "../../adapters/glob/PicomatchGlob.js"
 import { AuthHttpConfig } from "../../adapters/http/auth/AuthHttpConfig.js"
 import * as ErrorResponse from "../../adapters/http/auth/ErrorResponse.js"
 import * as Routes from "../../adapters/http/auth/Routes.js"
@@ -17,6 +18,7 @@ import { AuthSettings, noProviders } from "../../application/auth/AuthSettings.j
 import { deliverForever } from "../../application/auth/DeliverMail.js"
 import { ensureSigningKey } from "../../application/auth/EnsureSigningKey.js"
 import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
+import * as RedirectAllowList from "../../domain/RedirectAllowList.js"
 import * as Telemetry from "../Telemetry.js"
 import * as Version from "../Version.js"
 import type { AuthConfig } from "./AuthConfig.js"
@@ -43,9 +45,21 @@ const maxBodyBytes = 256 * 1024
 const serviceName = "latchkey-auth"
 
 /** What the use cases read of the configuration. */
-export const settings = (config: AuthConfig) =>
-  Layer.succeed(AuthSettings, {
+export const settings = (config: AuthConfig) => {
+  const allowList = RedirectAllowList.make(config.siteUrl, config.uriAllowList)
+  return Layer.succeed(AuthSettings, {
     siteUrl: config.siteUrl,
+    externalUrl: config.api.externalUrl,
+    redirectTarget: (requested) =>
+      requested !== "" && RedirectAllowList.isAllowed(allowList, requested, PicomatchGlob.glob)
+        ? requested
+        : config.siteUrl,
+    verification: {
+      codeLength: config.mailer.otpLength,
+      lifetime: Duration.seconds(config.mailer.otpExpSeconds),
+      confirmationPath: config.mailer.confirmationPath,
+      spacing: config.mailer.maxFrequency
+    },
     audience: config.jwt.aud,
     accessTokenLifetime: Duration.seconds(config.jwt.expSeconds),
     adminRoles: config.jwt.adminRoles,
@@ -66,6 +80,7 @@ export const settings = (config: AuthConfig) =>
     // External providers come with their own part of the service; none is enabled yet.
     providers: noProviders
   })
+}
 
 /**
  * The address a request's limits count against: the header a trusted proxy sets

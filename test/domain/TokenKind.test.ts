@@ -9,7 +9,8 @@ const kinds: ReadonlyArray<TokenKind.TokenKind> = [
   "client_secret",
   "state",
   "consent",
-  "session"
+  "session",
+  "verification"
 ]
 
 describe("TokenKind", () => {

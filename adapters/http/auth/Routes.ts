@@ -1,8 +1,11 @@
 import type { AuthSettings } from "../../../application/auth/AuthSettings.js"
 import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
+import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
+import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeTokenStore.js"
 import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import type { TokenSealer } from "../../../application/auth/ports/TokenSealer.js"
+import type { Transactions } from "../../../application/auth/ports/Transactions.js"
 import type { UserRepository } from "../../../application/auth/ports/UserRepository.js"
 import type { PasswordHasher } from "../../../application/ports/PasswordHasher.js"
 import type { RateLimiter } from "../../../application/ports/RateLimiter.js"
@@ -19,10 +22,12 @@ import * as GetUser from "./GetUser.js"
 import * as Health from "./Health.js"
 import * as Jwks from "./Jwks.js"
 import * as Logout from "./Logout.js"
+import * as Resend from "./Resend.js"
 import * as Settings from "./Settings.js"
 import * as Signup from "./Signup.js"
 import * as Token from "./Token.js"
 import * as UpdateUser from "./UpdateUser.js"
+import * as Verify from "./Verify.js"
 
 /** What the auth service's endpoints run on. */
 export type Services =
@@ -37,6 +42,9 @@ export type Services =
   | SecretHasher
   | TokenMint
   | RateLimiter
+  | MailOutbox
+  | OneTimeTokenStore
+  | Transactions
 
 /**
  * Supabase Auth reads every body as JSON whatever its type; these are the types clients send
@@ -58,6 +66,9 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   Route.make("GET", "/user", GetUser.handle, { cors: true }),
   Route.make("PUT", "/user", UpdateUser.handle, { accepts: json, cors: true }),
   Route.make("POST", "/logout", Logout.handle, { accepts: json, cors: true }),
+  Route.make("POST", "/verify", Verify.handlePost, { accepts: json, cors: true }),
+  Route.make("GET", "/verify", Verify.handleGet, { cors: true }),
+  Route.make("POST", "/resend", Resend.handle, { accepts: json, cors: true }),
   Route.make("GET", "/admin/users", ListUsers.handle, { cors: true }),
   Route.make("POST", "/admin/users", CreateUser.handle, { accepts: json, cors: true }),
   Route.make("GET", "/admin/users/{user_id}", AdminGetUser.handle, { cors: true }),

@@ -47,6 +47,7 @@ export const handle = (request: HttpRequest) =>
       data,
       codeChallenge: body.code_challenge ?? "",
       codeChallengeMethod: body.code_challenge_method ?? "",
+      redirectTo: new URLSearchParams(request.query).get("redirect_to") ?? "",
       client
     })
     return outcome._tag === "SignedIn"

@@ -1,6 +1,7 @@
 import * as Layer from "effect/Layer"
 import * as AuthMemoryState from "./AuthMemoryState.js"
 import * as MailOutboxMemory from "./MailOutboxMemory.js"
+import * as OneTimeTokenStoreMemory from "./OneTimeTokenStoreMemory.js"
 import * as SessionStoreMemory from "./SessionStoreMemory.js"
 import * as TransactionsMemory from "./TransactionsMemory.js"
 import * as UserRepositoryMemory from "./UserRepositoryMemory.js"
@@ -10,5 +11,6 @@ export const layer = Layer.mergeAll(
   UserRepositoryMemory.layer,
   SessionStoreMemory.layer,
   MailOutboxMemory.layer,
+  OneTimeTokenStoreMemory.layer,
   TransactionsMemory.layer
 ).pipe(Layer.provide(AuthMemoryState.layer))

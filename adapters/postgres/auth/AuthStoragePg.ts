@@ -1,6 +1,7 @@
 import * as Layer from "effect/Layer"
 import * as AuthTables from "./AuthTables.js"
 import * as MailOutboxPg from "./MailOutboxPg.js"
+import * as OneTimeTokenStorePg from "./OneTimeTokenStorePg.js"
 import * as SessionStorePg from "./SessionStorePg.js"
 import * as TransactionsPg from "./TransactionsPg.js"
 import * as UserRepositoryPg from "./UserRepositoryPg.js"
@@ -10,6 +11,10 @@ import * as UserRepositoryPg from "./UserRepositoryPg.js"
  * one `DB_NAMESPACE` (empty: no prefix); needs a SqlClient.
  */
 export const layer = (namespace: string) =>
-  Layer.mergeAll(UserRepositoryPg.layer, SessionStorePg.layer, MailOutboxPg.layer, TransactionsPg.layer).pipe(
-    Layer.provide(AuthTables.layer(namespace))
-  )
+  Layer.mergeAll(
+    UserRepositoryPg.layer,
+    SessionStorePg.layer,
+    MailOutboxPg.layer,
+    OneTimeTokenStorePg.layer,
+    TransactionsPg.layer
+  ).pipe(Layer.provide(AuthTables.layer(namespace)))

@@ -23,6 +23,14 @@ describe("RandomTokenMint", () => {
       )
     }).pipe(Effect.provide(RandomTokenMint.layer))
   )
+  it.effect("mints one-time codes of the asked length, digits only", () =>
+    Effect.gen(function* () {
+      const mint = yield* TokenMint
+      const codes = yield* Effect.forEach(Array.from({ length: 200 }), () => mint.code(6))
+      for (const code of codes) expect(Redacted.value(code)).toMatch(/^[0-9]{6}$/)
+      expect(Redacted.value(yield* mint.code(10))).toMatch(/^[0-9]{10}$/)
+    }).pipe(Effect.provide(RandomTokenMint.layer))
+  )
   it.effect("a redacted token does not print its value", () =>
     Effect.gen(function* () {
       const token = yield* Effect.flatMap(TokenMint, (m) => m.token("access"))

@@ -29,6 +29,7 @@ const signedUp = Effect.gen(function* () {
     data: {},
     codeChallenge: "",
     codeChallengeMethod: "",
+    redirectTo: "",
     client
   })
   if (outcome._tag !== "SignedIn") return yield* Effect.dieMessage("autoconfirm signs in")

@@ -15,7 +15,7 @@ describe("auth variables", () => {
     expect(
       AuthVariables.warnings(
         variables([
-          "AUTHSVC_SMTP_MAX_FREQUENCY",
+          "AUTHSVC_MAILER_SECURE_EMAIL_CHANGE_ENABLED",
           "AUTHSVC_SITE_URL",
           "AUTHSVC_EXTERNAL_GITHUB_ENABLED",
           "AUTHSVC_EXTERNAL_KEYCLOAK_URL",
@@ -35,9 +35,10 @@ describe("auth variables", () => {
     ).toEqual([
       "ignored until their feature lands: AUTHSVC_API_ENDPOINT, AUTHSVC_EXTERNAL_GITHUB_ENABLED, " +
         "AUTHSVC_EXTERNAL_KEYCLOAK_URL, AUTHSVC_HOOK_CUSTOM_ACCESS_TOKEN_URI, AUTHSVC_JWT_ADMIN_GROUP_NAME, " +
-        "AUTHSVC_JWT_DEFAULT_GROUP_NAME, AUTHSVC_MAILER_TEMPLATES_INVITE, AUTHSVC_MFA_TOTP_ENROLL_ENABLED, " +
+        "AUTHSVC_JWT_DEFAULT_GROUP_NAME, AUTHSVC_MAILER_SECURE_EMAIL_CHANGE_ENABLED, AUTHSVC_MAILER_TEMPLATES_INVITE, " +
+        "AUTHSVC_MFA_TOTP_ENROLL_ENABLED, " +
         "AUTHSVC_OPERATOR_TOKEN, AUTHSVC_RATE_LIMIT_EMAIL_SENT, AUTHSVC_SAML_ENABLED, " +
-        "AUTHSVC_SECURITY_CAPTCHA_ENABLED, AUTHSVC_SMS_TWILIO_ACCOUNT_SID, AUTHSVC_SMTP_MAX_FREQUENCY"
+        "AUTHSVC_SECURITY_CAPTCHA_ENABLED, AUTHSVC_SMS_TWILIO_ACCOUNT_SID"
     ])
   })
 
@@ -70,14 +71,14 @@ describe("auth variables", () => {
       AuthVariables.warnings(
         variables([
           "AUTHSVC_SITEURL",
-          "AUTHSVC_SMTP_MAX_FREQUENCY",
+          "AUTHSVC_MAILER_SECURE_EMAIL_CHANGE_ENABLED",
           "AUTHSVC_EXTERNAL_MASTODON_ENABLED",
           "GOTRUE_SITE_URL",
           "PATH"
         ])
       )
     ).toEqual([
-      "ignored until their feature lands: AUTHSVC_SMTP_MAX_FREQUENCY",
+      "ignored until their feature lands: AUTHSVC_MAILER_SECURE_EMAIL_CHANGE_ENABLED",
       "unknown variables, ignored: AUTHSVC_EXTERNAL_MASTODON_ENABLED, AUTHSVC_SITEURL"
     ])
   })

@@ -22,6 +22,15 @@ type Settings = (typeof AuthSettings)["Service"]
 export const settings = (overrides: Partial<Settings> = {}) =>
   Layer.succeed(AuthSettings, {
     siteUrl: "http://localhost:3000",
+    externalUrl: "http://localhost:8081",
+    redirectTarget: (requested) =>
+      requested.startsWith("http://localhost:3000") ? requested : "http://localhost:3000",
+    verification: {
+      codeLength: 6,
+      lifetime: Duration.days(1),
+      confirmationPath: "/verify",
+      spacing: Duration.seconds(60)
+    },
     audience: "authenticated",
     accessTokenLifetime: Duration.hours(1),
     adminRoles: ["service_role"],

@@ -1,5 +1,6 @@
 import type { It } from "./AuthStorage.js"
 import { mailOutboxContract } from "./MailOutboxContract.js"
+import { oneTimeTokenStoreContract } from "./OneTimeTokenStoreContract.js"
 import { sessionStoreContract } from "./SessionStoreContract.js"
 import { userRepositoryContract } from "./UserRepositoryContract.js"
 
@@ -8,4 +9,5 @@ export const authStorageContract = (it: It) => {
   userRepositoryContract(it)
   sessionStoreContract(it)
   mailOutboxContract(it)
+  oneTimeTokenStoreContract(it)
 }

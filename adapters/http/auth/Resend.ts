@@ -1,0 +1,29 @@
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { resend } from "../../../application/auth/Resend.js"
+import type { HttpRequest } from "../HttpMessage.js"
+import * as HttpMessage from "../HttpMessage.js"
+import * as ErrorResponse from "./ErrorResponse.js"
+import * as JsonRequest from "./JsonRequest.js"
+import { field } from "./JsonRequest.js"
+
+const Body = Schema.Struct({
+  type: field(Schema.String),
+  email: field(Schema.String),
+  phone: field(Schema.String),
+  code_challenge: field(Schema.String),
+  code_challenge_method: field(Schema.String)
+})
+
+/** POST /resend — a confirmation mailed again (supabase-js `resend`); `{}` whatever happened. */
+export const handle = (request: HttpRequest) =>
+  Effect.gen(function* () {
+    const body = yield* JsonRequest.decode(Body)(request)
+    yield* resend({
+      type: body.type ?? "",
+      email: body.email ?? "",
+      phone: body.phone ?? "",
+      redirectTo: new URLSearchParams(request.query).get("redirect_to") ?? ""
+    })
+    return HttpMessage.json({})
+  }).pipe(ErrorResponse.answering(request))

@@ -1,0 +1,108 @@
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Telemetry from "../Telemetry.js"
+import * as AuthError from "./AuthError.js"
+import { AuthSettings } from "./AuthSettings.js"
+import * as ContactInput from "./ContactInput.js"
+import type { IssuedTooSoon } from "./ports/OneTimeTokenStore.js"
+import { Transactions } from "./ports/Transactions.js"
+import { UserRepository } from "./ports/UserRepository.js"
+import * as SendVerification from "./SendVerification.js"
+
+/** POST /resend, as decoded from the body (`""` when absent). */
+export interface ResendRequest {
+  readonly type: string
+  readonly email: string
+  readonly phone: string
+  /** `redirect_to` of the query (supabase-js `options.emailRedirectTo`). */
+  readonly redirectTo: string
+}
+
+/** Supabase Auth's checks of a resend, in its order and words. */
+const checked = (request: ResendRequest) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    const byEmail = request.type === "signup" || request.type === "email_change"
+    const byPhone = request.type === "sms" || request.type === "phone_change"
+    if (!byEmail && !byPhone) {
+      return yield* AuthError.validationFailed(
+        "Missing one of these types: signup, email_change, sms, phone_change"
+      )
+    }
+    if (byEmail && request.email === "")
+      return yield* AuthError.validationFailed("Type provided requires an email address")
+    if (byPhone && request.phone === "")
+      return yield* AuthError.validationFailed("Type provided requires a phone number")
+    if (request.email !== "" && request.phone !== "") {
+      return yield* AuthError.validationFailed("Only an email address or phone number should be provided.")
+    }
+    if (byEmail && !settings.emailEnabled) return yield* AuthError.emailLoginsDisabled()
+    if (byPhone && !settings.phoneEnabled) return yield* AuthError.phoneLoginsDisabled()
+  })
+
+/** The answer to a mail asked for within `SMTP_MAX_FREQUENCY` of the last. */
+const tooSoon = (error: IssuedTooSoon, spacing: Duration.Duration, now: Date) =>
+  AuthError.emailSentTooRecently(
+    (error.lastIssuedAt.getTime() + Duration.toMillis(spacing) - now.getTime()) / 1000
+  )
+
+/**
+ * POST /resend (supabase-js `resend`): the sign-up confirmation mailed again, with a new link
+ * and code that replace the last ones, at most once per `SMTP_MAX_FREQUENCY`. An address
+ * nobody has, one that is confirmed already, and an email change nobody asked for all get the
+ * same empty answer, as in Supabase Auth. Texts to phone numbers come with the SMS gateways.
+ */
+export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
+  Effect.gen(function* () {
+    yield* checked(request)
+    const settings = yield* AuthSettings
+    const users = yield* UserRepository
+    if (request.type === "sms" || request.type === "phone_change") {
+      const phone = yield* ContactInput.phone(request.phone)
+      const owner = yield* users.findByPhone(phone)
+      // Nothing to send to a number nobody has, or to a confirmed one without a change pending.
+      if (Option.isNone(owner) || (request.type === "sms" && Option.isSome(owner.value.phoneConfirmedAt)))
+        return
+      return yield* new AuthError.AuthError({
+        code: "feature_disabled",
+        message: "Texting a code needs an SMS gateway, which this service does not have yet",
+        status: 422
+      })
+    }
+    const email = yield* ContactInput.email(request.email)
+    const owner = yield* users.findByEmail(email)
+    // No pending email change exists before the email-change flow does.
+    if (Option.isNone(owner) || request.type === "email_change") return
+    const user = owner.value
+    if (Option.isSome(user.emailConfirmedAt)) return
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const spacing = settings.verification.spacing
+    yield* Effect.flatMap(Transactions, (transactions) =>
+      transactions.run(
+        Effect.zipRight(
+          SendVerification.mail({
+            user,
+            purpose: "confirmation",
+            kind: "confirmation",
+            type: "signup",
+            to: email,
+            redirectTo: settings.redirectTarget(request.redirectTo),
+            spacing: Option.some(spacing),
+            now
+          }),
+          users.update(user.id, { confirmationSentAt: Option.some(now) }, now)
+        )
+      )
+    ).pipe(
+      Effect.catchTags({
+        IssuedTooSoon: (error) => tooSoon(error, spacing, now),
+        // Deleted, or its address taken over, a moment ago: as if it had not been there.
+        UserNotFound: () => Effect.void,
+        EmailExists: () => Effect.void,
+        PhoneExists: () => Effect.void
+      })
+    )
+  })
+)

@@ -1,0 +1,95 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { codeSubject, purposesOf } from "../../domain/auth/OneTimeToken.js"
+import * as Ban from "../../domain/Ban.js"
+import type { UserId } from "../../domain/Ids.js"
+import { SecretHasher } from "../ports/SecretHasher.js"
+import * as Telemetry from "../Telemetry.js"
+import * as AuthError from "./AuthError.js"
+import * as ContactInput from "./ContactInput.js"
+import * as IssueSession from "./IssueSession.js"
+import { OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
+import { UserRepository } from "./ports/UserRepository.js"
+
+/** POST or GET /verify, as decoded from the body or the query (`""` when absent). */
+export interface VerifyRequest {
+  readonly type: string
+  /** The code that was mailed (with `email`), or, on GET, the link's token. */
+  readonly token: string
+  /** The link's token (`token_hash`), as supabase-js `verifyOtp({ token_hash })` sends it. */
+  readonly tokenHash: string
+  readonly email: string
+  readonly phone: string
+  readonly client: IssueSession.Client
+}
+
+/** The token's forms the request may carry, checked in Supabase Auth's order and words. */
+const checked = (request: VerifyRequest) =>
+  Effect.gen(function* () {
+    if (request.type === "") return yield* AuthError.validationFailed("Verify requires a verification type")
+    const purposes = purposesOf(request.type)
+    if (purposes === undefined) return yield* AuthError.validationFailed("Unsupported verification type")
+    if (request.token === "" && request.tokenHash === "") {
+      return yield* AuthError.validationFailed("Verify requires a token or a token hash")
+    }
+    if (request.token !== "" && request.tokenHash !== "") {
+      return yield* AuthError.validationFailed("Verify requires either a token or a token hash")
+    }
+    if (request.tokenHash !== "" && (request.email !== "" || request.phone !== "")) {
+      return yield* AuthError.validationFailed("Only the token_hash and type should be provided")
+    }
+    if (request.email !== "" && request.phone !== "") {
+      return yield* AuthError.validationFailed(
+        "Only an email address or phone number should be provided on verify"
+      )
+    }
+    return purposes
+  })
+
+/**
+ * POST /verify (and GET, by its link): a mailed one-time token used up — by its link token, or
+ * by its code with the address it was sent to — then what it proves carried out (an address
+ * confirmed), and a session issued. A code that is wrong, used, expired or unknown, and an
+ * address nobody has, all get the same answer, so the endpoint tells nothing about accounts.
+ */
+export const verify = Telemetry.fn("Verify.verify")((request: VerifyRequest) =>
+  Effect.gen(function* () {
+    const purposes = yield* checked(request)
+    const store = yield* OneTimeTokenStore
+    const hasher = yield* SecretHasher
+    const users = yield* UserRepository
+    const now = new Date(yield* Clock.currentTimeMillis)
+
+    let userId: UserId
+    if (request.tokenHash !== "" || (request.email === "" && request.phone === "")) {
+      // A link: the token alone identifies the user.
+      const link = request.tokenHash !== "" ? request.tokenHash : request.token
+      const used = yield* store.useLink(yield* hasher.hash(Redacted.make(link)), purposes, now)
+      if (Option.isNone(used)) return yield* AuthError.emailLinkExpired()
+      userId = used.value.userId
+    } else {
+      if (request.phone !== "") return yield* AuthError.otpExpired()
+      const email = yield* ContactInput.email(request.email)
+      const owner = yield* users.findByEmail(email)
+      if (Option.isNone(owner)) return yield* AuthError.otpExpired()
+      const codeHash = yield* hasher.hash(Redacted.make(codeSubject(owner.value.id, request.token)))
+      const outcome = yield* store.useCode(owner.value.id, purposes, codeHash, now)
+      if (outcome._tag !== "Used") return yield* AuthError.otpExpired()
+      userId = owner.value.id
+    }
+
+    const found = yield* users.findById(userId)
+    if (Option.isNone(found)) return yield* AuthError.emailLinkExpired()
+    if (Ban.isBanned(found.value.bannedUntil, now)) return yield* AuthError.userBanned()
+    // Proving that the mail arrived confirms the address, whichever mail it was.
+    const user = Option.isSome(found.value.emailConfirmedAt)
+      ? found.value
+      : yield* users
+          .update(userId, { emailConfirmedAt: Option.some(now) }, now)
+          .pipe(Effect.catchAll(() => AuthError.emailLinkExpired()))
+    yield* Telemetry.annotate("user.id", user.id)
+    return yield* IssueSession.issue(user, "otp", request.client)
+  })
+)
