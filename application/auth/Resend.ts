@@ -1,12 +1,10 @@
 import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
-import type { IssuedTooSoon } from "./ports/OneTimeTokenStore.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendVerification from "./SendVerification.js"
@@ -41,12 +39,6 @@ const checked = (request: ResendRequest) =>
     if (byEmail && !settings.emailEnabled) return yield* AuthError.emailLoginsDisabled()
     if (byPhone && !settings.phoneEnabled) return yield* AuthError.phoneLoginsDisabled()
   })
-
-/** The answer to a mail asked for within `SMTP_MAX_FREQUENCY` of the last. */
-const tooSoon = (error: IssuedTooSoon, spacing: Duration.Duration, now: Date) =>
-  AuthError.emailSentTooRecently(
-    (error.lastIssuedAt.getTime() + Duration.toMillis(spacing) - now.getTime()) / 1000
-  )
 
 /**
  * POST /resend (supabase-js `resend`): the sign-up confirmation mailed again, with a new link
@@ -97,7 +89,7 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
       )
     ).pipe(
       Effect.catchTags({
-        IssuedTooSoon: (error) => tooSoon(error, spacing, now),
+        IssuedTooSoon: (error) => SendVerification.sentTooRecently(error, spacing, now),
         // Deleted, or its address taken over, a moment ago: as if it had not been there.
         UserNotFound: () => Effect.void,
         EmailExists: () => Effect.void,

@@ -8,9 +8,10 @@ import * as Time from "../../domain/Time.js"
 import type { User } from "../../domain/User.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
+import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
-import { OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
+import { type IssuedTooSoon, OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
 
 export interface Verification {
   readonly user: User
@@ -60,7 +61,8 @@ export const mail = (verification: Verification) =>
               codeHash,
               failedAttempts: 0,
               createdAt: now,
-              expiresAt: Time.plus(now, Duration.toMillis(settings.verification.lifetime))
+              expiresAt: Time.plus(now, Duration.toMillis(settings.verification.lifetime)),
+              usedAt: Option.none()
             }),
             Option.map(verification.spacing, (spacing) => Time.minus(now, Duration.toMillis(spacing)))
           )
@@ -85,3 +87,9 @@ export const mail = (verification: Verification) =>
     })
     yield* Effect.flatMap(MailOutbox, (outbox) => outbox.enqueue(message, now))
   })
+
+/** The answer to a mail asked for within `SMTP_MAX_FREQUENCY` of the last of its kind. */
+export const sentTooRecently = (error: IssuedTooSoon, spacing: Duration.Duration, now: Date) =>
+  AuthError.emailSentTooRecently(
+    (error.lastIssuedAt.getTime() + Duration.toMillis(spacing) - now.getTime()) / 1000
+  )

@@ -36,7 +36,12 @@ export class OneTimeToken extends Schema.Class<OneTimeToken>("OneTimeToken")({
   codeHash: SecretHash,
   failedAttempts: Schema.Int,
   createdAt: Timestamp,
-  expiresAt: Timestamp
+  expiresAt: Timestamp,
+  /**
+   * When it was used; kept so that the spacing between two mails of one purpose
+   * (`SMTP_MAX_FREQUENCY`) counts from the last one sent, used or not.
+   */
+  usedAt: Schema.OptionFromNullOr(Timestamp)
 }) {}
 
 /**

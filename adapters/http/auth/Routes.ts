@@ -16,12 +16,16 @@ import type { AuthHttpConfig } from "./AuthHttpConfig.js"
 import * as CreateUser from "./admin/CreateUser.js"
 import * as DeleteUser from "./admin/DeleteUser.js"
 import * as AdminGetUser from "./admin/GetUser.js"
+import * as InviteUser from "./admin/InviteUser.js"
 import * as ListUsers from "./admin/ListUsers.js"
 import * as AdminUpdateUser from "./admin/UpdateUser.js"
 import * as GetUser from "./GetUser.js"
 import * as Health from "./Health.js"
 import * as Jwks from "./Jwks.js"
 import * as Logout from "./Logout.js"
+import * as MagicLink from "./MagicLink.js"
+import * as Otp from "./Otp.js"
+import * as Recover from "./Recover.js"
 import * as Resend from "./Resend.js"
 import * as Settings from "./Settings.js"
 import * as Signup from "./Signup.js"
@@ -69,6 +73,10 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   Route.make("POST", "/verify", Verify.handlePost, { accepts: json, cors: true }),
   Route.make("GET", "/verify", Verify.handleGet, { cors: true }),
   Route.make("POST", "/resend", Resend.handle, { accepts: json, cors: true }),
+  Route.make("POST", "/recover", Recover.handle, { accepts: json, cors: true }),
+  Route.make("POST", "/magiclink", MagicLink.handle, { accepts: json, cors: true }),
+  Route.make("POST", "/otp", Otp.handle, { accepts: json, cors: true }),
+  Route.make("POST", "/invite", InviteUser.handle, { accepts: json, cors: true }),
   Route.make("GET", "/admin/users", ListUsers.handle, { cors: true }),
   Route.make("POST", "/admin/users", CreateUser.handle, { accepts: json, cors: true }),
   Route.make("GET", "/admin/users/{user_id}", AdminGetUser.handle, { cors: true }),

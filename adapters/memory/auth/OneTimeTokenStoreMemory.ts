@@ -10,6 +10,7 @@ import {
 import { maxFailedAttempts, OneTimeToken, type Purpose } from "../../../domain/auth/OneTimeToken.js"
 
 const live = (token: OneTimeToken, purposes: ReadonlyArray<Purpose>, now: Date) =>
+  Option.isNone(token.usedAt) &&
   purposes.includes(token.purpose) &&
   token.expiresAt.getTime() > now.getTime() &&
   token.failedAttempts < maxFailedAttempts
@@ -37,9 +38,9 @@ export const layer = Layer.effect(
       useLink: (linkHash, purposes, now) =>
         Ref.modify(tokens, (all) => {
           const found = all.find((token) => token.linkHash === linkHash && live(token, purposes, now))
-          return found === undefined
-            ? [Option.none(), all]
-            : [Option.some(found), all.filter((token) => token !== found)]
+          if (found === undefined) return [Option.none(), all]
+          const used = new OneTimeToken({ ...found, usedAt: Option.some(now) }, true)
+          return [Option.some(used), all.map((token) => (token === found ? used : token))]
         }),
       useCode: (userId, purposes, codeHash, now) =>
         Ref.modify(tokens, (all): [CodeOutcome, ReadonlyArray<OneTimeToken>] => {

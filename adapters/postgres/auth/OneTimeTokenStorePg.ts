@@ -17,9 +17,9 @@ const IdRow = Schema.Struct({ id: Schema.String })
 const CreatedRow = Schema.Struct({ createdAt: Schema.DateFromSelf })
 
 /**
- * One-time tokens on Postgres. Using a token deletes its row with `RETURNING`, so of concurrent
- * presentations exactly one gets it; a wrong code is counted in the same kind of single
- * statement. Statements run through `@effect/sql`, so `issue` joins the caller's transaction.
+ * One-time tokens on Postgres. Using a token is one conditional `UPDATE … RETURNING` of its row
+ * (`used_at IS NULL`), so of concurrent presentations exactly one gets it; a wrong code is
+ * counted in the same kind of single statement. Statements run through `@effect/sql`, so `issue` joins the caller's transaction.
  */
 export const layer = Layer.effect(
   OneTimeTokenStore,
@@ -41,7 +41,7 @@ export const layer = Layer.effect(
               ON CONFLICT (user_id, purpose) DO UPDATE SET
                 id = EXCLUDED.id, sent_to = EXCLUDED.sent_to, link_hash = EXCLUDED.link_hash,
                 code_hash = EXCLUDED.code_hash, failed_attempts = 0,
-                created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+                created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, used_at = NULL
               WHERE ${Option.match(notAfter, {
                 onNone: () => sql`true`,
                 onSome: (at) => sql`t.created_at <= ${at}`
@@ -65,24 +65,24 @@ export const layer = Layer.effect(
       ),
       useLink: Telemetry.fn("OneTimeTokenStorePg.useLink")((linkHash, purposes, now) =>
         sql`
-          DELETE FROM ${tokens}
+          UPDATE ${tokens} SET used_at = ${now}
           WHERE link_hash = ${linkHash} AND purpose IN ${sql.in(purposes)} AND expires_at > ${now}
-            AND failed_attempts < ${maxFailedAttempts}
+            AND failed_attempts < ${maxFailedAttempts} AND used_at IS NULL
           RETURNING *`.pipe(decodeFirst(OneTimeToken))
       ),
       useCode: Telemetry.fn("OneTimeTokenStorePg.useCode")(
         (userId, purposes, codeHash, now) =>
           Effect.gen(function* () {
             const used = yield* sql`
-              DELETE FROM ${tokens}
+              UPDATE ${tokens} SET used_at = ${now}
               WHERE user_id = ${userId} AND purpose IN ${sql.in(purposes)} AND expires_at > ${now}
-                AND failed_attempts < ${maxFailedAttempts} AND code_hash = ${codeHash}
+                AND failed_attempts < ${maxFailedAttempts} AND code_hash = ${codeHash} AND used_at IS NULL
               RETURNING *`.pipe(decodeFirst(OneTimeToken))
             if (Option.isSome(used)) return { _tag: "Used", token: used.value } satisfies CodeOutcome
             const counted = yield* sql`
               UPDATE ${tokens} SET failed_attempts = failed_attempts + 1
               WHERE user_id = ${userId} AND purpose IN ${sql.in(purposes)} AND expires_at > ${now}
-                AND failed_attempts < ${maxFailedAttempts}
+                AND failed_attempts < ${maxFailedAttempts} AND used_at IS NULL
               RETURNING id`.pipe(decodeAll(IdRow))
             return (counted.length > 0 ? { _tag: "Wrong" } : { _tag: "None" }) satisfies CodeOutcome
           }),

@@ -3,6 +3,7 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as Mailbox from "../../support/auth/Mailbox.js"
 import * as SmtpCatcher from "../../support/auth/SmtpCatcher.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 
@@ -49,32 +50,9 @@ afterAll(async () => {
 const password = "correct horse battery staple"
 const freshEmail = () => `user-${crypto.randomUUID()}@example.com`
 
-/** The first `count` mails the service sent to `to`, once delivered (30 s at most). */
-const mailsTo = async (to: string, count: number) => {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const caught = catcher.caught.filter((entry) => entry.to.includes(to))
-    if (caught.length >= count) return caught.slice(0, count).map((entry) => entry.mail)
-    if (Date.now() > deadline) throw new Error(`fewer than ${count} mails to ${to}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-const mailTo = async (to: string) => {
-  const [mail] = await mailsTo(to, 1)
-  if (mail === undefined) throw new Error(`no mail to ${to}`)
-  return mail
-}
-
-/** The confirmation link and code of a mail's text part. */
-const linkAndCode = (text: string | undefined) => {
-  const link = /Confirm your address: (\S+)/.exec(text ?? "")?.[1]
-  const code = /Or enter this code: (\d+)/.exec(text ?? "")?.[1]
-  if (link === undefined || code === undefined) throw new Error(`no link or code in ${text}`)
-  return { link: new URL(link), code }
-}
-
-const fragmentOf = (location: string | null) => new URLSearchParams(new URL(location ?? "").hash.slice(1))
+const mailsTo = (to: string, count: number) => Mailbox.mailsTo(catcher, to, count)
+const mailTo = (to: string) => Mailbox.mailTo(catcher, to)
+const { linkAndCode, fragmentOf } = Mailbox
 
 describe("email confirmation through supabase-js, with the mail really delivered", () => {
   it("sign-up mails a link and a code; the code signs the user in and confirms the address", async () => {

@@ -32,7 +32,8 @@ const tokenFor = (user: User, purpose: Purpose, code: string, at: Date) => {
     codeHash: digest(codeSubject(user.id, code)),
     failedAttempts: 0,
     createdAt: at,
-    expiresAt: Time.plus(at, "1 hour")
+    expiresAt: Time.plus(at, "1 hour"),
+    usedAt: Option.none()
   })
   return { token, link }
 }
@@ -60,7 +61,7 @@ export const oneTimeTokenStoreContract = (it: It) =>
           yield* store.useLink(digest(link), ["confirmation"], Time.plus(Fixtures.t0, "1 hour"))
         ).toEqual(Option.none())
         expect(yield* store.useLink(digest(link), ["recovery", "confirmation"], soon)).toEqual(
-          Option.some(token)
+          Option.some(new OneTimeToken({ ...token, usedAt: Option.some(soon) }))
         )
         expect(yield* store.useLink(digest(link), ["confirmation"], soon)).toEqual(Option.none())
       })
@@ -123,6 +124,15 @@ export const oneTimeTokenStoreContract = (it: It) =>
               yield* store.useLink(digest(later.link), ["confirmation"], Time.plus(Fixtures.t0, "2 minutes"))
             )
           ).toBe(true)
+
+          // Used, a token still spaces the next mail of its purpose.
+          const used = yield* issued("magic_link", "555555", first.user)
+          yield* store.useLink(digest(used.link), ["magic_link"], soon)
+          const next = tokenFor(first.user, "magic_link", "666666", Time.plus(Fixtures.t0, "30 seconds"))
+          const spaced = yield* Effect.either(
+            store.issue(next.token, Option.some(Time.minus(next.token.createdAt, "1 minute")))
+          )
+          expect(spaced._tag).toBe("Left")
 
           // Concurrent requests for a user with no live token: one is issued, the rest are too soon.
           const user = (yield* issued("recovery")).user

@@ -1,0 +1,116 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { User } from "../../domain/User.js"
+import { TokenMint } from "../ports/TokenMint.js"
+import * as Telemetry from "../Telemetry.js"
+import * as AuthError from "./AuthError.js"
+import { AuthSettings } from "./AuthSettings.js"
+import * as ContactInput from "./ContactInput.js"
+import * as NewUser from "./NewUser.js"
+import { Transactions } from "./ports/Transactions.js"
+import { UserRepository } from "./ports/UserRepository.js"
+import * as SendVerification from "./SendVerification.js"
+
+/** POST /magiclink, or POST /otp with an email, as decoded (`""` when absent). */
+export interface MagicLinkRequest {
+  readonly email: string
+  /** `create_user`: make the user when the address is nobody's (/otp's default; /magiclink always). */
+  readonly createUser: boolean
+  /** `user_metadata` of a user made here. */
+  readonly data: Readonly<Record<string, unknown>>
+  readonly redirectTo: string
+}
+
+/**
+ * A passwordless sign-in by mail (supabase-js `signInWithOtp({ email })`): a confirmed user gets
+ * a magic link (and its code); an unconfirmed one, or one made here, the confirmation mail, whose
+ * link signs in the same way. At most one mail per kind and `SMTP_MAX_FREQUENCY`. Every outcome
+ * answers `{}` — also for an address nobody has when `create_user` is false, where Supabase Auth
+ * answers 422 `otp_disabled` and so tells whether an account exists (docs/compatibility.md).
+ */
+export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: MagicLinkRequest) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    if (request.email === "") {
+      return yield* new AuthError.AuthError({
+        code: "validation_failed",
+        message: "Password recovery requires an email",
+        status: 422
+      })
+    }
+    if (!settings.emailEnabled) return yield* AuthError.emailLoginsDisabled()
+    const email = yield* ContactInput.email(request.email)
+    const users = yield* UserRepository
+    const transactions = yield* Transactions
+    const existing = yield* users.findByEmail(email)
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const spacing = settings.verification.spacing
+    const redirectTo = settings.redirectTarget(request.redirectTo)
+    const confirmation = (user: User) =>
+      SendVerification.mail({
+        user,
+        purpose: "confirmation",
+        kind: "confirmation",
+        type: "signup",
+        to: email,
+        redirectTo,
+        spacing: Option.some(spacing),
+        now
+      })
+
+    if (Option.isSome(existing)) {
+      const user = existing.value
+      const mail = Option.isSome(user.emailConfirmedAt)
+        ? SendVerification.mail({
+            user,
+            purpose: "magic_link",
+            kind: "magic_link",
+            type: "magiclink",
+            to: email,
+            redirectTo,
+            spacing: Option.some(spacing),
+            now
+          })
+        : confirmation(user)
+      return yield* transactions
+        .run(mail)
+        .pipe(
+          Effect.catchTag("IssuedTooSoon", (error) => SendVerification.sentTooRecently(error, spacing, now))
+        )
+    }
+    if (!request.createUser) return
+    if (settings.disableSignup) return yield* AuthError.otpSignupsDisabled()
+
+    // A new user without a password; the confirmation mail signs them in.
+    const mint = yield* TokenMint
+    const created = NewUser.user({
+      id: NewUser.newUserId(yield* mint.uuid),
+      aud: settings.audience,
+      contact: { _tag: "email", email },
+      data: request.data,
+      confirmed: false,
+      now
+    })
+    const user = new User({ ...created, confirmationSentAt: Option.some(now) }, true)
+    const identity = NewUser.identity({
+      id: NewUser.newIdentityId(yield* mint.uuid),
+      user,
+      provider: "email",
+      data: request.data,
+      now
+    })
+    yield* transactions
+      .run(Effect.zipRight(users.insert(user, [identity], Option.none()), confirmation(user)))
+      .pipe(
+        Effect.catchTags({
+          // Made by a request a moment ago, which mailed the confirmation itself.
+          EmailExists: () => Effect.void,
+          PhoneExists: () => Effect.void,
+          IdentityExists: () => Effect.void,
+          IssuedTooSoon: () => Effect.void
+        })
+      )
+    yield* Telemetry.annotate("user.id", user.id)
+  })
+)

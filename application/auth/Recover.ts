@@ -1,0 +1,44 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Telemetry from "../Telemetry.js"
+import * as AuthError from "./AuthError.js"
+import { AuthSettings } from "./AuthSettings.js"
+import * as ContactInput from "./ContactInput.js"
+import { Transactions } from "./ports/Transactions.js"
+import { UserRepository } from "./ports/UserRepository.js"
+import * as SendVerification from "./SendVerification.js"
+
+/**
+ * POST /recover (supabase-js `resetPasswordForEmail`): a recovery mail — a link and a code that
+ * sign the user in, after which the application sets the new password with `updateUser` — at
+ * most once per `SMTP_MAX_FREQUENCY`. An address nobody has gets the same empty answer.
+ */
+export const recover = Telemetry.fn("Recover.recover")(
+  (input: { readonly email: string; readonly redirectTo: string }) =>
+    Effect.gen(function* () {
+      if (input.email === "") return yield* AuthError.validationFailed("Password recovery requires an email")
+      const settings = yield* AuthSettings
+      const email = yield* ContactInput.email(input.email)
+      const owner = yield* Effect.flatMap(UserRepository, (users) => users.findByEmail(email))
+      if (Option.isNone(owner)) return
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const spacing = settings.verification.spacing
+      yield* Effect.flatMap(Transactions, (transactions) =>
+        transactions.run(
+          SendVerification.mail({
+            user: owner.value,
+            purpose: "recovery",
+            kind: "recovery",
+            type: "recovery",
+            to: email,
+            redirectTo: settings.redirectTarget(input.redirectTo),
+            spacing: Option.some(spacing),
+            now
+          })
+        )
+      ).pipe(
+        Effect.catchTag("IssuedTooSoon", (error) => SendVerification.sentTooRecently(error, spacing, now))
+      )
+    })
+)

@@ -1,0 +1,205 @@
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as Mailbox from "../../support/auth/Mailbox.js"
+import * as SmtpCatcher from "../../support/auth/SmtpCatcher.js"
+import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+
+let scope: Scope.CloseableScope
+let catcher: SmtpCatcher.SmtpCatcher
+let baseUrl = ""
+let anonKey = ""
+let serviceKey = ""
+
+const siteUrl = "http://localhost:3000"
+
+beforeAll(async () => {
+  scope = Effect.runSync(Scope.make())
+  catcher = await Effect.runPromise(Scope.extend(SmtpCatcher.start, scope))
+  const running = await Effect.runPromise(
+    Scope.extend(
+      AuthServerHarness.start({
+        env: {
+          AUTHSVC_MAILER_AUTOCONFIRM: "false",
+          AUTHSVC_SMTP_HOST: "127.0.0.1",
+          AUTHSVC_SMTP_PORT: String(catcher.port),
+          AUTHSVC_SMTP_ADMIN_EMAIL: "auth@example.com"
+        }
+      }),
+      scope
+    )
+  )
+  baseUrl = running.baseUrl
+  anonKey = await SupabaseClientSupport.apiKey("anon")
+  serviceKey = await SupabaseClientSupport.apiKey("service_role")
+}, 60_000)
+
+afterAll(async () => {
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+})
+
+const freshEmail = () => `user-${crypto.randomUUID()}@example.com`
+
+describe("sign-in by mail and password recovery through supabase-js", () => {
+  it("signInWithOtp makes a new user and mails the confirmation, whose code signs in", async () => {
+    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const email = freshEmail()
+    const sent = await supabase.auth.signInWithOtp({ email, options: { data: { plan: "pro" } } })
+    expect(sent.error).toBeNull()
+    const mail = await Mailbox.mailTo(catcher, email)
+    expect(mail.subject).toBe("Confirm your email address")
+    const { code } = Mailbox.linkAndCode(mail.text)
+    const verified = await supabase.auth.verifyOtp({ email, token: code, type: "email" })
+    expect(verified.error).toBeNull()
+    expect(verified.data.user?.user_metadata).toMatchObject({ plan: "pro" })
+    expect(verified.data.user?.email_confirmed_at).toBeTruthy()
+  })
+
+  it("a confirmed user gets a magic link, which signs in by redirect; unknown addresses are not told apart", async () => {
+    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const email = freshEmail()
+    await supabase.auth.signInWithOtp({ email })
+    await supabase.auth.verifyOtp({
+      email,
+      token: Mailbox.linkAndCode((await Mailbox.mailTo(catcher, email)).text).code,
+      type: "email"
+    })
+
+    // Within SMTP_MAX_FREQUENCY only of the same kind: a magic link may follow a confirmation.
+    const again = await supabase.auth.signInWithOtp({
+      email,
+      options: { emailRedirectTo: `${siteUrl}/home` }
+    })
+    expect(again.error).toBeNull()
+    const [, magic] = await Mailbox.mailsTo(catcher, email, 2)
+    expect(magic?.subject).toBe("Your sign-in link")
+    const { link } = Mailbox.linkAndCode(magic?.text)
+    expect(link.searchParams.get("type")).toBe("magiclink")
+    const followed = await fetch(link, { redirect: "manual" })
+    expect(followed.status).toBe(303)
+    const location = followed.headers.get("location") ?? ""
+    expect(location.startsWith(`${siteUrl}/home#`)).toBe(true)
+    const fragment = Mailbox.fragmentOf(location)
+    expect(fragment.get("type")).toBe("magiclink")
+    expect((await supabase.auth.getUser(fragment.get("access_token") ?? "")).data.user?.email).toBe(email)
+
+    const tooSoon = await supabase.auth.signInWithOtp({ email })
+    expect(SupabaseClientSupport.apiError(tooSoon.error).code).toBe("over_email_send_rate_limit")
+
+    // Nobody's address with shouldCreateUser false: the same empty answer as any other.
+    const unknown = await supabase.auth.signInWithOtp({
+      email: freshEmail(),
+      options: { shouldCreateUser: false }
+    })
+    expect(unknown.error).toBeNull()
+  })
+
+  it("resetPasswordForEmail mails a recovery code that signs in, and the new password then works", async () => {
+    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const email = freshEmail()
+    await supabase.auth.signUp({ email, password: "the old password" })
+    const { code: confirmation } = Mailbox.linkAndCode((await Mailbox.mailTo(catcher, email)).text)
+    await supabase.auth.verifyOtp({ email, token: confirmation, type: "signup" })
+    await supabase.auth.signOut()
+
+    const reset = await supabase.auth.resetPasswordForEmail(email, { redirectTo: `${siteUrl}/reset` })
+    expect(reset.error).toBeNull()
+    const [, recovery] = await Mailbox.mailsTo(catcher, email, 2)
+    expect(recovery?.subject).toBe("Reset your password")
+    const { link, code } = Mailbox.linkAndCode(recovery?.text)
+    expect(link.searchParams.get("type")).toBe("recovery")
+    expect(link.searchParams.get("redirect_to")).toBe(`${siteUrl}/reset`)
+    const verified = await supabase.auth.verifyOtp({ email, token: code, type: "recovery" })
+    expect(verified.error).toBeNull()
+    const updated = await supabase.auth.updateUser({ password: "the new password" })
+    expect(updated.error).toBeNull()
+    await supabase.auth.signOut()
+    expect(
+      (await supabase.auth.signInWithPassword({ email, password: "the old password" })).error
+    ).not.toBeNull()
+    expect((await supabase.auth.signInWithPassword({ email, password: "the new password" })).error).toBeNull()
+
+    expect((await supabase.auth.resetPasswordForEmail(freshEmail())).error).toBeNull()
+    const tooSoon = await supabase.auth.resetPasswordForEmail(email)
+    expect(SupabaseClientSupport.apiError(tooSoon.error).status).toBe(429)
+  })
+
+  it("admin.inviteUserByEmail mails an invitation whose link signs the new user in", async () => {
+    const admin = SupabaseClientSupport.client(baseUrl, serviceKey)
+    const email = freshEmail()
+    const invited = await admin.auth.admin.inviteUserByEmail(email, {
+      data: { team: "blue" },
+      redirectTo: `${siteUrl}/join`
+    })
+    expect(invited.error).toBeNull()
+    expect(invited.data.user?.invited_at).toBeTruthy()
+    expect(invited.data.user?.email_confirmed_at).toBeUndefined()
+    const mail = await Mailbox.mailTo(catcher, email)
+    expect(mail.subject).toBe("You've been invited")
+    const { link } = Mailbox.linkAndCode(mail.text)
+    expect(link.searchParams.get("type")).toBe("invite")
+    const followed = await fetch(link, { redirect: "manual" })
+    const location = followed.headers.get("location") ?? ""
+    expect(location.startsWith(`${siteUrl}/join#`)).toBe(true)
+    const fragment = Mailbox.fragmentOf(location)
+    expect(fragment.get("type")).toBe("invite")
+    const user = SupabaseClientSupport.client(baseUrl, anonKey)
+    await user.auth.setSession({
+      access_token: fragment.get("access_token") ?? "",
+      refresh_token: fragment.get("refresh_token") ?? ""
+    })
+    const joined = await user.auth.updateUser({ password: "a password of my own" })
+    expect(joined.error).toBeNull()
+    expect(joined.data.user?.user_metadata).toMatchObject({ team: "blue" })
+    expect(joined.data.user?.email_confirmed_at).toBeTruthy()
+
+    const again = await admin.auth.admin.inviteUserByEmail(email)
+    expect(SupabaseClientSupport.apiError(again.error)).toMatchObject({ status: 422, code: "email_exists" })
+    const anon = SupabaseClientSupport.client(baseUrl, anonKey)
+    const refused = await anon.auth.admin.inviteUserByEmail(freshEmail())
+    expect(SupabaseClientSupport.apiError(refused.error)).toMatchObject({ status: 403, code: "not_admin" })
+  })
+
+  it("refuses malformed requests with Supabase Auth's messages", async () => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${baseUrl}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", apikey: anonKey },
+        body: JSON.stringify(body)
+      }).then(async (response) => ({ status: response.status, body: await response.json() }))
+    expect(await post("/recover", {})).toMatchObject({
+      status: 400,
+      body: { msg: "Password recovery requires an email" }
+    })
+    expect(await post("/recover", { email: "not an address" })).toMatchObject({
+      status: 400,
+      body: { error_code: "validation_failed" }
+    })
+    expect(await post("/otp", {})).toMatchObject({
+      status: 400,
+      body: { msg: "One of email or phone must be set" }
+    })
+    expect(await post("/otp", { email: "a@example.com", phone: "+15550100" })).toMatchObject({
+      status: 400,
+      body: { msg: "Only an email address or phone number should be provided" }
+    })
+    expect(await post("/otp", { email: "a@example.com", channel: "sms" })).toMatchObject({
+      status: 400,
+      body: { msg: "Channel should only be specified with Phone OTP" }
+    })
+    expect(await post("/otp", { phone: "+15550100" })).toMatchObject({
+      status: 422,
+      body: { error_code: "feature_disabled" }
+    })
+    expect(await post("/magiclink", { email: "" })).toMatchObject({
+      status: 422,
+      body: { msg: "Password recovery requires an email" }
+    })
+    expect(await post("/otp", { email: "a@example.com", create_user: "yes" })).toMatchObject({
+      status: 400,
+      body: { error_code: "bad_json" }
+    })
+  })
+})
