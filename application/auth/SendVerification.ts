@@ -28,14 +28,20 @@ export interface Verification {
   readonly now: Date
 }
 
+/** A token issued: its link token and code in the clear, for the one mail (or answer) that carries them. */
+export interface Issued {
+  readonly link: Redacted.Redacted<string>
+  readonly code: Redacted.Redacted<string>
+  /** `API_EXTERNAL_URL` + the path, with `token`, `type` and `redirect_to`. */
+  readonly actionLink: string
+}
+
 /**
- * A one-time token for `user`, stored as digests (replacing their last one of the purpose), and
- * its mail queued: a link to `API_EXTERNAL_URL` + the kind's path with the link token, and the
- * code to type, with the spec's template variables and Supabase Auth's (`Token`, `TokenHash`,
- * `RedirectTo`, `Data`). Both writes join the caller's transaction. Fails with `IssuedTooSoon`,
- * writing nothing, when the last mail of the purpose is more recent than `spacing`.
+ * A one-time token for `user`, stored as digests (replacing their last one of the purpose). Joins
+ * the caller's transaction. Fails with `IssuedTooSoon`, writing nothing, when the last token of
+ * the purpose is more recent than `spacing`.
  */
-export const mail = (verification: Verification) =>
+export const issue = (verification: Verification) =>
   Effect.gen(function* () {
     const settings = yield* AuthSettings
     const mint = yield* TokenMint
@@ -43,49 +49,52 @@ export const mail = (verification: Verification) =>
     const { user, now } = verification
     const link = yield* mint.token("verification")
     const code = yield* mint.code(settings.verification.codeLength)
-    yield* Effect.flatMap(OneTimeTokenStore, (store) =>
-      Effect.flatMap(
-        Effect.all({
-          id: mint.uuid,
-          linkHash: hasher.hash(link),
-          codeHash: hasher.hash(Redacted.make(codeSubject(user.id, Redacted.value(code))))
-        }),
-        ({ id, linkHash, codeHash }) =>
-          store.issue(
-            new OneTimeToken({
-              id: OneTimeTokenId.make(id),
-              userId: user.id,
-              purpose: verification.purpose,
-              sentTo: verification.to,
-              linkHash,
-              codeHash,
-              failedAttempts: 0,
-              createdAt: now,
-              expiresAt: Time.plus(now, Duration.toMillis(settings.verification.lifetime)),
-              usedAt: Option.none()
-            }),
-            Option.map(verification.spacing, (spacing) => Time.minus(now, Duration.toMillis(spacing)))
-          )
-      )
+    const store = yield* OneTimeTokenStore
+    yield* store.issue(
+      new OneTimeToken({
+        id: OneTimeTokenId.make(yield* mint.uuid),
+        userId: user.id,
+        purpose: verification.purpose,
+        sentTo: verification.to,
+        linkHash: yield* hasher.hash(link),
+        codeHash: yield* hasher.hash(Redacted.make(codeSubject(user.id, Redacted.value(code)))),
+        failedAttempts: 0,
+        createdAt: now,
+        expiresAt: Time.plus(now, Duration.toMillis(settings.verification.lifetime)),
+        usedAt: Option.none()
+      }),
+      Option.map(verification.spacing, (spacing) => Time.minus(now, Duration.toMillis(spacing)))
     )
     const url = new URL(`${settings.externalUrl}${settings.verification.confirmationPath}`)
     url.searchParams.set("token", Redacted.value(link))
     url.searchParams.set("type", verification.type)
     url.searchParams.set("redirect_to", verification.redirectTo)
+    return { link, code, actionLink: url.toString() } satisfies Issued
+  })
+
+/**
+ * `issue`, and the token's mail queued: the link and the code to type, with the spec's template
+ * variables and Supabase Auth's (`Token`, `TokenHash`, `RedirectTo`, `Data`). Both writes join
+ * the caller's transaction; nothing is written when the token comes too soon.
+ */
+export const mail = (verification: Verification) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    const issued = yield* issue(verification)
     const message = new Mail.Message({
       kind: verification.kind,
       to: verification.to,
       variables: {
         SiteURL: settings.siteUrl,
-        Email: Option.getOrElse(user.email, () => verification.to),
-        ConfirmationURL: url.toString(),
-        Token: Redacted.value(code),
-        TokenHash: Redacted.value(link),
+        Email: Option.getOrElse(verification.user.email, () => verification.to),
+        ConfirmationURL: issued.actionLink,
+        Token: Redacted.value(issued.code),
+        TokenHash: Redacted.value(issued.link),
         RedirectTo: verification.redirectTo,
-        Data: user.userMetadata
+        Data: verification.user.userMetadata
       }
     })
-    yield* Effect.flatMap(MailOutbox, (outbox) => outbox.enqueue(message, now))
+    yield* Effect.flatMap(MailOutbox, (outbox) => outbox.enqueue(message, verification.now))
   })
 
 /** The answer to a mail asked for within `SMTP_MAX_FREQUENCY` of the last of its kind. */

@@ -2,9 +2,11 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { codeSubject } from "../../domain/auth/OneTimeToken.js"
 import * as Time from "../../domain/Time.js"
 import type { User } from "../../domain/User.js"
 import { PasswordHasher } from "../ports/PasswordHasher.js"
+import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
@@ -13,6 +15,7 @@ import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
 import * as NewUser from "./NewUser.js"
 import * as PasswordStrength from "./PasswordStrength.js"
+import { OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
 import { type UserPatch, UserRepository } from "./ports/UserRepository.js"
 import * as UserMetadata from "./UserMetadata.js"
 
@@ -33,7 +36,8 @@ const recentSignIn = "24 hours"
 /**
  * Changes the signed-in user, as Supabase Auth's `PUT /user`: metadata (merged key by key),
  * the password (checked against the policy, not the same as before, with a reauthentication
- * nonce when required and the session is older than a day), and, for an anonymous user while
+ * nonce — the code GET /reauthenticate mails — when required and the session is older than a
+ * day), and, for an anonymous user while
  * email autoconfirm is on, an email address, which makes the user a permanent one. Changing the
  * email or phone of a permanent user is confirmed by a message, which the messaging part of the
  * service sends.
@@ -84,8 +88,17 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
           )
           if (!fresh) {
             if (request.nonce === "") return yield* AuthError.reauthenticationNeeded()
-            // Nonces come from GET /reauthenticate, which the messaging part of the service sends.
-            return yield* AuthError.reauthenticationNotValid()
+            // The code GET /reauthenticate mailed; used up here whether the change then lands.
+            const nonceHash = yield* (yield* SecretHasher).hash(
+              Redacted.make(codeSubject(user.id, request.nonce))
+            )
+            const outcome = yield* (yield* OneTimeTokenStore).useCode(
+              user.id,
+              ["reauthentication"],
+              nonceHash,
+              now
+            )
+            if (outcome._tag !== "Used") return yield* AuthError.reauthenticationNotValid()
           }
         }
         const password = Redacted.make(request.password.value)

@@ -15,6 +15,7 @@ import * as Route from "../Route.js"
 import type { AuthHttpConfig } from "./AuthHttpConfig.js"
 import * as CreateUser from "./admin/CreateUser.js"
 import * as DeleteUser from "./admin/DeleteUser.js"
+import * as GenerateLink from "./admin/GenerateLink.js"
 import * as AdminGetUser from "./admin/GetUser.js"
 import * as InviteUser from "./admin/InviteUser.js"
 import * as ListUsers from "./admin/ListUsers.js"
@@ -25,6 +26,7 @@ import * as Jwks from "./Jwks.js"
 import * as Logout from "./Logout.js"
 import * as MagicLink from "./MagicLink.js"
 import * as Otp from "./Otp.js"
+import * as Reauthenticate from "./Reauthenticate.js"
 import * as Recover from "./Recover.js"
 import * as Resend from "./Resend.js"
 import * as Settings from "./Settings.js"
@@ -77,6 +79,8 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   Route.make("POST", "/magiclink", MagicLink.handle, { accepts: json, cors: true }),
   Route.make("POST", "/otp", Otp.handle, { accepts: json, cors: true }),
   Route.make("POST", "/invite", InviteUser.handle, { accepts: json, cors: true }),
+  Route.make("GET", "/reauthenticate", Reauthenticate.handle, { cors: true }),
+  Route.make("POST", "/admin/generate_link", GenerateLink.handle, { accepts: json, cors: true }),
   Route.make("GET", "/admin/users", ListUsers.handle, { cors: true }),
   Route.make("POST", "/admin/users", CreateUser.handle, { accepts: json, cors: true }),
   Route.make("GET", "/admin/users/{user_id}", AdminGetUser.handle, { cors: true }),

@@ -162,6 +162,75 @@ describe("sign-in by mail and password recovery through supabase-js", () => {
     expect(SupabaseClientSupport.apiError(refused.error)).toMatchObject({ status: 403, code: "not_admin" })
   })
 
+  it("admin.generateLink hands out the link and code a mail would carry, sending nothing", async () => {
+    const admin = SupabaseClientSupport.client(baseUrl, serviceKey)
+    const email = freshEmail()
+    const generated = await admin.auth.admin.generateLink({
+      type: "signup",
+      email,
+      password: "a signup password",
+      options: { data: { source: "import" }, redirectTo: `${siteUrl}/welcome` }
+    })
+    expect(generated.error).toBeNull()
+    const properties = generated.data.properties
+    expect(properties?.verification_type).toBe("signup")
+    expect(properties?.redirect_to).toBe(`${siteUrl}/welcome`)
+    expect(properties?.email_otp).toMatch(/^\d{6}$/)
+    expect(generated.data.user?.email).toBe(email)
+    expect(generated.data.user?.user_metadata).toMatchObject({ source: "import" })
+    const actionLink = new URL(properties?.action_link ?? "")
+    expect(actionLink.searchParams.get("token")).toBe(properties?.hashed_token)
+
+    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const verified = await supabase.auth.verifyOtp({
+      email,
+      token: properties?.email_otp ?? "",
+      type: "signup"
+    })
+    expect(verified.error).toBeNull()
+    // Confirmed now, and signed up with the password given.
+    expect(
+      (await supabase.auth.signInWithPassword({ email, password: "a signup password" })).error
+    ).toBeNull()
+
+    const recovery = await admin.auth.admin.generateLink({ type: "recovery", email })
+    expect(recovery.data.properties?.verification_type).toBe("recovery")
+    const followed = await fetch(recovery.data.properties?.action_link ?? "", { redirect: "manual" })
+    expect(Mailbox.fragmentOf(followed.headers.get("location")).get("type")).toBe("recovery")
+
+    // A magic link for nobody's address is a sign-up link; recovery needs a user.
+    const stranger = freshEmail()
+    const magic = await admin.auth.admin.generateLink({ type: "magiclink", email: stranger })
+    expect(magic.data.properties?.verification_type).toBe("signup")
+    const missing = await admin.auth.admin.generateLink({ type: "recovery", email: freshEmail() })
+    expect(SupabaseClientSupport.apiError(missing.error)).toMatchObject({
+      status: 404,
+      code: "user_not_found",
+      message: "User with this email not found"
+    })
+    // Nothing was mailed for any of these.
+    expect(catcher.caught.filter((entry) => entry.to.includes(email) || entry.to.includes(stranger))).toEqual(
+      []
+    )
+  })
+
+  it("reauthenticate mails a nonce, in the subject and the body, that updateUser takes", async () => {
+    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const email = freshEmail()
+    await supabase.auth.signInWithOtp({ email })
+    const { code } = Mailbox.linkAndCode((await Mailbox.mailTo(catcher, email)).text)
+    await supabase.auth.verifyOtp({ email, token: code, type: "email" })
+    const asked = await supabase.auth.reauthenticate()
+    expect(asked.error).toBeNull()
+    const [, mail] = await Mailbox.mailsTo(catcher, email, 2)
+    const nonce = /^(\d{6}) is your verification code$/.exec(mail?.subject ?? "")?.[1]
+    expect(nonce).toBeDefined()
+    expect(mail?.text).toContain(`Enter this code to confirm it is you: ${nonce}`)
+    const updated = await supabase.auth.updateUser({ password: "chosen after the nonce", nonce: nonce ?? "" })
+    expect(updated.error).toBeNull()
+    expect(SupabaseClientSupport.apiError((await supabase.auth.reauthenticate()).error).status).toBe(429)
+  })
+
   it("refuses malformed requests with Supabase Auth's messages", async () => {
     const post = (path: string, body: unknown) =>
       fetch(`${baseUrl}${path}`, {

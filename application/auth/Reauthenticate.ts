@@ -1,0 +1,63 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Telemetry from "../Telemetry.js"
+import * as AuthError from "./AuthError.js"
+import type { SignedIn } from "./Authenticate.js"
+import { AuthSettings } from "./AuthSettings.js"
+import { Transactions } from "./ports/Transactions.js"
+import * as SendVerification from "./SendVerification.js"
+
+/**
+ * GET /reauthenticate (supabase-js `reauthenticate`): a nonce — a one-time code — mailed to the
+ * signed-in user's confirmed address, which `PUT /user` takes as `nonce` to change the password
+ * when `SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION` asks for it. At most once per
+ * `SMTP_MAX_FREQUENCY`. A user with only a phone number gets it by text with the SMS gateways.
+ */
+export const reauthenticate = Telemetry.fn("Reauthenticate.reauthenticate")((signedIn: SignedIn) =>
+  Effect.gen(function* () {
+    const user = signedIn.user
+    const email = user.email
+    if (Option.isNone(email) && Option.isNone(user.phone)) {
+      return yield* AuthError.reauthenticationWithoutContact()
+    }
+    if (Option.isNone(email)) {
+      if (Option.isNone(user.phoneConfirmedAt)) {
+        return yield* new AuthError.AuthError({
+          code: "phone_not_confirmed",
+          message: "Please verify your phone first.",
+          status: 422
+        })
+      }
+      return yield* new AuthError.AuthError({
+        code: "feature_disabled",
+        message: "Texting a code needs an SMS gateway, which this service does not have yet",
+        status: 422
+      })
+    }
+    if (Option.isNone(user.emailConfirmedAt)) {
+      return yield* new AuthError.AuthError({
+        code: "email_not_confirmed",
+        message: "Please verify your email first.",
+        status: 422
+      })
+    }
+    const settings = yield* AuthSettings
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const spacing = settings.verification.spacing
+    yield* Effect.flatMap(Transactions, (transactions) =>
+      transactions.run(
+        SendVerification.mail({
+          user,
+          purpose: "reauthentication",
+          kind: "reauthentication",
+          type: "reauthentication",
+          to: email.value,
+          redirectTo: settings.siteUrl,
+          spacing: Option.some(spacing),
+          now
+        })
+      )
+    ).pipe(Effect.catchTag("IssuedTooSoon", (error) => SendVerification.sentTooRecently(error, spacing, now)))
+  })
+)

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as TestClock from "effect/TestClock"
+import * as Authenticate from "../../../application/auth/Authenticate.js"
+import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
+import { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
+import { reauthenticate } from "../../../application/auth/Reauthenticate.js"
+import { refreshSession } from "../../../application/auth/RefreshSession.js"
+import { signup } from "../../../application/auth/Signup.js"
+import { updateUser } from "../../../application/auth/UpdateUser.js"
+import * as MemoryServices from "../../support/auth/MemoryServices.js"
+
+/** Autoconfirm on (sign-up signs in), and a password change needs a nonce past a day. */
+const services = MemoryServices.layer({ updatePasswordRequiresReauthentication: true })
+const client = { userAgent: Option.none(), ip: Option.none() }
+
+const codeOf = <A, R>(effect: Effect.Effect<A, { readonly code: string }, R>) =>
+  Effect.map(Effect.either(effect), (result) => (Either.isLeft(result) ? result.left.code : "ok"))
+
+/** The reauthentication mails queued since the last call: their subjects and codes. */
+const queued = Effect.gen(function* () {
+  const outbox = yield* MailOutbox
+  const claimed = yield* outbox.claim(new Date(8.64e15), 1000, Duration.days(1))
+  for (const mail of claimed) yield* outbox.delivered(mail.id, new Date(0))
+  return claimed
+    .filter((mail) => mail.message.kind === "reauthentication")
+    .map((mail) => String(mail.message.variables.Token))
+})
+
+const passwordChange = (password: string, nonce: string) => ({
+  email: "",
+  phone: "",
+  password: Option.some(password),
+  nonce,
+  data: Option.none(),
+  appMetadata: Option.none()
+})
+
+describe("reauthentication, on memory adapters under TestClock", () => {
+  it.effect("a day after sign-in the password changes only with the mailed nonce, once", () =>
+    Effect.gen(function* () {
+      yield* ensureSigningKey
+      const outcome = yield* signup({
+        email: `${crypto.randomUUID()}@example.com`,
+        phone: "",
+        password: "the first password",
+        data: {},
+        codeChallenge: "",
+        codeChallengeMethod: "",
+        redirectTo: "",
+        client
+      })
+      if (outcome._tag !== "SignedIn") return yield* Effect.dieMessage("autoconfirm signs in")
+      yield* TestClock.adjust(Duration.hours(25))
+      // The access token has expired by now; a refresh gives one of the same, day-old session.
+      const refreshed = yield* refreshSession(Redacted.value(outcome.grant.refreshToken))
+      const signedIn = yield* Authenticate.user(Redacted.value(refreshed.access.token))
+
+      expect(yield* codeOf(updateUser(signedIn, passwordChange("a second password", "")))).toBe(
+        "reauthentication_needed"
+      )
+      expect(yield* codeOf(updateUser(signedIn, passwordChange("a second password", "123456")))).toBe(
+        "reauthentication_not_valid"
+      )
+      yield* reauthenticate(signedIn)
+      const [nonce] = yield* queued
+      expect(nonce).toMatch(/^\d{6}$/)
+      expect(yield* codeOf(reauthenticate(signedIn))).toBe("over_email_send_rate_limit")
+      expect(yield* codeOf(updateUser(signedIn, passwordChange("a second password", nonce ?? "")))).toBe("ok")
+      expect(yield* codeOf(updateUser(signedIn, passwordChange("a third password", nonce ?? "")))).toBe(
+        "reauthentication_not_valid"
+      )
+    }).pipe(Effect.provide(services))
+  )
+})
