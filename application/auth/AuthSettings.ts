@@ -64,6 +64,8 @@ export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
      * it (RedirectAllowList), else `SITE_URL`, as in Supabase Auth.
      */
     readonly redirectTarget: (requested: string) => string
+    /** `MAILER_NOTIFICATIONS_<KIND>_ENABLED` of the changes that exist so far. */
+    readonly notifications: { readonly passwordChanged: boolean }
     /** The mailed one-time tokens: `MAILER_OTP_LENGTH`, `MAILER_OTP_EXP`, `MAILER_URLPATHS_*`. */
     readonly verification: {
       readonly codeLength: number

@@ -2,6 +2,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Mail from "../../domain/auth/Mail.js"
 import { codeSubject } from "../../domain/auth/OneTimeToken.js"
 import * as Time from "../../domain/Time.js"
 import type { User } from "../../domain/User.js"
@@ -15,7 +16,9 @@ import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
 import * as NewUser from "./NewUser.js"
 import * as PasswordStrength from "./PasswordStrength.js"
+import { MailOutbox } from "./ports/MailOutbox.js"
 import { OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
+import { Transactions } from "./ports/Transactions.js"
 import { type UserPatch, UserRepository } from "./ports/UserRepository.js"
 import * as UserMetadata from "./UserMetadata.js"
 
@@ -136,9 +139,30 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
 
       const notFound = () => Effect.fail(AuthError.userFromJwtNotFound())
       if (Option.isSome(passwordHash)) {
-        yield* users
-          .setPasswordHash(user.id, passwordHash, now)
-          .pipe(Effect.catchTag("UserNotFound", notFound))
+        const stored = users.setPasswordHash(user.id, passwordHash, now)
+        const email = user.email
+        // MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED: the owner hears of it, with the change.
+        const notified =
+          settings.notifications.passwordChanged && Option.isSome(email)
+            ? Effect.flatMap(Transactions, (transactions) =>
+                transactions.run(
+                  Effect.zipRight(
+                    stored,
+                    Effect.flatMap(MailOutbox, (outbox) =>
+                      outbox.enqueue(
+                        new Mail.Message({
+                          kind: "password_changed_notification",
+                          to: email.value,
+                          variables: { Email: email.value, SiteURL: settings.siteUrl }
+                        }),
+                        now
+                      )
+                    )
+                  )
+                )
+              )
+            : stored
+        yield* notified.pipe(Effect.catchTag("UserNotFound", notFound))
       }
       const updated: User = yield* users.update(user.id, patch, now).pipe(
         Effect.catchTags({

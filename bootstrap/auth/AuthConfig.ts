@@ -108,6 +108,10 @@ export interface MailerConfig {
   readonly confirmationPath: string
   /** `SMTP_MAX_FREQUENCY`: least time between two mails of one kind to one user. */
   readonly maxFrequency: Duration.Duration
+  /** `MAILER_TEMPLATES_<KIND>` that are set: http(s) URLs of HTML templates. */
+  readonly templates: Partial<Record<Mail.Kind, string>>
+  /** `MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED`. */
+  readonly notifyPasswordChanged: boolean
 }
 
 /** Supabase Auth's default lifetime of a mailed link or code: a day. */
@@ -273,8 +277,35 @@ const subjectsField = Config.all(
   })
 )
 
+/** Each `MAILER_TEMPLATES_<KIND>` that is set, checked to be an http(s) URL. */
+const templatesField = Config.all(
+  Mail.Kind.literals.map((kind) => {
+    const name = `AUTHSVC_MAILER_TEMPLATES_${kind.toUpperCase()}`
+    return Config.option(
+      ConfigValues.check(name, Config.string(name), (value) => {
+        try {
+          const url = new URL(value)
+          return url.protocol === "https:" || url.protocol === "http:"
+            ? Either.right(value)
+            : Either.left("expected an http(s) URL of an HTML template")
+        } catch {
+          return Either.left("expected an http(s) URL of an HTML template")
+        }
+      })
+    ).pipe(Config.map((url) => [kind, url] as const))
+  })
+).pipe(
+  Config.map((entries) => {
+    const urls: Partial<Record<Mail.Kind, string>> = {}
+    for (const [kind, url] of entries) if (Option.isSome(url)) urls[kind] = url.value
+    return urls
+  })
+)
+
 const mailerFields = Config.all({
   subjects: subjectsField,
+  templates: templatesField,
+  notifyPasswordChanged: ConfigValues.bool("AUTHSVC_MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED", false),
   // The spec's 900 s; a bare number is seconds, a Go duration (`1m30s`) also reads.
   maxFrequency: AuthConfigValues.secondsOrDuration("AUTHSVC_SMTP_MAX_FREQUENCY", Duration.seconds(900)),
   otpExp: AuthConfigValues.wholeNumberNamed("AUTHSVC_MAILER_OTP_EXP", defaultOtpExpSeconds),
@@ -299,7 +330,9 @@ const mailerFields = Config.all({
       otpExpSeconds: fields.otpExp === 0 ? defaultOtpExpSeconds : fields.otpExp,
       otpLength: fields.otpLength,
       confirmationPath: fields.confirmationPath,
-      maxFrequency: fields.maxFrequency
+      maxFrequency: fields.maxFrequency,
+      templates: fields.templates,
+      notifyPasswordChanged: fields.notifyPasswordChanged
     })
   )
 )

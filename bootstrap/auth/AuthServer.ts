@@ -54,6 +54,7 @@ export const settings = (config: AuthConfig) => {
       requested !== "" && RedirectAllowList.isAllowed(allowList, requested, PicomatchGlob.glob)
         ? requested
         : config.siteUrl,
+    notifications: { passwordChanged: config.mailer.notifyPasswordChanged },
     verification: {
       codeLength: config.mailer.otpLength,
       lifetime: Duration.seconds(config.mailer.otpExpSeconds),
@@ -134,7 +135,15 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
     onNone: () => Layer.effectDiscard(Effect.logInfo("AUTHSVC_SMTP_HOST is unset: mail is queued, not sent")),
     onSome: (smtp) =>
       Layer.scopedDiscard(Effect.forkScoped(deliverForever(mailPollInterval))).pipe(
-        Layer.provide(Layer.merge(SmtpMailer.layer(smtp), TemplateMailComposer.layer(config.mailer)))
+        Layer.provide(
+          Layer.merge(
+            SmtpMailer.layer(smtp),
+            TemplateMailComposer.layer({
+              subjects: config.mailer.subjects,
+              templates: { urls: config.mailer.templates }
+            })
+          )
+        )
       )
   })
   return Layer.merge(server, mail).pipe(

@@ -76,4 +76,37 @@ describe("reauthentication, on memory adapters under TestClock", () => {
       )
     }).pipe(Effect.provide(services))
   )
+
+  it.effect(
+    "a password change is mailed to the owner when MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED",
+    () =>
+      Effect.gen(function* () {
+        for (const enabled of [true, false]) {
+          const notices = yield* Effect.gen(function* () {
+            yield* ensureSigningKey
+            const email = `${crypto.randomUUID()}@example.com`
+            const outcome = yield* signup({
+              email,
+              phone: "",
+              password: "the first password",
+              data: {},
+              codeChallenge: "",
+              codeChallengeMethod: "",
+              redirectTo: "",
+              client
+            })
+            if (outcome._tag !== "SignedIn") return yield* Effect.dieMessage("autoconfirm signs in")
+            const signedIn = yield* Authenticate.user(Redacted.value(outcome.grant.access.token))
+            yield* updateUser(signedIn, passwordChange("a second password", ""))
+            const outbox = yield* MailOutbox
+            const claimed = yield* outbox.claim(new Date(8.64e15), 1000, Duration.days(1))
+            return claimed
+              .filter((mail) => mail.message.kind === "password_changed_notification")
+              .map((mail) => [mail.message.to, mail.message.variables.Email])
+          }).pipe(Effect.provide(MemoryServices.layer({ notifications: { passwordChanged: enabled } })))
+          expect(notices.length).toBe(enabled ? 1 : 0)
+          if (enabled) expect(notices[0]?.[0]).toBe(notices[0]?.[1])
+        }
+      })
+  )
 })

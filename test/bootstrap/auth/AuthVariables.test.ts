@@ -19,7 +19,7 @@ describe("auth variables", () => {
           "AUTHSVC_SITE_URL",
           "AUTHSVC_EXTERNAL_GITHUB_ENABLED",
           "AUTHSVC_EXTERNAL_KEYCLOAK_URL",
-          "AUTHSVC_MAILER_TEMPLATES_INVITE",
+          "AUTHSVC_MAILER_NOTIFICATIONS_EMAIL_CHANGED_ENABLED",
           "AUTHSVC_SMS_TWILIO_ACCOUNT_SID",
           "AUTHSVC_SECURITY_CAPTCHA_ENABLED",
           "AUTHSVC_OPERATOR_TOKEN",
@@ -35,7 +35,8 @@ describe("auth variables", () => {
     ).toEqual([
       "ignored until their feature lands: AUTHSVC_API_ENDPOINT, AUTHSVC_EXTERNAL_GITHUB_ENABLED, " +
         "AUTHSVC_EXTERNAL_KEYCLOAK_URL, AUTHSVC_HOOK_CUSTOM_ACCESS_TOKEN_URI, AUTHSVC_JWT_ADMIN_GROUP_NAME, " +
-        "AUTHSVC_JWT_DEFAULT_GROUP_NAME, AUTHSVC_MAILER_SECURE_EMAIL_CHANGE_ENABLED, AUTHSVC_MAILER_TEMPLATES_INVITE, " +
+        "AUTHSVC_JWT_DEFAULT_GROUP_NAME, AUTHSVC_MAILER_NOTIFICATIONS_EMAIL_CHANGED_ENABLED, " +
+        "AUTHSVC_MAILER_SECURE_EMAIL_CHANGE_ENABLED, " +
         "AUTHSVC_MFA_TOTP_ENROLL_ENABLED, " +
         "AUTHSVC_OPERATOR_TOKEN, AUTHSVC_RATE_LIMIT_EMAIL_SENT, AUTHSVC_SAML_ENABLED, " +
         "AUTHSVC_SECURITY_CAPTCHA_ENABLED, AUTHSVC_SMS_TWILIO_ACCOUNT_SID"
@@ -51,11 +52,12 @@ describe("auth variables", () => {
     }
   })
 
-  it("reads the mail server and the subjects now, though the rest of their families comes later", () => {
+  it("reads the mail server, the subjects and the templates now, though the rest of their families comes later", () => {
     for (const name of ["AUTHSVC_SMTP_HOST", "AUTHSVC_SMTP_PASS", "AUTHSVC_MAILER_SUBJECTS_EMAIL_CHANGE"]) {
       expect(AuthVariables.isLater(name)).toBe(false)
     }
-    expect(AuthVariables.isLater("AUTHSVC_MAILER_TEMPLATES_EMAIL_CHANGE")).toBe(true)
+    expect(AuthVariables.isLater("AUTHSVC_MAILER_TEMPLATES_EMAIL_CHANGE")).toBe(false)
+    expect(AuthVariables.isLater("AUTHSVC_MAILER_NOTIFICATIONS_EMAIL_CHANGED_ENABLED")).toBe(true)
   })
 
   it("reads the autoconfirm switches now, though their families come later", () => {

@@ -25,6 +25,7 @@ export const settings = (overrides: Partial<Settings> = {}) =>
     externalUrl: "http://localhost:8081",
     redirectTarget: (requested) =>
       requested.startsWith("http://localhost:3000") ? requested : "http://localhost:3000",
+    notifications: { passwordChanged: false },
     verification: {
       codeLength: 6,
       lifetime: Duration.days(1),

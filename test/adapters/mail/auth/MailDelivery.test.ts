@@ -43,7 +43,7 @@ const mailerFor = (catcher: SmtpCatcher.SmtpCatcher) =>
         adminEmail: "auth@example.com",
         senderName: Option.some("Example Auth")
       }),
-      TemplateMailComposer.layer({ subjects: {} })
+      TemplateMailComposer.layer({ subjects: {}, templates: { urls: {} } })
     )
   )
 

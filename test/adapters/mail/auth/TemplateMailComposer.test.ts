@@ -20,7 +20,7 @@ const variables = {
 
 const compose = (message: Message, subjects: TemplateMailComposer.ComposerSettings["subjects"] = {}) =>
   Effect.flatMap(MailComposer, (composer) => composer.compose(message)).pipe(
-    Effect.provide(TemplateMailComposer.layer({ subjects }))
+    Effect.provide(TemplateMailComposer.layer({ subjects, templates: { urls: {} } }))
   )
 
 describe("TemplateMailComposer", () => {
