@@ -31,30 +31,51 @@ interface Held {
 const fetchText = (url: string, timeout: Duration.Duration, maxBytes: number) =>
   Effect.tryPromise({
     try: async (signal) => {
-      const response = await fetch(url, {
-        signal: AbortSignal.any([signal, AbortSignal.timeout(Duration.toMillis(timeout))]),
-        redirect: "error"
-      })
-      if (!response.ok) throw new Error(`status ${response.status}`)
-      const length = Number(response.headers.get("content-length") ?? "0")
-      if (length > maxBytes) throw new Error(`larger than ${maxBytes} bytes`)
-      const reader = response.body?.getReader()
-      const chunks: Array<Uint8Array> = []
-      let total = 0
-      for (;;) {
-        const chunk = await reader?.read()
-        if (chunk === undefined || chunk.done) break
-        total += chunk.value.byteLength
-        if (total > maxBytes) {
-          await reader?.cancel()
-          throw new Error(`larger than ${maxBytes} bytes`)
-        }
-        chunks.push(chunk.value)
+      // One controller for both the time limit and the fiber's interruption, held here: a
+      // signal made by AbortSignal.any can be collected on Node 20 before it fires, leaving
+      // the fetch waiting forever.
+      const controller = new AbortController()
+      const timer = setTimeout(() => controller.abort(new Error("timed out")), Duration.toMillis(timeout))
+      const onInterrupt = () => controller.abort(signal.reason)
+      signal.addEventListener("abort", onInterrupt)
+      try {
+        return await readTemplate(url, controller.signal, maxBytes)
+      } finally {
+        clearTimeout(timer)
+        signal.removeEventListener("abort", onInterrupt)
       }
-      return new TextDecoder().decode(Buffer.concat(chunks))
     },
     catch: (error) => (error instanceof Error ? error.message : String(error))
   })
+
+/** The body of `url` as text, at most `maxBytes`; throws with the reason when not. */
+const readTemplate = async (url: string, signal: AbortSignal, maxBytes: number) => {
+  const response = await fetch(url, { signal, redirect: "error" })
+  // A body not read holds its connection: it is cancelled whenever it is not wanted.
+  if (!response.ok) {
+    await response.body?.cancel()
+    throw new Error(`status ${response.status}`)
+  }
+  const length = Number(response.headers.get("content-length") ?? "0")
+  if (length > maxBytes) {
+    await response.body?.cancel()
+    throw new Error(`larger than ${maxBytes} bytes`)
+  }
+  const reader = response.body?.getReader()
+  const chunks: Array<Uint8Array> = []
+  let total = 0
+  for (;;) {
+    const chunk = await reader?.read()
+    if (chunk === undefined || chunk.done) break
+    total += chunk.value.byteLength
+    if (total > maxBytes) {
+      await reader?.cancel()
+      throw new Error(`larger than ${maxBytes} bytes`)
+    }
+    chunks.push(chunk.value)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
+}
 
 /**
  * The operator's HTML templates (`MAILER_TEMPLATES_<KIND>`), fetched when first needed and again

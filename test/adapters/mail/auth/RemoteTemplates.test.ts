@@ -30,8 +30,9 @@ const templateServer = (routes: Record<string, { status?: number; body?: string;
     }),
     ({ server }) =>
       Effect.async<void>((resume) => {
-        server.closeAllConnections()
+        // Stop accepting first, then drop what is open (a request left hanging on purpose).
         server.close(() => resume(Effect.void))
+        server.closeAllConnections()
       })
   )
 
