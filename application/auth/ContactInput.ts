@@ -1,6 +1,8 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as FlowState from "../../domain/auth/FlowState.js"
 import { Email, normalizePhone, type Phone } from "../../domain/User.js"
 import * as AuthError from "./AuthError.js"
 
@@ -41,6 +43,9 @@ export const pkce = (
     )
   }
   if (codeChallenge === "") return Effect.void
+  if (Option.isNone(FlowState.parseMethod(codeChallengeMethod))) {
+    return Effect.fail(AuthError.validationFailed("code challenge method not supported"))
+  }
   if (codeChallenge.length < 43 || codeChallenge.length > 128) {
     return Effect.fail(AuthError.validationFailed("code challenge has to be between 43 and 128 characters"))
   }

@@ -1,13 +1,13 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { User } from "../../domain/User.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import type { User } from "../../domain/User.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
 import * as NewUser from "./NewUser.js"
+import * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendVerification from "./SendVerification.js"
@@ -20,6 +20,8 @@ export interface MagicLinkRequest {
   /** `user_metadata` of a user made here. */
   readonly data: Readonly<Record<string, unknown>>
   readonly redirectTo: string
+  readonly codeChallenge: string
+  readonly codeChallengeMethod: string
 }
 
 /**
@@ -40,6 +42,7 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
       })
     }
     if (!settings.emailEnabled) return yield* AuthError.emailLoginsDisabled()
+    yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
     const email = yield* ContactInput.email(request.email)
     const users = yield* UserRepository
     const transactions = yield* Transactions
@@ -48,30 +51,36 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
     const spacing = settings.verification.spacing
     const redirectTo = settings.redirectTarget(request.redirectTo)
     const confirmation = (user: User) =>
-      SendVerification.mail({
-        user,
-        purpose: "confirmation",
-        kind: "confirmation",
-        type: "signup",
-        to: email,
-        redirectTo,
-        spacing: Option.some(spacing),
-        now
-      })
+      Effect.flatMap(PkceFlow.start(user, request, "otp", now), (flowStateId) =>
+        SendVerification.mail({
+          user,
+          purpose: "confirmation",
+          kind: "confirmation",
+          type: "signup",
+          to: email,
+          redirectTo,
+          spacing: Option.some(spacing),
+          flowStateId,
+          now
+        })
+      )
 
     if (Option.isSome(existing)) {
       const user = existing.value
       const mail = Option.isSome(user.emailConfirmedAt)
-        ? SendVerification.mail({
-            user,
-            purpose: "magic_link",
-            kind: "magic_link",
-            type: "magiclink",
-            to: email,
-            redirectTo,
-            spacing: Option.some(spacing),
-            now
-          })
+        ? Effect.flatMap(PkceFlow.start(user, request, "magiclink", now), (flowStateId) =>
+            SendVerification.mail({
+              user,
+              purpose: "magic_link",
+              kind: "magic_link",
+              type: "magiclink",
+              to: email,
+              redirectTo,
+              spacing: Option.some(spacing),
+              flowStateId,
+              now
+            })
+          )
         : confirmation(user)
       return yield* transactions
         .run(mail)
@@ -83,21 +92,11 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
     if (settings.disableSignup) return yield* AuthError.otpSignupsDisabled()
 
     // A new user without a password; the confirmation mail signs them in.
-    const mint = yield* TokenMint
-    const created = NewUser.user({
-      id: NewUser.newUserId(yield* mint.uuid),
+    const { user, identity } = yield* NewUser.ofEmail({
+      email,
       aud: settings.audience,
-      contact: { _tag: "email", email },
       data: request.data,
-      confirmed: false,
-      now
-    })
-    const user = new User({ ...created, confirmationSentAt: Option.some(now) }, true)
-    const identity = NewUser.identity({
-      id: NewUser.newIdentityId(yield* mint.uuid),
-      user,
-      provider: "email",
-      data: request.data,
+      stamps: { confirmationSentAt: Option.some(now) },
       now
     })
     yield* transactions

@@ -1,7 +1,9 @@
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Identity } from "../../domain/Identity.js"
 import { IdentityId, UserId } from "../../domain/Ids.js"
 import { type Email, type Phone, User } from "../../domain/User.js"
+import { TokenMint } from "../ports/TokenMint.js"
 
 /** The provider a user signed up with: `email`, `phone`, or none for an anonymous user. */
 export type Provider = "email" | "phone"
@@ -105,3 +107,38 @@ export const identity = (options: {
 
 export const newUserId = (uuid: string) => UserId.make(uuid)
 export const newIdentityId = (uuid: string) => IdentityId.make(uuid)
+
+/**
+ * A new, unconfirmed user of an email address with its `email` identity, their ids minted: the
+ * user that a passwordless sign-in, an invitation or a generated link makes. `stamps` sets what
+ * the occasion records (`invitedAt`, `confirmationSentAt`).
+ */
+export const ofEmail = (options: {
+  readonly email: Email
+  readonly aud: string
+  readonly data: Readonly<Record<string, unknown>>
+  readonly stamps: Partial<Pick<User, "invitedAt" | "confirmationSentAt">>
+  readonly now: Date
+}) =>
+  Effect.gen(function* () {
+    const mint = yield* TokenMint
+    const made = user({
+      id: newUserId(yield* mint.uuid),
+      aud: options.aud,
+      contact: { _tag: "email", email: options.email },
+      data: options.data,
+      confirmed: false,
+      now: options.now
+    })
+    const stamped = new User({ ...made, ...options.stamps }, true)
+    return {
+      user: stamped,
+      identity: identity({
+        id: newIdentityId(yield* mint.uuid),
+        user: stamped,
+        provider: "email",
+        data: options.data,
+        now: options.now
+      })
+    }
+  })

@@ -5,6 +5,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
+import * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendVerification from "./SendVerification.js"
@@ -15,7 +16,7 @@ import * as SendVerification from "./SendVerification.js"
  * most once per `SMTP_MAX_FREQUENCY`. An address nobody has gets the same empty answer.
  */
 export const recover = Telemetry.fn("Recover.recover")(
-  (input: { readonly email: string; readonly redirectTo: string }) =>
+  (input: { readonly email: string; readonly redirectTo: string } & PkceFlow.Challenge) =>
     Effect.gen(function* () {
       if (input.email === "") return yield* AuthError.validationFailed("Password recovery requires an email")
       const settings = yield* AuthSettings
@@ -26,16 +27,19 @@ export const recover = Telemetry.fn("Recover.recover")(
       const spacing = settings.verification.spacing
       yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(
-          SendVerification.mail({
-            user: owner.value,
-            purpose: "recovery",
-            kind: "recovery",
-            type: "recovery",
-            to: email,
-            redirectTo: settings.redirectTarget(input.redirectTo),
-            spacing: Option.some(spacing),
-            now
-          })
+          Effect.flatMap(PkceFlow.start(owner.value, input, "recovery", now), (flowStateId) =>
+            SendVerification.mail({
+              user: owner.value,
+              purpose: "recovery",
+              kind: "recovery",
+              type: "recovery",
+              to: email,
+              redirectTo: settings.redirectTarget(input.redirectTo),
+              spacing: Option.some(spacing),
+              flowStateId,
+              now
+            })
+          )
         )
       ).pipe(
         Effect.catchTag("IssuedTooSoon", (error) => SendVerification.sentTooRecently(error, spacing, now))

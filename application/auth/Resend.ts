@@ -5,6 +5,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
+import * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendVerification from "./SendVerification.js"
@@ -16,6 +17,8 @@ export interface ResendRequest {
   readonly phone: string
   /** `redirect_to` of the query (supabase-js `options.emailRedirectTo`). */
   readonly redirectTo: string
+  readonly codeChallenge: string
+  readonly codeChallengeMethod: string
 }
 
 /** Supabase Auth's checks of a resend, in its order and words. */
@@ -49,6 +52,7 @@ const checked = (request: ResendRequest) =>
 export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
   Effect.gen(function* () {
     yield* checked(request)
+    yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
     const settings = yield* AuthSettings
     const users = yield* UserRepository
     if (request.type === "sms" || request.type === "phone_change") {
@@ -74,16 +78,19 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
     yield* Effect.flatMap(Transactions, (transactions) =>
       transactions.run(
         Effect.zipRight(
-          SendVerification.mail({
-            user,
-            purpose: "confirmation",
-            kind: "confirmation",
-            type: "signup",
-            to: email,
-            redirectTo: settings.redirectTarget(request.redirectTo),
-            spacing: Option.some(spacing),
-            now
-          }),
+          Effect.flatMap(PkceFlow.start(user, request, "otp", now), (flowStateId) =>
+            SendVerification.mail({
+              user,
+              purpose: "confirmation",
+              kind: "confirmation",
+              type: "signup",
+              to: email,
+              redirectTo: settings.redirectTarget(request.redirectTo),
+              spacing: Option.some(spacing),
+              flowStateId,
+              now
+            })
+          ),
           users.update(user.id, { confirmationSentAt: Option.some(now) }, now)
         )
       )

@@ -2,6 +2,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type { FlowStateId } from "../../domain/auth/FlowState.js"
 import * as Mail from "../../domain/auth/Mail.js"
 import { codeSubject, OneTimeToken, OneTimeTokenId, type Purpose } from "../../domain/auth/OneTimeToken.js"
 import * as Time from "../../domain/Time.js"
@@ -25,6 +26,8 @@ export interface Verification {
   readonly redirectTo: string
   /** Least time since the last mail of the purpose (`SMTP_MAX_FREQUENCY`); none: no spacing. */
   readonly spacing: Option.Option<Duration.Duration>
+  /** The PKCE flow the link ends in; absent: the session in the redirect's fragment. */
+  readonly flowStateId?: Option.Option<FlowStateId>
   readonly now: Date
 }
 
@@ -61,7 +64,8 @@ export const issue = (verification: Verification) =>
         failedAttempts: 0,
         createdAt: now,
         expiresAt: Time.plus(now, Duration.toMillis(settings.verification.lifetime)),
-        usedAt: Option.none()
+        usedAt: Option.none(),
+        flowStateId: verification.flowStateId ?? Option.none()
       }),
       Option.map(verification.spacing, (spacing) => Time.minus(now, Duration.toMillis(spacing)))
     )

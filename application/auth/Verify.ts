@@ -2,14 +2,17 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type { FlowStateId } from "../../domain/auth/FlowState.js"
 import { codeSubject, purposesOf } from "../../domain/auth/OneTimeToken.js"
 import * as Ban from "../../domain/Ban.js"
 import type { UserId } from "../../domain/Ids.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
+import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import * as ContactInput from "./ContactInput.js"
 import * as IssueSession from "./IssueSession.js"
+import { FlowStateStore } from "./ports/FlowStateStore.js"
 import { OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
@@ -49,12 +52,12 @@ const checked = (request: VerifyRequest) =>
   })
 
 /**
- * POST /verify (and GET, by its link): a mailed one-time token used up — by its link token, or
- * by its code with the address it was sent to — then what it proves carried out (an address
- * confirmed), and a session issued. A code that is wrong, used, expired or unknown, and an
- * address nobody has, all get the same answer, so the endpoint tells nothing about accounts.
+ * A mailed one-time token used up — by its link token, or by its code with the address it was
+ * sent to — and what it proves carried out (an address confirmed). A code that is wrong, used,
+ * expired or unknown, and an address nobody has, all get the same answer, so the endpoint tells
+ * nothing about accounts. Returns the user and the PKCE flow the token's link ends in, if any.
  */
-export const verify = Telemetry.fn("Verify.verify")((request: VerifyRequest) =>
+const useUp = (request: VerifyRequest) =>
   Effect.gen(function* () {
     const purposes = yield* checked(request)
     const store = yield* OneTimeTokenStore
@@ -63,12 +66,14 @@ export const verify = Telemetry.fn("Verify.verify")((request: VerifyRequest) =>
     const now = new Date(yield* Clock.currentTimeMillis)
 
     let userId: UserId
+    let flowStateId = Option.none<FlowStateId>()
     if (request.tokenHash !== "" || (request.email === "" && request.phone === "")) {
       // A link: the token alone identifies the user.
       const link = request.tokenHash !== "" ? request.tokenHash : request.token
       const used = yield* store.useLink(yield* hasher.hash(Redacted.make(link)), purposes, now)
       if (Option.isNone(used)) return yield* AuthError.emailLinkExpired()
       userId = used.value.userId
+      flowStateId = used.value.flowStateId
     } else {
       if (request.phone !== "") return yield* AuthError.otpExpired()
       const email = yield* ContactInput.email(request.email)
@@ -90,6 +95,37 @@ export const verify = Telemetry.fn("Verify.verify")((request: VerifyRequest) =>
           .update(userId, { emailConfirmedAt: Option.some(now) }, now)
           .pipe(Effect.catchAll(() => AuthError.emailLinkExpired()))
     yield* Telemetry.annotate("user.id", user.id)
-    return yield* IssueSession.issue(user, "otp", request.client)
+    return { user, flowStateId, now }
+  })
+
+/** POST /verify (supabase-js `verifyOtp`): the token used up, and a session. */
+export const verify = Telemetry.fn("Verify.verify")((request: VerifyRequest) =>
+  Effect.flatMap(useUp(request), ({ user }) => IssueSession.issue(user, "otp", request.client))
+)
+
+/** Where a followed link ends: a session, or, in a PKCE flow, the authorization code to exchange. */
+export type Followed =
+  | { readonly _tag: "Session"; readonly grant: IssueSession.Grant }
+  | { readonly _tag: "Code"; readonly code: string }
+
+/**
+ * GET /verify (a mailed link followed): the token used up, then a session for the redirect's
+ * fragment — or, when the mail was asked for with a PKCE challenge, an authorization code for
+ * `redirect_to?code=…`, which the application exchanges with its verifier (ExchangeCode).
+ */
+export const followLink = Telemetry.fn("Verify.followLink")((request: VerifyRequest) =>
+  Effect.gen(function* () {
+    const { user, flowStateId, now } = yield* useUp(request)
+    if (Option.isNone(flowStateId)) {
+      return {
+        _tag: "Session",
+        grant: yield* IssueSession.issue(user, "otp", request.client)
+      } satisfies Followed
+    }
+    const code = yield* (yield* TokenMint).uuid
+    const codeHash = yield* (yield* SecretHasher).hash(Redacted.make(code))
+    const issued = yield* (yield* FlowStateStore).issueCode(flowStateId.value, codeHash, now)
+    if (!issued) return yield* AuthError.flowStateNotFound()
+    return { _tag: "Code", code } satisfies Followed
   })
 )

@@ -6,6 +6,7 @@ import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import type * as SmtpMailer from "../../adapters/mail/auth/SmtpMailer.js"
 import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComposer.js"
 import type { Limit } from "../../application/ports/RateLimiter.js"
 import * as Mail from "../../domain/auth/Mail.js"
@@ -85,17 +86,8 @@ export interface ExternalConfig {
   readonly anonymousUsers: boolean
 }
 
-/** The mail server; the service sends no mail without `SMTP_HOST`. */
-export interface SmtpConfig {
-  readonly host: string
-  readonly port: number
-  readonly user: Option.Option<string>
-  readonly pass: Option.Option<Redacted.Redacted>
-  /** `SMTP_ADMIN_EMAIL`: the From address. */
-  readonly adminEmail: string
-  /** `SMTP_SENDER_NAME`: the From name; the address when unset. */
-  readonly senderName: Option.Option<string>
-}
+/** The mail server (what the SMTP adapter needs); the service sends no mail without `SMTP_HOST`. */
+export type SmtpConfig = SmtpMailer.SmtpSettings
 
 export interface MailerConfig {
   /** `MAILER_SUBJECTS_<KIND>` that are set, checked to parse as templates. */

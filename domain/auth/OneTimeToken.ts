@@ -1,6 +1,7 @@
 import * as Schema from "effect/Schema"
 import { SecretHash, UserId } from "../Ids.js"
 import { Timestamp } from "../Timestamp.js"
+import { FlowStateId } from "./FlowState.js"
 
 /**
  * What a one-time token proves when it comes back: the purposes of Supabase Auth's
@@ -41,7 +42,9 @@ export class OneTimeToken extends Schema.Class<OneTimeToken>("OneTimeToken")({
    * When it was used; kept so that the spacing between two mails of one purpose
    * (`SMTP_MAX_FREQUENCY`) counts from the last one sent, used or not.
    */
-  usedAt: Schema.OptionFromNullOr(Timestamp)
+  usedAt: Schema.OptionFromNullOr(Timestamp),
+  /** The PKCE flow the token's link ends in (`FlowState`); none: the session in the fragment. */
+  flowStateId: Schema.OptionFromNullOr(FlowStateId)
 }) {}
 
 /**

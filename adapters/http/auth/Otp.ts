@@ -39,7 +39,9 @@ export const handle = (request: HttpRequest) =>
         email,
         createUser: body.create_user ?? true,
         data: body.data ?? {},
-        redirectTo: new URLSearchParams(request.query).get("redirect_to") ?? ""
+        redirectTo: new URLSearchParams(request.query).get("redirect_to") ?? "",
+        codeChallenge: body.code_challenge ?? "",
+        codeChallengeMethod: body.code_challenge_method ?? ""
       })
       return HttpMessage.json({})
     }

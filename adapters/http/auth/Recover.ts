@@ -19,7 +19,9 @@ export const handle = (request: HttpRequest) =>
     const body = yield* JsonRequest.decode(Body)(request)
     yield* recover({
       email: body.email ?? "",
-      redirectTo: new URLSearchParams(request.query).get("redirect_to") ?? ""
+      redirectTo: new URLSearchParams(request.query).get("redirect_to") ?? "",
+      codeChallenge: body.code_challenge ?? "",
+      codeChallengeMethod: body.code_challenge_method ?? ""
     })
     return HttpMessage.json({})
   }).pipe(ErrorResponse.answering(request))

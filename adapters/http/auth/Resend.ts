@@ -23,7 +23,9 @@ export const handle = (request: HttpRequest) =>
       type: body.type ?? "",
       email: body.email ?? "",
       phone: body.phone ?? "",
-      redirectTo: new URLSearchParams(request.query).get("redirect_to") ?? ""
+      redirectTo: new URLSearchParams(request.query).get("redirect_to") ?? "",
+      codeChallenge: body.code_challenge ?? "",
+      codeChallengeMethod: body.code_challenge_method ?? ""
     })
     return HttpMessage.json({})
   }).pipe(ErrorResponse.answering(request))

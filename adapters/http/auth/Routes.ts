@@ -1,6 +1,7 @@
 import type { AuthSettings } from "../../../application/auth/AuthSettings.js"
 import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
+import type { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
 import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeTokenStore.js"
 import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
@@ -50,6 +51,7 @@ export type Services =
   | RateLimiter
   | MailOutbox
   | OneTimeTokenStore
+  | FlowStateStore
   | Transactions
 
 /**

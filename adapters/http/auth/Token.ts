@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as AuthError from "../../../application/auth/AuthError.js"
+import { exchangeCode } from "../../../application/auth/ExchangeCode.js"
 import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import type { HttpRequest } from "../HttpMessage.js"
@@ -53,20 +54,12 @@ const refresh = (request: HttpRequest) =>
     return HttpMessage.json(SessionJson.encode(yield* refreshSession(body.refresh_token ?? "")))
   })
 
-/**
- * The PKCE grant exchanges the code of a flow that began with an email link or an external
- * provider; until those flows exist no code can be valid, and the answers are Supabase Auth's
- * for a code it does not know.
- */
+/** The PKCE grant: the code a followed mail link handed out, for a session (ExchangeCode). */
 const pkce = (request: HttpRequest) =>
   Effect.gen(function* () {
     const body = yield* JsonRequest.decode(PkceBody)(request)
-    if ((body.auth_code ?? "") === "" || (body.code_verifier ?? "") === "") {
-      return yield* AuthError.validationFailed(
-        "invalid request: both auth code and code verifier should be non-empty"
-      )
-    }
-    return yield* AuthError.flowStateNotFound()
+    const grant = yield* exchangeCode(body.auth_code ?? "", body.code_verifier ?? "", ClientInfo.of(request))
+    return HttpMessage.json(SessionJson.encode(grant))
   })
 
 /** Sign-in with an ID token: Supabase Auth's answers while no provider is enabled. */

@@ -3,7 +3,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as AuthError from "../../../application/auth/AuthError.js"
 import { AuthSettings } from "../../../application/auth/AuthSettings.js"
-import { type VerifyRequest, verify } from "../../../application/auth/Verify.js"
+import { followLink, type VerifyRequest, verify } from "../../../application/auth/Verify.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
 import * as ClientInfo from "./ClientInfo.js"
@@ -80,9 +80,15 @@ export const handleGet = (request: HttpRequest) =>
       phone: "",
       client: ClientInfo.of(request)
     }
-    return yield* verify(verifyRequest).pipe(
-      Effect.map((grant) =>
-        seeOther(
+    return yield* followLink(verifyRequest).pipe(
+      Effect.map((followed) => {
+        if (followed._tag === "Code") {
+          const url = new URL(target)
+          url.searchParams.set("code", followed.code)
+          return seeOther(url.toString())
+        }
+        const grant = followed.grant
+        return seeOther(
           withFragment(target, {
             access_token: Redacted.value(grant.access.token),
             expires_at: String(grant.access.expiresAt),
@@ -93,7 +99,7 @@ export const handleGet = (request: HttpRequest) =>
             type
           })
         )
-      ),
+      }),
       Effect.catchIf(
         (error: AuthError.AuthError) => error.code !== "validation_failed",
         (error) => {

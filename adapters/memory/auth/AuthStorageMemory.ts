@@ -1,5 +1,6 @@
 import * as Layer from "effect/Layer"
 import * as AuthMemoryState from "./AuthMemoryState.js"
+import * as FlowStateStoreMemory from "./FlowStateStoreMemory.js"
 import * as MailOutboxMemory from "./MailOutboxMemory.js"
 import * as OneTimeTokenStoreMemory from "./OneTimeTokenStoreMemory.js"
 import * as SessionStoreMemory from "./SessionStoreMemory.js"
@@ -12,5 +13,6 @@ export const layer = Layer.mergeAll(
   SessionStoreMemory.layer,
   MailOutboxMemory.layer,
   OneTimeTokenStoreMemory.layer,
+  FlowStateStoreMemory.layer,
   TransactionsMemory.layer
 ).pipe(Layer.provide(AuthMemoryState.layer))

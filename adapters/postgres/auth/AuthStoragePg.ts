@@ -1,5 +1,6 @@
 import * as Layer from "effect/Layer"
 import * as AuthTables from "./AuthTables.js"
+import * as FlowStateStorePg from "./FlowStateStorePg.js"
 import * as MailOutboxPg from "./MailOutboxPg.js"
 import * as OneTimeTokenStorePg from "./OneTimeTokenStorePg.js"
 import * as SessionStorePg from "./SessionStorePg.js"
@@ -16,5 +17,6 @@ export const layer = (namespace: string) =>
     SessionStorePg.layer,
     MailOutboxPg.layer,
     OneTimeTokenStorePg.layer,
+    FlowStateStorePg.layer,
     TransactionsPg.layer
   ).pipe(Layer.provide(AuthTables.layer(namespace)))

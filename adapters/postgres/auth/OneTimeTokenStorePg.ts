@@ -41,7 +41,8 @@ export const layer = Layer.effect(
               ON CONFLICT (user_id, purpose) DO UPDATE SET
                 id = EXCLUDED.id, sent_to = EXCLUDED.sent_to, link_hash = EXCLUDED.link_hash,
                 code_hash = EXCLUDED.code_hash, failed_attempts = 0,
-                created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, used_at = NULL
+                created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, used_at = NULL,
+                flow_state_id = EXCLUDED.flow_state_id
               WHERE ${Option.match(notAfter, {
                 onNone: () => sql`true`,
                 onSome: (at) => sql`t.created_at <= ${at}`

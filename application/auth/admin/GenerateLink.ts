@@ -4,9 +4,8 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { Purpose } from "../../../domain/auth/OneTimeToken.js"
 import type { Identity } from "../../../domain/Identity.js"
-import { User } from "../../../domain/User.js"
+import type { User } from "../../../domain/User.js"
 import { PasswordHasher } from "../../ports/PasswordHasher.js"
-import { TokenMint } from "../../ports/TokenMint.js"
 import * as Telemetry from "../../Telemetry.js"
 import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
@@ -144,7 +143,6 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
       issued = stamped.issued
       identities = yield* users.identitiesOf(found.id)
     } else {
-      const mint = yield* TokenMint
       let passwordHash = Option.none<string>()
       // A magic link for nobody's address makes a user without a password (Supabase Auth gives
       // it a random one nobody knows).
@@ -154,22 +152,15 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
         yield* PasswordStrength.require(settings.passwordPolicy, request.password)
         passwordHash = Option.some(yield* (yield* PasswordHasher).hash(Redacted.make(request.password)))
       }
-      const made = NewUser.user({
-        id: NewUser.newUserId(yield* mint.uuid),
+      const made = yield* NewUser.ofEmail({
+        email,
         aud: settings.audience,
-        contact: { _tag: "email", email },
         data: request.data,
-        confirmed: false,
+        stamps: type === "invite" ? { invitedAt: Option.some(now) } : {},
         now
       })
-      user = type === "invite" ? new User({ ...made, invitedAt: Option.some(now) }, true) : made
-      const identity = NewUser.identity({
-        id: NewUser.newIdentityId(yield* mint.uuid),
-        user,
-        provider: "email",
-        data: request.data,
-        now
-      })
+      user = made.user
+      const identity = made.identity
       identities = [identity]
       issued = yield* withConflicts(
         transactions.run(Effect.zipRight(users.insert(user, [identity], passwordHash), linkFor(user)))

@@ -1,8 +1,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { User } from "../../../domain/User.js"
-import { TokenMint } from "../../ports/TokenMint.js"
+import type { User } from "../../../domain/User.js"
 import * as Telemetry from "../../Telemetry.js"
 import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
@@ -62,21 +61,11 @@ export const inviteUser = Telemetry.fn("InviteUser.inviteUser")((request: Invite
       return { user: invited, identities: yield* users.identitiesOf(invited.id) }
     }
 
-    const mint = yield* TokenMint
-    const created = NewUser.user({
-      id: NewUser.newUserId(yield* mint.uuid),
+    const { user, identity } = yield* NewUser.ofEmail({
+      email,
       aud: settings.audience,
-      contact: { _tag: "email", email },
       data: request.data,
-      confirmed: false,
-      now
-    })
-    const user = new User({ ...created, invitedAt: Option.some(now) }, true)
-    const identity = NewUser.identity({
-      id: NewUser.newIdentityId(yield* mint.uuid),
-      user,
-      provider: "email",
-      data: request.data,
+      stamps: { invitedAt: Option.some(now) },
       now
     })
     yield* transactions

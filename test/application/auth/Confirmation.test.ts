@@ -60,7 +60,14 @@ describe("email confirmation, on memory adapters under TestClock", () => {
         const [first] = yield* queuedCodes(email)
         expect(first).toMatch(/^\d{6}$/)
 
-        const again = { type: "signup", email, phone: "", redirectTo: "" }
+        const again = {
+          type: "signup",
+          email,
+          phone: "",
+          redirectTo: "",
+          codeChallenge: "",
+          codeChallengeMethod: ""
+        }
         expect(yield* errorOf(resend(again))).toBe(
           "over_email_send_rate_limit: For security purposes, you can only request this after 60 seconds."
         )

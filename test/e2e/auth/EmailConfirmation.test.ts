@@ -19,13 +19,7 @@ const siteUrl = "http://localhost:3000"
 beforeAll(async () => {
   scope = Effect.runSync(Scope.make())
   catcher = await Effect.runPromise(Scope.extend(SmtpCatcher.start, scope))
-  const env = {
-    AUTHSVC_MAILER_AUTOCONFIRM: "false",
-    AUTHSVC_SMTP_HOST: "127.0.0.1",
-    AUTHSVC_SMTP_PORT: String(catcher.port),
-    AUTHSVC_SMTP_ADMIN_EMAIL: "auth@example.com",
-    AUTHSVC_SMTP_SENDER_NAME: "Example Auth"
-  }
+  const env = { ...SmtpCatcher.mailingEnv(catcher), AUTHSVC_SMTP_SENDER_NAME: "Example Auth" }
   const [running, second] = await Effect.runPromise(
     Scope.extend(
       Effect.all(

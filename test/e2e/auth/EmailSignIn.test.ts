@@ -1,13 +1,10 @@
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as Mailbox from "../../support/auth/Mailbox.js"
-import * as SmtpCatcher from "../../support/auth/SmtpCatcher.js"
+import * as MailingAuth from "../../support/auth/MailingAuth.js"
+import type * as SmtpCatcher from "../../support/auth/SmtpCatcher.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 
-let scope: Scope.CloseableScope
+let mailing: MailingAuth.MailingAuth
 let catcher: SmtpCatcher.SmtpCatcher
 let baseUrl = ""
 let anonKey = ""
@@ -16,28 +13,15 @@ let serviceKey = ""
 const siteUrl = "http://localhost:3000"
 
 beforeAll(async () => {
-  scope = Effect.runSync(Scope.make())
-  catcher = await Effect.runPromise(Scope.extend(SmtpCatcher.start, scope))
-  const running = await Effect.runPromise(
-    Scope.extend(
-      AuthServerHarness.start({
-        env: {
-          AUTHSVC_MAILER_AUTOCONFIRM: "false",
-          AUTHSVC_SMTP_HOST: "127.0.0.1",
-          AUTHSVC_SMTP_PORT: String(catcher.port),
-          AUTHSVC_SMTP_ADMIN_EMAIL: "auth@example.com"
-        }
-      }),
-      scope
-    )
-  )
-  baseUrl = running.baseUrl
+  mailing = await MailingAuth.start()
+  catcher = mailing.catcher
+  baseUrl = mailing.baseUrl
   anonKey = await SupabaseClientSupport.apiKey("anon")
   serviceKey = await SupabaseClientSupport.apiKey("service_role")
 }, 60_000)
 
 afterAll(async () => {
-  await Effect.runPromise(Scope.close(scope, Exit.void))
+  await mailing.close()
 })
 
 const freshEmail = () => `user-${crypto.randomUUID()}@example.com`

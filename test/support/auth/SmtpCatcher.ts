@@ -89,3 +89,11 @@ export const start: Effect.Effect<SmtpCatcher, never, Scope.Scope> = Effect.gen(
     }
   }
 })
+
+/** The auth service's variables for confirmation by mail, sent through `catcher`. */
+export const mailingEnv = (catcher: SmtpCatcher): Record<string, string> => ({
+  AUTHSVC_MAILER_AUTOCONFIRM: "false",
+  AUTHSVC_SMTP_HOST: "127.0.0.1",
+  AUTHSVC_SMTP_PORT: String(catcher.port),
+  AUTHSVC_SMTP_ADMIN_EMAIL: "auth@example.com"
+})

@@ -1,4 +1,5 @@
 import type { Vitest } from "@effect/vitest"
+import type { FlowStateStore } from "../../../../application/auth/ports/FlowStateStore.js"
 import type { MailOutbox } from "../../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../../application/auth/ports/OneTimeTokenStore.js"
 import type { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
@@ -9,6 +10,12 @@ import type { UserRepository } from "../../../../application/auth/ports/UserRepo
  * Every storage port of the auth service: what each adapter set provides. The sealer comes
  * along because presenting a refresh token, as the contract does it, seals and opens children.
  */
-export type AuthStorage = UserRepository | SessionStore | MailOutbox | OneTimeTokenStore | TokenSealer
+export type AuthStorage =
+  | UserRepository
+  | SessionStore
+  | MailOutbox
+  | OneTimeTokenStore
+  | FlowStateStore
+  | TokenSealer
 
 export type It = Vitest.MethodsNonLive<AuthStorage>

@@ -1,4 +1,5 @@
 import type { It } from "./AuthStorage.js"
+import { flowStateStoreContract } from "./FlowStateStoreContract.js"
 import { mailOutboxContract } from "./MailOutboxContract.js"
 import { oneTimeTokenStoreContract } from "./OneTimeTokenStoreContract.js"
 import { sessionStoreContract } from "./SessionStoreContract.js"
@@ -10,4 +11,5 @@ export const authStorageContract = (it: It) => {
   sessionStoreContract(it)
   mailOutboxContract(it)
   oneTimeTokenStoreContract(it)
+  flowStateStoreContract(it)
 }

@@ -33,7 +33,8 @@ const tokenFor = (user: User, purpose: Purpose, code: string, at: Date) => {
     failedAttempts: 0,
     createdAt: at,
     expiresAt: Time.plus(at, "1 hour"),
-    usedAt: Option.none()
+    usedAt: Option.none(),
+    flowStateId: Option.none()
   })
   return { token, link }
 }

@@ -1,0 +1,43 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as FlowState from "../../domain/auth/FlowState.js"
+import * as Ban from "../../domain/Ban.js"
+import { SecretHasher } from "../ports/SecretHasher.js"
+import * as Telemetry from "../Telemetry.js"
+import * as AuthError from "./AuthError.js"
+import * as IssueSession from "./IssueSession.js"
+import { FlowStateStore } from "./ports/FlowStateStore.js"
+import { UserRepository } from "./ports/UserRepository.js"
+
+const methods: ReadonlyArray<IssueSession.Method> = ["otp", "magiclink", "recovery", "invite"]
+const methodOf = (name: string): IssueSession.Method => methods.find((method) => method === name) ?? "otp"
+
+/**
+ * `POST /token?grant_type=pkce` (supabase-js `exchangeCodeForSession`): the authorization code a
+ * followed link handed out, with the verifier of the challenge its request sent, for a session.
+ * The code is taken out before the verifier is checked, so it is good for one attempt only —
+ * a wrong verifier ends it (Supabase Auth lets the code be tried again).
+ */
+export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
+  (authCode: string, codeVerifier: string, client: IssueSession.Client) =>
+    Effect.gen(function* () {
+      if (authCode === "" || codeVerifier === "") {
+        return yield* AuthError.validationFailed(
+          "invalid request: both auth code and code verifier should be non-empty"
+        )
+      }
+      const codeHash = yield* (yield* SecretHasher).hash(Redacted.make(authCode))
+      const taken = yield* Effect.flatMap(FlowStateStore, (flows) => flows.takeByCode(codeHash))
+      if (Option.isNone(taken)) return yield* AuthError.flowStateNotFound()
+      const flow = taken.value
+      const now = new Date(yield* Clock.currentTimeMillis)
+      if (FlowState.isExpired(flow, now)) return yield* AuthError.flowStateExpired()
+      if (!(yield* FlowState.answers(flow, codeVerifier))) return yield* AuthError.badCodeVerifier()
+      const user = yield* Effect.flatMap(UserRepository, (users) => users.findById(flow.userId))
+      if (Option.isNone(user)) return yield* AuthError.flowStateNotFound()
+      if (Ban.isBanned(user.value.bannedUntil, now)) return yield* AuthError.userBanned()
+      return yield* IssueSession.issue(user.value, methodOf(flow.authenticationMethod), client)
+    })
+)
