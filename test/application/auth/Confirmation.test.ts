@@ -46,16 +46,7 @@ describe("email confirmation, on memory adapters under TestClock", () => {
       Effect.gen(function* () {
         yield* ensureSigningKey
         const email = `${crypto.randomUUID()}@example.com`
-        const signedUp = yield* signup({
-          email,
-          phone: "",
-          password: "correct horse battery staple",
-          data: {},
-          codeChallenge: "",
-          codeChallengeMethod: "",
-          redirectTo: "",
-          client
-        })
+        const signedUp = yield* signup(MemoryServices.emailSignup(email, "correct horse battery staple"))
         expect(signedUp._tag).toBe("Created")
         const [first] = yield* queuedCodes(email)
         expect(first).toMatch(/^\d{6}$/)
@@ -110,16 +101,7 @@ describe("email confirmation, on memory adapters under TestClock", () => {
     Effect.gen(function* () {
       yield* ensureSigningKey
       const email = `${crypto.randomUUID()}@example.com`
-      yield* signup({
-        email,
-        phone: "",
-        password: "correct horse battery staple",
-        data: {},
-        codeChallenge: "",
-        codeChallengeMethod: "",
-        redirectTo: "",
-        client
-      })
+      yield* signup(MemoryServices.emailSignup(email, "correct horse battery staple"))
       const [code] = yield* queuedCodes(email)
       const wrong = code === "000000" ? "111111" : "000000"
       for (let attempt = 0; attempt < 5; attempt++) {

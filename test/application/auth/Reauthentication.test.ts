@@ -16,7 +16,6 @@ import * as MemoryServices from "../../support/auth/MemoryServices.js"
 
 /** Autoconfirm on (sign-up signs in), and a password change needs a nonce past a day. */
 const services = MemoryServices.layer({ updatePasswordRequiresReauthentication: true })
-const client = { userAgent: Option.none(), ip: Option.none() }
 
 const codeOf = <A, R>(effect: Effect.Effect<A, { readonly code: string }, R>) =>
   Effect.map(Effect.either(effect), (result) => (Either.isLeft(result) ? result.left.code : "ok"))
@@ -44,16 +43,9 @@ describe("reauthentication, on memory adapters under TestClock", () => {
   it.effect("a day after sign-in the password changes only with the mailed nonce, once", () =>
     Effect.gen(function* () {
       yield* ensureSigningKey
-      const outcome = yield* signup({
-        email: `${crypto.randomUUID()}@example.com`,
-        phone: "",
-        password: "the first password",
-        data: {},
-        codeChallenge: "",
-        codeChallengeMethod: "",
-        redirectTo: "",
-        client
-      })
+      const outcome = yield* signup(
+        MemoryServices.emailSignup(`${crypto.randomUUID()}@example.com`, "the first password")
+      )
       if (outcome._tag !== "SignedIn") return yield* Effect.dieMessage("autoconfirm signs in")
       yield* TestClock.adjust(Duration.hours(25))
       // The access token has expired by now; a refresh gives one of the same, day-old session.
@@ -85,16 +77,7 @@ describe("reauthentication, on memory adapters under TestClock", () => {
           const notices = yield* Effect.gen(function* () {
             yield* ensureSigningKey
             const email = `${crypto.randomUUID()}@example.com`
-            const outcome = yield* signup({
-              email,
-              phone: "",
-              password: "the first password",
-              data: {},
-              codeChallenge: "",
-              codeChallengeMethod: "",
-              redirectTo: "",
-              client
-            })
+            const outcome = yield* signup(MemoryServices.emailSignup(email, "the first password"))
             if (outcome._tag !== "SignedIn") return yield* Effect.dieMessage("autoconfirm signs in")
             const signedIn = yield* Authenticate.user(Redacted.value(outcome.grant.access.token))
             yield* updateUser(signedIn, passwordChange("a second password", ""))

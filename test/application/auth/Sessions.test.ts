@@ -22,16 +22,7 @@ const password = "correct horse battery staple"
 /** A signed-up (autoconfirmed) user's first session. */
 const signedUp = Effect.gen(function* () {
   yield* ensureSigningKey
-  const outcome = yield* signup({
-    email: `${crypto.randomUUID()}@example.com`,
-    phone: "",
-    password,
-    data: {},
-    codeChallenge: "",
-    codeChallengeMethod: "",
-    redirectTo: "",
-    client
-  })
+  const outcome = yield* signup(MemoryServices.emailSignup(`${crypto.randomUUID()}@example.com`, password))
   if (outcome._tag !== "SignedIn") return yield* Effect.dieMessage("autoconfirm signs in")
   return outcome.grant
 })

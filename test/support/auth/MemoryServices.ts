@@ -78,3 +78,15 @@ export const layer = (overrides: Partial<Settings> = {}) =>
     Sha256SecretHasher.layer,
     RandomTokenMint.layer
   )
+
+/** A sign-up request as supabase-js `signUp({ email, password })` sends it, nothing else set. */
+export const emailSignup = (email: string, password: string) => ({
+  email,
+  phone: "",
+  password,
+  data: {},
+  codeChallenge: "",
+  codeChallengeMethod: "",
+  redirectTo: "",
+  client: { userAgent: Option.none(), ip: Option.none() }
+})
