@@ -4,7 +4,7 @@ import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
 import * as AuthError from "./AuthError.js"
 
 /** A new password against the policy; a weak one is Supabase Auth's `weak_password`, its reasons kept. */
-export const require = (
+export const ensure = (
   policy: PasswordPolicy.PasswordPolicy,
   password: string
 ): Effect.Effect<void, AuthError.AuthError> =>

@@ -72,7 +72,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
     if (settings.disableSignup) return yield* AuthError.signupDisabled()
     const provider: NewUser.Provider = request.email !== "" ? "email" : "phone"
     if (request.password === "") return yield* AuthError.validationFailed("Signup requires a valid password")
-    yield* PasswordStrength.require(settings.passwordPolicy, request.password)
+    yield* PasswordStrength.ensure(settings.passwordPolicy, request.password)
     if (request.email !== "" && request.phone !== "") {
       return yield* AuthError.validationFailed(
         "Only an email address or phone number should be provided on signup."

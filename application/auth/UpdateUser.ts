@@ -57,7 +57,7 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
       const phone =
         request.phone === "" ? Option.none() : Option.some(yield* ContactInput.phone(request.phone))
       if (Option.isSome(request.password)) {
-        yield* PasswordStrength.require(settings.passwordPolicy, request.password.value)
+        yield* PasswordStrength.ensure(settings.passwordPolicy, request.password.value)
       }
       if (Option.isSome(request.appMetadata) && !settings.adminRoles.includes(user.role)) {
         return yield* new AuthError.AuthError({

@@ -59,7 +59,7 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     } else {
       const given = Option.filter(request.password, (password) => password !== "")
       if (Option.isSome(given)) {
-        yield* PasswordStrength.require(settings.passwordPolicy, given.value)
+        yield* PasswordStrength.ensure(settings.passwordPolicy, given.value)
       }
       const password = Option.isSome(given) ? given.value : Redacted.value(yield* mint.token("session"))
       passwordHash = yield* hasher.hash(Redacted.make(password))

@@ -149,7 +149,7 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
       if (type === "signup" && request.type === "signup") {
         if (request.password === "")
           return yield* AuthError.validationFailed("Signup requires a valid password")
-        yield* PasswordStrength.require(settings.passwordPolicy, request.password)
+        yield* PasswordStrength.ensure(settings.passwordPolicy, request.password)
         passwordHash = Option.some(yield* (yield* PasswordHasher).hash(Redacted.make(request.password)))
       }
       const made = yield* NewUser.ofEmail({

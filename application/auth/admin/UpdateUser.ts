@@ -37,7 +37,7 @@ export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request:
       request.banDuration === "" ? undefined : yield* BanUntil.parse(request.banDuration, now)
     const password = Option.filter(request.password, (value) => value !== "")
     if (Option.isSome(password)) {
-      yield* PasswordStrength.require(settings.passwordPolicy, password.value)
+      yield* PasswordStrength.ensure(settings.passwordPolicy, password.value)
     }
 
     const patch: { -readonly [K in keyof UserPatch]: UserPatch[K] } = {}
