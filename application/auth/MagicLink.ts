@@ -7,7 +7,6 @@ import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
 import * as NewUser from "./NewUser.js"
-import * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendVerification from "./SendVerification.js"
@@ -51,36 +50,32 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
     const spacing = settings.verification.spacing
     const redirectTo = settings.redirectTarget(request.redirectTo)
     const confirmation = (user: User) =>
-      Effect.flatMap(PkceFlow.start(user, request, "otp", now), (flowStateId) =>
-        SendVerification.mail({
-          user,
-          purpose: "confirmation",
-          kind: "confirmation",
-          type: "signup",
-          to: email,
-          redirectTo,
-          spacing: Option.some(spacing),
-          flowStateId,
-          now
-        })
-      )
+      SendVerification.mail({
+        user,
+        purpose: "confirmation",
+        kind: "confirmation",
+        type: "signup",
+        to: email,
+        redirectTo,
+        spacing: Option.some(spacing),
+        pkce: { challenge: request, authenticationMethod: "otp" },
+        now
+      })
 
     if (Option.isSome(existing)) {
       const user = existing.value
       const mail = Option.isSome(user.emailConfirmedAt)
-        ? Effect.flatMap(PkceFlow.start(user, request, "magiclink", now), (flowStateId) =>
-            SendVerification.mail({
-              user,
-              purpose: "magic_link",
-              kind: "magic_link",
-              type: "magiclink",
-              to: email,
-              redirectTo,
-              spacing: Option.some(spacing),
-              flowStateId,
-              now
-            })
-          )
+        ? SendVerification.mail({
+            user,
+            purpose: "magic_link",
+            kind: "magic_link",
+            type: "magiclink",
+            to: email,
+            redirectTo,
+            spacing: Option.some(spacing),
+            pkce: { challenge: request, authenticationMethod: "magiclink" },
+            now
+          })
         : confirmation(user)
       return yield* transactions
         .run(mail)

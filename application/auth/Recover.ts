@@ -5,7 +5,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
-import * as PkceFlow from "./PkceFlow.js"
+import type * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendVerification from "./SendVerification.js"
@@ -27,19 +27,17 @@ export const recover = Telemetry.fn("Recover.recover")(
       const spacing = settings.verification.spacing
       yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(
-          Effect.flatMap(PkceFlow.start(owner.value, input, "recovery", now), (flowStateId) =>
-            SendVerification.mail({
-              user: owner.value,
-              purpose: "recovery",
-              kind: "recovery",
-              type: "recovery",
-              to: email,
-              redirectTo: settings.redirectTarget(input.redirectTo),
-              spacing: Option.some(spacing),
-              flowStateId,
-              now
-            })
-          )
+          SendVerification.mail({
+            user: owner.value,
+            purpose: "recovery",
+            kind: "recovery",
+            type: "recovery",
+            to: email,
+            redirectTo: settings.redirectTarget(input.redirectTo),
+            spacing: Option.some(spacing),
+            pkce: { challenge: input, authenticationMethod: "recovery" },
+            now
+          })
         )
       ).pipe(
         Effect.catchTag("IssuedTooSoon", (error) => SendVerification.sentTooRecently(error, spacing, now))

@@ -5,7 +5,6 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
-import * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendVerification from "./SendVerification.js"
@@ -78,19 +77,17 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
     yield* Effect.flatMap(Transactions, (transactions) =>
       transactions.run(
         Effect.zipRight(
-          Effect.flatMap(PkceFlow.start(user, request, "otp", now), (flowStateId) =>
-            SendVerification.mail({
-              user,
-              purpose: "confirmation",
-              kind: "confirmation",
-              type: "signup",
-              to: email,
-              redirectTo: settings.redirectTarget(request.redirectTo),
-              spacing: Option.some(spacing),
-              flowStateId,
-              now
-            })
-          ),
+          SendVerification.mail({
+            user,
+            purpose: "confirmation",
+            kind: "confirmation",
+            type: "signup",
+            to: email,
+            redirectTo: settings.redirectTarget(request.redirectTo),
+            spacing: Option.some(spacing),
+            pkce: { challenge: request, authenticationMethod: "otp" },
+            now
+          }),
           users.update(user.id, { confirmationSentAt: Option.some(now) }, now)
         )
       )

@@ -2,7 +2,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type { FlowStateId } from "../../domain/auth/FlowState.js"
 import * as Mail from "../../domain/auth/Mail.js"
 import { codeSubject, OneTimeToken, OneTimeTokenId, type Purpose } from "../../domain/auth/OneTimeToken.js"
 import * as Time from "../../domain/Time.js"
@@ -11,6 +10,7 @@ import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
+import * as PkceFlow from "./PkceFlow.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 import { type IssuedTooSoon, OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
 
@@ -26,8 +26,11 @@ export interface Verification {
   readonly redirectTo: string
   /** Least time since the last mail of the purpose (`SMTP_MAX_FREQUENCY`); none: no spacing. */
   readonly spacing: Option.Option<Duration.Duration>
-  /** The PKCE flow the link ends in; absent: the session in the redirect's fragment. */
-  readonly flowStateId?: Option.Option<FlowStateId>
+  /**
+   * The request's PKCE challenge (`PkceFlow`), when it sent one: the link then ends in a flow
+   * state's code instead of a session in the redirect's fragment.
+   */
+  readonly pkce?: { readonly challenge: PkceFlow.Challenge; readonly authenticationMethod: string }
   readonly now: Date
 }
 
@@ -40,8 +43,9 @@ export interface Issued {
 }
 
 /**
- * A one-time token for `user`, stored as digests (replacing their last one of the purpose). Joins
- * the caller's transaction. Fails with `IssuedTooSoon`, writing nothing, when the last token of
+ * A one-time token for `user`, stored as digests (replacing their last one of the purpose), with
+ * the PKCE flow its link ends in when the request sent a challenge. Joins the caller's
+ * transaction. Fails with `IssuedTooSoon`, writing nothing, when the last token of
  * the purpose is more recent than `spacing`.
  */
 export const issue = (verification: Verification) =>
@@ -52,6 +56,11 @@ export const issue = (verification: Verification) =>
     const { user, now } = verification
     const link = yield* mint.token("verification")
     const code = yield* mint.code(settings.verification.codeLength)
+    const pkce = verification.pkce
+    const flowStateId =
+      pkce === undefined
+        ? Option.none()
+        : yield* PkceFlow.start(user, pkce.challenge, pkce.authenticationMethod, now)
     const store = yield* OneTimeTokenStore
     yield* store.issue(
       new OneTimeToken({
@@ -65,7 +74,7 @@ export const issue = (verification: Verification) =>
         createdAt: now,
         expiresAt: Time.plus(now, Duration.toMillis(settings.verification.lifetime)),
         usedAt: Option.none(),
-        flowStateId: verification.flowStateId ?? Option.none()
+        flowStateId
       }),
       Option.map(verification.spacing, (spacing) => Time.minus(now, Duration.toMillis(spacing)))
     )

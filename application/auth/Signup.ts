@@ -14,7 +14,6 @@ import * as ContactInput from "./ContactInput.js"
 import * as IssueSession from "./IssueSession.js"
 import * as NewUser from "./NewUser.js"
 import * as PasswordStrength from "./PasswordStrength.js"
-import * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendVerification from "./SendVerification.js"
@@ -155,20 +154,18 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
             transactions.run(
               Effect.zipRight(
                 stored,
-                Effect.flatMap(PkceFlow.start(user, request, "otp", now), (flowStateId) =>
-                  SendVerification.mail({
-                    user,
-                    purpose: "confirmation",
-                    kind: "confirmation",
-                    type: "signup",
-                    to: contact.email,
-                    redirectTo: settings.redirectTarget(request.redirectTo),
-                    // A new user has no earlier mail to space this one from.
-                    spacing: Option.none(),
-                    flowStateId,
-                    now
-                  }).pipe(Effect.orDie)
-                )
+                SendVerification.mail({
+                  user,
+                  purpose: "confirmation",
+                  kind: "confirmation",
+                  type: "signup",
+                  to: contact.email,
+                  redirectTo: settings.redirectTarget(request.redirectTo),
+                  // A new user has no earlier mail to space this one from.
+                  spacing: Option.none(),
+                  pkce: { challenge: request, authenticationMethod: "otp" },
+                  now
+                }).pipe(Effect.orDie)
               )
             )
           )
