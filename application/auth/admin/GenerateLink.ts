@@ -2,6 +2,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as Mail from "../../../domain/auth/Mail.js"
 import type { Purpose } from "../../../domain/auth/OneTimeToken.js"
 import type { Identity } from "../../../domain/Identity.js"
 import type { User } from "../../../domain/User.js"
@@ -42,11 +43,12 @@ export interface GeneratedLink {
   readonly redirectTo: string
 }
 
-const purposeOf: Record<string, Purpose> = {
-  signup: "confirmation",
-  invite: "invite",
-  magiclink: "magic_link",
-  recovery: "recovery"
+/** What each link type proves, and the mail that would carry it. */
+const linkTypes: Record<string, { readonly purpose: Purpose; readonly kind: Mail.Kind }> = {
+  signup: { purpose: "confirmation", kind: "confirmation" },
+  invite: { purpose: "invite", kind: "invite" },
+  magiclink: { purpose: "magic_link", kind: "magic_link" },
+  recovery: { purpose: "recovery", kind: "recovery" }
 }
 
 /**
@@ -68,7 +70,7 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
         status: 422
       })
     }
-    if (purposeOf[request.type] === undefined) {
+    if (linkTypes[request.type] === undefined) {
       return yield* AuthError.validationFailed(`Invalid email action link type requested: ${request.type}`)
     }
     const email = yield* ContactInput.email(request.email)
@@ -92,15 +94,8 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
     const linkFor = (user: User) =>
       SendVerification.issue({
         user,
-        purpose: purposeOf[type] ?? "confirmation",
-        kind:
-          type === "invite"
-            ? "invite"
-            : type === "recovery"
-              ? "recovery"
-              : type === "magiclink"
-                ? "magic_link"
-                : "confirmation",
+        purpose: linkTypes[type]?.purpose ?? "confirmation",
+        kind: linkTypes[type]?.kind ?? "confirmation",
         type,
         to: email,
         redirectTo,
