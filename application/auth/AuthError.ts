@@ -276,6 +276,9 @@ export const reauthenticationNotValid = () =>
 /** GET /reauthenticate for a user with neither an email nor a phone number. */
 export const reauthenticationWithoutContact = () =>
   make("validation_failed", "Reauthentication requires the user to have an email or a phone number")
+/** A texted code asked for before the SMS gateways exist: 422 `feature_disabled`. */
+export const smsNotAvailable = () =>
+  make("feature_disabled", "Texting a code needs an SMS gateway, which this service does not have yet", 422)
 export const samePassword = () =>
   make("same_password", "New password should be different from the old password.")
 export const currentPasswordRequired = () =>

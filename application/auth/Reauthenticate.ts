@@ -29,11 +29,7 @@ export const reauthenticate = Telemetry.fn("Reauthenticate.reauthenticate")((sig
           status: 422
         })
       }
-      return yield* new AuthError.AuthError({
-        code: "feature_disabled",
-        message: "Texting a code needs an SMS gateway, which this service does not have yet",
-        status: 422
-      })
+      return yield* AuthError.smsNotAvailable()
     }
     if (Option.isNone(user.emailConfirmedAt)) {
       return yield* new AuthError.AuthError({

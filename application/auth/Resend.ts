@@ -60,11 +60,7 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
       // Nothing to send to a number nobody has, or to a confirmed one without a change pending.
       if (Option.isNone(owner) || (request.type === "sms" && Option.isSome(owner.value.phoneConfirmedAt)))
         return
-      return yield* new AuthError.AuthError({
-        code: "feature_disabled",
-        message: "Texting a code needs an SMS gateway, which this service does not have yet",
-        status: 422
-      })
+      return yield* AuthError.smsNotAvailable()
     }
     const email = yield* ContactInput.email(request.email)
     const owner = yield* users.findByEmail(email)

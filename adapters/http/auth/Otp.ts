@@ -46,11 +46,7 @@ export const handle = (request: HttpRequest) =>
       return HttpMessage.json({})
     }
     if (phone !== "") {
-      return yield* new AuthError.AuthError({
-        code: "feature_disabled",
-        message: "Texting a code needs an SMS gateway, which this service does not have yet",
-        status: 422
-      })
+      return yield* AuthError.smsNotAvailable()
     }
     return yield* AuthError.validationFailed("One of email or phone must be set")
   }).pipe(ErrorResponse.answering(request))
