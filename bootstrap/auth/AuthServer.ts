@@ -17,6 +17,7 @@ import * as Migrations from "../../adapters/postgres/Migrations.js"
 import { AuthSettings, noProviders } from "../../application/auth/AuthSettings.js"
 import { deliverForever } from "../../application/auth/DeliverMail.js"
 import { ensureSigningKey } from "../../application/auth/EnsureSigningKey.js"
+import type { SmsSender } from "../../application/auth/ports/SmsSender.js"
 import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
 import * as RedirectAllowList from "../../domain/RedirectAllowList.js"
 import * as Telemetry from "../Telemetry.js"
@@ -34,6 +35,8 @@ export interface ServeOptions {
   readonly keyCacheLifetime?: Duration.DurationInput | undefined
   /** Warnings about the configuration to log once the logger is up (AuthVariables.warnings). */
   readonly warnings?: ReadonlyArray<string> | undefined
+  /** The SMS gateway, over the one `SMS_PROVIDER` names (the development inbox's sink). */
+  readonly smsSender?: Layer.Layer<SmsSender> | undefined
 }
 
 /** A request waits at most this long for the database: a stalled database costs a 503. */
