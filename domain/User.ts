@@ -60,6 +60,13 @@ const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 // column, a JSON `null` and an omitted JSON key (Supabase Auth omits empty timestamps) all work.
 const optional = <A, I, R>(schema: Schema.Schema<A, I, R>) => Schema.OptionFromNullishOr(schema, null)
 
+// A field only the auth service's users carry: may be left out when a user is made or read
+// (the oauth service's upstream users never have one), none when it is.
+const pending = <A, I, R>(schema: Schema.Schema<A, I, R>) =>
+  Schema.optionalWith(schema, { as: "Option", nullable: true }).pipe(
+    Schema.withConstructorDefault(() => Option.none<A>())
+  )
+
 /** A user of the auth service, with the fields of Supabase Auth's user object. */
 export class User extends Schema.Class<User>("User")({
   id: UserId,
@@ -77,7 +84,18 @@ export class User extends Schema.Class<User>("User")({
   isAnonymous: Schema.Boolean,
   bannedUntil: optional(Timestamp),
   createdAt: Timestamp,
-  updatedAt: Timestamp
+  updatedAt: Timestamp,
+  /** The address an email change is waiting to be confirmed for (`new_email`). */
+  emailChange: pending(Email),
+  emailChangeSentAt: pending(Timestamp),
+  /**
+   * Confirmations the pending email change has had: with secure email change both the current
+   * and the new address confirm, and the first of the two leaves this at 1.
+   */
+  emailChangeConfirmStatus: Schema.optionalWith(Schema.Int, { default: () => 0 }),
+  /** The number a phone change is waiting to be confirmed for (`new_phone`). */
+  phoneChange: pending(Phone),
+  phoneChangeSentAt: pending(Timestamp)
 }) {}
 
 /** The user is banned: no sign-in, no token refresh, until `bannedUntil`. */

@@ -5,12 +5,14 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import {
+  type ChangeOutcome,
   EmailExists,
   IdentityExists,
   PhoneExists,
   UserNotFound,
   UserRepository
 } from "../../../application/auth/ports/UserRepository.js"
+import * as PendingChange from "../../../domain/auth/PendingChange.js"
 import * as SessionModel from "../../../domain/auth/Session.js"
 import { Identity } from "../../../domain/Identity.js"
 import type { UserId } from "../../../domain/Ids.js"
@@ -149,6 +151,8 @@ export const layer = Layer.effect(
       findById: (id) => read((tables) => Option.map(liveUser(tables, id), (row) => row.user)),
       findByEmail: (email) => findLive((user) => Option.contains(user.email, email)),
       findByPhone: (phone) => findLive((user) => Option.contains(user.phone, phone)),
+      findByPendingEmail: (email) => findLive((user) => Option.contains(user.emailChange, email)),
+      findByPendingPhone: (phone) => findLive((user) => Option.contains(user.phoneChange, phone)),
       identitiesOf: (id) =>
         read((tables) => (Option.isNone(liveUser(tables, id)) ? [] : identitiesOf(tables, id))),
       findWithIdentities: (id) =>
@@ -176,6 +180,34 @@ export const layer = Layer.effect(
             })
           )
         ),
+      confirmChange: ({ userId, field, needed, identity, now }) =>
+        Effect.gen(function* () {
+          let outcome: ChangeOutcome = { _tag: "NothingPending" }
+          yield* changeUser(state, userId, (row, tables) => {
+            const decision = PendingChange.confirm(row.user, field, needed, now)
+            if (decision._tag === "NothingPending") return Either.right(tables)
+            const taken = conflict(tables, decision.user)
+            if (Option.isSome(taken)) return Either.left(taken.value)
+            outcome = decision._tag === "Waiting" ? { _tag: "Waiting" } : decision
+            const users = HashMap.set(tables.users, userId, { ...row, user: decision.user })
+            if (decision._tag === "Waiting") return Either.right({ ...tables, users })
+            const existing = identitiesOf(tables, userId).find((known) => known.provider === identity.provider)
+            const carried =
+              existing === undefined
+                ? identity
+                : new Identity({
+                    ...existing,
+                    identityData: { ...existing.identityData, ...identity.identityData },
+                    updatedAt: now
+                  })
+            return Either.right({
+              ...tables,
+              users,
+              identities: HashMap.set(tables.identities, carried.id, withGeneratedEmail(carried))
+            })
+          })
+          return outcome
+        }),
       setPasswordHash: (id, hash, now) =>
         Effect.asVoid(
           changeUser(state, id, (row, tables) =>

@@ -15,6 +15,7 @@ import {
 import * as Telemetry from "../../../application/Telemetry.js"
 import { Identity } from "../../../domain/Identity.js"
 import type { UserId } from "../../../domain/Ids.js"
+import * as PendingChange from "../../../domain/auth/PendingChange.js"
 import { User } from "../../../domain/User.js"
 import * as Batched from "../Batched.js"
 import { PgPool } from "../PgPool.js"
@@ -30,7 +31,8 @@ import { AuthTables } from "./AuthTables.js"
  */
 const userColumns = `id, aud, role, email, phone, email_confirmed_at, phone_confirmed_at,
   confirmation_sent_at, invited_at, last_sign_in_at, raw_app_meta_data::text AS app_metadata,
-  raw_user_meta_data::text AS user_metadata, is_anonymous, banned_until, created_at, updated_at`
+  raw_user_meta_data::text AS user_metadata, is_anonymous, banned_until, created_at, updated_at,
+  email_change, email_change_sent_at, email_change_confirm_status, phone_change, phone_change_sent_at`
 
 const identityColumns = `id, user_id, provider, provider_id, identity_data::text AS identity_data,
   email, created_at, updated_at, last_sign_in_at`
@@ -128,7 +130,13 @@ export const layer = Layer.effect(
         isAnonymous: row.isAnonymous,
         bannedUntil: row.bannedUntil,
         createdAt: row.createdAt,
-        updatedAt: row.updatedAt
+        updatedAt: row.updatedAt,
+        // Left out of the encoded user when none.
+        emailChange: row.emailChange ?? null,
+        emailChangeSentAt: row.emailChangeSentAt ?? null,
+        emailChangeConfirmStatus: row.emailChangeConfirmStatus,
+        phoneChange: row.phoneChange ?? null,
+        phoneChangeSentAt: row.phoneChangeSentAt ?? null
       }
     }
 
@@ -223,6 +231,12 @@ export const layer = Layer.effect(
       findByPhone: Telemetry.fn("UserRepositoryPg.findByPhone")((phone) =>
         findUser(sql`phone = ${phone} AND is_sso_user = false`)
       ),
+      findByPendingEmail: Telemetry.fn("UserRepositoryPg.findByPendingEmail")((email) =>
+        findUser(sql`email_change = ${email} AND is_sso_user = false`)
+      ),
+      findByPendingPhone: Telemetry.fn("UserRepositoryPg.findByPendingPhone")((phone) =>
+        findUser(sql`phone_change = ${phone} AND is_sso_user = false`)
+      ),
       identitiesOf: Telemetry.fn("UserRepositoryPg.identitiesOf")(
         (id) =>
           sql`SELECT ${sql.literal(identityColumns)} FROM ${identitiesTable} i
@@ -272,6 +286,40 @@ export const layer = Layer.effect(
             Effect.catchTag("SqlError", Effect.die)
           ),
         (id) => ({ "user.id": id })
+      ),
+      confirmChange: Telemetry.fn("UserRepositoryPg.confirmChange")(
+        ({ userId, field, needed, identity, now }) =>
+          Effect.gen(function* () {
+            const stored = yield* sql`
+              SELECT ${sql.literal(userColumns)} FROM ${users}
+              WHERE id = ${userId} AND deleted_at IS NULL FOR UPDATE`.pipe(
+              decodeFirst(UserRow),
+              Effect.map(Option.map(toUser))
+            )
+            if (Option.isNone(stored)) return yield* notFound(userId)
+            const decision = PendingChange.confirm(stored.value, field, needed, now)
+            if (decision._tag === "NothingPending") return decision
+            const user = decision.user
+            yield* sql`UPDATE ${users} SET ${sql.update(userRow(user))} WHERE id = ${userId}`.pipe(
+              Effect.catchTag(
+                "SqlError",
+                failOnConflict((constraint) => userConflict(user, constraint))
+              )
+            )
+            if (decision._tag === "Waiting") return { _tag: "Waiting" } as const
+            const merged = yield* sql`
+              UPDATE ${identitiesTable}
+              SET identity_data = identity_data || ${JSON.stringify(identity.identityData)}::jsonb,
+                  updated_at = ${now}
+              WHERE user_id = ${userId} AND provider = ${identity.provider} RETURNING id`
+            if (merged.length === 0) yield* insertIdentity(identity)
+            return decision
+          }).pipe(
+            sql.withTransaction,
+            // Only the unique violations were turned into errors above: anything else is a defect.
+            Effect.catchTag("SqlError", Effect.die)
+          ),
+        ({ userId }) => ({ "user.id": userId })
       ),
       setPasswordHash: Telemetry.fn("UserRepositoryPg.setPasswordHash")(
         (id, hash, now) =>

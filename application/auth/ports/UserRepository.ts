@@ -43,8 +43,37 @@ export type UserPatch = Partial<
     | "userMetadata"
     | "bannedUntil"
     | "isAnonymous"
+    | "emailChange"
+    | "emailChangeSentAt"
+    | "emailChangeConfirmStatus"
+    | "phoneChange"
+    | "phoneChangeSentAt"
   >
 >
+
+/** A pending change of address or number (`User.emailChange`, `phoneChange`) confirmed once more. */
+export interface ChangeConfirmation {
+  readonly userId: UserId
+  readonly field: "email" | "phone"
+  /** Confirmations the change needs in all: both addresses for a secure email change, else one. */
+  readonly needed: 1 | 2
+  /**
+   * The identity of the provider (`email`, `phone`) that carries the new value: its
+   * `identityData` is merged into the user's identity of that provider, or it is added when
+   * the user has none.
+   */
+  readonly identity: Identity
+  readonly now: Date
+}
+
+/** What a confirmation came to. */
+export type ChangeOutcome =
+  /** No change of that field is pending (confirmed already, or never asked for). */
+  | { readonly _tag: "NothingPending" }
+  /** Counted; the other address still has to confirm. */
+  | { readonly _tag: "Waiting" }
+  /** The new value is the user's, confirmed; `previous` is what it replaced. */
+  | { readonly _tag: "Changed"; readonly user: User; readonly previous: Option.Option<string> }
 
 /** Supabase Auth's admin list: one audience, by `created_at` (newest first by default), paged. */
 export interface PageRequest {
@@ -90,6 +119,10 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
     /** The non-SSO user with this address, as sign-in by email finds it. */
     readonly findByEmail: (email: Email) => Effect.Effect<Option.Option<User>>
     readonly findByPhone: (phone: Phone) => Effect.Effect<Option.Option<User>>
+    /** The user whose email change to this address is pending. */
+    readonly findByPendingEmail: (email: Email) => Effect.Effect<Option.Option<User>>
+    /** The user whose phone change to this number is pending. */
+    readonly findByPendingPhone: (phone: Phone) => Effect.Effect<Option.Option<User>>
     /** The user's identities, oldest first. */
     readonly identitiesOf: (id: UserId) => Effect.Effect<ReadonlyArray<Identity>>
     /**
@@ -105,6 +138,14 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
       patch: UserPatch,
       now: Date
     ) => Effect.Effect<User, UserNotFound | EmailExists | PhoneExists>
+    /**
+     * Counts a confirmation of the pending change and, once it has all it needs, makes the new
+     * value the user's (confirmed, the pending change cleared, the provider's identity carrying
+     * it). One step under the user's lock: two confirmations arriving together both count.
+     */
+    readonly confirmChange: (
+      confirmation: ChangeConfirmation
+    ) => Effect.Effect<ChangeOutcome, UserNotFound | EmailExists | PhoneExists>
     /** Sets (some) or removes (none) the password hash. */
     readonly setPasswordHash: (
       id: UserId,

@@ -208,6 +208,129 @@ export const userRepositoryContract = (it: It) =>
       })
     )
 
+    it.effect("a secure email change: pending until both addresses confirm, then the user's", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const { user, identity } = yield* signUp({ emailConfirmedAt: Option.some(Fixtures.t0) })
+        const next = Fixtures.email()
+        const later = Time.plus(Fixtures.t0, 60_000)
+        const confirmation = {
+          userId: user.id,
+          field: "email" as const,
+          needed: 2 as const,
+          identity: Fixtures.emailIdentity(user, {
+            identityData: { sub: user.id, email: next, email_verified: true }
+          }),
+          now: later
+        }
+        expect((yield* users.confirmChange(confirmation))._tag).toBe("NothingPending")
+        yield* users.update(
+          user.id,
+          { emailChange: Option.some(next), emailChangeSentAt: Option.some(Fixtures.t0) },
+          Fixtures.t0
+        )
+        expect(Option.map(yield* users.findByPendingEmail(next), (found) => found.id)).toEqual(
+          Option.some(user.id)
+        )
+        expect(yield* users.findByEmail(next)).toEqual(Option.none())
+
+        expect(yield* users.confirmChange(confirmation)).toEqual({ _tag: "Waiting" })
+        const waiting = Option.getOrThrow(yield* users.findById(user.id))
+        expect(waiting.email).toEqual(user.email)
+        expect(waiting.emailChangeConfirmStatus).toBe(1)
+
+        const done = yield* users.confirmChange(confirmation)
+        if (done._tag !== "Changed") return expect.unreachable(done._tag)
+        expect(done.previous).toEqual(user.email)
+        expect(done.user.email).toEqual(Option.some(next))
+        expect(done.user.emailChange).toEqual(Option.none())
+        expect(done.user.emailChangeConfirmStatus).toBe(0)
+        // Confirmed before the change: that time stays.
+        expect(done.user.emailConfirmedAt).toEqual(Option.some(Fixtures.t0))
+        expect(yield* users.findById(user.id)).toEqual(Option.some(done.user))
+        expect(Option.map(yield* users.findByEmail(next), (found) => found.id)).toEqual(Option.some(user.id))
+        // The email identity carries the new address; no second one was made.
+        const identities = yield* users.identitiesOf(user.id)
+        expect(identities.map((known) => known.id)).toEqual([identity.id])
+        expect(identities[0]?.identityData).toEqual({ sub: user.id, email: next, email_verified: true })
+        expect(identities[0]?.email).toEqual(Option.some(next))
+        expect((yield* users.confirmChange(confirmation))._tag).toBe("NothingPending")
+      })
+    )
+
+    it.effect("a phone change confirmed once adds the phone identity; a taken number is refused", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const { user } = yield* signUp()
+        const number = Fixtures.phone()
+        const phoneIdentity = (owner: typeof user) =>
+          new Identity({
+            ...Fixtures.emailIdentity(owner),
+            id: IdentityId.make(randomUUID()),
+            provider: "phone",
+            identityData: { sub: owner.id, phone: number, phone_verified: true },
+            createdAt: Time.plus(Fixtures.t0, 1000)
+          })
+        yield* users.update(user.id, { phoneChange: Option.some(number) }, Fixtures.t0)
+        expect(Option.map(yield* users.findByPendingPhone(number), (found) => found.id)).toEqual(
+          Option.some(user.id)
+        )
+        const done = yield* users.confirmChange({
+          userId: user.id,
+          field: "phone",
+          needed: 1,
+          identity: phoneIdentity(user),
+          now: Fixtures.t0
+        })
+        if (done._tag !== "Changed") return expect.unreachable(done._tag)
+        expect(done.user.phone).toEqual(Option.some(number))
+        expect(done.user.phoneConfirmedAt).toEqual(Option.some(Fixtures.t0))
+        expect(done.user.appMetadata.providers).toEqual(["email", "phone"])
+        expect((yield* users.identitiesOf(user.id)).map((known) => known.provider)).toEqual(["email", "phone"])
+
+        const other = yield* signUp()
+        yield* users.update(other.user.id, { phoneChange: Option.some(number) }, Fixtures.t0)
+        const taken = yield* Effect.either(
+          users.confirmChange({
+            userId: other.user.id,
+            field: "phone",
+            needed: 1,
+            identity: phoneIdentity(other.user),
+            now: Fixtures.t0
+          })
+        )
+        expect(tagOf(taken)).toBe("PhoneExists")
+        expect(Option.map(yield* users.findById(other.user.id), (found) => found.phone)).toEqual(
+          Option.some(Option.none())
+        )
+      })
+    )
+
+    it.effect(`${concurrently} concurrent confirmations of a secure email change: it lands once`, () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const { user } = yield* signUp()
+        const next = Fixtures.email()
+        yield* users.update(user.id, { emailChange: Option.some(next) }, Fixtures.t0)
+        const outcomes = yield* Effect.all(
+          Array.from({ length: concurrently }, () =>
+            users.confirmChange({
+              userId: user.id,
+              field: "email",
+              needed: 2,
+              identity: Fixtures.emailIdentity(user, { identityData: { email: next } }),
+              now: Fixtures.t0
+            })
+          ),
+          { concurrency: "unbounded" }
+        )
+        const tags = outcomes.map((outcome) => outcome._tag).sort()
+        expect(tags.filter((tag) => tag === "Waiting")).toHaveLength(1)
+        expect(tags.filter((tag) => tag === "Changed")).toHaveLength(1)
+        expect(tags.filter((tag) => tag === "NothingPending")).toHaveLength(concurrently - 2)
+      })
+    )
+
     it.effect("password hash and last sign-in", () =>
       Effect.gen(function* () {
         const users = yield* UserRepository
