@@ -1,0 +1,39 @@
+import type * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
+import { SmsSender } from "../../../application/auth/ports/SmsSender.js"
+import * as MessageBird from "./MessageBird.js"
+import * as Textlocal from "./Textlocal.js"
+import * as Twilio from "./Twilio.js"
+import * as TwilioVerify from "./TwilioVerify.js"
+import * as Vonage from "./Vonage.js"
+
+/** The gateways `SMS_PROVIDER` may name, as Supabase Auth spells them. */
+export const providers = ["twilio", "twilio_verify", "messagebird", "textlocal", "vonage"] as const
+
+export type Provider = (typeof providers)[number]
+
+/** The gateway `SMS_PROVIDER` chose, with its settings. */
+export type Gateway =
+  | { readonly provider: "twilio"; readonly settings: Twilio.TwilioSettings }
+  | { readonly provider: "twilio_verify"; readonly settings: TwilioVerify.TwilioVerifySettings }
+  | { readonly provider: "messagebird"; readonly settings: MessageBird.MessageBirdSettings }
+  | { readonly provider: "textlocal"; readonly settings: Textlocal.TextlocalSettings }
+  | { readonly provider: "vonage"; readonly settings: Vonage.VonageSettings }
+
+export const make = (gateway: Gateway): Context.Tag.Service<SmsSender> => {
+  switch (gateway.provider) {
+    case "twilio":
+      return Twilio.make(gateway.settings)
+    case "twilio_verify":
+      return TwilioVerify.make(gateway.settings)
+    case "messagebird":
+      return MessageBird.make(gateway.settings)
+    case "textlocal":
+      return Textlocal.make(gateway.settings)
+    case "vonage":
+      return Vonage.make(gateway.settings)
+  }
+}
+
+/** The `SmsSender` of the configured gateway. */
+export const layer = (gateway: Gateway): Layer.Layer<SmsSender> => Layer.succeed(SmsSender, make(gateway))
