@@ -1,0 +1,328 @@
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as GoTemplate from "../../adapters/mail/auth/GoTemplate.js"
+import * as SmsGateways from "../../adapters/sms/auth/SmsGateways.js"
+import { normalizePhone, type Phone } from "../../domain/User.js"
+import * as ConfigValues from "../ConfigValues.js"
+import * as AuthConfigValues from "./AuthConfigValues.js"
+
+/**
+ * Texted codes: `SMS_PROVIDER` and its gateway's credentials, the text, the codes' length and
+ * lifetime, and Supabase Auth's fixed test codes, all with the `AUTHSVC_` prefix.
+ */
+
+export interface SmsConfig {
+  /** `SMS_PROVIDER` with its credentials; none when unset: no text is sent. */
+  readonly gateway: Option.Option<SmsGateways.Gateway>
+  /** `SMS_TEMPLATE`, as written (Go template syntax, `{{ .Code }}`), checked to parse. */
+  readonly template: string
+  /** `SMS_OTP_EXP`: seconds a texted code stays valid. */
+  readonly otpExpSeconds: number
+  /** `SMS_OTP_LENGTH`: digits of a texted code, 6 to 10. */
+  readonly otpLength: number
+  /** `SMS_MAX_FREQUENCY`: least time between two texts to one number. */
+  readonly maxFrequency: Duration.Duration
+  /**
+   * `SMS_TEST_OTP`: numbers that get a fixed code instead of a text, keyed in E.164 as phones
+   * are stored here. Supabase Auth uses them while `testOtpValidUntil` has not passed.
+   */
+  readonly testOtp: ReadonlyMap<Phone, string>
+  /** `SMS_TEST_OTP_VALID_UNTIL`; none: the test codes never expire. */
+  readonly testOtpValidUntil: Option.Option<Date>
+}
+
+/** Supabase Auth's text when `SMS_TEMPLATE` is unset. */
+export const defaultTemplate = "Your code is {{ .Code }}"
+
+/** Supabase Auth's lifetime of a texted code: a minute. */
+export const defaultOtpExpSeconds = 60
+
+/** Supabase Auth's least time between two texts to one number. */
+export const defaultMaxFrequency = Duration.minutes(1)
+
+const providerName = "AUTHSVC_SMS_PROVIDER"
+
+const isProvider = (value: string): value is SmsGateways.Provider =>
+  SmsGateways.providers.some((provider) => provider === value)
+
+/** `SMS_PROVIDER`; none when unset or blank, as Supabase Auth reads an empty one. */
+const providerField = Config.option(
+  ConfigValues.check(
+    providerName,
+    Config.string(providerName),
+    (value): Either.Either<Option.Option<SmsGateways.Provider>, string> => {
+      const trimmed = value.trim()
+      if (trimmed === "") return Either.right(Option.none())
+      return isProvider(trimmed)
+        ? Either.right(Option.some(trimmed))
+        : Either.left(`expected one of ${SmsGateways.providers.join(", ")} (unset: no SMS)`)
+    }
+  )
+).pipe(Config.map(Option.flatten))
+
+/** A setting that is none when unset or only spaces. */
+const text = (name: string) =>
+  Config.option(Config.string(name)).pipe(
+    Config.map((value) =>
+      Option.filter(
+        Option.map(value, (v) => v.trim()),
+        (v) => v !== ""
+      )
+    )
+  )
+
+/** A credential, kept redacted; none when unset or only spaces. */
+const secret = (name: string) =>
+  Config.option(Config.redacted(name)).pipe(
+    Config.map(Option.filter((value) => Redacted.value(value).trim() !== ""))
+  )
+
+const credentialFields = Config.all({
+  twilioAccountSid: text("AUTHSVC_SMS_TWILIO_ACCOUNT_SID"),
+  twilioAuthToken: secret("AUTHSVC_SMS_TWILIO_AUTH_TOKEN"),
+  twilioMessageServiceSid: text("AUTHSVC_SMS_TWILIO_MESSAGE_SERVICE_SID"),
+  twilioContentSid: text("AUTHSVC_SMS_TWILIO_CONTENT_SID"),
+  twilioVerifyAccountSid: text("AUTHSVC_SMS_TWILIO_VERIFY_ACCOUNT_SID"),
+  twilioVerifyAuthToken: secret("AUTHSVC_SMS_TWILIO_VERIFY_AUTH_TOKEN"),
+  twilioVerifyServiceSid: text("AUTHSVC_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID"),
+  messageBirdAccessKey: secret("AUTHSVC_SMS_MESSAGEBIRD_ACCESS_KEY"),
+  messageBirdOriginator: text("AUTHSVC_SMS_MESSAGEBIRD_ORIGINATOR"),
+  textlocalApiKey: secret("AUTHSVC_SMS_TEXTLOCAL_API_KEY"),
+  textlocalSender: text("AUTHSVC_SMS_TEXTLOCAL_SENDER"),
+  vonageApiKey: text("AUTHSVC_SMS_VONAGE_API_KEY"),
+  vonageApiSecret: secret("AUTHSVC_SMS_VONAGE_API_SECRET"),
+  vonageFrom: text("AUTHSVC_SMS_VONAGE_FROM")
+})
+
+type Credentials = Config.Config.Success<typeof credentialFields>
+
+/** The chosen gateway's `variable`, with what it holds: a line of the report when it is unset. */
+const need = <A>(
+  provider: SmsGateways.Provider,
+  variable: string,
+  meaning: string,
+  value: Option.Option<A>
+): Either.Either<A, ConfigError.ConfigError> =>
+  Either.fromOption(value, () =>
+    ConfigValues.invalid(variable, `is required with ${providerName}=${provider}: ${meaning}`)
+  )
+
+/** Every missing credential at once, one line each, so that one start-up names them all. */
+const missing = (
+  ...fields: ReadonlyArray<Either.Either<unknown, ConfigError.ConfigError>>
+): Either.Either<void, ConfigError.ConfigError> => {
+  let error: ConfigError.ConfigError | undefined
+  for (const field of fields) {
+    if (Either.isLeft(field)) error = error === undefined ? field.left : ConfigError.And(error, field.left)
+  }
+  return error === undefined ? Either.void : Either.left(error)
+}
+
+const gatewayOf = (
+  provider: SmsGateways.Provider,
+  c: Credentials
+): Either.Either<SmsGateways.Gateway, ConfigError.ConfigError> => {
+  switch (provider) {
+    case "twilio": {
+      const accountSid = need(
+        provider,
+        "AUTHSVC_SMS_TWILIO_ACCOUNT_SID",
+        "the account SID",
+        c.twilioAccountSid
+      )
+      const authToken = need(provider, "AUTHSVC_SMS_TWILIO_AUTH_TOKEN", "the auth token", c.twilioAuthToken)
+      const messageServiceSid = need(
+        provider,
+        "AUTHSVC_SMS_TWILIO_MESSAGE_SERVICE_SID",
+        "a Messaging Service SID (MG…) or the sender's phone number",
+        c.twilioMessageServiceSid
+      )
+      return Either.flatMap(missing(accountSid, authToken, messageServiceSid), () =>
+        Either.map(Either.all({ accountSid, authToken, messageServiceSid }), (settings) => ({
+          provider,
+          settings: { ...settings, contentSid: c.twilioContentSid }
+        }))
+      )
+    }
+    case "twilio_verify": {
+      const accountSid = need(
+        provider,
+        "AUTHSVC_SMS_TWILIO_VERIFY_ACCOUNT_SID",
+        "the account SID",
+        c.twilioVerifyAccountSid
+      )
+      const authToken = need(
+        provider,
+        "AUTHSVC_SMS_TWILIO_VERIFY_AUTH_TOKEN",
+        "the auth token",
+        c.twilioVerifyAuthToken
+      )
+      const serviceSid = need(
+        provider,
+        "AUTHSVC_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID",
+        "the Verify service SID (VA…)",
+        c.twilioVerifyServiceSid
+      )
+      return Either.flatMap(missing(accountSid, authToken, serviceSid), () =>
+        Either.map(Either.all({ accountSid, authToken, serviceSid }), (settings) => ({ provider, settings }))
+      )
+    }
+    case "messagebird": {
+      const accessKey = need(
+        provider,
+        "AUTHSVC_SMS_MESSAGEBIRD_ACCESS_KEY",
+        "the access key",
+        c.messageBirdAccessKey
+      )
+      const originator = need(
+        provider,
+        "AUTHSVC_SMS_MESSAGEBIRD_ORIGINATOR",
+        "the sender, a phone number or a name",
+        c.messageBirdOriginator
+      )
+      return Either.flatMap(missing(accessKey, originator), () =>
+        Either.map(Either.all({ accessKey, originator }), (settings) => ({ provider, settings }))
+      )
+    }
+    case "textlocal": {
+      const apiKey = need(provider, "AUTHSVC_SMS_TEXTLOCAL_API_KEY", "the API key", c.textlocalApiKey)
+      const sender = need(
+        provider,
+        "AUTHSVC_SMS_TEXTLOCAL_SENDER",
+        "the sender name Textlocal approved",
+        c.textlocalSender
+      )
+      return Either.flatMap(missing(apiKey, sender), () =>
+        Either.map(Either.all({ apiKey, sender }), (settings) => ({ provider, settings }))
+      )
+    }
+    case "vonage": {
+      const apiKey = need(provider, "AUTHSVC_SMS_VONAGE_API_KEY", "the API key", c.vonageApiKey)
+      const apiSecret = need(provider, "AUTHSVC_SMS_VONAGE_API_SECRET", "the API secret", c.vonageApiSecret)
+      const from = need(
+        provider,
+        "AUTHSVC_SMS_VONAGE_FROM",
+        "the sender, a phone number or a name",
+        c.vonageFrom
+      )
+      return Either.flatMap(missing(apiKey, apiSecret, from), () =>
+        Either.map(Either.all({ apiKey, apiSecret, from }), (settings) => ({ provider, settings }))
+      )
+    }
+  }
+}
+
+/** `SMS_PROVIDER`, and the credentials of the gateway it names, each required then. */
+const gatewayField = Config.all({ provider: providerField, credentials: credentialFields }).pipe(
+  Config.mapOrFail(
+    ({ provider, credentials }): Either.Either<Option.Option<SmsGateways.Gateway>, ConfigError.ConfigError> =>
+      Option.match(provider, {
+        onNone: () => Either.right(Option.none()),
+        onSome: (chosen) => Either.map(gatewayOf(chosen, credentials), Option.some)
+      })
+  )
+)
+
+const testOtpExpected = "expected phone:code pairs separated by commas, e.g. 15555550100:123456"
+
+/**
+ * `SMS_TEST_OTP` as Supabase Auth reads a map (`phone:code,phone:code`). Its numbers, written
+ * with or without `+`, become E.164 as phones are stored here; one that is not a phone number
+ * could never match a user and is refused.
+ */
+export const parseTestOtp = (value: string): Either.Either<ReadonlyMap<Phone, string>, string> => {
+  const codes = new Map<Phone, string>()
+  if (value.trim() === "") return Either.right(codes)
+  for (const pair of value.split(",")) {
+    const parts = pair.split(":")
+    const phone = parts[0]?.trim() ?? ""
+    const code = parts[1]?.trim() ?? ""
+    if (parts.length !== 2 || phone === "" || code === "") return Either.left(testOtpExpected)
+    const normalized = normalizePhone(phone)
+    if (Either.isLeft(normalized)) return Either.left(`expected phone numbers in E.164, not ${phone}`)
+    codes.set(normalized.right, code)
+  }
+  return Either.right(codes)
+}
+
+// Go's time.Time reads text as RFC 3339: a date, a time with optional fraction, and a zone.
+const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/
+
+/** Whether the fields exist: JavaScript's Date rolls 31 February over into March, Go refuses it. */
+const inRange = (fields: ReadonlyArray<string | undefined>): boolean => {
+  const [year, month, day, hour, minute, second, zoneHour, zoneMinute] = fields.map(Number)
+  if (year === undefined || month === undefined || day === undefined) return false
+  const date = new Date(Date.UTC(year, month - 1, day))
+  return (
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    (hour ?? 0) <= 23 &&
+    (minute ?? 0) <= 59 &&
+    (second ?? 0) <= 59 &&
+    (fields[6] === undefined || ((zoneHour ?? 0) <= 23 && (zoneMinute ?? 0) <= 59))
+  )
+}
+
+export const parseTime = (value: string): Either.Either<Date, string> => {
+  const trimmed = value.trim()
+  const match = rfc3339.exec(trimmed)
+  return match !== null && inRange(match.slice(1))
+    ? Either.right(new Date(trimmed))
+    : Either.left("expected an RFC 3339 time, e.g. 2030-01-31T12:00:00Z")
+}
+
+/** An `SMS_TEMPLATE` checked at start: the template this service can render, or why not. */
+export const parseTemplate = (source: string): Either.Either<string, string> =>
+  Either.mapBoth(GoTemplate.parse(source), {
+    onLeft: (error) => `does not parse as a template: ${error}`,
+    onRight: () => source
+  })
+
+const otpLengthName = "AUTHSVC_SMS_OTP_LENGTH"
+
+/** Everything about texted codes, validated together; read beside `AuthConfig.server`. */
+export const sms: Config.Config<SmsConfig> = Config.all({
+  gateway: gatewayField,
+  template: ConfigValues.check(
+    "AUTHSVC_SMS_TEMPLATE",
+    Config.string("AUTHSVC_SMS_TEMPLATE").pipe(Config.withDefault(defaultTemplate)),
+    parseTemplate
+  ),
+  otpExp: AuthConfigValues.wholeNumberNamed("AUTHSVC_SMS_OTP_EXP", defaultOtpExpSeconds),
+  otpLength: ConfigValues.check(
+    otpLengthName,
+    AuthConfigValues.wholeNumberNamed(otpLengthName, 6),
+    (length) => (length >= 6 && length <= 10 ? Either.right(length) : Either.left("expected 6 to 10 digits"))
+  ),
+  maxFrequency: AuthConfigValues.secondsOrDuration("AUTHSVC_SMS_MAX_FREQUENCY", defaultMaxFrequency),
+  testOtp: ConfigValues.check(
+    "AUTHSVC_SMS_TEST_OTP",
+    Config.string("AUTHSVC_SMS_TEST_OTP").pipe(Config.withDefault("")),
+    parseTestOtp
+  ),
+  testOtpValidUntil: Config.option(
+    ConfigValues.check(
+      "AUTHSVC_SMS_TEST_OTP_VALID_UNTIL",
+      Config.string("AUTHSVC_SMS_TEST_OTP_VALID_UNTIL"),
+      parseTime
+    )
+  )
+}).pipe(
+  Config.map(
+    (fields): SmsConfig => ({
+      gateway: fields.gateway,
+      template: fields.template,
+      // 0 is Supabase Auth's "unset", which it replaces by the default too.
+      otpExpSeconds: fields.otpExp === 0 ? defaultOtpExpSeconds : fields.otpExp,
+      otpLength: fields.otpLength,
+      maxFrequency: Duration.isZero(fields.maxFrequency) ? defaultMaxFrequency : fields.maxFrequency,
+      testOtp: fields.testOtp,
+      testOtpValidUntil: fields.testOtpValidUntil
+    })
+  )
+)
