@@ -1,5 +1,6 @@
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
+import type * as Mail from "../../domain/auth/Mail.js"
 import type * as PasswordPolicy from "../../domain/PasswordPolicy.js"
 import type * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 
@@ -52,6 +53,14 @@ export const noProviders: Readonly<Record<ProviderKey, boolean>> = {
   workos: false
 }
 
+/** `MAILER_URLPATHS_INVITE`, `_CONFIRMATION`, `_RECOVERY` and `_EMAIL_CHANGE`. */
+export interface VerificationPaths {
+  readonly invite: string
+  readonly confirmation: string
+  readonly recovery: string
+  readonly emailChange: string
+}
+
 /** What the auth service's use cases read of its configuration, decided at start. */
 export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
   AuthSettings,
@@ -64,13 +73,16 @@ export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
      * it (RedirectAllowList), else `SITE_URL`, as in Supabase Auth.
      */
     readonly redirectTarget: (requested: string) => string
-    /** `MAILER_NOTIFICATIONS_<KIND>_ENABLED` of the changes that exist so far. */
-    readonly notifications: { readonly passwordChanged: boolean }
+    /** The notifications whose `MAILER_NOTIFICATIONS_<KIND>_ENABLED` is on. */
+    readonly notifications: ReadonlySet<Mail.Notification>
     /** The mailed one-time tokens: `MAILER_OTP_LENGTH`, `MAILER_OTP_EXP`, `MAILER_URLPATHS_*`. */
     readonly verification: {
       readonly codeLength: number
       readonly lifetime: Duration.Duration
-      readonly confirmationPath: string
+      /** `MAILER_URLPATHS_<KIND>`: the path of each link (a magic link takes recovery's). */
+      readonly paths: VerificationPaths
+      /** `MAILER_SECURE_EMAIL_CHANGE_ENABLED`: the current address confirms a change too. */
+      readonly secureEmailChange: boolean
       /** `SMTP_MAX_FREQUENCY`: least time between two mails of one kind to one user. */
       readonly spacing: Duration.Duration
     }

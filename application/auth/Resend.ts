@@ -4,6 +4,7 @@ import * as Option from "effect/Option"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
+import * as ChangeEmail from "./ChangeEmail.js"
 import * as ContactInput from "./ContactInput.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
@@ -43,8 +44,9 @@ const checked = (request: ResendRequest) =>
   })
 
 /**
- * POST /resend (supabase-js `resend`): the sign-up confirmation mailed again, with a new link
- * and code that replace the last ones, at most once per `SMTP_MAX_FREQUENCY`. An address
+ * POST /resend (supabase-js `resend`): the sign-up confirmation, or the pending email change's
+ * mails, sent again with new links and codes that replace the last ones, at most once per
+ * `SMTP_MAX_FREQUENCY`. An address
  * nobody has, one that is confirmed already, and an email change nobody asked for all get the
  * same empty answer, as in Supabase Auth. Texts to phone numbers come with the SMS gateways.
  */
@@ -64,11 +66,22 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
     }
     const email = yield* ContactInput.email(request.email)
     const owner = yield* users.findByEmail(email)
-    // No pending email change exists before the email-change flow does.
-    if (Option.isNone(owner) || request.type === "email_change") return
+    if (Option.isNone(owner)) return
     const user = owner.value
-    if (Option.isSome(user.emailConfirmedAt)) return
     const now = new Date(yield* Clock.currentTimeMillis)
+    if (request.type === "email_change") {
+      // Nothing to send when no change is pending; otherwise its mails again, to both addresses.
+      if (Option.isNone(user.emailChange)) return
+      yield* ChangeEmail.request({
+        user,
+        to: user.emailChange.value,
+        redirectTo: settings.redirectTarget(request.redirectTo),
+        pkce: request,
+        now
+      })
+      return
+    }
+    if (Option.isSome(user.emailConfirmedAt)) return
     const spacing = settings.verification.spacing
     yield* Effect.flatMap(Transactions, (transactions) =>
       transactions.run(

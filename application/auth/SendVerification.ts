@@ -9,7 +9,7 @@ import type { User } from "../../domain/User.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as AuthError from "./AuthError.js"
-import { AuthSettings } from "./AuthSettings.js"
+import { AuthSettings, type VerificationPaths } from "./AuthSettings.js"
 import * as PkceFlow from "./PkceFlow.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 import { type IssuedTooSoon, OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
@@ -40,6 +40,21 @@ export interface Issued {
   readonly code: Redacted.Redacted<string>
   /** `API_EXTERNAL_URL` + the path, with `token`, `type` and `redirect_to`. */
   readonly actionLink: string
+}
+
+/** The `MAILER_URLPATHS_*` of a mail's link: a magic link goes where recovery goes, as in Supabase Auth. */
+const pathOf = (paths: VerificationPaths, kind: Mail.Kind): string => {
+  switch (kind) {
+    case "invite":
+      return paths.invite
+    case "recovery":
+    case "magic_link":
+      return paths.recovery
+    case "email_change":
+      return paths.emailChange
+    default:
+      return paths.confirmation
+  }
 }
 
 /**
@@ -78,7 +93,7 @@ export const issue = (verification: Verification) =>
       }),
       Option.map(verification.spacing, (spacing) => Time.minus(now, Duration.toMillis(spacing)))
     )
-    const url = new URL(`${settings.externalUrl}${settings.verification.confirmationPath}`)
+    const url = new URL(`${settings.externalUrl}${pathOf(settings.verification.paths, verification.kind)}`)
     url.searchParams.set("token", Redacted.value(link))
     url.searchParams.set("type", verification.type)
     url.searchParams.set("redirect_to", verification.redirectTo)
@@ -100,6 +115,12 @@ export const mail = (verification: Verification) =>
       variables: {
         SiteURL: settings.siteUrl,
         Email: Option.getOrElse(verification.user.email, () => verification.to),
+        // An email change's mails go to both addresses and name the new one.
+        ...Option.match(verification.user.emailChange, {
+          onNone: () => ({}),
+          onSome: (address) => ({ NewEmail: address })
+        }),
+        SendingTo: verification.to,
         ConfirmationURL: issued.actionLink,
         Token: Redacted.value(issued.code),
         TokenHash: Redacted.value(issued.link),

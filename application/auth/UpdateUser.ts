@@ -13,6 +13,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
+import * as ChangeEmail from "./ChangeEmail.js"
 import * as ContactInput from "./ContactInput.js"
 import * as NewUser from "./NewUser.js"
 import * as PasswordStrength from "./PasswordStrength.js"
@@ -31,6 +32,10 @@ export interface UpdateUserRequest {
   readonly nonce: string
   readonly data: Option.Option<Readonly<Record<string, unknown>>>
   readonly appMetadata: Option.Option<Readonly<Record<string, unknown>>>
+  /** `redirect_to` of the query (supabase-js `options.emailRedirectTo`): where an email change's link ends. */
+  readonly redirectTo: string
+  readonly codeChallenge: string
+  readonly codeChallengeMethod: string
 }
 
 /** A session older than this needs a reauthentication nonce to change the password. */
@@ -40,10 +45,9 @@ const recentSignIn = "24 hours"
  * Changes the signed-in user, as Supabase Auth's `PUT /user`: metadata (merged key by key),
  * the password (checked against the policy, not the same as before, with a reauthentication
  * nonce — the code GET /reauthenticate mails — when required and the session is older than a
- * day), and, for an anonymous user while
- * email autoconfirm is on, an email address, which makes the user a permanent one. Changing the
- * email or phone of a permanent user is confirmed by a message, which the messaging part of the
- * service sends.
+ * day), and the email address: for an anonymous user while email autoconfirm is on at once,
+ * which makes the user a permanent one, otherwise once the mailed links confirm it
+ * (ChangeEmail). Changing the phone number is confirmed by a texted code.
  */
 export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
   (signedIn: SignedIn, request: UpdateUserRequest) =>
@@ -59,6 +63,7 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
       if (Option.isSome(request.password)) {
         yield* PasswordStrength.ensure(settings.passwordPolicy, request.password.value)
       }
+      yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
       if (Option.isSome(request.appMetadata) && !settings.adminRoles.includes(user.role)) {
         return yield* new AuthError.AuthError({
           code: "not_admin",
@@ -128,13 +133,8 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
           provider: "email",
           providers: ["email"]
         }
-      } else if (Option.isSome(newEmail) || Option.isSome(newPhone)) {
-        return yield* new AuthError.AuthError({
-          code: "feature_disabled",
-          message:
-            "Changing the email address or phone number needs a confirmation message, which this service does not send yet",
-          status: 422
-        })
+      } else if (Option.isSome(newPhone)) {
+        return yield* AuthError.smsNotAvailable()
       }
 
       const notFound = () => Effect.fail(AuthError.userFromJwtNotFound())
@@ -143,7 +143,7 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
         const email = user.email
         // MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED: the owner hears of it, with the change.
         const notified =
-          settings.notifications.passwordChanged && Option.isSome(email)
+          settings.notifications.has("password_changed_notification") && Option.isSome(email)
             ? Effect.flatMap(Transactions, (transactions) =>
                 transactions.run(
                   Effect.zipRight(
@@ -164,13 +164,23 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
             : stored
         yield* notified.pipe(Effect.catchTag("UserNotFound", notFound))
       }
-      const updated: User = yield* users.update(user.id, patch, now).pipe(
+      const patched: User = yield* users.update(user.id, patch, now).pipe(
         Effect.catchTags({
           UserNotFound: notFound,
           EmailExists: () => Effect.fail(AuthError.emailExists()),
           PhoneExists: () => Effect.fail(AuthError.phoneExists())
         })
       )
+      const updated =
+        Option.isSome(newEmail) && !becomesPermanent
+          ? yield* ChangeEmail.request({
+              user: patched,
+              to: newEmail.value,
+              redirectTo: settings.redirectTarget(request.redirectTo),
+              pkce: request,
+              now
+            })
+          : patched
       if (becomesPermanent) {
         const mint = yield* TokenMint
         const identity = NewUser.identity({

@@ -3,13 +3,14 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { FlowStateId } from "../../domain/auth/FlowState.js"
-import { codeSubject, purposesOf } from "../../domain/auth/OneTimeToken.js"
+import { codeSubject, type Purpose, purposesOf } from "../../domain/auth/OneTimeToken.js"
 import * as Ban from "../../domain/Ban.js"
 import type { UserId } from "../../domain/Ids.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
+import * as ChangeEmail from "./ChangeEmail.js"
 import * as ContactInput from "./ContactInput.js"
 import * as IssueSession from "./IssueSession.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
@@ -66,6 +67,7 @@ const useUp = (request: VerifyRequest) =>
     const now = new Date(yield* Clock.currentTimeMillis)
 
     let userId: UserId
+    let purpose: Purpose
     let flowStateId = Option.none<FlowStateId>()
     if (request.tokenHash !== "" || (request.email === "" && request.phone === "")) {
       // A link: the token alone identifies the user.
@@ -73,21 +75,35 @@ const useUp = (request: VerifyRequest) =>
       const used = yield* store.useLink(yield* hasher.hash(Redacted.make(link)), purposes, now)
       if (Option.isNone(used)) return yield* AuthError.emailLinkExpired()
       userId = used.value.userId
+      purpose = used.value.purpose
       flowStateId = used.value.flowStateId
     } else {
       if (request.phone !== "") return yield* AuthError.otpExpired()
       const email = yield* ContactInput.email(request.email)
-      const owner = yield* users.findByEmail(email)
+      // An email change's code comes with either address: the current one or the new one.
+      const owner = Option.isSome(yield* users.findByEmail(email))
+        ? yield* users.findByEmail(email)
+        : purposes.some((known) => ChangeEmail.purposes.includes(known))
+          ? yield* users.findByPendingEmail(email)
+          : Option.none()
       if (Option.isNone(owner)) return yield* AuthError.otpExpired()
       const codeHash = yield* hasher.hash(Redacted.make(codeSubject(owner.value.id, request.token)))
       const outcome = yield* store.useCode(owner.value.id, purposes, codeHash, now)
       if (outcome._tag !== "Used") return yield* AuthError.otpExpired()
       userId = owner.value.id
+      purpose = outcome.token.purpose
     }
 
     const found = yield* users.findById(userId)
     if (Option.isNone(found)) return yield* AuthError.emailLinkExpired()
     if (Ban.isBanned(found.value.bannedUntil, now)) return yield* AuthError.userBanned()
+    if (ChangeEmail.purposes.includes(purpose)) {
+      const confirmed = yield* ChangeEmail.confirm(found.value, now)
+      yield* Telemetry.annotate("user.id", userId)
+      return confirmed._tag === "Waiting"
+        ? ({ _tag: "Waiting", pkce: Option.isSome(flowStateId) } as const)
+        : ({ _tag: "Verified", user: confirmed.user, flowStateId, now } as const)
+    }
     // Proving that the mail arrived confirms the address, whichever mail it was.
     const user = Option.isSome(found.value.emailConfirmedAt)
       ? found.value
@@ -95,18 +111,36 @@ const useUp = (request: VerifyRequest) =>
           .update(userId, { emailConfirmedAt: Option.some(now) }, now)
           .pipe(Effect.catchAll(() => AuthError.emailLinkExpired()))
     yield* Telemetry.annotate("user.id", user.id)
-    return { user, flowStateId, now }
+    return { _tag: "Verified", user, flowStateId, now } as const
   })
+
+/** Supabase Auth's words when one address of a secure email change has confirmed and the other has not. */
+export const otherAddressPending =
+  "Confirmation link accepted. Please proceed to confirm link sent to the other email"
+
+/** What POST /verify answers: a session, or the note that the other address must still confirm. */
+export type Verified =
+  | { readonly _tag: "Session"; readonly grant: IssueSession.Grant }
+  | { readonly _tag: "Waiting" }
 
 /** POST /verify (supabase-js `verifyOtp`): the token used up, and a session. */
 export const verify = Telemetry.fn("Verify.verify")((request: VerifyRequest) =>
-  Effect.flatMap(useUp(request), ({ user }) => IssueSession.issue(user, "otp", request.client))
+  Effect.gen(function* () {
+    const used = yield* useUp(request)
+    if (used._tag === "Waiting") return { _tag: "Waiting" } satisfies Verified
+    return {
+      _tag: "Session",
+      grant: yield* IssueSession.issue(used.user, "otp", request.client)
+    } satisfies Verified
+  })
 )
 
 /** Where a followed link ends: a session, or, in a PKCE flow, the authorization code to exchange. */
 export type Followed =
   | { readonly _tag: "Session"; readonly grant: IssueSession.Grant }
   | { readonly _tag: "Code"; readonly code: string }
+  /** One address of a secure email change confirmed; the redirect carries `otherAddressPending`. */
+  | { readonly _tag: "Waiting"; readonly pkce: boolean }
 
 /**
  * GET /verify (a mailed link followed): the token used up, then a session for the redirect's
@@ -115,7 +149,9 @@ export type Followed =
  */
 export const followLink = Telemetry.fn("Verify.followLink")((request: VerifyRequest) =>
   Effect.gen(function* () {
-    const { user, flowStateId, now } = yield* useUp(request)
+    const used = yield* useUp(request)
+    if (used._tag === "Waiting") return used satisfies Followed
+    const { user, flowStateId, now } = used
     if (Option.isNone(flowStateId)) {
       return {
         _tag: "Session",

@@ -8,6 +8,7 @@ import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as SmtpMailer from "../../adapters/mail/auth/SmtpMailer.js"
 import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComposer.js"
+import type { VerificationPaths } from "../../application/auth/AuthSettings.js"
 import type { Limit } from "../../application/ports/RateLimiter.js"
 import * as Mail from "../../domain/auth/Mail.js"
 import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
@@ -96,14 +97,16 @@ export interface MailerConfig {
   readonly otpExpSeconds: number
   /** `MAILER_OTP_LENGTH`: digits of a mailed code, 6 to 10. */
   readonly otpLength: number
-  /** `MAILER_URLPATHS_CONFIRMATION`: the path of the confirmation link. */
-  readonly confirmationPath: string
+  /** `MAILER_URLPATHS_<KIND>`: the path of each kind's link. */
+  readonly urlPaths: VerificationPaths
+  /** `MAILER_SECURE_EMAIL_CHANGE_ENABLED`: both addresses confirm an email change. */
+  readonly secureEmailChange: boolean
   /** `SMTP_MAX_FREQUENCY`: least time between two mails of one kind to one user. */
   readonly maxFrequency: Duration.Duration
   /** `MAILER_TEMPLATES_<KIND>` that are set: http(s) URLs of HTML templates. */
   readonly templates: Partial<Record<Mail.Kind, string>>
-  /** `MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED`. */
-  readonly notifyPasswordChanged: boolean
+  /** The notifications whose `MAILER_NOTIFICATIONS_<KIND>_ENABLED` is on. */
+  readonly notifications: ReadonlySet<Mail.Notification>
 }
 
 /** Supabase Auth's default lifetime of a mailed link or code: a day. */
@@ -294,10 +297,29 @@ const templatesField = Config.all(
   })
 )
 
+/** A `MAILER_URLPATHS_<KIND>`: a path, `/verify` by default. */
+const urlPath = (name: string) =>
+  ConfigValues.check(name, Config.string(name).pipe(Config.withDefault("/verify")), (path) =>
+    /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(path)
+      ? Either.right(path)
+      : Either.left("expected a path starting with /")
+  )
+
+/** Each `MAILER_NOTIFICATIONS_<KIND>_ENABLED`, off unless set. */
+const notificationsField = Config.all(
+  Mail.notifications.map((kind) =>
+    ConfigValues.bool(
+      `AUTHSVC_MAILER_NOTIFICATIONS_${kind.replace(/_notification$/, "").toUpperCase()}_ENABLED`,
+      false
+    ).pipe(Config.map((enabled) => (enabled ? [kind] : [])))
+  )
+).pipe(Config.map((enabled): ReadonlySet<Mail.Notification> => new Set(enabled.flat())))
+
 const mailerFields = Config.all({
   subjects: subjectsField,
   templates: templatesField,
-  notifyPasswordChanged: ConfigValues.bool("AUTHSVC_MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED", false),
+  notifications: notificationsField,
+  secureEmailChange: ConfigValues.bool("AUTHSVC_MAILER_SECURE_EMAIL_CHANGE_ENABLED", true),
   // The spec's 900 s; a bare number is seconds, a Go duration (`1m30s`) also reads.
   maxFrequency: AuthConfigValues.secondsOrDuration("AUTHSVC_SMTP_MAX_FREQUENCY", Duration.seconds(900)),
   otpExp: AuthConfigValues.wholeNumberNamed("AUTHSVC_MAILER_OTP_EXP", defaultOtpExpSeconds),
@@ -306,14 +328,12 @@ const mailerFields = Config.all({
     AuthConfigValues.wholeNumberNamed("AUTHSVC_MAILER_OTP_LENGTH", 6),
     (length) => (length >= 6 && length <= 10 ? Either.right(length) : Either.left("expected 6 to 10 digits"))
   ),
-  confirmationPath: ConfigValues.check(
-    "AUTHSVC_MAILER_URLPATHS_CONFIRMATION",
-    Config.string("AUTHSVC_MAILER_URLPATHS_CONFIRMATION").pipe(Config.withDefault("/verify")),
-    (path) =>
-      /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(path)
-        ? Either.right(path)
-        : Either.left("expected a path starting with /")
-  )
+  urlPaths: Config.all({
+    invite: urlPath("AUTHSVC_MAILER_URLPATHS_INVITE"),
+    confirmation: urlPath("AUTHSVC_MAILER_URLPATHS_CONFIRMATION"),
+    recovery: urlPath("AUTHSVC_MAILER_URLPATHS_RECOVERY"),
+    emailChange: urlPath("AUTHSVC_MAILER_URLPATHS_EMAIL_CHANGE")
+  })
 }).pipe(
   Config.map(
     (fields): MailerConfig => ({
@@ -321,10 +341,11 @@ const mailerFields = Config.all({
       // 0 is Supabase Auth's "unset", which it replaces by the default too.
       otpExpSeconds: fields.otpExp === 0 ? defaultOtpExpSeconds : fields.otpExp,
       otpLength: fields.otpLength,
-      confirmationPath: fields.confirmationPath,
+      urlPaths: fields.urlPaths,
+      secureEmailChange: fields.secureEmailChange,
       maxFrequency: fields.maxFrequency,
       templates: fields.templates,
-      notifyPasswordChanged: fields.notifyPasswordChanged
+      notifications: fields.notifications
     })
   )
 )

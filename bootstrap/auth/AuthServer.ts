@@ -57,11 +57,12 @@ export const settings = (config: AuthConfig) => {
       requested !== "" && RedirectAllowList.isAllowed(allowList, requested, PicomatchGlob.glob)
         ? requested
         : config.siteUrl,
-    notifications: { passwordChanged: config.mailer.notifyPasswordChanged },
+    notifications: config.mailer.notifications,
     verification: {
       codeLength: config.mailer.otpLength,
       lifetime: Duration.seconds(config.mailer.otpExpSeconds),
-      confirmationPath: config.mailer.confirmationPath,
+      paths: config.mailer.urlPaths,
+      secureEmailChange: config.mailer.secureEmailChange,
       spacing: config.mailer.maxFrequency
     },
     audience: config.jwt.aud,

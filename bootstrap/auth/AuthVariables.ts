@@ -1,5 +1,5 @@
 import { providerKeys } from "../../application/auth/AuthSettings.js"
-import { Kind } from "../../domain/auth/Mail.js"
+import * as Mail from "../../domain/auth/Mail.js"
 import type { Variables } from "./AuthEnvironment.js"
 
 /**
@@ -54,12 +54,18 @@ export const read: ReadonlySet<string> = new Set(
     "SMTP_ADMIN_EMAIL",
     "SMTP_SENDER_NAME",
     "SMTP_MAX_FREQUENCY",
-    ...Kind.literals.map((kind) => `MAILER_SUBJECTS_${kind.toUpperCase()}`),
-    ...Kind.literals.map((kind) => `MAILER_TEMPLATES_${kind.toUpperCase()}`),
+    ...Mail.Kind.literals.map((kind) => `MAILER_SUBJECTS_${kind.toUpperCase()}`),
+    ...Mail.Kind.literals.map((kind) => `MAILER_TEMPLATES_${kind.toUpperCase()}`),
     "MAILER_OTP_EXP",
-    "MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED",
+    ...Mail.notifications.map(
+      (kind) => `MAILER_NOTIFICATIONS_${kind.replace(/_notification$/, "").toUpperCase()}_ENABLED`
+    ),
+    "MAILER_SECURE_EMAIL_CHANGE_ENABLED",
     "MAILER_OTP_LENGTH",
+    "MAILER_URLPATHS_INVITE",
     "MAILER_URLPATHS_CONFIRMATION",
+    "MAILER_URLPATHS_RECOVERY",
+    "MAILER_URLPATHS_EMAIL_CHANGE",
     "LOG_FILE",
     "TRACING_ENABLED",
     "TRACING_EXPORTER",

@@ -21,6 +21,13 @@ export const Kind = Schema.Literal(
 )
 export type Kind = typeof Kind.Type
 
+/** The kinds that tell of a change after the fact, each sent only when its switch is on. */
+export type Notification = Extract<Kind, `${string}_notification`>
+
+export const isNotification = (kind: Kind): kind is Notification => kind.endsWith("_notification")
+
+export const notifications: ReadonlyArray<Notification> = Kind.literals.filter(isNotification)
+
 export const MessageId = Schema.UUID.pipe(Schema.brand("MailMessageId"))
 export type MessageId = typeof MessageId.Type
 

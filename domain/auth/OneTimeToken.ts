@@ -74,6 +74,8 @@ export const purposesOf = (type: string): ReadonlyArray<Purpose> | undefined => 
       return ["magic_link", "confirmation"]
     case "email":
       return ["confirmation", "magic_link", "recovery", "invite"]
+    case "email_change":
+      return ["email_change_current", "email_change_new"]
     default:
       return undefined
   }

@@ -125,7 +125,8 @@ const row = {
   isAnonymous: false,
   bannedUntil: null,
   createdAt: "2025-01-01T00:00:00.000Z",
-  updatedAt: "2025-01-02T03:04:05.678Z"
+  updatedAt: "2025-01-02T03:04:05.678Z",
+  emailChangeConfirmStatus: 0
 }
 
 const decodeUser = Schema.decodeUnknownSync(User.User)

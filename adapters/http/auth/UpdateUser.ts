@@ -19,7 +19,9 @@ const Body = Schema.Struct({
   password: field(Schema.String),
   nonce: field(Schema.String),
   data: field(Metadata),
-  app_metadata: field(Metadata)
+  app_metadata: field(Metadata),
+  code_challenge: field(Schema.String),
+  code_challenge_method: field(Schema.String)
 })
 
 /** PUT /user — changes of the signed-in user (supabase-js `updateUser`). */
@@ -33,7 +35,10 @@ export const handle = (request: HttpRequest) =>
       password: Option.fromNullable(body.password),
       nonce: body.nonce ?? "",
       data: Option.fromNullable(body.data),
-      appMetadata: Option.fromNullable(body.app_metadata)
+      appMetadata: Option.fromNullable(body.app_metadata),
+      redirectTo: new URLSearchParams(request.query).get("redirect_to") ?? "",
+      codeChallenge: body.code_challenge ?? "",
+      codeChallengeMethod: body.code_challenge_method ?? ""
     })
     return HttpMessage.json(UserJson.encode(updated.user, updated.identities))
   }).pipe(ErrorResponse.answering(request))

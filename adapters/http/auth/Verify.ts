@@ -3,7 +3,12 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as AuthError from "../../../application/auth/AuthError.js"
 import { AuthSettings } from "../../../application/auth/AuthSettings.js"
-import { followLink, type VerifyRequest, verify } from "../../../application/auth/Verify.js"
+import {
+  followLink,
+  otherAddressPending,
+  type VerifyRequest,
+  verify
+} from "../../../application/auth/Verify.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
 import * as ClientInfo from "./ClientInfo.js"
@@ -26,7 +31,7 @@ export const handlePost = (request: HttpRequest) =>
   Effect.gen(function* () {
     const body = yield* JsonRequest.decode(Body)(request)
     const type = body.type ?? ""
-    const grant = yield* verify({
+    const verified = yield* verify({
       type,
       token: body.token ?? "",
       tokenHash: body.token_hash ?? "",
@@ -34,8 +39,12 @@ export const handlePost = (request: HttpRequest) =>
       phone: body.phone ?? "",
       client: ClientInfo.of(request)
     })
+    if (verified._tag === "Waiting") {
+      // Supabase Auth's answer, its status as a string.
+      return HttpMessage.json({ msg: otherAddressPending, code: "200" })
+    }
     // The spec names the verification type in the answer, beside Supabase Auth's session fields.
-    return HttpMessage.json(SessionJson.encode(grant, { type }))
+    return HttpMessage.json(SessionJson.encode(verified.grant, { type }))
   }).pipe(ErrorResponse.answering(request))
 
 /** Supabase Auth's `error` of a redirect, by the status the same error has as a JSON answer. */
@@ -62,7 +71,8 @@ const seeOther = (location: string) => HttpMessage.empty(303, { location })
  * GET /verify — a mailed link followed: the token used up and the browser sent to `redirect_to`
  * (checked against the allow list, else `SITE_URL`) with the session in the fragment, as
  * Supabase Auth does (`access_token`, `expires_at`, `expires_in`, `refresh_token`,
- * `token_type`, `type`, and its `sb` marker). A token that does not work redirects with
+ * `token_type`, `type`, and its `sb` marker), or, when one address of a secure email change
+ * has confirmed, with Supabase Auth's note that the other must too. A token that does not work redirects with
  * `error`, `error_code` and `error_description` in the fragment; a request missing what a link
  * always has is answered as JSON, as there.
  */
@@ -82,6 +92,12 @@ export const handleGet = (request: HttpRequest) =>
     }
     return yield* followLink(verifyRequest).pipe(
       Effect.map((followed) => {
+        if (followed._tag === "Waiting") {
+          // As Supabase Auth: the note in the fragment, and in the query too in a PKCE flow.
+          const url = new URL(target)
+          if (followed.pkce) url.searchParams.set("message", otherAddressPending)
+          return seeOther(withFragment(url.toString(), { message: otherAddressPending, sb: "" }))
+        }
         if (followed._tag === "Code") {
           const url = new URL(target)
           url.searchParams.set("code", followed.code)

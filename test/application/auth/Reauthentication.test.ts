@@ -36,7 +36,10 @@ const passwordChange = (password: string, nonce: string) => ({
   password: Option.some(password),
   nonce,
   data: Option.none(),
-  appMetadata: Option.none()
+  appMetadata: Option.none(),
+  redirectTo: "",
+  codeChallenge: "",
+  codeChallengeMethod: ""
 })
 
 describe("reauthentication, on memory adapters under TestClock", () => {
@@ -86,7 +89,13 @@ describe("reauthentication, on memory adapters under TestClock", () => {
             return claimed
               .filter((mail) => mail.message.kind === "password_changed_notification")
               .map((mail) => [mail.message.to, mail.message.variables.Email])
-          }).pipe(Effect.provide(MemoryServices.layer({ notifications: { passwordChanged: enabled } })))
+          }).pipe(
+            Effect.provide(
+              MemoryServices.layer({
+                notifications: new Set(enabled ? ["password_changed_notification"] : [])
+              })
+            )
+          )
           expect(notices.length).toBe(enabled ? 1 : 0)
           if (enabled) expect(notices[0]?.[0]).toBe(notices[0]?.[1])
         }

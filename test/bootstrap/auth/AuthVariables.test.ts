@@ -15,18 +15,14 @@ describe("auth variables", () => {
     expect(
       AuthVariables.warnings(
         variables([
-          "AUTHSVC_MAILER_SECURE_EMAIL_CHANGE_ENABLED",
           "AUTHSVC_SITE_URL",
           "AUTHSVC_EXTERNAL_GITHUB_ENABLED",
           "AUTHSVC_EXTERNAL_KEYCLOAK_URL",
-          "AUTHSVC_MAILER_NOTIFICATIONS_EMAIL_CHANGED_ENABLED",
-          "AUTHSVC_SMS_TWILIO_ACCOUNT_SID",
-          "AUTHSVC_SECURITY_CAPTCHA_ENABLED",
           "AUTHSVC_OPERATOR_TOKEN",
           "AUTHSVC_API_ENDPOINT",
           "AUTHSVC_JWT_ADMIN_GROUP_NAME",
           "AUTHSVC_JWT_DEFAULT_GROUP_NAME",
-          "AUTHSVC_RATE_LIMIT_EMAIL_SENT",
+          "AUTHSVC_RATE_LIMIT_SSO",
           "AUTHSVC_MFA_TOTP_ENROLL_ENABLED",
           "AUTHSVC_HOOK_CUSTOM_ACCESS_TOKEN_URI",
           "AUTHSVC_SAML_ENABLED"
@@ -35,11 +31,8 @@ describe("auth variables", () => {
     ).toEqual([
       "ignored until their feature lands: AUTHSVC_API_ENDPOINT, AUTHSVC_EXTERNAL_GITHUB_ENABLED, " +
         "AUTHSVC_EXTERNAL_KEYCLOAK_URL, AUTHSVC_HOOK_CUSTOM_ACCESS_TOKEN_URI, AUTHSVC_JWT_ADMIN_GROUP_NAME, " +
-        "AUTHSVC_JWT_DEFAULT_GROUP_NAME, AUTHSVC_MAILER_NOTIFICATIONS_EMAIL_CHANGED_ENABLED, " +
-        "AUTHSVC_MAILER_SECURE_EMAIL_CHANGE_ENABLED, " +
-        "AUTHSVC_MFA_TOTP_ENROLL_ENABLED, " +
-        "AUTHSVC_OPERATOR_TOKEN, AUTHSVC_RATE_LIMIT_EMAIL_SENT, AUTHSVC_SAML_ENABLED, " +
-        "AUTHSVC_SECURITY_CAPTCHA_ENABLED, AUTHSVC_SMS_TWILIO_ACCOUNT_SID"
+        "AUTHSVC_JWT_DEFAULT_GROUP_NAME, AUTHSVC_MFA_TOTP_ENROLL_ENABLED, " +
+        "AUTHSVC_OPERATOR_TOKEN, AUTHSVC_RATE_LIMIT_SSO, AUTHSVC_SAML_ENABLED"
     ])
   })
 
@@ -52,12 +45,21 @@ describe("auth variables", () => {
     }
   })
 
-  it("reads the mail server, the subjects and the templates now, though the rest of their families comes later", () => {
-    for (const name of ["AUTHSVC_SMTP_HOST", "AUTHSVC_SMTP_PASS", "AUTHSVC_MAILER_SUBJECTS_EMAIL_CHANGE"]) {
+  it("reads the mail server, the subjects, the templates and the notifications now", () => {
+    for (const name of [
+      "AUTHSVC_SMTP_HOST",
+      "AUTHSVC_SMTP_PASS",
+      "AUTHSVC_MAILER_SUBJECTS_EMAIL_CHANGE",
+      "AUTHSVC_MAILER_TEMPLATES_EMAIL_CHANGE",
+      "AUTHSVC_MAILER_NOTIFICATIONS_EMAIL_CHANGED_ENABLED",
+      "AUTHSVC_MAILER_NOTIFICATIONS_MFA_FACTOR_UNENROLLED_ENABLED",
+      "AUTHSVC_MAILER_SECURE_EMAIL_CHANGE_ENABLED",
+      "AUTHSVC_MAILER_URLPATHS_RECOVERY"
+    ]) {
+      expect(AuthVariables.read.has(name)).toBe(true)
       expect(AuthVariables.isLater(name)).toBe(false)
     }
-    expect(AuthVariables.isLater("AUTHSVC_MAILER_TEMPLATES_EMAIL_CHANGE")).toBe(false)
-    expect(AuthVariables.isLater("AUTHSVC_MAILER_NOTIFICATIONS_EMAIL_CHANGED_ENABLED")).toBe(true)
+    expect(AuthVariables.isLater("AUTHSVC_MAILER_EXTERNAL_HOSTS")).toBe(true)
   })
 
   it("reads the autoconfirm switches now, though their families come later", () => {
@@ -73,14 +75,14 @@ describe("auth variables", () => {
       AuthVariables.warnings(
         variables([
           "AUTHSVC_SITEURL",
-          "AUTHSVC_MAILER_SECURE_EMAIL_CHANGE_ENABLED",
+          "AUTHSVC_MFA_TOTP_ENROLL_ENABLED",
           "AUTHSVC_EXTERNAL_MASTODON_ENABLED",
           "GOTRUE_SITE_URL",
           "PATH"
         ])
       )
     ).toEqual([
-      "ignored until their feature lands: AUTHSVC_MAILER_SECURE_EMAIL_CHANGE_ENABLED",
+      "ignored until their feature lands: AUTHSVC_MFA_TOTP_ENROLL_ENABLED",
       "unknown variables, ignored: AUTHSVC_EXTERNAL_MASTODON_ENABLED, AUTHSVC_SITEURL"
     ])
   })

@@ -13,11 +13,11 @@ export interface MailingAuth {
 }
 
 /** Starts both, for a test file's `beforeAll`; `close` in its `afterAll`. */
-export const start = async (): Promise<MailingAuth> => {
+export const start = async (env: Readonly<Record<string, string>> = {}): Promise<MailingAuth> => {
   const scope = Effect.runSync(Scope.make())
   const catcher = await Effect.runPromise(Scope.extend(SmtpCatcher.start, scope))
   const running = await Effect.runPromise(
-    Scope.extend(AuthServerHarness.start({ env: SmtpCatcher.mailingEnv(catcher) }), scope)
+    Scope.extend(AuthServerHarness.start({ env: { ...SmtpCatcher.mailingEnv(catcher), ...env } }), scope)
   )
   return { baseUrl: running.baseUrl, catcher, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }

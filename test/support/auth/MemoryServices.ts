@@ -10,6 +10,7 @@ import * as SigningKeyStoreMemory from "../../../adapters/memory/auth/SigningKey
 import * as PasswordHasherMemory from "../../../adapters/memory/PasswordHasherMemory.js"
 import { AuthSettings, noProviders } from "../../../application/auth/AuthSettings.js"
 import { JwtSettings } from "../../../application/auth/JwtSettings.js"
+import type * as Mail from "../../../domain/auth/Mail.js"
 import { authPolicy } from "../../../domain/auth/RefreshPolicy.js"
 import * as PasswordPolicy from "../../../domain/PasswordPolicy.js"
 
@@ -25,11 +26,12 @@ export const settings = (overrides: Partial<Settings> = {}) =>
     externalUrl: "http://localhost:8081",
     redirectTarget: (requested) =>
       requested.startsWith("http://localhost:3000") ? requested : "http://localhost:3000",
-    notifications: { passwordChanged: false },
+    notifications: new Set<Mail.Notification>(),
     verification: {
       codeLength: 6,
       lifetime: Duration.days(1),
-      confirmationPath: "/verify",
+      paths: { invite: "/verify", confirmation: "/verify", recovery: "/verify", emailChange: "/verify" },
+      secureEmailChange: true,
       spacing: Duration.seconds(60)
     },
     audience: "authenticated",

@@ -31,6 +31,7 @@ export const handle = (request: HttpRequest) =>
     const link = yield* generateLink({
       type: body.type ?? "",
       email: body.email ?? "",
+      newEmail: body.new_email ?? "",
       password: body.password ?? "",
       data: body.data ?? {},
       redirectTo: body.redirect_to ?? new URLSearchParams(request.query).get("redirect_to") ?? ""
