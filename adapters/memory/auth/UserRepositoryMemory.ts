@@ -191,7 +191,9 @@ export const layer = Layer.effect(
             outcome = decision._tag === "Waiting" ? { _tag: "Waiting" } : decision
             const users = HashMap.set(tables.users, userId, { ...row, user: decision.user })
             if (decision._tag === "Waiting") return Either.right({ ...tables, users })
-            const existing = identitiesOf(tables, userId).find((known) => known.provider === identity.provider)
+            const existing = identitiesOf(tables, userId).find(
+              (known) => known.provider === identity.provider
+            )
             const carried =
               existing === undefined
                 ? identity

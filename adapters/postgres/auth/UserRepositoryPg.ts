@@ -13,9 +13,9 @@ import {
   UserRepository
 } from "../../../application/auth/ports/UserRepository.js"
 import * as Telemetry from "../../../application/Telemetry.js"
+import * as PendingChange from "../../../domain/auth/PendingChange.js"
 import { Identity } from "../../../domain/Identity.js"
 import type { UserId } from "../../../domain/Ids.js"
-import * as PendingChange from "../../../domain/auth/PendingChange.js"
 import { User } from "../../../domain/User.js"
 import * as Batched from "../Batched.js"
 import { PgPool } from "../PgPool.js"

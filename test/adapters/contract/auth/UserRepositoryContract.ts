@@ -286,7 +286,10 @@ export const userRepositoryContract = (it: It) =>
         expect(done.user.phone).toEqual(Option.some(number))
         expect(done.user.phoneConfirmedAt).toEqual(Option.some(Fixtures.t0))
         expect(done.user.appMetadata.providers).toEqual(["email", "phone"])
-        expect((yield* users.identitiesOf(user.id)).map((known) => known.provider)).toEqual(["email", "phone"])
+        expect((yield* users.identitiesOf(user.id)).map((known) => known.provider)).toEqual([
+          "email",
+          "phone"
+        ])
 
         const other = yield* signUp()
         yield* users.update(other.user.id, { phoneChange: Option.some(number) }, Fixtures.t0)
