@@ -57,6 +57,22 @@ module.exports = {
       to: { path: "(^|/)(oauth|auth)/", pathNot: "(^|/)node_modules/" }
     },
     {
+      name: "only-dev-starts-the-inbox",
+      comment:
+        "the development inbox shows every mail and text, sign-in links included: only `latchkey dev` (bootstrap/DevInbox.ts) may start it",
+      severity: "error",
+      from: { pathNot: ["(^|/)adapters/devinbox/", "(^|/)bootstrap/DevInbox\\.ts$"] },
+      to: { path: "(^|/)adapters/devinbox/" }
+    },
+    {
+      name: "dev-inbox-loaded-on-demand",
+      comment:
+        "`latchkey serve` shares Services.ts with `latchkey dev`: the inbox is imported only when dev runs",
+      severity: "error",
+      from: {},
+      to: { path: "(^|/)bootstrap/DevInbox\\.ts$", dependencyTypesNot: ["dynamic-import"] }
+    },
+    {
       name: "no-unresolvable-imports",
       severity: "error",
       from: {},

@@ -14,13 +14,21 @@ const oauthServer = Effect.flatMap(OAuthConfig.server, (config) =>
   )
 )
 
-/** The auth service's server, in the given mode (AuthStart.Mode). */
+/**
+ * The auth service's server, in the given mode (AuthStart.Mode); under `dev` with the
+ * development inbox, which no other mode loads (nor its SMTP server and mail parser).
+ */
 const authServer = (mode: AuthStart.Mode) =>
-  Effect.flatMap(AuthStart.load(mode), ({ config, warnings }) =>
-    Effect.map(
-      Effect.promise(() => import("./auth/AuthServer.js")),
-      (AuthServer) => AuthServer.serve(config, { warnings })
-    )
+  Effect.flatMap(AuthStart.load(mode), (start) =>
+    mode === "dev"
+      ? Effect.flatMap(
+          Effect.promise(() => import("./DevInbox.js")),
+          (DevInbox) => DevInbox.authServer(start)
+        )
+      : Effect.map(
+          Effect.promise(() => import("./auth/AuthServer.js")),
+          (AuthServer) => AuthServer.serve(start.config, { warnings: start.warnings })
+        )
   )
 
 /** `latchkey oauth serve`, until interrupted. */

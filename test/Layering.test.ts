@@ -49,6 +49,16 @@ describe("the layering rule", () => {
     expect(violations.filter((v) => v.includes("domain/oauth/Grant.ts ->"))).toEqual([])
   })
 
+  it("keeps the development inbox to `latchkey dev`, which loads it only when it runs", async () => {
+    const violations = await violationsIn(fixtures, ["domain", "application", "adapters", "bootstrap"])
+    const has = (rule: string, from: string) => violations.some((v) => v.startsWith(`${rule}: ${from}`))
+    expect(has("only-dev-starts-the-inbox", "bootstrap/StartsInbox.ts")).toBe(true)
+    expect(has("dev-inbox-loaded-on-demand", "bootstrap/StartsInbox.ts")).toBe(true)
+    // The dev command's module may use the inbox, and anything may load that module on demand.
+    expect(violations.filter((v) => v.includes("bootstrap/DevInbox.ts ->"))).toEqual([])
+    expect(violations.filter((v) => v.startsWith("dev-inbox-loaded-on-demand"))).toHaveLength(1)
+  })
+
   it("finds no violation in the project itself", async () => {
     const violations = await violationsIn(root, ["domain", "application", "adapters", "bootstrap"])
     expect(violations).toEqual([])

@@ -15,32 +15,74 @@ export type Mode =
 
 /**
  * What `npm start` fills in when unset: an application on localhost:3000, this service on
- * localhost:8081, and email sign-ups confirmed at once, since no mail is sent yet.
+ * localhost:8081, anonymous sign-ins on. Addresses are confirmed as in production: the mail goes
+ * to the development inbox (bootstrap/DevInbox.ts), which also keeps the texts.
  */
 export const developmentDefaults: ReadonlyMap<string, string> = new Map([
   ["AUTHSVC_SITE_URL", "http://localhost:3000"],
   ["AUTHSVC_API_EXTERNAL_URL", "http://localhost:8081"],
-  ["AUTHSVC_MAILER_AUTOCONFIRM", "true"],
   ["AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", "true"]
 ])
 
+/**
+ * Where `npm start` sends mail when `AUTHSVC_SMTP_HOST` is unset: the development inbox's own
+ * SMTP server on loopback, which listens on `AUTHSVC_SMTP_PORT`; a second between two mails of a
+ * kind, since none leaves the machine. Each is filled in only when unset.
+ */
+export const inboxMailDefaults: ReadonlyMap<string, string> = new Map([
+  ["AUTHSVC_SMTP_HOST", "127.0.0.1"],
+  ["AUTHSVC_SMTP_PORT", "54325"],
+  ["AUTHSVC_SMTP_ADMIN_EMAIL", "noreply@localhost"],
+  ["AUTHSVC_SMTP_MAX_FREQUENCY", "1s"]
+])
+
+/** Under `latchkey dev`, a mail server the user names wins over the development inbox's. */
+export const mailsToInbox = (mode: Mode, loaded: AuthEnvironment.Variables) =>
+  mode === "dev" && !loaded.has("AUTHSVC_SMTP_HOST")
+
+/** The variables as read (`.env` and the environment), adjusted for `mode`. */
+export const adjust = (mode: Mode, loaded: AuthEnvironment.Variables): AuthEnvironment.Variables => {
+  const adjusted = new Map(loaded)
+  if (mode !== "alone") adjusted.delete("PORT")
+  if (mode === "dev") {
+    const defaults = mailsToInbox(mode, loaded)
+      ? [...developmentDefaults, ...inboxMailDefaults]
+      : [...developmentDefaults]
+    for (const [name, value] of defaults) if (!adjusted.has(name)) adjusted.set(name, value)
+  }
+  return adjusted
+}
+
 /** The variables the auth service reads in `mode`: `.env` and the environment, adjusted. */
 export const variables = (mode: Mode): Effect.Effect<AuthEnvironment.Variables, ConfigError> =>
-  Effect.map(AuthEnvironment.load(), (loaded) => {
-    const adjusted = new Map(loaded)
-    if (mode !== "alone") adjusted.delete("PORT")
-    if (mode === "dev") {
-      for (const [name, value] of developmentDefaults) if (!adjusted.has(name)) adjusted.set(name, value)
-    }
-    return adjusted
-  })
+  Effect.map(AuthEnvironment.load(), (loaded) => adjust(mode, loaded))
+
+/** What the auth service starts with. */
+export interface Loaded {
+  readonly config: AuthConfig.AuthConfig
+  /** Warnings about the configuration (AuthVariables.warnings). */
+  readonly warnings: ReadonlyArray<string>
+  /** The variables the configuration was read from, development defaults included. */
+  readonly variables: AuthEnvironment.Variables
+  /**
+   * `latchkey dev` without `AUTHSVC_SMTP_HOST`: the mail goes to the development inbox, which
+   * must receive it on `config.smtp`'s port.
+   */
+  readonly mailToInbox: boolean
+}
 
 /** The configuration and the warnings about it, for `mode`. */
-export const load = (mode: Mode) =>
+export const load = (mode: Mode): Effect.Effect<Loaded, ConfigError> =>
   Effect.gen(function* () {
-    const vars = yield* variables(mode)
+    const loaded = yield* AuthEnvironment.load()
+    const vars = adjust(mode, loaded)
     const config = yield* Effect.withConfigProvider(AuthConfig.server, AuthEnvironment.provider(vars))
-    return { config, warnings: AuthVariables.warnings(vars) }
+    return {
+      config,
+      warnings: AuthVariables.warnings(vars),
+      variables: vars,
+      mailToInbox: mailsToInbox(mode, loaded)
+    }
   })
 
 /** The database part only, for `latchkey auth migrate` and the operator commands. */

@@ -1,0 +1,90 @@
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as InboxSmsSender from "../adapters/devinbox/auth/InboxSmsSender.js"
+import * as DevInbox from "../adapters/devinbox/DevInbox.js"
+import * as InboxHttp from "../adapters/devinbox/InboxHttp.js"
+import * as InboxSmtpServer from "../adapters/devinbox/InboxSmtpServer.js"
+import * as JsonLogger from "../adapters/telemetry/JsonLogger.js"
+import type { AuthConfig } from "./auth/AuthConfig.js"
+import * as AuthEnvironment from "./auth/AuthEnvironment.js"
+import * as AuthServer from "./auth/AuthServer.js"
+import type * as AuthStart from "./auth/AuthStart.js"
+import * as ConfigValues from "./ConfigValues.js"
+
+/**
+ * The development inbox of `latchkey dev` (`npm start`): the mail and texts the auth service
+ * sends, kept in memory and shown on a page on loopback, so that confirmations, magic links and
+ * codes work with no mail server or SMS account. Only `latchkey dev` loads this module
+ * (Services.ts); `latchkey serve` and `latchkey auth serve` never start the inbox.
+ */
+
+export class DevInboxFailed extends Schema.TaggedError<DevInboxFailed>()("DevInboxFailed", {
+  message: Schema.String
+}) {}
+
+/** Only loopback: the messages hold working sign-in links. */
+const host = "127.0.0.1"
+
+/** The page's port, as the Supabase CLI's mail viewer's. */
+export const defaultPort = 54324
+
+/** `LATCHKEY_INBOX_PORT`: where the page and its API listen. */
+const port = ConfigValues.portNamed("LATCHKEY_INBOX_PORT", defaultPort)
+
+/** A port already taken ends the start with the variable that moves it. */
+const moved =
+  (variable: string) =>
+  (error: { readonly message: string }): DevInboxFailed =>
+    new DevInboxFailed({ message: `development inbox: ${error.message} (${variable} moves it)` })
+
+/** The auth service's logger and level, for the inbox's own lines. */
+const logging = (config: AuthConfig) =>
+  Layer.merge(
+    JsonLogger.layer({ file: Option.getOrUndefined(config.telemetry.logFile), variable: "AUTHSVC_LOG_FILE" }),
+    Logger.minimumLogLevel(config.telemetry.logLevel)
+  )
+
+/**
+ * `latchkey dev`'s auth service and its development inbox: the page and API on
+ * `LATCHKEY_INBOX_PORT`, the SMTP server on the port the service sends to when the user named no
+ * mail server of theirs (AuthStart.Loaded.mailToInbox), and the SMS gateway that keeps every text. The
+ * port is read before anything starts, as every other setting.
+ */
+export const authServer = (start: AuthStart.Loaded) =>
+  Effect.map(Effect.withConfigProvider(port, AuthEnvironment.provider(start.variables)), (httpPort) =>
+    Layer.unwrapEffect(
+      Effect.map(DevInbox.make(), (inbox) => {
+        const kept = Layer.succeed(DevInbox.DevInbox, inbox)
+        const smtpPort = start.mailToInbox
+          ? Option.map(start.config.smtp, (smtp) => smtp.port)
+          : Option.none<number>()
+        const servers = Layer.scopedDiscard(
+          Effect.gen(function* () {
+            yield* InboxHttp.serve({ host, port: httpPort }).pipe(
+              Effect.mapError(moved("LATCHKEY_INBOX_PORT"))
+            )
+            const shows = yield* Option.match(smtpPort, {
+              onNone: () => Effect.succeed("every text (mail goes to AUTHSVC_SMTP_HOST)"),
+              onSome: (smtp) =>
+                InboxSmtpServer.start({ host, port: smtp }).pipe(
+                  Effect.mapError(moved("AUTHSVC_SMTP_PORT")),
+                  Effect.map((bound) => `the mail sent to smtp://${host}:${bound} and every text`)
+                )
+            })
+            yield* Effect.logInfo(`development inbox: http://${host}:${httpPort} shows ${shows}`)
+          })
+        ).pipe(Layer.provide(Layer.merge(kept, logging(start.config))))
+        const auth = AuthServer.serve(start.config, {
+          warnings: start.warnings,
+          smsSender: InboxSmsSender.layer.pipe(Layer.provide(kept))
+        })
+        // Side by side: a layer built before another hands it its logger, and the service's own
+        // would then write each of its lines twice. Mail that comes before the SMTP server
+        // listens waits in the outbox for the next attempt.
+        return Layer.merge(servers, auth)
+      })
+    )
+  )
