@@ -196,6 +196,8 @@ export const magicLinkDisabled = () =>
 /** POST /resend with phone sign-in off. */
 export const phoneProviderDisabled = () => make("phone_provider_disabled", "Phone logins are disabled")
 /** The password grant with phone sign-in off: same text, but 422. */
+/** POST /otp with a phone while phone sign-in is off: Supabase Auth's words there. */
+export const unsupportedPhoneProvider = () => make("phone_provider_disabled", "Unsupported phone provider")
 export const phoneLoginsDisabled = () => make("phone_provider_disabled", "Phone logins are disabled", 422)
 export const phoneSignupsDisabled = () => make("phone_provider_disabled", "Phone signups are disabled")
 export const manualLinkingDisabled = () => make("manual_linking_disabled", "Manual linking is disabled")
@@ -276,9 +278,8 @@ export const reauthenticationNotValid = () =>
 /** GET /reauthenticate for a user with neither an email nor a phone number. */
 export const reauthenticationWithoutContact = () =>
   make("validation_failed", "Reauthentication requires the user to have an email or a phone number")
-/** A texted code asked for before the SMS gateways exist: 422 `feature_disabled`. */
-export const smsNotAvailable = () =>
-  make("feature_disabled", "Texting a code needs an SMS gateway, which this service does not have yet", 422)
+/** A code to text while no SMS gateway is configured (`SMS_PROVIDER` unset): 422 `sms_send_failed`. */
+export const smsNotAvailable = () => make("sms_send_failed", "Unable to get SMS provider", 422)
 export const samePassword = () =>
   make("same_password", "New password should be different from the old password.")
 export const currentPasswordRequired = () =>

@@ -1,8 +1,10 @@
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
+import type * as Option from "effect/Option"
 import type * as Mail from "../../domain/auth/Mail.js"
 import type * as PasswordPolicy from "../../domain/PasswordPolicy.js"
 import type * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
+import type { Phone } from "../../domain/User.js"
 
 /**
  * The external providers of the spec, as `/settings` names them. Their sign-in flows come
@@ -100,6 +102,17 @@ export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
     readonly smsAutoconfirm: boolean
     /** `SMS_PROVIDER`, as /settings reports it; empty when none. */
     readonly smsProvider: string
+    /** Texted codes: `SMS_OTP_LENGTH`, `SMS_OTP_EXP`, `SMS_MAX_FREQUENCY`, `SMS_TEMPLATE`, `SMS_TEST_OTP`. */
+    readonly sms: {
+      readonly codeLength: number
+      readonly lifetime: Duration.Duration
+      /** Least time between two texts of one kind to one user. */
+      readonly spacing: Duration.Duration
+      /** The text that carries `code` (`SMS_TEMPLATE` rendered). */
+      readonly text: (code: string) => string
+      /** The fixed code of a test number (`SMS_TEST_OTP`) while `SMS_TEST_OTP_VALID_UNTIL` has not passed. */
+      readonly testCode: (phone: Phone, now: Date) => Option.Option<string>
+    }
     readonly manualLinkingEnabled: boolean
     readonly updatePasswordRequiresReauthentication: boolean
     readonly passwordPolicy: PasswordPolicy.PasswordPolicy

@@ -6,13 +6,14 @@ import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
 import { Transactions } from "./ports/Transactions.js"
+import * as SendSms from "./SendSms.js"
 import * as SendVerification from "./SendVerification.js"
 
 /**
  * GET /reauthenticate (supabase-js `reauthenticate`): a nonce — a one-time code — mailed to the
  * signed-in user's confirmed address, which `PUT /user` takes as `nonce` to change the password
  * when `SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION` asks for it. At most once per
- * `SMTP_MAX_FREQUENCY`. A user with only a phone number gets it by text with the SMS gateways.
+ * `SMTP_MAX_FREQUENCY`. A user with only a phone number gets it by text (SendSms).
  */
 export const reauthenticate = Telemetry.fn("Reauthenticate.reauthenticate")((signedIn: SignedIn) =>
   Effect.gen(function* () {
@@ -22,14 +23,28 @@ export const reauthenticate = Telemetry.fn("Reauthenticate.reauthenticate")((sig
       return yield* AuthError.reauthenticationWithoutContact()
     }
     if (Option.isNone(email)) {
-      if (Option.isNone(user.phoneConfirmedAt)) {
+      const phone = user.phone
+      if (Option.isNone(phone) || Option.isNone(user.phoneConfirmedAt)) {
         return yield* new AuthError.AuthError({
           code: "phone_not_confirmed",
           message: "Please verify your phone first.",
           status: 422
         })
       }
-      return yield* AuthError.smsNotAvailable()
+      const now = new Date(yield* Clock.currentTimeMillis)
+      yield* Effect.flatMap(Transactions, (transactions) =>
+        transactions.run(
+          SendSms.send({
+            user,
+            purpose: "reauthentication",
+            otpType: "reauthentication",
+            to: phone.value,
+            channel: "sms",
+            now
+          })
+        )
+      )
+      return
     }
     if (Option.isNone(user.emailConfirmedAt)) {
       return yield* new AuthError.AuthError({

@@ -5,9 +5,11 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ChangeEmail from "./ChangeEmail.js"
+import * as ChangePhone from "./ChangePhone.js"
 import * as ContactInput from "./ContactInput.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
+import * as SendSms from "./SendSms.js"
 import * as SendVerification from "./SendVerification.js"
 
 /** POST /resend, as decoded from the body (`""` when absent). */
@@ -48,7 +50,8 @@ const checked = (request: ResendRequest) =>
  * mails, sent again with new links and codes that replace the last ones, at most once per
  * `SMTP_MAX_FREQUENCY`. An address
  * nobody has, one that is confirmed already, and an email change nobody asked for all get the
- * same empty answer, as in Supabase Auth. Texts to phone numbers come with the SMS gateways.
+ * same empty answer, as in Supabase Auth. By phone: the confirmation code, or the pending phone
+ * change's, texted again; the gateway's message id when a confirmation was texted.
  */
 export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
   Effect.gen(function* () {
@@ -59,19 +62,42 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
     if (request.type === "sms" || request.type === "phone_change") {
       const phone = yield* ContactInput.phone(request.phone)
       const owner = yield* users.findByPhone(phone)
-      // Nothing to send to a number nobody has, or to a confirmed one without a change pending.
-      if (Option.isNone(owner) || (request.type === "sms" && Option.isSome(owner.value.phoneConfirmedAt)))
-        return
-      return yield* AuthError.smsNotAvailable()
+      // Nothing to send to a number nobody has, to a confirmed one, or without a change pending.
+      if (Option.isNone(owner)) return Option.none<string>()
+      const user = owner.value
+      const now = new Date(yield* Clock.currentTimeMillis)
+      if (request.type === "phone_change") {
+        if (Option.isNone(user.phoneChange)) return Option.none<string>()
+        yield* ChangePhone.request({ user, to: user.phoneChange.value, channel: "sms", now })
+        return Option.none<string>()
+      }
+      if (Option.isSome(user.phoneConfirmedAt)) return Option.none<string>()
+      return Option.some(
+        yield* Effect.flatMap(Transactions, (transactions) =>
+          transactions.run(
+            Effect.zipLeft(
+              SendSms.send({
+                user,
+                purpose: "confirmation",
+                otpType: "confirmation",
+                to: phone,
+                channel: "sms",
+                now
+              }),
+              users.update(user.id, { confirmationSentAt: Option.some(now) }, now).pipe(Effect.orDie)
+            )
+          )
+        )
+      )
     }
     const email = yield* ContactInput.email(request.email)
     const owner = yield* users.findByEmail(email)
-    if (Option.isNone(owner)) return
+    if (Option.isNone(owner)) return Option.none<string>()
     const user = owner.value
     const now = new Date(yield* Clock.currentTimeMillis)
     if (request.type === "email_change") {
       // Nothing to send when no change is pending; otherwise its mails again, to both addresses.
-      if (Option.isNone(user.emailChange)) return
+      if (Option.isNone(user.emailChange)) return Option.none<string>()
       yield* ChangeEmail.request({
         user,
         to: user.emailChange.value,
@@ -79,11 +105,11 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
         pkce: request,
         now
       })
-      return
+      return Option.none<string>()
     }
-    if (Option.isSome(user.emailConfirmedAt)) return
+    if (Option.isSome(user.emailConfirmedAt)) return Option.none<string>()
     const spacing = settings.verification.spacing
-    yield* Effect.flatMap(Transactions, (transactions) =>
+    return yield* Effect.flatMap(Transactions, (transactions) =>
       transactions.run(
         Effect.zipRight(
           SendVerification.mail({
@@ -107,7 +133,8 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
         UserNotFound: () => Effect.void,
         EmailExists: () => Effect.void,
         PhoneExists: () => Effect.void
-      })
+      }),
+      Effect.as(Option.none<string>())
     )
   })
 )

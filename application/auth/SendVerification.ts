@@ -2,6 +2,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type { FlowStateId } from "../../domain/auth/FlowState.js"
 import * as Mail from "../../domain/auth/Mail.js"
 import { codeSubject, OneTimeToken, OneTimeTokenId, type Purpose } from "../../domain/auth/OneTimeToken.js"
 import * as Time from "../../domain/Time.js"
@@ -57,6 +58,47 @@ const pathOf = (paths: VerificationPaths, kind: Mail.Kind): string => {
   }
 }
 
+/** A one-time token's two forms in the clear, and what it is for, to be stored as digests. */
+export interface Unstored {
+  readonly user: User
+  readonly purpose: Purpose
+  readonly to: string
+  readonly link: Redacted.Redacted<string>
+  readonly code: Redacted.Redacted<string>
+  readonly lifetime: Duration.Duration
+  readonly flowStateId: Option.Option<FlowStateId>
+  readonly spacing: Option.Option<Duration.Duration>
+  readonly now: Date
+}
+
+/**
+ * Stores a token as digests, replacing the user's last one of the purpose; `IssuedTooSoon`,
+ * writing nothing, when that one is more recent than `spacing`. Joins the caller's transaction.
+ */
+export const store = (token: Unstored) =>
+  Effect.gen(function* () {
+    const mint = yield* TokenMint
+    const hasher = yield* SecretHasher
+    const tokens = yield* OneTimeTokenStore
+    const { user, now } = token
+    yield* tokens.issue(
+      new OneTimeToken({
+        id: OneTimeTokenId.make(yield* mint.uuid),
+        userId: user.id,
+        purpose: token.purpose,
+        sentTo: token.to,
+        linkHash: yield* hasher.hash(token.link),
+        codeHash: yield* hasher.hash(Redacted.make(codeSubject(user.id, Redacted.value(token.code)))),
+        failedAttempts: 0,
+        createdAt: now,
+        expiresAt: Time.plus(now, Duration.toMillis(token.lifetime)),
+        usedAt: Option.none(),
+        flowStateId: token.flowStateId
+      }),
+      Option.map(token.spacing, (spacing) => Time.minus(now, Duration.toMillis(spacing)))
+    )
+  })
+
 /**
  * A one-time token for `user`, stored as digests (replacing their last one of the purpose), with
  * the PKCE flow its link ends in when the request sent a challenge. Joins the caller's
@@ -67,7 +109,6 @@ export const issue = (verification: Verification) =>
   Effect.gen(function* () {
     const settings = yield* AuthSettings
     const mint = yield* TokenMint
-    const hasher = yield* SecretHasher
     const { user, now } = verification
     const link = yield* mint.token("verification")
     const code = yield* mint.code(settings.verification.codeLength)
@@ -76,23 +117,17 @@ export const issue = (verification: Verification) =>
       pkce === undefined
         ? Option.none()
         : yield* PkceFlow.start(user, pkce.challenge, pkce.authenticationMethod, now)
-    const store = yield* OneTimeTokenStore
-    yield* store.issue(
-      new OneTimeToken({
-        id: OneTimeTokenId.make(yield* mint.uuid),
-        userId: user.id,
-        purpose: verification.purpose,
-        sentTo: verification.to,
-        linkHash: yield* hasher.hash(link),
-        codeHash: yield* hasher.hash(Redacted.make(codeSubject(user.id, Redacted.value(code)))),
-        failedAttempts: 0,
-        createdAt: now,
-        expiresAt: Time.plus(now, Duration.toMillis(settings.verification.lifetime)),
-        usedAt: Option.none(),
-        flowStateId
-      }),
-      Option.map(verification.spacing, (spacing) => Time.minus(now, Duration.toMillis(spacing)))
-    )
+    yield* store({
+      user,
+      purpose: verification.purpose,
+      to: verification.to,
+      link,
+      code,
+      lifetime: settings.verification.lifetime,
+      flowStateId,
+      spacing: verification.spacing,
+      now
+    })
     const url = new URL(`${settings.externalUrl}${pathOf(settings.verification.paths, verification.kind)}`)
     url.searchParams.set("token", Redacted.value(link))
     url.searchParams.set("type", verification.type)
@@ -136,3 +171,17 @@ export const sentTooRecently = (error: IssuedTooSoon, spacing: Duration.Duration
   AuthError.emailSentTooRecently(
     (error.lastIssuedAt.getTime() + Duration.toMillis(spacing) - now.getTime()) / 1000
   )
+
+/**
+ * Presents a code typed by `user` for their live token of one of `purposes`: whether it was
+ * right (the token is then used up). A wrong one counts towards the token's end.
+ */
+export const useCode = (user: User, purposes: ReadonlyArray<Purpose>, code: string, now: Date) =>
+  Effect.gen(function* () {
+    const hasher = yield* SecretHasher
+    const codeHash = yield* hasher.hash(Redacted.make(codeSubject(user.id, code)))
+    const outcome = yield* Effect.flatMap(OneTimeTokenStore, (tokens) =>
+      tokens.useCode(user.id, purposes, codeHash, now)
+    )
+    return outcome._tag === "Used"
+  })

@@ -16,6 +16,7 @@ import * as NewUser from "./NewUser.js"
 import * as PasswordStrength from "./PasswordStrength.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
+import * as SendSms from "./SendSms.js"
 import * as SendVerification from "./SendVerification.js"
 
 /** POST /signup with an email or a phone number, as decoded from the body (`""` when absent). */
@@ -28,6 +29,8 @@ export interface SignupRequest {
   readonly codeChallengeMethod: string
   /** `redirect_to` of the query (supabase-js `emailRedirectTo`); `""` when absent. */
   readonly redirectTo: string
+  /** How a phone's confirmation code travels: `sms` (default) or `whatsapp`. */
+  readonly channel: string
   readonly client: IssueSession.Client
 }
 
@@ -62,8 +65,8 @@ const fauxUser = (
 /**
  * Sign-up with a password, as Supabase Auth's `POST /signup`: checks in its order, then a new
  * user with its `email` or `phone` identity. With autoconfirm the user is confirmed and signed
- * in; otherwise the user waits for a confirmation: by email, the mail with its link and code is
- * queued with the user (SendVerification); by phone, the text comes with the SMS gateways.
+ * in; otherwise the user waits for a confirmation, written with the user: by email, the mail with
+ * its link and code is queued (SendVerification); by phone, a code is texted (SendSms).
  */
 export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
   Effect.gen(function* () {
@@ -96,6 +99,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
       contact = { _tag: "phone", phone }
       existing = yield* users.findByPhone(phone)
     }
+    const channel = provider === "phone" ? yield* SendSms.channel(request.channel) : "sms"
 
     const now = new Date(yield* Clock.currentTimeMillis)
     const mint = yield* TokenMint
@@ -104,14 +108,55 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
     const passwordHash = yield* hasher.hash(Redacted.make(request.password))
     const autoconfirm = provider === "email" ? settings.mailerAutoconfirm : settings.smsAutoconfirm
 
+    const transactions = yield* Transactions
+    /**
+     * The user's confirmation sent and stamped, both or neither: a mail queued, or a code
+     * texted while the request waits.
+     */
+    const confirm = (user: User) =>
+      transactions.run(
+        Effect.gen(function* () {
+          if (contact._tag === "email") {
+            yield* SendVerification.mail({
+              user,
+              purpose: "confirmation",
+              kind: "confirmation",
+              type: "signup",
+              to: contact.email,
+              redirectTo: settings.redirectTarget(request.redirectTo),
+              spacing: Option.some(settings.verification.spacing),
+              pkce: { challenge: request, authenticationMethod: "otp" },
+              now
+            }).pipe(
+              Effect.catchTag("IssuedTooSoon", (error) =>
+                SendVerification.sentTooRecently(error, settings.verification.spacing, now)
+              )
+            )
+          } else {
+            yield* SendSms.send({
+              user,
+              purpose: "confirmation",
+              otpType: "confirmation",
+              to: contact.phone,
+              channel,
+              now
+            })
+          }
+          return yield* users
+            .update(user.id, { confirmationSentAt: Option.some(now) }, now)
+            .pipe(Effect.catchAll(() => AuthError.unexpectedFailure("Database error updating user")))
+        })
+      )
+
     const duplicate = (user: User) =>
       Effect.gen(function* () {
         const confirmed =
           provider === "email" ? Option.isSome(user.emailConfirmedAt) : Option.isSome(user.phoneConfirmedAt)
         if (!confirmed) {
-          // Supabase Auth leaves an unconfirmed user as it is and answers with it (its
-          // confirmation is sent again by the messaging part of the service).
-          return { _tag: "Created", user, identities: yield* users.identitiesOf(user.id) } as const
+          // Supabase Auth answers with the unconfirmed user as it is, its confirmation sent
+          // again (once per SMTP_MAX_FREQUENCY or SMS_MAX_FREQUENCY).
+          const resent = autoconfirm ? user : yield* confirm(user)
+          return { _tag: "Created", user: resent, identities: yield* users.identitiesOf(user.id) } as const
         }
         // The spec answers 400 where Supabase Auth answers 422 (docs/compatibility.md).
         if (settings.mailerAutoconfirm || settings.smsAutoconfirm) {
@@ -127,8 +172,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
 
     if (Option.isSome(existing)) return yield* duplicate(existing.value)
 
-    // An address to confirm gets its mail, written with the user: both or neither.
-    const confirmByMail = contact._tag === "email" && !autoconfirm
+    // An address or number to confirm gets its message, written with the user: both or neither.
     const created = NewUser.user({
       id: NewUser.newUserId(yield* mint.uuid),
       aud: settings.audience,
@@ -137,9 +181,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
       confirmed: autoconfirm,
       now
     })
-    const user = confirmByMail
-      ? new User({ ...created, confirmationSentAt: Option.some(now) }, true)
-      : created
+    const user = autoconfirm ? created : new User({ ...created, confirmationSentAt: Option.some(now) }, true)
     const identity = NewUser.identity({
       id: NewUser.newIdentityId(yield* mint.uuid),
       user,
@@ -149,29 +191,11 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
     })
     const stored = users.insert(user, [identity], Option.some(passwordHash))
     const inserted = yield* Effect.either(
-      contact._tag === "email" && confirmByMail
-        ? Effect.flatMap(Transactions, (transactions) =>
-            transactions.run(
-              Effect.zipRight(
-                stored,
-                SendVerification.mail({
-                  user,
-                  purpose: "confirmation",
-                  kind: "confirmation",
-                  type: "signup",
-                  to: contact.email,
-                  redirectTo: settings.redirectTarget(request.redirectTo),
-                  // A new user has no earlier mail to space this one from.
-                  spacing: Option.none(),
-                  pkce: { challenge: request, authenticationMethod: "otp" },
-                  now
-                }).pipe(Effect.orDie)
-              )
-            )
-          )
-        : stored
+      autoconfirm ? stored : transactions.run(Effect.zipRight(stored, confirm(user)))
     )
     if (Either.isLeft(inserted)) {
+      // The gateway refused the text (the user was not stored): its answer, not a duplicate.
+      if (inserted.left._tag === "AuthError") return yield* inserted.left
       // Someone signed up with the same address a moment ago: answered as a duplicate.
       const raced =
         contact._tag === "email"

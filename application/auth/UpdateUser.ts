@@ -5,7 +5,7 @@ import * as Redacted from "effect/Redacted"
 import * as Mail from "../../domain/auth/Mail.js"
 import { codeSubject } from "../../domain/auth/OneTimeToken.js"
 import * as Time from "../../domain/Time.js"
-import type { User } from "../../domain/User.js"
+import type { Phone, User } from "../../domain/User.js"
 import { PasswordHasher } from "../ports/PasswordHasher.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
@@ -14,6 +14,7 @@ import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ChangeEmail from "./ChangeEmail.js"
+import * as ChangePhone from "./ChangePhone.js"
 import * as ContactInput from "./ContactInput.js"
 import * as NewUser from "./NewUser.js"
 import * as PasswordStrength from "./PasswordStrength.js"
@@ -21,6 +22,7 @@ import { MailOutbox } from "./ports/MailOutbox.js"
 import { OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
 import { Transactions } from "./ports/Transactions.js"
 import { type UserPatch, UserRepository } from "./ports/UserRepository.js"
+import * as SendSms from "./SendSms.js"
 import * as UserMetadata from "./UserMetadata.js"
 
 /** PUT /user, as decoded from the body; absent fields change nothing. */
@@ -36,7 +38,25 @@ export interface UpdateUserRequest {
   readonly redirectTo: string
   readonly codeChallenge: string
   readonly codeChallengeMethod: string
+  /** How a phone change's code travels: `sms` (default) or `whatsapp`. */
+  readonly channel: string
 }
+
+/**
+ * A phone change: made at once under `SMS_AUTOCONFIRM` (as Supabase Auth, which then treats it as
+ * confirmed), otherwise pending until the code texted to the new number comes back.
+ */
+const changePhone = (user: User, to: Phone, channel: string, now: Date) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    if (!settings.smsAutoconfirm) {
+      return yield* ChangePhone.request({ user, to, channel: yield* SendSms.channel(channel), now })
+    }
+    const pending = yield* (yield* UserRepository)
+      .update(user.id, { phoneChange: Option.some(to), phoneChangeSentAt: Option.some(now) }, now)
+      .pipe(Effect.catchAll(() => AuthError.userFromJwtNotFound()))
+    return yield* ChangePhone.confirm(pending, now)
+  })
 
 /** A session older than this needs a reauthentication nonce to change the password. */
 const recentSignIn = "24 hours"
@@ -47,7 +67,7 @@ const recentSignIn = "24 hours"
  * nonce — the code GET /reauthenticate mails — when required and the session is older than a
  * day), and the email address: for an anonymous user while email autoconfirm is on at once,
  * which makes the user a permanent one, otherwise once the mailed links confirm it
- * (ChangeEmail). Changing the phone number is confirmed by a texted code.
+ * (ChangeEmail); and the phone number, confirmed by a code texted to it (ChangePhone).
  */
 export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
   (signedIn: SignedIn, request: UpdateUserRequest) =>
@@ -133,8 +153,6 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
           provider: "email",
           providers: ["email"]
         }
-      } else if (Option.isSome(newPhone)) {
-        return yield* AuthError.smsNotAvailable()
       }
 
       const notFound = () => Effect.fail(AuthError.userFromJwtNotFound())
@@ -171,7 +189,7 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
           PhoneExists: () => Effect.fail(AuthError.phoneExists())
         })
       )
-      const updated =
+      const withEmail =
         Option.isSome(newEmail) && !becomesPermanent
           ? yield* ChangeEmail.request({
               user: patched,
@@ -181,6 +199,9 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
               now
             })
           : patched
+      const updated = Option.isSome(newPhone)
+        ? yield* changePhone(withEmail, newPhone.value, request.channel, now)
+        : withEmail
       if (becomesPermanent) {
         const mint = yield* TokenMint
         const identity = NewUser.identity({

@@ -11,11 +11,13 @@ import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import * as ChangeEmail from "./ChangeEmail.js"
+import * as ChangePhone from "./ChangePhone.js"
 import * as ContactInput from "./ContactInput.js"
 import * as IssueSession from "./IssueSession.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
 import { OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
 import { UserRepository } from "./ports/UserRepository.js"
+import * as SendSms from "./SendSms.js"
 
 /** POST or GET /verify, as decoded from the body or the query (`""` when absent). */
 export interface VerifyRequest {
@@ -44,7 +46,11 @@ const checked = (request: VerifyRequest) =>
     if (request.tokenHash !== "" && (request.email !== "" || request.phone !== "")) {
       return yield* AuthError.validationFailed("Only the token_hash and type should be provided")
     }
-    if (request.email !== "" && request.phone !== "") {
+    const texted = request.type === "sms" || request.type === "phone_change"
+    if (
+      (request.email !== "" && request.phone !== "") ||
+      (request.tokenHash === "" && texted !== (request.phone !== ""))
+    ) {
       return yield* AuthError.validationFailed(
         "Only an email address or phone number should be provided on verify"
       )
@@ -53,8 +59,9 @@ const checked = (request: VerifyRequest) =>
   })
 
 /**
- * A mailed one-time token used up — by its link token, or by its code with the address it was
- * sent to — and what it proves carried out (an address confirmed). A code that is wrong, used,
+ * A mailed or texted one-time token used up — by its link token, or by its code with the address
+ * or number it was sent to — and what it proves carried out (an address or number confirmed, a
+ * change made). A code that is wrong, used,
  * expired or unknown, and an address nobody has, all get the same answer, so the endpoint tells
  * nothing about accounts. Returns the user and the PKCE flow the token's link ends in, if any.
  */
@@ -69,7 +76,21 @@ const useUp = (request: VerifyRequest) =>
     let userId: UserId
     let purpose: Purpose
     let flowStateId = Option.none<FlowStateId>()
-    if (request.tokenHash !== "" || (request.email === "" && request.phone === "")) {
+    if (request.phone !== "") {
+      // A texted code: the number it went to (the pending one for a phone change) names the user.
+      const phone = yield* ContactInput.phone(request.phone)
+      const owner =
+        request.type === "phone_change"
+          ? yield* users.findByPendingPhone(phone)
+          : yield* users.findByPhone(phone)
+      if (Option.isNone(owner)) return yield* AuthError.otpExpired()
+      if (Ban.isBanned(owner.value.bannedUntil, now)) return yield* AuthError.userBanned()
+      if (!(yield* SendSms.check(owner.value, phone, purposes, request.token, now))) {
+        return yield* AuthError.otpExpired()
+      }
+      userId = owner.value.id
+      purpose = request.type === "phone_change" ? "phone_change" : "confirmation"
+    } else if (request.tokenHash !== "" || request.email === "") {
       // A link: the token alone identifies the user.
       const link = request.tokenHash !== "" ? request.tokenHash : request.token
       const used = yield* store.useLink(yield* hasher.hash(Redacted.make(link)), purposes, now)
@@ -78,7 +99,6 @@ const useUp = (request: VerifyRequest) =>
       purpose = used.value.purpose
       flowStateId = used.value.flowStateId
     } else {
-      if (request.phone !== "") return yield* AuthError.otpExpired()
       const email = yield* ContactInput.email(request.email)
       // An email change's code comes with either address: the current one or the new one.
       const owner = Option.isSome(yield* users.findByEmail(email))
@@ -104,12 +124,23 @@ const useUp = (request: VerifyRequest) =>
         ? ({ _tag: "Waiting", pkce: Option.isSome(flowStateId) } as const)
         : ({ _tag: "Verified", user: confirmed.user, flowStateId, now } as const)
     }
-    // Proving that the mail arrived confirms the address, whichever mail it was.
-    const user = Option.isSome(found.value.emailConfirmedAt)
+    if (purpose === "phone_change") {
+      const changed = yield* ChangePhone.confirm(found.value, now)
+      yield* Telemetry.annotate("user.id", userId)
+      return { _tag: "Verified", user: changed, flowStateId, now } as const
+    }
+    // Proving that the message arrived confirms the address or number, whichever message it was.
+    const byText = request.phone !== ""
+    const confirmed = byText ? found.value.phoneConfirmedAt : found.value.emailConfirmedAt
+    const user = Option.isSome(confirmed)
       ? found.value
       : yield* users
-          .update(userId, { emailConfirmedAt: Option.some(now) }, now)
-          .pipe(Effect.catchAll(() => AuthError.emailLinkExpired()))
+          .update(
+            userId,
+            byText ? { phoneConfirmedAt: Option.some(now) } : { emailConfirmedAt: Option.some(now) },
+            now
+          )
+          .pipe(Effect.catchAll(() => (byText ? AuthError.otpExpired() : AuthError.emailLinkExpired())))
     yield* Telemetry.annotate("user.id", user.id)
     return { _tag: "Verified", user, flowStateId, now } as const
   })

@@ -16,7 +16,9 @@ import { Email } from "../../domain/User.js"
 import * as ConfigValues from "../ConfigValues.js"
 import * as TelemetryConfig from "../TelemetryConfig.js"
 import * as AuthConfigValues from "./AuthConfigValues.js"
+import * as CaptchaConfig from "./CaptchaConfig.js"
 import * as JwtKeys from "./JwtKeys.js"
+import * as SmsConfig from "./SmsConfig.js"
 
 /**
  * The auth service's configuration: the spec's variables with the `AUTHSVC_` prefix (all but
@@ -135,6 +137,10 @@ export interface AuthConfig {
   /** None without `SMTP_HOST` (empty counts as unset, as in Supabase Auth): no mail is sent. */
   readonly smtp: Option.Option<SmtpConfig>
   readonly mailer: MailerConfig
+  /** Texted codes and the SMS gateway (SmsConfig). */
+  readonly sms: SmsConfig.SmsConfig
+  /** `SECURITY_CAPTCHA_*`; none while captcha protection is off. */
+  readonly captcha: Option.Option<CaptchaConfig.CaptchaConfig>
   readonly rateLimit: RateLimitConfig
   readonly security: SecurityConfig
   readonly api: ApiConfig
@@ -370,6 +376,8 @@ const fields = Config.all({
   }),
   smtp: smtpFields,
   mailer: mailerFields,
+  sms: SmsConfig.sms,
+  captcha: CaptchaConfig.captcha,
   rateLimit: Config.all({
     header: Config.option(ConfigValues.headerName("AUTHSVC_RATE_LIMIT_HEADER")),
     tokenRefresh: AuthConfigValues.requestsPer(

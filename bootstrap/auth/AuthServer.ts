@@ -1,19 +1,24 @@
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as CaptchaProviders from "../../adapters/captcha/auth/CaptchaProviders.js"
 import * as HashingGate from "../../adapters/crypto/HashingGate.js"
 import * as PicomatchGlob from "../../adapters/glob/PicomatchGlob.js"
 import { AuthHttpConfig } from "../../adapters/http/auth/AuthHttpConfig.js"
 import * as ErrorResponse from "../../adapters/http/auth/ErrorResponse.js"
 import * as Routes from "../../adapters/http/auth/Routes.js"
 import * as Server from "../../adapters/http/Server.js"
+import * as GoTemplate from "../../adapters/mail/auth/GoTemplate.js"
 import * as SmtpMailer from "../../adapters/mail/auth/SmtpMailer.js"
 import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComposer.js"
 import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
 import * as DatabaseUnavailable from "../../adapters/postgres/DatabaseUnavailable.js"
 import * as Migrations from "../../adapters/postgres/Migrations.js"
+import * as NoSmsGateway from "../../adapters/sms/auth/NoSmsGateway.js"
+import * as SmsGateways from "../../adapters/sms/auth/SmsGateways.js"
 import { AuthSettings, noProviders } from "../../application/auth/AuthSettings.js"
 import { deliverForever } from "../../application/auth/DeliverMail.js"
 import { ensureSigningKey } from "../../application/auth/EnsureSigningKey.js"
@@ -47,6 +52,16 @@ const maxBodyBytes = 256 * 1024
 
 const serviceName = "latchkey-auth"
 
+/** `SMS_TEMPLATE` as a function of the code; the template was checked to parse at start. */
+const smsText = (template: string) => {
+  const parsed = GoTemplate.parse(template)
+  return (code: string) =>
+    Either.match(parsed, {
+      onLeft: () => code,
+      onRight: (compiled) => GoTemplate.renderText(compiled, { Code: code })
+    })
+}
+
 /** What the use cases read of the configuration. */
 export const settings = (config: AuthConfig) => {
   const allowList = RedirectAllowList.make(config.siteUrl, config.uriAllowList)
@@ -74,7 +89,20 @@ export const settings = (config: AuthConfig) => {
     anonymousEnabled: config.external.anonymousUsers,
     mailerAutoconfirm: config.mailerAutoconfirm,
     smsAutoconfirm: config.smsAutoconfirm,
-    smsProvider: "",
+    smsProvider: Option.match(config.sms.gateway, {
+      onNone: () => "",
+      onSome: (gateway) => gateway.provider
+    }),
+    sms: {
+      codeLength: config.sms.otpLength,
+      lifetime: Duration.seconds(config.sms.otpExpSeconds),
+      spacing: config.sms.maxFrequency,
+      text: smsText(config.sms.template),
+      testCode: (phone, now) =>
+        Option.exists(config.sms.testOtpValidUntil, (until) => now.getTime() >= until.getTime())
+          ? Option.none()
+          : Option.fromNullable(config.sms.testOtp.get(phone))
+    },
     manualLinkingEnabled: config.security.manualLinkingEnabled,
     updatePasswordRequiresReauthentication: config.security.updatePasswordRequireReauthentication,
     passwordPolicy: config.passwordPolicy,
@@ -152,7 +180,14 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
   })
   return Layer.merge(server, mail).pipe(
     Layer.provide(
-      Layer.mergeAll(settings(config), http, Telemetry.metrics(config.telemetry, { serviceName }))
+      Layer.mergeAll(
+        settings(config),
+        http,
+        Telemetry.metrics(config.telemetry, { serviceName }),
+        options.smsSender ??
+          Option.match(config.sms.gateway, { onNone: () => NoSmsGateway.layer, onSome: SmsGateways.layer }),
+        CaptchaProviders.layer(config.captcha)
+      )
     ),
     Layer.provide(prepared),
     Layer.provideMerge(core),

@@ -58,7 +58,8 @@ export const maxFailedAttempts = 5
 export const codeSubject = (userId: UserId, code: string): string => `${userId}:${code}`
 
 /**
- * The purposes a `type` of POST or GET /verify accepts. `email` is Supabase Auth's newer name
+ * The purposes a `type` of POST or GET /verify accepts (`sms` and `phone_change` with a phone
+ * number only). `email` is Supabase Auth's newer name
  * for any email code (sign-up confirmation, magic link, recovery); `magiclink` also confirms an
  * unconfirmed address, as a magic link to a new user does.
  */
@@ -76,6 +77,10 @@ export const purposesOf = (type: string): ReadonlyArray<Purpose> | undefined => 
       return ["confirmation", "magic_link", "recovery", "invite"]
     case "email_change":
       return ["email_change_current", "email_change_new"]
+    case "sms":
+      return ["confirmation"]
+    case "phone_change":
+      return ["phone_change"]
     default:
       return undefined
   }

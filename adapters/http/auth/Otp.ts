@@ -1,7 +1,9 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as AuthError from "../../../application/auth/AuthError.js"
 import { sendMagicLink } from "../../../application/auth/MagicLink.js"
+import { sendPhoneOtp } from "../../../application/auth/PhoneOtp.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
 import * as ErrorResponse from "./ErrorResponse.js"
@@ -20,8 +22,8 @@ const Body = Schema.Struct({
 
 /**
  * POST /otp — a one-time sign-in (supabase-js `signInWithOtp`): with an email, the magic link
- * (MagicLink.ts; `create_user` defaults to true); with a phone, a texted code, which comes with
- * the SMS gateways.
+ * (MagicLink.ts; `create_user` defaults to true); with a phone, a texted code (PhoneOtp.ts),
+ * answered with the gateway's `message_id` for a confirmed user, as Supabase Auth does.
  */
 export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
@@ -46,7 +48,15 @@ export const handle = (request: HttpRequest) =>
       return HttpMessage.json({})
     }
     if (phone !== "") {
-      return yield* AuthError.smsNotAvailable()
+      const sent = yield* sendPhoneOtp({
+        phone,
+        createUser: body.create_user ?? true,
+        data: body.data ?? {},
+        channel: body.channel ?? ""
+      })
+      return HttpMessage.json(
+        Option.match(sent.messageId, { onNone: () => ({}), onSome: (id) => ({ message_id: id }) })
+      )
     }
     return yield* AuthError.validationFailed("One of email or phone must be set")
   }).pipe(ErrorResponse.answering(request))

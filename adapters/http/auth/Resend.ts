@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { resend } from "../../../application/auth/Resend.js"
 import type { HttpRequest } from "../HttpMessage.js"
@@ -15,11 +16,11 @@ const Body = Schema.Struct({
   code_challenge_method: field(Schema.String)
 })
 
-/** POST /resend — a confirmation mailed again (supabase-js `resend`); `{}` whatever happened. */
+/** POST /resend — a confirmation sent again (supabase-js `resend`); `{}` whatever happened to mail. */
 export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
     const body = yield* JsonRequest.decode(Body)(request)
-    yield* resend({
+    const messageId = yield* resend({
       type: body.type ?? "",
       email: body.email ?? "",
       phone: body.phone ?? "",
@@ -27,5 +28,8 @@ export const handle = (request: HttpRequest) =>
       codeChallenge: body.code_challenge ?? "",
       codeChallengeMethod: body.code_challenge_method ?? ""
     })
-    return HttpMessage.json({})
+    // Supabase Auth names the gateway's message only when a text went out.
+    return HttpMessage.json(
+      Option.match(messageId, { onNone: () => ({}), onSome: (id) => ({ message_id: id }) })
+    )
   }).pipe(ErrorResponse.answering(request))

@@ -1,10 +1,13 @@
 import type { AuthSettings } from "../../../application/auth/AuthSettings.js"
+import type { CaptchaSettings } from "../../../application/auth/Captcha.js"
 import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
+import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
 import type { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
 import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeTokenStore.js"
 import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
+import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
 import type { TokenSealer } from "../../../application/auth/ports/TokenSealer.js"
 import type { Transactions } from "../../../application/auth/ports/Transactions.js"
 import type { UserRepository } from "../../../application/auth/ports/UserRepository.js"
@@ -53,6 +56,9 @@ export type Services =
   | OneTimeTokenStore
   | FlowStateStore
   | Transactions
+  | SmsSender
+  | CaptchaSettings
+  | CaptchaVerifier
 
 /**
  * Supabase Auth reads every body as JSON whatever its type; these are the types clients send

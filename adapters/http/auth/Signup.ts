@@ -48,6 +48,7 @@ export const handle = (request: HttpRequest) =>
       codeChallenge: body.code_challenge ?? "",
       codeChallengeMethod: body.code_challenge_method ?? "",
       redirectTo: new URLSearchParams(request.query).get("redirect_to") ?? "",
+      channel: body.channel ?? "",
       client
     })
     return outcome._tag === "SignedIn"

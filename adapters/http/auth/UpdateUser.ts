@@ -21,6 +21,7 @@ const Body = Schema.Struct({
   data: field(Metadata),
   app_metadata: field(Metadata),
   code_challenge: field(Schema.String),
+  channel: field(Schema.String),
   code_challenge_method: field(Schema.String)
 })
 
@@ -38,7 +39,8 @@ export const handle = (request: HttpRequest) =>
       appMetadata: Option.fromNullable(body.app_metadata),
       redirectTo: new URLSearchParams(request.query).get("redirect_to") ?? "",
       codeChallenge: body.code_challenge ?? "",
-      codeChallengeMethod: body.code_challenge_method ?? ""
+      codeChallengeMethod: body.code_challenge_method ?? "",
+      channel: body.channel ?? ""
     })
     return HttpMessage.json(UserJson.encode(updated.user, updated.identities))
   }).pipe(ErrorResponse.answering(request))

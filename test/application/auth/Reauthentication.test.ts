@@ -39,7 +39,8 @@ const passwordChange = (password: string, nonce: string) => ({
   appMetadata: Option.none(),
   redirectTo: "",
   codeChallenge: "",
-  codeChallengeMethod: ""
+  codeChallengeMethod: "",
+  channel: ""
 })
 
 describe("reauthentication, on memory adapters under TestClock", () => {

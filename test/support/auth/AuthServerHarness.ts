@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
 import * as AuthConfig from "../../../bootstrap/auth/AuthConfig.js"
 import * as AuthEnvironment from "../../../bootstrap/auth/AuthEnvironment.js"
 import * as AuthServer from "../../../bootstrap/auth/AuthServer.js"
@@ -36,6 +37,8 @@ export const start = (
     readonly databaseUrl?: Option.Option<string>
     /** How long the instance reuses the stored signing keys it read (AuthServer.ServeOptions). */
     readonly keyCacheLifetime?: Duration.DurationInput
+    /** The SMS gateway, over the one the variables name: a real adapter pointed at a local fake. */
+    readonly smsSender?: Layer.Layer<SmsSender>
   } = {}
 ) =>
   Effect.gen(function* () {
@@ -63,9 +66,12 @@ export const start = (
       Effect.withConfigProvider(AuthConfig.server, AuthEnvironment.provider(variables))
     )
     yield* Effect.forkScoped(
-      Layer.launch(AuthServer.serve(config, { keyCacheLifetime: options.keyCacheLifetime })).pipe(
-        Effect.orDie
-      )
+      Layer.launch(
+        AuthServer.serve(config, {
+          keyCacheLifetime: options.keyCacheLifetime,
+          smsSender: options.smsSender
+        })
+      ).pipe(Effect.orDie)
     )
     const baseUrl = `http://127.0.0.1:${port}`
     yield* Effect.tryPromise(() => fetch(`${baseUrl}/health`)).pipe(

@@ -13,6 +13,7 @@ import { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import type * as Mail from "../../../domain/auth/Mail.js"
 import { authPolicy } from "../../../domain/auth/RefreshPolicy.js"
 import * as PasswordPolicy from "../../../domain/PasswordPolicy.js"
+import * as SentTexts from "./SentTexts.js"
 
 /** The reuse interval of these settings. */
 export const reuseInterval = Duration.seconds(10)
@@ -43,7 +44,14 @@ export const settings = (overrides: Partial<Settings> = {}) =>
     anonymousEnabled: true,
     mailerAutoconfirm: true,
     smsAutoconfirm: true,
-    smsProvider: "",
+    smsProvider: "memory",
+    sms: {
+      codeLength: 6,
+      lifetime: Duration.minutes(1),
+      spacing: Duration.minutes(1),
+      text: (code) => `Your code is ${code}`,
+      testCode: () => Option.none()
+    },
     manualLinkingEnabled: false,
     updatePasswordRequiresReauthentication: false,
     passwordPolicy: PasswordPolicy.make({}),
@@ -78,7 +86,8 @@ export const layer = (overrides: Partial<Settings> = {}) =>
     AesGcmTokenSealer.layer,
     PasswordHasherMemory.layer,
     Sha256SecretHasher.layer,
-    RandomTokenMint.layer
+    RandomTokenMint.layer,
+    SentTexts.layer
   )
 
 /** A sign-up request as supabase-js `signUp({ email, password })` sends it, nothing else set. */
@@ -90,5 +99,6 @@ export const emailSignup = (email: string, password: string) => ({
   codeChallenge: "",
   codeChallengeMethod: "",
   redirectTo: "",
+  channel: "",
   client: { userAgent: Option.none(), ip: Option.none() }
 })

@@ -1,0 +1,104 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Mail from "../../domain/auth/Mail.js"
+import { type Phone, User } from "../../domain/User.js"
+import { TokenMint } from "../ports/TokenMint.js"
+import * as AuthError from "./AuthError.js"
+import { AuthSettings } from "./AuthSettings.js"
+import * as NewUser from "./NewUser.js"
+import { MailOutbox } from "./ports/MailOutbox.js"
+import type { Channel } from "./ports/SmsSender.js"
+import { Transactions } from "./ports/Transactions.js"
+import { UserRepository } from "./ports/UserRepository.js"
+import * as SendSms from "./SendSms.js"
+
+/**
+ * Asks `user` to confirm moving to the number `to`, as Supabase Auth's phone change: the number
+ * is kept as the user's `new_phone` and a code is texted to it (SendSms), both in one
+ * transaction, so a refused text leaves nothing pending. Returns the user with the change pending.
+ */
+export const request = (input: {
+  readonly user: User
+  readonly to: Phone
+  readonly channel: Channel
+  readonly now: Date
+}) =>
+  Effect.gen(function* () {
+    const users = yield* UserRepository
+    const { user, to, now } = input
+    return yield* Effect.flatMap(Transactions, (transactions) =>
+      transactions.run(
+        Effect.gen(function* () {
+          const pending = yield* users.update(
+            user.id,
+            { phoneChange: Option.some(to), phoneChangeSentAt: Option.some(now) },
+            now
+          )
+          yield* SendSms.send({
+            user: pending,
+            purpose: "phone_change",
+            otpType: "phone_change",
+            to,
+            channel: input.channel,
+            now
+          })
+          return pending
+        })
+      )
+    ).pipe(
+      Effect.catchTags({
+        UserNotFound: () => AuthError.userFromJwtNotFound(),
+        EmailExists: () => AuthError.emailExists(),
+        PhoneExists: () => AuthError.phoneExists()
+      })
+    )
+  })
+
+/**
+ * The pending phone change confirmed by its code: the number becomes the user's, confirmed, with
+ * a `phone` identity carrying it, and the user's address hears of it when
+ * `MAILER_NOTIFICATIONS_PHONE_CHANGED_ENABLED`. A change no longer pending is an expired code.
+ */
+export const confirm = (user: User, now: Date) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    const users = yield* UserRepository
+    const identity = NewUser.identity({
+      id: NewUser.newIdentityId(yield* (yield* TokenMint).uuid),
+      user: new User({ ...user, phone: user.phoneChange, phoneConfirmedAt: Option.some(now) }),
+      provider: "phone",
+      data: {},
+      now
+    })
+    const outcome = yield* users
+      .confirmChange({ userId: user.id, field: "phone", needed: 1, identity, now })
+      .pipe(
+        Effect.catchTags({
+          UserNotFound: () => AuthError.otpExpired(),
+          EmailExists: () => AuthError.emailExists(),
+          PhoneExists: () => AuthError.phoneExists()
+        })
+      )
+    if (outcome._tag !== "Changed") return yield* AuthError.otpExpired()
+    const changed = outcome.user
+    const email = changed.email
+    if (settings.notifications.has("phone_changed_notification") && Option.isSome(email)) {
+      yield* Effect.flatMap(MailOutbox, (outbox) =>
+        outbox.enqueue(
+          new Mail.Message({
+            kind: "phone_changed_notification",
+            to: email.value,
+            variables: {
+              SiteURL: settings.siteUrl,
+              Email: email.value,
+              Phone: Option.getOrElse(changed.phone, () => ""),
+              OldPhone: Option.getOrElse(outcome.previous, () => ""),
+              Data: changed.userMetadata
+            }
+          }),
+          now
+        )
+      )
+    }
+    return changed
+  })

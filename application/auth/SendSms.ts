@@ -1,0 +1,102 @@
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type { Purpose } from "../../domain/auth/OneTimeToken.js"
+import { constantTimeEqual } from "../../domain/ConstantTime.js"
+import type { Phone, User } from "../../domain/User.js"
+import { TokenMint } from "../ports/TokenMint.js"
+import * as AuthError from "./AuthError.js"
+import { AuthSettings } from "./AuthSettings.js"
+import { type Channel, SmsSender } from "./ports/SmsSender.js"
+import * as SendVerification from "./SendVerification.js"
+
+/** Supabase Auth's answer to a `channel` other than `sms`, or `whatsapp` on a gateway without it. */
+const invalidChannel =
+  "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider."
+
+/** The request's `channel` (`sms` when absent, as Supabase Auth defaults it), checked against the gateway. */
+export const channel = (input: string) =>
+  Effect.gen(function* () {
+    const sender = yield* SmsSender
+    const chosen = input === "" ? "sms" : input
+    if (chosen !== "sms" && chosen !== "whatsapp") return yield* AuthError.validationFailed(invalidChannel)
+    // Without a gateway the use case answers that texts cannot be sent; the channel is no matter.
+    if (sender.provider !== "" && !sender.supports(chosen)) {
+      return yield* AuthError.validationFailed(invalidChannel)
+    }
+    return chosen satisfies Channel
+  })
+
+export interface TextedCode {
+  readonly user: User
+  readonly purpose: Purpose
+  /** Supabase Auth's name of the code in its error message: `confirmation`, `phone_change`, … */
+  readonly otpType: string
+  readonly to: Phone
+  readonly channel: Channel
+  readonly now: Date
+}
+
+/**
+ * A one-time code for `user`, stored as a digest (replacing their last one of the purpose) and
+ * texted through the gateway while the request waits, as in Supabase Auth, so that a refused
+ * number is answered at once (`sms_send_failed` with the gateway's words). At most one text of
+ * a purpose per `SMS_MAX_FREQUENCY`. A test number (`SMS_TEST_OTP`) gets its fixed code and no
+ * text. Joins the caller's transaction: a refused text leaves no token behind. Returns the
+ * gateway's id of the message (`test-otp` for a test number).
+ */
+export const send = (texted: TextedCode) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    const sender = yield* SmsSender
+    const mint = yield* TokenMint
+    const testCode = settings.sms.testCode(texted.to, texted.now)
+    if (Option.isNone(testCode) && sender.provider === "") return yield* AuthError.smsNotAvailable()
+    const code = Option.isSome(testCode)
+      ? Redacted.make(testCode.value)
+      : yield* mint.code(settings.sms.codeLength)
+    yield* SendVerification.store({
+      user: texted.user,
+      purpose: texted.purpose,
+      to: texted.to,
+      // Texts carry no link; the link form is random and never sent.
+      link: yield* mint.token("verification"),
+      code,
+      lifetime: settings.sms.lifetime,
+      flowStateId: Option.none(),
+      spacing: Option.some(settings.sms.spacing),
+      now: texted.now
+    }).pipe(
+      Effect.catchTag("IssuedTooSoon", (error) =>
+        AuthError.smsSentTooRecently(
+          (error.lastIssuedAt.getTime() + Duration.toMillis(settings.sms.spacing) - texted.now.getTime()) /
+            1000
+        )
+      )
+    )
+    if (Option.isSome(testCode)) return "test-otp"
+    return yield* sender
+      .send({ to: texted.to, body: settings.sms.text(Redacted.value(code)), channel: texted.channel, code })
+      .pipe(
+        Effect.catchTag("SmsSendFailed", (error) => AuthError.smsSendFailed(texted.otpType, error.message))
+      )
+  })
+
+/**
+ * Whether `code` is the one texted to `phone` for `user` and one of `purposes`, used up if so:
+ * a test number's fixed code; for a gateway that keeps its own codes (Twilio Verify), the
+ * gateway's verdict; otherwise the stored digest (OneTimeTokenStore, a few wrong codes end it).
+ */
+export const check = (user: User, phone: Phone, purposes: ReadonlyArray<Purpose>, code: string, now: Date) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    const testCode = settings.sms.testCode(phone, now)
+    if (Option.isSome(testCode)) return constantTimeEqual(testCode.value, code)
+    const sender = yield* SmsSender
+    if (Option.isSome(sender.check)) {
+      // Supabase Auth reads any failure of the gateway's check as a wrong code.
+      return yield* sender.check.value(phone, Redacted.make(code)).pipe(Effect.orElseSucceed(() => false))
+    }
+    return yield* SendVerification.useCode(user, purposes, code, now)
+  })
