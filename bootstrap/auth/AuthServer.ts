@@ -20,8 +20,10 @@ import * as Migrations from "../../adapters/postgres/Migrations.js"
 import * as NoSmsGateway from "../../adapters/sms/auth/NoSmsGateway.js"
 import * as SmsGateways from "../../adapters/sms/auth/SmsGateways.js"
 import { AuthSettings, noProviders } from "../../application/auth/AuthSettings.js"
+import type { CaptchaSettings } from "../../application/auth/Captcha.js"
 import { deliverForever } from "../../application/auth/DeliverMail.js"
 import { ensureSigningKey } from "../../application/auth/EnsureSigningKey.js"
+import type { CaptchaVerifier } from "../../application/auth/ports/CaptchaVerifier.js"
 import type { SmsSender } from "../../application/auth/ports/SmsSender.js"
 import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
 import * as RedirectAllowList from "../../domain/RedirectAllowList.js"
@@ -42,6 +44,8 @@ export interface ServeOptions {
   readonly warnings?: ReadonlyArray<string> | undefined
   /** The SMS gateway, over the one `SMS_PROVIDER` names (the development inbox's sink). */
   readonly smsSender?: Layer.Layer<SmsSender> | undefined
+  /** Captcha protection, over the one `SECURITY_CAPTCHA_*` configures (a provider's local fake). */
+  readonly captcha?: Layer.Layer<CaptchaSettings | CaptchaVerifier> | undefined
 }
 
 /** A request waits at most this long for the database: a stalled database costs a 503. */
@@ -186,7 +190,7 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
         Telemetry.metrics(config.telemetry, { serviceName }),
         options.smsSender ??
           Option.match(config.sms.gateway, { onNone: () => NoSmsGateway.layer, onSome: SmsGateways.layer }),
-        CaptchaProviders.layer(config.captcha)
+        options.captcha ?? CaptchaProviders.layer(config.captcha)
       )
     ),
     Layer.provide(prepared),

@@ -3,6 +3,7 @@ import * as Schema from "effect/Schema"
 import { sendMagicLink } from "../../../application/auth/MagicLink.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
+import * as CaptchaGuard from "./CaptchaGuard.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
@@ -17,6 +18,7 @@ const Body = Schema.Struct({
 /** POST /magiclink — the older form of /otp with an email: a magic link, the user made if new. */
 export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
+    yield* CaptchaGuard.guard(request)
     const body = yield* JsonRequest.decode(Body)(request)
     yield* sendMagicLink({
       email: body.email ?? "",

@@ -6,6 +6,7 @@ import { sendMagicLink } from "../../../application/auth/MagicLink.js"
 import { sendPhoneOtp } from "../../../application/auth/PhoneOtp.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
+import * as CaptchaGuard from "./CaptchaGuard.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
@@ -27,6 +28,7 @@ const Body = Schema.Struct({
  */
 export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
+    yield* CaptchaGuard.guard(request)
     const body = yield* JsonRequest.decode(Body)(request)
     const email = body.email ?? ""
     const phone = body.phone ?? ""

@@ -3,6 +3,7 @@ import * as Schema from "effect/Schema"
 import { recover } from "../../../application/auth/Recover.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
+import * as CaptchaGuard from "./CaptchaGuard.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
@@ -16,6 +17,7 @@ const Body = Schema.Struct({
 /** POST /recover — a recovery mail (supabase-js `resetPasswordForEmail`); `{}` whoever asked. */
 export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
+    yield* CaptchaGuard.guard(request)
     const body = yield* JsonRequest.decode(Body)(request)
     yield* recover({
       email: body.email ?? "",

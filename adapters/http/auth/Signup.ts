@@ -5,6 +5,7 @@ import { signup } from "../../../application/auth/Signup.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
 import { AuthHttpConfig } from "./AuthHttpConfig.js"
+import * as CaptchaGuard from "./CaptchaGuard.js"
 import * as ClientInfo from "./ClientInfo.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as JsonRequest from "./JsonRequest.js"
@@ -29,6 +30,7 @@ const Body = Schema.Struct({
  */
 export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
+    yield* CaptchaGuard.guard(request)
     const body = yield* JsonRequest.decode(Body)(request)
     const client = ClientInfo.of(request)
     const data = body.data ?? {}

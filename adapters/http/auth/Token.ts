@@ -8,6 +8,7 @@ import { signInWithPassword } from "../../../application/auth/SignInWithPassword
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
 import { AuthHttpConfig } from "./AuthHttpConfig.js"
+import * as CaptchaGuard from "./CaptchaGuard.js"
 import * as ClientInfo from "./ClientInfo.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as JsonRequest from "./JsonRequest.js"
@@ -92,6 +93,8 @@ const idToken = (request: HttpRequest) =>
 export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
     const grant = grantType(request.query)
+    // As Supabase Auth: every grant but these needs a captcha, an unknown one included.
+    if (!["pkce", "refresh_token", "id_token"].includes(grant)) yield* CaptchaGuard.guard(request)
     const known = ["password", "refresh_token", "pkce", "id_token", "web3"]
     if (!known.includes(grant)) return yield* AuthError.unsupportedGrantType()
     const config = yield* AuthHttpConfig

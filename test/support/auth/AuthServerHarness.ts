@@ -6,6 +6,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import type { CaptchaSettings } from "../../../application/auth/Captcha.js"
+import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
 import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
 import * as AuthConfig from "../../../bootstrap/auth/AuthConfig.js"
 import * as AuthEnvironment from "../../../bootstrap/auth/AuthEnvironment.js"
@@ -39,6 +41,8 @@ export const start = (
     readonly keyCacheLifetime?: Duration.DurationInput
     /** The SMS gateway, over the one the variables name: a real adapter pointed at a local fake. */
     readonly smsSender?: Layer.Layer<SmsSender>
+    /** Captcha protection: a real provider adapter pointed at a local fake. */
+    readonly captcha?: Layer.Layer<CaptchaSettings | CaptchaVerifier>
   } = {}
 ) =>
   Effect.gen(function* () {
@@ -69,7 +73,8 @@ export const start = (
       Layer.launch(
         AuthServer.serve(config, {
           keyCacheLifetime: options.keyCacheLifetime,
-          smsSender: options.smsSender
+          smsSender: options.smsSender,
+          captcha: options.captcha
         })
       ).pipe(Effect.orDie)
     )
