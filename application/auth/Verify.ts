@@ -145,6 +145,12 @@ const useUp = (request: VerifyRequest) =>
     return { _tag: "Verified", user, flowStateId, now } as const
   })
 
+/**
+ * The request's checks alone, nothing looked up or used: what a link shown on a confirmation page
+ * first (`MAILER_LINK_CONFIRMATION_PAGE`) answers when it could never work, as following it would.
+ */
+export const check = Telemetry.fn("Verify.check")((request: VerifyRequest) => Effect.asVoid(checked(request)))
+
 /** Supabase Auth's words when one address of a secure email change has confirmed and the other has not. */
 export const otherAddressPending =
   "Confirmation link accepted. Please proceed to confirm link sent to the other email"

@@ -109,6 +109,8 @@ export interface MailerConfig {
   readonly templates: Partial<Record<Mail.Kind, string>>
   /** The notifications whose `MAILER_NOTIFICATIONS_<KIND>_ENABLED` is on. */
   readonly notifications: ReadonlySet<Mail.Notification>
+  /** `MAILER_LINK_CONFIRMATION_PAGE`: GET /verify shows a button to press instead of using the link. */
+  readonly linkConfirmationPage: boolean
 }
 
 /** Supabase Auth's default lifetime of a mailed link or code: a day. */
@@ -326,6 +328,7 @@ const mailerFields = Config.all({
   templates: templatesField,
   notifications: notificationsField,
   secureEmailChange: ConfigValues.bool("AUTHSVC_MAILER_SECURE_EMAIL_CHANGE_ENABLED", true),
+  linkConfirmationPage: ConfigValues.bool("AUTHSVC_MAILER_LINK_CONFIRMATION_PAGE", false),
   // The spec's 900 s; a bare number is seconds, a Go duration (`1m30s`) also reads.
   maxFrequency: AuthConfigValues.secondsOrDuration("AUTHSVC_SMTP_MAX_FREQUENCY", Duration.seconds(900)),
   otpExp: AuthConfigValues.wholeNumberNamed("AUTHSVC_MAILER_OTP_EXP", defaultOtpExpSeconds),
@@ -351,7 +354,8 @@ const mailerFields = Config.all({
       secureEmailChange: fields.secureEmailChange,
       maxFrequency: fields.maxFrequency,
       templates: fields.templates,
-      notifications: fields.notifications
+      notifications: fields.notifications,
+      linkConfirmationPage: fields.linkConfirmationPage
     })
   )
 )

@@ -147,7 +147,8 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
   const http = Layer.succeed(AuthHttpConfig, {
     version: Version.version,
     tokenLimit: config.rateLimit.tokenRefresh,
-    anonymousLimit: config.rateLimit.anonymousUsers
+    anonymousLimit: config.rateLimit.anonymousUsers,
+    linkConfirmationPage: config.mailer.linkConfirmationPage
   })
   const server = Layer.scopedDiscard(
     Server.serve({

@@ -86,6 +86,7 @@ export const read: ReadonlySet<string> = new Set(
       (kind) => `MAILER_NOTIFICATIONS_${kind.replace(/_notification$/, "").toUpperCase()}_ENABLED`
     ),
     "MAILER_SECURE_EMAIL_CHANGE_ENABLED",
+    "MAILER_LINK_CONFIRMATION_PAGE",
     "MAILER_OTP_LENGTH",
     "MAILER_URLPATHS_INVITE",
     "MAILER_URLPATHS_CONFIRMATION",

@@ -11,5 +11,11 @@ export class AuthHttpConfig extends Context.Tag("latchkey/auth/AuthHttpConfig")<
     readonly tokenLimit: Limit
     /** `RATE_LIMIT_ANONYMOUS_USERS`: anonymous sign-ins per client address. */
     readonly anonymousLimit: Limit
+    /**
+     * `MAILER_LINK_CONFIRMATION_PAGE`: GET /verify shows a page whose button uses the link's
+     * token, so that mail scanners and link previews, which follow links but press no buttons,
+     * leave it working.
+     */
+    readonly linkConfirmationPage: boolean
   }
 >() {}

@@ -80,7 +80,8 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   Route.make("GET", "/user", GetUser.handle, { cors: true }),
   Route.make("PUT", "/user", UpdateUser.handle, { accepts: json, cors: true }),
   Route.make("POST", "/logout", Logout.handle, { accepts: json, cors: true }),
-  Route.make("POST", "/verify", Verify.handlePost, { accepts: json, cors: true }),
+  // Also the form of the page GET /verify shows with MAILER_LINK_CONFIRMATION_PAGE.
+  Route.make("POST", "/verify", Verify.handlePost, { accepts: [...json, Verify.formType], cors: true }),
   Route.make("GET", "/verify", Verify.handleGet, { cors: true }),
   Route.make("POST", "/resend", Resend.handle, { accepts: json, cors: true }),
   Route.make("POST", "/recover", Recover.handle, { accepts: json, cors: true }),

@@ -4,6 +4,7 @@ import * as Schema from "effect/Schema"
 import type * as AuthError from "../../../application/auth/AuthError.js"
 import { AuthSettings } from "../../../application/auth/AuthSettings.js"
 import {
+  check,
   followLink,
   otherAddressPending,
   type VerifyRequest,
@@ -11,11 +12,13 @@ import {
 } from "../../../application/auth/Verify.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
+import { AuthHttpConfig } from "./AuthHttpConfig.js"
 import * as ClientInfo from "./ClientInfo.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
 import * as SessionJson from "./SessionJson.js"
+import * as VerifyPage from "./VerifyPage.js"
 
 const Body = Schema.Struct({
   type: field(Schema.String),
@@ -26,8 +29,11 @@ const Body = Schema.Struct({
   redirect_to: field(Schema.String)
 })
 
-/** POST /verify — a mailed code or link token used (supabase-js `verifyOtp`): the session. */
-export const handlePost = (request: HttpRequest) =>
+/** The body of the confirmation page's form (VerifyPage), which POST /verify takes beside JSON. */
+export const formType = "application/x-www-form-urlencoded"
+
+/** POST /verify as supabase-js `verifyOtp` sends it: a mailed code or link token used, the session. */
+const verifyJson = (request: HttpRequest) =>
   Effect.gen(function* () {
     const body = yield* JsonRequest.decode(Body)(request)
     const type = body.type ?? ""
@@ -45,7 +51,7 @@ export const handlePost = (request: HttpRequest) =>
     }
     // The spec names the verification type in the answer, beside Supabase Auth's session fields.
     return HttpMessage.json(SessionJson.encode(verified.grant, { type }))
-  }).pipe(ErrorResponse.answering(request))
+  })
 
 /** Supabase Auth's `error` of a redirect, by the status the same error has as a JSON answer. */
 const oauthError = (status: number): string | undefined =>
@@ -67,30 +73,37 @@ const withFragment = (url: string, params: Record<string, string>) => {
 
 const seeOther = (location: string) => HttpMessage.empty(303, { location })
 
+/** The link's parameters from a query or a form body (the first of a repeated one, as Go reads them). */
+const linkOf = (params: URLSearchParams): VerifyPage.Link => ({
+  type: params.get("type") ?? "",
+  token: params.get("token") ?? "",
+  redirectTo: params.get("redirect_to") ?? ""
+})
+
+const verifyRequestOf = (link: VerifyPage.Link, request: HttpRequest): VerifyRequest => ({
+  type: link.type,
+  token: link.token,
+  tokenHash: "",
+  email: "",
+  phone: "",
+  client: ClientInfo.of(request)
+})
+
 /**
- * GET /verify — a mailed link followed: the token used up and the browser sent to `redirect_to`
- * (checked against the allow list, else `SITE_URL`) with the session in the fragment, as
- * Supabase Auth does (`access_token`, `expires_at`, `expires_in`, `refresh_token`,
- * `token_type`, `type`, and its `sb` marker), or, when one address of a secure email change
- * has confirmed, with Supabase Auth's note that the other must too. A token that does not work redirects with
- * `error`, `error_code` and `error_description` in the fragment; a request missing what a link
- * always has is answered as JSON, as there.
+ * A mailed link used: the token used up and the browser sent to `redirect_to` (checked against
+ * the allow list, else `SITE_URL`) with the session in the fragment, as Supabase Auth does
+ * (`access_token`, `expires_at`, `expires_in`, `refresh_token`, `token_type`, `type`, and its
+ * `sb` marker), or, when one address of a secure email change has confirmed, with Supabase
+ * Auth's note that the other must too. A token that does not work redirects with `error`,
+ * `error_code` and `error_description` in the fragment; a request missing what a link always
+ * has is answered as JSON, as there.
  */
-export const handleGet = (request: HttpRequest) =>
+const useLink = (link: VerifyPage.Link, request: HttpRequest) =>
   Effect.gen(function* () {
-    const query = new URLSearchParams(request.query)
     const settings = yield* AuthSettings
-    const target = settings.redirectTarget(query.get("redirect_to") ?? "")
-    const type = query.get("type") ?? ""
-    const verifyRequest: VerifyRequest = {
-      type,
-      token: query.get("token") ?? "",
-      tokenHash: "",
-      email: "",
-      phone: "",
-      client: ClientInfo.of(request)
-    }
-    return yield* followLink(verifyRequest).pipe(
+    const target = settings.redirectTarget(link.redirectTo)
+    const type = link.type
+    return yield* followLink(verifyRequestOf(link, request)).pipe(
       Effect.map((followed) => {
         if (followed._tag === "Waiting") {
           // As Supabase Auth: the note in the fragment, and in the query too in a PKCE flow.
@@ -133,4 +146,37 @@ export const handleGet = (request: HttpRequest) =>
         }
       )
     )
+  })
+
+/**
+ * POST /verify: supabase-js `verifyOtp` in JSON (Supabase Auth reads any body as JSON, so every
+ * other type goes that way too), or the confirmation page's form, answered as GET /verify
+ * answers a link it uses.
+ */
+export const handlePost = (request: HttpRequest) =>
+  Effect.gen(function* () {
+    return yield* HttpMessage.mediaType(HttpMessage.header(request, "content-type")) === formType
+      ? useLink(linkOf(new URLSearchParams(request.body)), request)
+      : verifyJson(request)
+  }).pipe(ErrorResponse.answering(request))
+
+/**
+ * GET /verify — a mailed link followed. As Supabase Auth, it uses the link (`useLink`), unless
+ * nobody can have followed it: a HEAD or a browser's prefetch (VerifyPage.isPrefetch) never
+ * uses a token. With `MAILER_LINK_CONFIRMATION_PAGE` no GET uses one: mail scanners and link
+ * previews open every link of a mail, and the person would find theirs used up. They all get
+ * the confirmation page instead, whose button posts the link back (`handlePost`); a link that
+ * could never work (no type, an unknown type, no token) is answered as following it would be.
+ * The page tells nothing of the token: it is not looked up until the press.
+ */
+export const handleGet = (request: HttpRequest) =>
+  Effect.gen(function* () {
+    const config = yield* AuthHttpConfig
+    const link = linkOf(new URLSearchParams(request.query))
+    if (!config.linkConfirmationPage && request.method === "GET" && !VerifyPage.isPrefetch(request)) {
+      return yield* useLink(link, request)
+    }
+    yield* check(verifyRequestOf(link, request))
+    const settings = yield* AuthSettings
+    return VerifyPage.render(link, settings.redirectTarget(link.redirectTo))
   }).pipe(ErrorResponse.answering(request))
