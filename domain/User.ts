@@ -25,34 +25,28 @@ export type Email = typeof Email.Type
 
 const e164 = /^\+[1-9][0-9]{1,14}$/
 
-/** A phone number in E.164: `+`, then 2 to 15 digits, the first not zero. */
+const invalidPhoneMessage = "Invalid phone number format (E.164 required)"
+
+/**
+ * A phone number in E.164: `+`, then 2 to 15 digits, the first not zero. This is the shape a
+ * stored number has; turning what a client typed into one takes the numbering plans of every
+ * country, which the `PhoneNumbers` port of the auth service knows.
+ */
 export const Phone = Schema.String.pipe(
-  Schema.pattern(e164, { message: () => "Invalid phone number format (E.164 required)" }),
+  Schema.pattern(e164, { message: () => invalidPhoneMessage }),
   Schema.brand("Phone")
 )
 export type Phone = typeof Phone.Type
 
-/** A phone number that is not E.164 even after the separators people type were removed. */
+/** What a client typed cannot be read as a phone number in international form. */
 export class InvalidPhone extends Schema.TaggedError<InvalidPhone>()("InvalidPhone", {
   input: Schema.String,
   message: Schema.String
 }) {}
 
-const isPhone = Schema.is(Phone)
-
-/**
- * Turns what a user typed into E.164. Supabase Auth accepts the number with or without the
- * leading `+` and with spaces; dashes and tabs are dropped as well, since people copy numbers
- * formatted that way. Anything else (letters, brackets, a `00` prefix) is refused rather than
- * guessed at.
- */
-export const normalizePhone = (input: string): Either.Either<Phone, InvalidPhone> => {
-  const compact = input.replace(/[\s-]/g, "")
-  const candidate = compact.startsWith("+") ? compact : `+${compact}`
-  return isPhone(candidate)
-    ? Either.right(candidate)
-    : Either.left(new InvalidPhone({ input, message: "Invalid phone number format (E.164 required)" }))
-}
+/** The refusal of `input`, in Supabase Auth's words. */
+export const invalidPhone = (input: string): InvalidPhone =>
+  new InvalidPhone({ input, message: invalidPhoneMessage })
 
 const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 

@@ -6,12 +6,13 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Ban from "../../domain/Ban.js"
 import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
-import { Email, normalizePhone, type User } from "../../domain/User.js"
+import { Email, type User } from "../../domain/User.js"
 import { PasswordHasher } from "../ports/PasswordHasher.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as IssueSession from "./IssueSession.js"
+import { PhoneNumbers } from "./ports/PhoneNumbers.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
 /** `POST /token?grant_type=password`, as decoded from the body (`""` when absent). */
@@ -31,8 +32,9 @@ export interface PasswordGrant {
 const decodeEmail = Schema.decodeUnknownOption(Email)
 
 /**
- * The user a sign-in names. An address that is not one (a malformed email, a number that is not
- * E.164) names nobody: the answer is the same as for an unknown user, as Supabase Auth's is.
+ * The user a sign-in names. An address that is not one (a malformed email, digits that cannot be
+ * a phone number) names nobody: the answer is the same as for an unknown user, as Supabase
+ * Auth's is.
  */
 const find = (request: PasswordGrantRequest) =>
   Effect.gen(function* () {
@@ -43,7 +45,8 @@ const find = (request: PasswordGrantRequest) =>
         onSome: users.findByEmail
       })
     }
-    return yield* Either.match(normalizePhone(request.phone), {
+    const numbers = yield* PhoneNumbers
+    return yield* Either.match(numbers.parse(request.phone), {
       onLeft: () => Effect.succeedNone,
       onRight: users.findByPhone
     })

@@ -5,8 +5,9 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as GoTemplate from "../../adapters/mail/auth/GoTemplate.js"
+import * as LibphonenumberPhoneNumbers from "../../adapters/phone/auth/LibphonenumberPhoneNumbers.js"
 import * as SmsGateways from "../../adapters/sms/auth/SmsGateways.js"
-import { normalizePhone, type Phone } from "../../domain/User.js"
+import type { Phone } from "../../domain/User.js"
 import * as ConfigValues from "../ConfigValues.js"
 import * as AuthConfigValues from "./AuthConfigValues.js"
 
@@ -231,8 +232,8 @@ const testOtpExpected = "expected phone:code pairs separated by commas, e.g. 155
 
 /**
  * `SMS_TEST_OTP` as Supabase Auth reads a map (`phone:code,phone:code`). Its numbers, written
- * with or without `+`, become E.164 as phones are stored here; one that is not a phone number
- * could never match a user and is refused.
+ * with or without `+`, are read as clients' numbers are and kept in E.164, as phones are stored
+ * here; one that is not a phone number could never match a user and is refused.
  */
 export const parseTestOtp = (value: string): Either.Either<ReadonlyMap<Phone, string>, string> => {
   const codes = new Map<Phone, string>()
@@ -242,7 +243,7 @@ export const parseTestOtp = (value: string): Either.Either<ReadonlyMap<Phone, st
     const phone = parts[0]?.trim() ?? ""
     const code = parts[1]?.trim() ?? ""
     if (parts.length !== 2 || phone === "" || code === "") return Either.left(testOtpExpected)
-    const normalized = normalizePhone(phone)
+    const normalized = LibphonenumberPhoneNumbers.parse(phone)
     if (Either.isLeft(normalized)) return Either.left(`expected phone numbers in E.164, not ${phone}`)
     codes.set(normalized.right, code)
   }

@@ -70,42 +70,14 @@ describe("User.Phone", () => {
   })
 })
 
-describe("User.normalizePhone", () => {
-  it.each([
-    ["+14155552671", "+14155552671"],
-    ["14155552671", "+14155552671"],
-    ["+1 415 555 2671", "+14155552671"],
-    ["1 415 555 2671", "+14155552671"],
-    ["+1-415-555-2671", "+14155552671"],
-    [" +44 1632 960961 ", "+441632960961"],
-    ["+1\t415\t5552671", "+14155552671"],
-    ["12", "+12"],
-    ["123456789012345", "+123456789012345"]
-  ])("%j → %s", (input, expected) => {
-    expect(User.normalizePhone(input)).toEqual(Either.right(expected))
-  })
-
-  it.each([
-    ["empty", ""],
-    ["plus only", "+"],
-    ["one digit", "1"],
-    ["leading zero", "04155552671"],
-    ["international 00 prefix", "0014155552671"],
-    ["16 digits", "1234567890123456"],
-    ["brackets", "+1 (415) 555-2671"],
-    ["dots", "+1.415.555.2671"],
-    ["letters", "+1-800-FLOWERS"],
-    ["two plus signs", "++14155552671"],
-    ["plus in the middle", "1+4155552671"],
-    ["extension", "+14155552671x12"]
-  ])("refuses %s", (_, input) => {
-    const result = User.normalizePhone(input)
-    expect(Either.isLeft(result)).toBe(true)
-    if (Either.isLeft(result)) {
-      expect(result.left._tag).toBe("InvalidPhone")
-      expect(result.left.input).toBe(input)
-      expect(result.left.message).toBe("Invalid phone number format (E.164 required)")
-    }
+describe("User.invalidPhone", () => {
+  // Reading what a client typed takes every country's numbering plan: the auth service's
+  // PhoneNumbers port does it (test/adapters/phone/auth/LibphonenumberPhoneNumbers.test.ts).
+  it("refuses in Supabase Auth's words, keeping what was typed", () => {
+    const error = User.invalidPhone("+1 555 0100")
+    expect(error._tag).toBe("InvalidPhone")
+    expect(error.input).toBe("+1 555 0100")
+    expect(error.message).toBe("Invalid phone number format (E.164 required)")
   })
 })
 

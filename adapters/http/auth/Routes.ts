@@ -6,6 +6,7 @@ import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVer
 import type { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
 import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeTokenStore.js"
+import type { PhoneNumbers } from "../../../application/auth/ports/PhoneNumbers.js"
 import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
 import type { TokenSealer } from "../../../application/auth/ports/TokenSealer.js"
@@ -57,6 +58,7 @@ export type Services =
   | FlowStateStore
   | Transactions
   | SmsSender
+  | PhoneNumbers
   | CaptchaSettings
   | CaptchaVerifier
 

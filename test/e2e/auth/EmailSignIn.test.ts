@@ -234,7 +234,7 @@ describe("sign-in by mail and password recovery through supabase-js", () => {
       status: 400,
       body: { msg: "One of email or phone must be set" }
     })
-    expect(await post("/otp", { email: "a@example.com", phone: "+15550100" })).toMatchObject({
+    expect(await post("/otp", { email: "a@example.com", phone: "+15555550100" })).toMatchObject({
       status: 400,
       body: { msg: "Only an email address or phone number should be provided" }
     })
@@ -243,7 +243,7 @@ describe("sign-in by mail and password recovery through supabase-js", () => {
       body: { msg: "Channel should only be specified with Phone OTP" }
     })
     // No SMS_PROVIDER here: a text cannot be sent, and nothing is written.
-    expect(await post("/otp", { phone: "+15550100" })).toMatchObject({
+    expect(await post("/otp", { phone: "+15555550100" })).toMatchObject({
       status: 422,
       body: { error_code: "sms_send_failed", msg: "Unable to get SMS provider" }
     })

@@ -90,6 +90,28 @@ describe("phone sign-up and sign-in through supabase-js, texts sent through the 
     ).toBeNull()
   })
 
+  it("takes a number as people write it, keeping and texting it in E.164; refuses one too short for its country", async () => {
+    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const phone = freshNumber()
+    const written = `${phone.slice(0, 2)} (${phone.slice(2, 5)}) ${phone.slice(5, 8)}-${phone.slice(8)}`
+    const signedUp = await supabase.auth.signUp({ phone: written, password: "a long enough password" })
+    expect(signedUp.error).toBeNull()
+    expect(signedUp.data.user?.phone).toBe(phone)
+    const verified = await supabase.auth.verifyOtp({
+      phone: phone.slice(1),
+      token: lastCode(phone),
+      type: "sms"
+    })
+    expect(verified.error).toBeNull()
+
+    const tooShort = await supabase.auth.signUp({ phone: "+1 555 0100", password: "a long enough password" })
+    expect(SupabaseClientSupport.apiError(tooShort.error)).toMatchObject({
+      status: 400,
+      code: "validation_failed",
+      message: "Invalid phone number format (E.164 required)"
+    })
+  })
+
   it("signInWithOtp texts a code (the message id for a confirmed user); five wrong codes end it", async () => {
     const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
     const phone = freshNumber()

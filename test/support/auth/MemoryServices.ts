@@ -8,6 +8,7 @@ import * as Sha256SecretHasher from "../../../adapters/crypto/Sha256SecretHasher
 import * as AuthStorageMemory from "../../../adapters/memory/auth/AuthStorageMemory.js"
 import * as SigningKeyStoreMemory from "../../../adapters/memory/auth/SigningKeyStoreMemory.js"
 import * as PasswordHasherMemory from "../../../adapters/memory/PasswordHasherMemory.js"
+import * as LibphonenumberPhoneNumbers from "../../../adapters/phone/auth/LibphonenumberPhoneNumbers.js"
 import { AuthSettings, noProviders } from "../../../application/auth/AuthSettings.js"
 import { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import type * as Mail from "../../../domain/auth/Mail.js"
@@ -87,6 +88,7 @@ export const layer = (overrides: Partial<Settings> = {}) =>
     PasswordHasherMemory.layer,
     Sha256SecretHasher.layer,
     RandomTokenMint.layer,
+    LibphonenumberPhoneNumbers.layer,
     SentTexts.layer
   )
 
