@@ -5,6 +5,7 @@ import type * as Mail from "../../domain/auth/Mail.js"
 import type * as PasswordPolicy from "../../domain/PasswordPolicy.js"
 import type * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import type { Phone } from "../../domain/User.js"
+import type { Limit } from "../ports/RateLimiter.js"
 
 /**
  * The external providers of the spec, as `/settings` names them. Their sign-in flows come
@@ -102,6 +103,16 @@ export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
     readonly smsAutoconfirm: boolean
     /** `SMS_PROVIDER`, as /settings reports it; empty when none. */
     readonly smsProvider: string
+    /**
+     * Messages with a link or code, all users together (`RATE_LIMIT_EMAIL_SENT`,
+     * `RATE_LIMIT_SMS_SENT`), counted in the database so every instance shares them.
+     */
+    readonly limits: { readonly emailSent: Limit; readonly smsSent: Limit }
+    /**
+     * The least time the answers that must not tell whether an address has an account take
+     * (EvenTiming); zero in tests that do not measure it.
+     */
+    readonly answerFloor: Duration.Duration
     /** Texted codes: `SMS_OTP_LENGTH`, `SMS_OTP_EXP`, `SMS_MAX_FREQUENCY`, `SMS_TEMPLATE`, `SMS_TEST_OTP`. */
     readonly sms: {
       readonly codeLength: number

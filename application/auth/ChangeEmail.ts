@@ -6,6 +6,7 @@ import { type Email, User } from "../../domain/User.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
+import * as MessageQuota from "./MessageQuota.js"
 import * as NewUser from "./NewUser.js"
 import type * as PkceFlow from "./PkceFlow.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
@@ -36,6 +37,8 @@ export const request = (input: {
     const users = yield* UserRepository
     const { user, now } = input
     const spacing = settings.verification.spacing
+    const secure = settings.verification.secureEmailChange && Option.isSome(user.email)
+    yield* MessageQuota.mails(secure ? 2 : 1, now)
     return yield* Effect.flatMap(Transactions, (transactions) =>
       transactions.run(
         Effect.gen(function* () {
@@ -61,7 +64,7 @@ export const request = (input: {
               now
             })
           yield* mail("email_change_new", input.to)
-          if (settings.verification.secureEmailChange && Option.isSome(user.email)) {
+          if (secure && Option.isSome(user.email)) {
             yield* mail("email_change_current", user.email.value)
           }
           return updated

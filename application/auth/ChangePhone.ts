@@ -5,6 +5,7 @@ import { type Phone, User } from "../../domain/User.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
+import * as MessageQuota from "./MessageQuota.js"
 import * as NewUser from "./NewUser.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 import type { Channel } from "./ports/SmsSender.js"
@@ -26,6 +27,7 @@ export const request = (input: {
   Effect.gen(function* () {
     const users = yield* UserRepository
     const { user, to, now } = input
+    yield* MessageQuota.text(to, now)
     return yield* Effect.flatMap(Transactions, (transactions) =>
       transactions.run(
         Effect.gen(function* () {

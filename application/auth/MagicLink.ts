@@ -6,6 +6,8 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
+import * as EvenTiming from "./EvenTiming.js"
+import * as MessageQuota from "./MessageQuota.js"
 import * as NewUser from "./NewUser.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
@@ -31,80 +33,83 @@ export interface MagicLinkRequest {
  * answers 422 `otp_disabled` and so tells whether an account exists (docs/compatibility.md).
  */
 export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: MagicLinkRequest) =>
-  Effect.gen(function* () {
-    const settings = yield* AuthSettings
-    if (request.email === "") {
-      return yield* new AuthError.AuthError({
-        code: "validation_failed",
-        message: "Password recovery requires an email",
-        status: 422
-      })
-    }
-    if (!settings.emailEnabled) return yield* AuthError.emailLoginsDisabled()
-    yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
-    const email = yield* ContactInput.email(request.email)
-    const users = yield* UserRepository
-    const transactions = yield* Transactions
-    const existing = yield* users.findByEmail(email)
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const spacing = settings.verification.spacing
-    const redirectTo = settings.redirectTarget(request.redirectTo)
-    const confirmation = (user: User) =>
-      SendVerification.mail({
-        user,
-        purpose: "confirmation",
-        kind: "confirmation",
-        type: "signup",
-        to: email,
-        redirectTo,
-        spacing: Option.some(spacing),
-        pkce: { challenge: request, authenticationMethod: "otp" },
+  EvenTiming.padded(
+    Effect.gen(function* () {
+      const settings = yield* AuthSettings
+      if (request.email === "") {
+        return yield* new AuthError.AuthError({
+          code: "validation_failed",
+          message: "Password recovery requires an email",
+          status: 422
+        })
+      }
+      if (!settings.emailEnabled) return yield* AuthError.emailLoginsDisabled()
+      yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
+      const email = yield* ContactInput.email(request.email)
+      const users = yield* UserRepository
+      const transactions = yield* Transactions
+      const existing = yield* users.findByEmail(email)
+      const now = new Date(yield* Clock.currentTimeMillis)
+      yield* MessageQuota.mails(1, now)
+      const spacing = settings.verification.spacing
+      const redirectTo = settings.redirectTarget(request.redirectTo)
+      const confirmation = (user: User) =>
+        SendVerification.mail({
+          user,
+          purpose: "confirmation",
+          kind: "confirmation",
+          type: "signup",
+          to: email,
+          redirectTo,
+          spacing: Option.some(spacing),
+          pkce: { challenge: request, authenticationMethod: "otp" },
+          now
+        })
+
+      if (Option.isSome(existing)) {
+        const user = existing.value
+        const mail = Option.isSome(user.emailConfirmedAt)
+          ? SendVerification.mail({
+              user,
+              purpose: "magic_link",
+              kind: "magic_link",
+              type: "magiclink",
+              to: email,
+              redirectTo,
+              spacing: Option.some(spacing),
+              pkce: { challenge: request, authenticationMethod: "magiclink" },
+              now
+            })
+          : confirmation(user)
+        return yield* transactions
+          .run(mail)
+          .pipe(
+            Effect.catchTag("IssuedTooSoon", (error) => SendVerification.sentTooRecently(error, spacing, now))
+          )
+      }
+      if (!request.createUser) return
+      if (settings.disableSignup) return yield* AuthError.otpSignupsDisabled()
+
+      // A new user without a password; the confirmation mail signs them in.
+      const { user, identity } = yield* NewUser.ofEmail({
+        email,
+        aud: settings.audience,
+        data: request.data,
+        stamps: { confirmationSentAt: Option.some(now) },
         now
       })
-
-    if (Option.isSome(existing)) {
-      const user = existing.value
-      const mail = Option.isSome(user.emailConfirmedAt)
-        ? SendVerification.mail({
-            user,
-            purpose: "magic_link",
-            kind: "magic_link",
-            type: "magiclink",
-            to: email,
-            redirectTo,
-            spacing: Option.some(spacing),
-            pkce: { challenge: request, authenticationMethod: "magiclink" },
-            now
-          })
-        : confirmation(user)
-      return yield* transactions
-        .run(mail)
+      yield* transactions
+        .run(Effect.zipRight(users.insert(user, [identity], Option.none()), confirmation(user)))
         .pipe(
-          Effect.catchTag("IssuedTooSoon", (error) => SendVerification.sentTooRecently(error, spacing, now))
+          Effect.catchTags({
+            // Made by a request a moment ago, which mailed the confirmation itself.
+            EmailExists: () => Effect.void,
+            PhoneExists: () => Effect.void,
+            IdentityExists: () => Effect.void,
+            IssuedTooSoon: () => Effect.void
+          })
         )
-    }
-    if (!request.createUser) return
-    if (settings.disableSignup) return yield* AuthError.otpSignupsDisabled()
-
-    // A new user without a password; the confirmation mail signs them in.
-    const { user, identity } = yield* NewUser.ofEmail({
-      email,
-      aud: settings.audience,
-      data: request.data,
-      stamps: { confirmationSentAt: Option.some(now) },
-      now
+      yield* Telemetry.annotate("user.id", user.id)
     })
-    yield* transactions
-      .run(Effect.zipRight(users.insert(user, [identity], Option.none()), confirmation(user)))
-      .pipe(
-        Effect.catchTags({
-          // Made by a request a moment ago, which mailed the confirmation itself.
-          EmailExists: () => Effect.void,
-          PhoneExists: () => Effect.void,
-          IdentityExists: () => Effect.void,
-          IssuedTooSoon: () => Effect.void
-        })
-      )
-    yield* Telemetry.annotate("user.id", user.id)
-  })
+  )
 )

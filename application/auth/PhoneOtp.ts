@@ -7,6 +7,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
+import * as MessageQuota from "./MessageQuota.js"
 import * as NewUser from "./NewUser.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
@@ -45,6 +46,7 @@ export const sendPhoneOtp = Telemetry.fn("PhoneOtp.sendPhoneOtp")((request: Phon
       SendSms.send({ user, purpose: "confirmation", otpType: "confirmation", to: phone, channel, now })
 
     const existing = yield* users.findByPhone(phone)
+    if (Option.isSome(existing) || request.createUser) yield* MessageQuota.text(phone, now)
     if (Option.isSome(existing)) {
       const user = existing.value
       const confirmed = Option.isSome(user.phoneConfirmedAt)

@@ -5,6 +5,8 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
+import * as EvenTiming from "./EvenTiming.js"
+import * as MessageQuota from "./MessageQuota.js"
 import type * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
@@ -17,30 +19,34 @@ import * as SendVerification from "./SendVerification.js"
  */
 export const recover = Telemetry.fn("Recover.recover")(
   (input: { readonly email: string; readonly redirectTo: string } & PkceFlow.Challenge) =>
-    Effect.gen(function* () {
-      if (input.email === "") return yield* AuthError.validationFailed("Password recovery requires an email")
-      const settings = yield* AuthSettings
-      const email = yield* ContactInput.email(input.email)
-      const owner = yield* Effect.flatMap(UserRepository, (users) => users.findByEmail(email))
-      if (Option.isNone(owner)) return
-      const now = new Date(yield* Clock.currentTimeMillis)
-      const spacing = settings.verification.spacing
-      yield* Effect.flatMap(Transactions, (transactions) =>
-        transactions.run(
-          SendVerification.mail({
-            user: owner.value,
-            purpose: "recovery",
-            kind: "recovery",
-            type: "recovery",
-            to: email,
-            redirectTo: settings.redirectTarget(input.redirectTo),
-            spacing: Option.some(spacing),
-            pkce: { challenge: input, authenticationMethod: "recovery" },
-            now
-          })
+    EvenTiming.padded(
+      Effect.gen(function* () {
+        if (input.email === "")
+          return yield* AuthError.validationFailed("Password recovery requires an email")
+        const settings = yield* AuthSettings
+        const email = yield* ContactInput.email(input.email)
+        const owner = yield* Effect.flatMap(UserRepository, (users) => users.findByEmail(email))
+        if (Option.isNone(owner)) return
+        const now = new Date(yield* Clock.currentTimeMillis)
+        yield* MessageQuota.mails(1, now)
+        const spacing = settings.verification.spacing
+        yield* Effect.flatMap(Transactions, (transactions) =>
+          transactions.run(
+            SendVerification.mail({
+              user: owner.value,
+              purpose: "recovery",
+              kind: "recovery",
+              type: "recovery",
+              to: email,
+              redirectTo: settings.redirectTarget(input.redirectTo),
+              spacing: Option.some(spacing),
+              pkce: { challenge: input, authenticationMethod: "recovery" },
+              now
+            })
+          )
+        ).pipe(
+          Effect.catchTag("IssuedTooSoon", (error) => SendVerification.sentTooRecently(error, spacing, now))
         )
-      ).pipe(
-        Effect.catchTag("IssuedTooSoon", (error) => SendVerification.sentTooRecently(error, spacing, now))
-      )
-    })
+      })
+    )
 )

@@ -7,6 +7,8 @@ import { AuthSettings } from "./AuthSettings.js"
 import * as ChangeEmail from "./ChangeEmail.js"
 import * as ChangePhone from "./ChangePhone.js"
 import * as ContactInput from "./ContactInput.js"
+import * as EvenTiming from "./EvenTiming.js"
+import * as MessageQuota from "./MessageQuota.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendSms from "./SendSms.js"
@@ -54,87 +56,91 @@ const checked = (request: ResendRequest) =>
  * change's, texted again; the gateway's message id when a confirmation was texted.
  */
 export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
-  Effect.gen(function* () {
-    yield* checked(request)
-    yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
-    const settings = yield* AuthSettings
-    const users = yield* UserRepository
-    if (request.type === "sms" || request.type === "phone_change") {
-      const phone = yield* ContactInput.phone(request.phone)
-      const owner = yield* users.findByPhone(phone)
-      // Nothing to send to a number nobody has, to a confirmed one, or without a change pending.
-      if (Option.isNone(owner)) return Option.none<string>()
-      const user = owner.value
-      const now = new Date(yield* Clock.currentTimeMillis)
-      if (request.type === "phone_change") {
-        if (Option.isNone(user.phoneChange)) return Option.none<string>()
-        yield* ChangePhone.request({ user, to: user.phoneChange.value, channel: "sms", now })
-        return Option.none<string>()
-      }
-      if (Option.isSome(user.phoneConfirmedAt)) return Option.none<string>()
-      return Option.some(
-        yield* Effect.flatMap(Transactions, (transactions) =>
-          transactions.run(
-            Effect.zipLeft(
-              SendSms.send({
-                user,
-                purpose: "confirmation",
-                otpType: "confirmation",
-                to: phone,
-                channel: "sms",
-                now
-              }),
-              users.update(user.id, { confirmationSentAt: Option.some(now) }, now).pipe(Effect.orDie)
+  EvenTiming.padded(
+    Effect.gen(function* () {
+      yield* checked(request)
+      yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
+      const settings = yield* AuthSettings
+      const users = yield* UserRepository
+      if (request.type === "sms" || request.type === "phone_change") {
+        const phone = yield* ContactInput.phone(request.phone)
+        const owner = yield* users.findByPhone(phone)
+        // Nothing to send to a number nobody has, to a confirmed one, or without a change pending.
+        if (Option.isNone(owner)) return Option.none<string>()
+        const user = owner.value
+        const now = new Date(yield* Clock.currentTimeMillis)
+        if (request.type === "phone_change") {
+          if (Option.isNone(user.phoneChange)) return Option.none<string>()
+          yield* ChangePhone.request({ user, to: user.phoneChange.value, channel: "sms", now })
+          return Option.none<string>()
+        }
+        if (Option.isSome(user.phoneConfirmedAt)) return Option.none<string>()
+        yield* MessageQuota.text(phone, now)
+        return Option.some(
+          yield* Effect.flatMap(Transactions, (transactions) =>
+            transactions.run(
+              Effect.zipLeft(
+                SendSms.send({
+                  user,
+                  purpose: "confirmation",
+                  otpType: "confirmation",
+                  to: phone,
+                  channel: "sms",
+                  now
+                }),
+                users.update(user.id, { confirmationSentAt: Option.some(now) }, now).pipe(Effect.orDie)
+              )
             )
           )
         )
-      )
-    }
-    const email = yield* ContactInput.email(request.email)
-    const owner = yield* users.findByEmail(email)
-    if (Option.isNone(owner)) return Option.none<string>()
-    const user = owner.value
-    const now = new Date(yield* Clock.currentTimeMillis)
-    if (request.type === "email_change") {
-      // Nothing to send when no change is pending; otherwise its mails again, to both addresses.
-      if (Option.isNone(user.emailChange)) return Option.none<string>()
-      yield* ChangeEmail.request({
-        user,
-        to: user.emailChange.value,
-        redirectTo: settings.redirectTarget(request.redirectTo),
-        pkce: request,
-        now
-      })
-      return Option.none<string>()
-    }
-    if (Option.isSome(user.emailConfirmedAt)) return Option.none<string>()
-    const spacing = settings.verification.spacing
-    return yield* Effect.flatMap(Transactions, (transactions) =>
-      transactions.run(
-        Effect.zipRight(
-          SendVerification.mail({
-            user,
-            purpose: "confirmation",
-            kind: "confirmation",
-            type: "signup",
-            to: email,
-            redirectTo: settings.redirectTarget(request.redirectTo),
-            spacing: Option.some(spacing),
-            pkce: { challenge: request, authenticationMethod: "otp" },
-            now
-          }),
-          users.update(user.id, { confirmationSentAt: Option.some(now) }, now)
+      }
+      const email = yield* ContactInput.email(request.email)
+      const owner = yield* users.findByEmail(email)
+      if (Option.isNone(owner)) return Option.none<string>()
+      const user = owner.value
+      const now = new Date(yield* Clock.currentTimeMillis)
+      if (request.type === "email_change") {
+        // Nothing to send when no change is pending; otherwise its mails again, to both addresses.
+        if (Option.isNone(user.emailChange)) return Option.none<string>()
+        yield* ChangeEmail.request({
+          user,
+          to: user.emailChange.value,
+          redirectTo: settings.redirectTarget(request.redirectTo),
+          pkce: request,
+          now
+        })
+        return Option.none<string>()
+      }
+      if (Option.isSome(user.emailConfirmedAt)) return Option.none<string>()
+      const spacing = settings.verification.spacing
+      yield* MessageQuota.mails(1, now)
+      return yield* Effect.flatMap(Transactions, (transactions) =>
+        transactions.run(
+          Effect.zipRight(
+            SendVerification.mail({
+              user,
+              purpose: "confirmation",
+              kind: "confirmation",
+              type: "signup",
+              to: email,
+              redirectTo: settings.redirectTarget(request.redirectTo),
+              spacing: Option.some(spacing),
+              pkce: { challenge: request, authenticationMethod: "otp" },
+              now
+            }),
+            users.update(user.id, { confirmationSentAt: Option.some(now) }, now)
+          )
         )
+      ).pipe(
+        Effect.catchTags({
+          IssuedTooSoon: (error) => SendVerification.sentTooRecently(error, spacing, now),
+          // Deleted, or its address taken over, a moment ago: as if it had not been there.
+          UserNotFound: () => Effect.void,
+          EmailExists: () => Effect.void,
+          PhoneExists: () => Effect.void
+        }),
+        Effect.as(Option.none<string>())
       )
-    ).pipe(
-      Effect.catchTags({
-        IssuedTooSoon: (error) => SendVerification.sentTooRecently(error, spacing, now),
-        // Deleted, or its address taken over, a moment ago: as if it had not been there.
-        UserNotFound: () => Effect.void,
-        EmailExists: () => Effect.void,
-        PhoneExists: () => Effect.void
-      }),
-      Effect.as(Option.none<string>())
-    )
-  })
+    })
+  )
 )

@@ -12,6 +12,7 @@ import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
 import * as IssueSession from "./IssueSession.js"
+import * as MessageQuota from "./MessageQuota.js"
 import * as NewUser from "./NewUser.js"
 import * as PasswordStrength from "./PasswordStrength.js"
 import { Transactions } from "./ports/Transactions.js"
@@ -148,6 +149,10 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
         })
       )
 
+    /** The confirmation's share of RATE_LIMIT_EMAIL_SENT or RATE_LIMIT_SMS_SENT, before its transaction. */
+    const quota =
+      contact._tag === "email" ? MessageQuota.mails(1, now) : MessageQuota.text(contact.phone, now)
+
     const duplicate = (user: User) =>
       Effect.gen(function* () {
         const confirmed =
@@ -155,7 +160,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
         if (!confirmed) {
           // Supabase Auth answers with the unconfirmed user as it is, its confirmation sent
           // again (once per SMTP_MAX_FREQUENCY or SMS_MAX_FREQUENCY).
-          const resent = autoconfirm ? user : yield* confirm(user)
+          const resent = autoconfirm ? user : yield* Effect.zipRight(quota, confirm(user))
           return { _tag: "Created", user: resent, identities: yield* users.identitiesOf(user.id) } as const
         }
         // The spec answers 400 where Supabase Auth answers 422 (docs/compatibility.md).
@@ -190,6 +195,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
       now
     })
     const stored = users.insert(user, [identity], Option.some(passwordHash))
+    if (!autoconfirm) yield* quota
     const inserted = yield* Effect.either(
       autoconfirm ? stored : transactions.run(Effect.zipRight(stored, confirm(user)))
     )

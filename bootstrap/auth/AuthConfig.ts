@@ -123,6 +123,14 @@ export interface RateLimitConfig {
   readonly tokenRefresh: Limit
   /** `RATE_LIMIT_ANONYMOUS_USERS`: anonymous sign-ins per client address per hour. */
   readonly anonymousUsers: Limit
+  /** `RATE_LIMIT_EMAIL_SENT`: mails with a link or code, all users together, per hour. */
+  readonly emailSent: Limit
+  /** `RATE_LIMIT_SMS_SENT`: texts with a code, all users together, per hour. */
+  readonly smsSent: Limit
+  /** `RATE_LIMIT_OTP`: requests that send a message, per client address per 5 minutes. */
+  readonly otp: Limit
+  /** `RATE_LIMIT_VERIFY`: /verify requests per client address per 5 minutes. */
+  readonly verify: Limit
 }
 
 export interface AuthConfig {
@@ -395,7 +403,11 @@ const fields = Config.all({
       30,
       Duration.hours(1),
       "hour"
-    )
+    ),
+    emailSent: AuthConfigValues.eventsPer("AUTHSVC_RATE_LIMIT_EMAIL_SENT", 30),
+    smsSent: AuthConfigValues.eventsPer("AUTHSVC_RATE_LIMIT_SMS_SENT", 30),
+    otp: AuthConfigValues.requestsPer("AUTHSVC_RATE_LIMIT_OTP", 30, Duration.minutes(5), "5 minutes"),
+    verify: AuthConfigValues.requestsPer("AUTHSVC_RATE_LIMIT_VERIFY", 30, Duration.minutes(5), "5 minutes")
   }),
   security: Config.all({
     refreshTokenRotationEnabled: ConfigValues.bool("AUTHSVC_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", true),

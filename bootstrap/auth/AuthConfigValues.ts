@@ -121,3 +121,26 @@ export const databaseDriver = (name: string) =>
     (value): Either.Either<"postgres", string> =>
       value.trim() === "postgres" ? Either.right("postgres") : Either.left("expected postgres")
   )
+
+/**
+ * Supabase Auth's `Rate` (`RATE_LIMIT_EMAIL_SENT`, `RATE_LIMIT_SMS_SENT`): a number of events per
+ * hour (`30`, a fraction's whole part counts), or a whole number over a Go duration (`10/1m`).
+ */
+export const eventsPer = (name: string, fallback: number) =>
+  ConfigValues.check(
+    name,
+    Config.string(name).pipe(Config.withDefault(String(fallback))),
+    (value): Either.Either<Limit, string> => {
+      const expected = `expected a number of events per hour, or events over a Go duration, e.g. ${fallback} or 10/1m`
+      const trimmed = value.trim()
+      if (decimal.test(trimmed))
+        return Either.right({ max: Math.floor(Number(trimmed)), window: Duration.hours(1) })
+      const [events, over, ...rest] = trimmed.split("/")
+      const max = parseWhole(events ?? "")
+      if (max === undefined || over === undefined || rest.length > 0) return Either.left(expected)
+      return Either.match(goDuration(over.trim()), {
+        onLeft: () => Either.left(expected),
+        onRight: (window) => (Duration.isZero(window) ? Either.left(expected) : Either.right({ max, window }))
+      })
+    }
+  )

@@ -23,6 +23,7 @@ import { AuthSettings, noProviders } from "../../application/auth/AuthSettings.j
 import type { CaptchaSettings } from "../../application/auth/Captcha.js"
 import { deliverForever } from "../../application/auth/DeliverMail.js"
 import { ensureSigningKey } from "../../application/auth/EnsureSigningKey.js"
+import * as EvenTiming from "../../application/auth/EvenTiming.js"
 import type { CaptchaVerifier } from "../../application/auth/ports/CaptchaVerifier.js"
 import type { SmsSender } from "../../application/auth/ports/SmsSender.js"
 import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
@@ -97,6 +98,8 @@ export const settings = (config: AuthConfig) => {
       onNone: () => "",
       onSome: (gateway) => gateway.provider
     }),
+    limits: { emailSent: config.rateLimit.emailSent, smsSent: config.rateLimit.smsSent },
+    answerFloor: EvenTiming.floor,
     sms: {
       codeLength: config.sms.otpLength,
       lifetime: Duration.seconds(config.sms.otpExpSeconds),
@@ -148,7 +151,9 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
     version: Version.version,
     tokenLimit: config.rateLimit.tokenRefresh,
     anonymousLimit: config.rateLimit.anonymousUsers,
-    linkConfirmationPage: config.mailer.linkConfirmationPage
+    linkConfirmationPage: config.mailer.linkConfirmationPage,
+    otpLimit: config.rateLimit.otp,
+    verifyLimit: config.rateLimit.verify
   })
   const server = Layer.scopedDiscard(
     Server.serve({

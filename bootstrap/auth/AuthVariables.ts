@@ -28,6 +28,10 @@ export const read: ReadonlySet<string> = new Set(
     "RATE_LIMIT_HEADER",
     "RATE_LIMIT_TOKEN_REFRESH",
     "RATE_LIMIT_ANONYMOUS_USERS",
+    "RATE_LIMIT_EMAIL_SENT",
+    "RATE_LIMIT_SMS_SENT",
+    "RATE_LIMIT_OTP",
+    "RATE_LIMIT_VERIFY",
     "SECURITY_REFRESH_TOKEN_ROTATION_ENABLED",
     "SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
     "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION",
@@ -119,10 +123,6 @@ const laterNames: ReadonlySet<string> = new Set(
     "API_ENDPOINT",
     "JWT_ADMIN_GROUP_NAME",
     "JWT_DEFAULT_GROUP_NAME",
-    "RATE_LIMIT_EMAIL_SENT",
-    "RATE_LIMIT_SMS_SENT",
-    "RATE_LIMIT_VERIFY",
-    "RATE_LIMIT_OTP",
     "RATE_LIMIT_SSO",
     ...providers.flatMap((provider) =>
       providerSettings.map((setting) => `EXTERNAL_${provider.toUpperCase()}_${setting}`)

@@ -17,5 +17,9 @@ export class AuthHttpConfig extends Context.Tag("latchkey/auth/AuthHttpConfig")<
      * leave it working.
      */
     readonly linkConfirmationPage: boolean
+    /** `RATE_LIMIT_OTP`: requests that send a message (sign-up, /otp, /recover, …) per client address. */
+    readonly otpLimit: Limit
+    /** `RATE_LIMIT_VERIFY`: /verify requests per client address. */
+    readonly verifyLimit: Limit
   }
 >() {}

@@ -6,10 +6,12 @@ import { sendMagicLink } from "../../../application/auth/MagicLink.js"
 import { sendPhoneOtp } from "../../../application/auth/PhoneOtp.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
+import { AuthHttpConfig } from "./AuthHttpConfig.js"
 import * as CaptchaGuard from "./CaptchaGuard.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
+import * as RateLimit from "./RateLimit.js"
 
 const Body = Schema.Struct({
   email: field(Schema.String),
@@ -28,6 +30,7 @@ const Body = Schema.Struct({
  */
 export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
+    yield* RateLimit.consume("otp", request.clientIp, (yield* AuthHttpConfig).otpLimit)
     yield* CaptchaGuard.guard(request)
     const body = yield* JsonRequest.decode(Body)(request)
     const email = body.email ?? ""

@@ -4,10 +4,12 @@ import * as Schema from "effect/Schema"
 import { resend } from "../../../application/auth/Resend.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
+import { AuthHttpConfig } from "./AuthHttpConfig.js"
 import * as CaptchaGuard from "./CaptchaGuard.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
+import * as RateLimit from "./RateLimit.js"
 
 const Body = Schema.Struct({
   type: field(Schema.String),
@@ -20,6 +22,7 @@ const Body = Schema.Struct({
 /** POST /resend — a confirmation sent again (supabase-js `resend`); `{}` whatever happened to mail. */
 export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
+    yield* RateLimit.consume("otp", request.clientIp, (yield* AuthHttpConfig).otpLimit)
     yield* CaptchaGuard.guard(request)
     const body = yield* JsonRequest.decode(Body)(request)
     const messageId = yield* resend({

@@ -42,6 +42,7 @@ export const handle = (request: HttpRequest) =>
       const grant = yield* signInAnonymously(data, client)
       return HttpMessage.json(SessionJson.encode(grant))
     }
+    yield* RateLimit.consume("otp", request.clientIp, (yield* AuthHttpConfig).otpLimit)
     const outcome = yield* signup({
       email,
       phone,

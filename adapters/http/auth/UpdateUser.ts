@@ -5,10 +5,12 @@ import * as Authenticate from "../../../application/auth/Authenticate.js"
 import { updateUser } from "../../../application/auth/UpdateUser.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
+import { AuthHttpConfig } from "./AuthHttpConfig.js"
 import * as Bearer from "./Bearer.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
+import * as RateLimit from "./RateLimit.js"
 import * as UserJson from "./UserJson.js"
 
 const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -28,6 +30,7 @@ const Body = Schema.Struct({
 /** PUT /user — changes of the signed-in user (supabase-js `updateUser`). */
 export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
+    yield* RateLimit.consume("otp", request.clientIp, (yield* AuthHttpConfig).otpLimit)
     const signedIn = yield* Authenticate.user(yield* Bearer.token(request))
     const body = yield* JsonRequest.decode(Body)(request)
     const updated = yield* updateUser(signedIn, {

@@ -17,6 +17,7 @@ import * as ClientInfo from "./ClientInfo.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
+import * as RateLimit from "./RateLimit.js"
 import * as SessionJson from "./SessionJson.js"
 import * as VerifyPage from "./VerifyPage.js"
 
@@ -155,6 +156,7 @@ const useLink = (link: VerifyPage.Link, request: HttpRequest) =>
  */
 export const handlePost = (request: HttpRequest) =>
   Effect.gen(function* () {
+    yield* RateLimit.consume("verify", request.clientIp, (yield* AuthHttpConfig).verifyLimit)
     return yield* HttpMessage.mediaType(HttpMessage.header(request, "content-type")) === formType
       ? useLink(linkOf(new URLSearchParams(request.body)), request)
       : verifyJson(request)
@@ -172,6 +174,7 @@ export const handlePost = (request: HttpRequest) =>
 export const handleGet = (request: HttpRequest) =>
   Effect.gen(function* () {
     const config = yield* AuthHttpConfig
+    yield* RateLimit.consume("verify", request.clientIp, config.verifyLimit)
     const link = linkOf(new URLSearchParams(request.query))
     if (!config.linkConfirmationPage && request.method === "GET" && !VerifyPage.isPrefetch(request)) {
       return yield* useLink(link, request)

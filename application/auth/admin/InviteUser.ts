@@ -6,6 +6,7 @@ import * as Telemetry from "../../Telemetry.js"
 import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
 import * as ContactInput from "../ContactInput.js"
+import * as MessageQuota from "../MessageQuota.js"
 import * as NewUser from "../NewUser.js"
 import { Transactions } from "../ports/Transactions.js"
 import { UserRepository } from "../ports/UserRepository.js"
@@ -36,6 +37,7 @@ export const inviteUser = Telemetry.fn("InviteUser.inviteUser")((request: Invite
       return yield* AuthError.emailExists()
     }
     const now = new Date(yield* Clock.currentTimeMillis)
+    yield* MessageQuota.mails(1, now)
     const invitation = (user: User) =>
       SendVerification.mail({
         user,

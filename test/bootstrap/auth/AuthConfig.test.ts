@@ -294,6 +294,38 @@ describe("auth configuration", () => {
         ])
       })
     )
+
+    it.effect("reads the message caps as Supabase Auth's Rate: events per hour, or over a Go duration", () =>
+      Effect.gen(function* () {
+        const defaults = (yield* config({})).rateLimit
+        expect(defaults.emailSent).toEqual({ max: 30, window: Duration.hours(1) })
+        expect(defaults.smsSent).toEqual({ max: 30, window: Duration.hours(1) })
+        expect(defaults.otp).toEqual({ max: 30, window: Duration.minutes(5) })
+        expect(defaults.verify).toEqual({ max: 30, window: Duration.minutes(5) })
+        const c = yield* config({
+          AUTHSVC_RATE_LIMIT_EMAIL_SENT: "10/1m",
+          AUTHSVC_RATE_LIMIT_SMS_SENT: "4.5",
+          AUTHSVC_RATE_LIMIT_OTP: "5",
+          AUTHSVC_RATE_LIMIT_VERIFY: "7"
+        })
+        expect(c.rateLimit.emailSent.max).toBe(10)
+        expect(Duration.toMillis(c.rateLimit.emailSent.window)).toBe(60_000)
+        expect(c.rateLimit.smsSent).toEqual({ max: 4, window: Duration.hours(1) })
+        expect(c.rateLimit.otp).toEqual({ max: 5, window: Duration.minutes(5) })
+        expect(c.rateLimit.verify).toEqual({ max: 7, window: Duration.minutes(5) })
+        const expected = (example: number) =>
+          `expected a number of events per hour, or events over a Go duration, e.g. ${example} or 10/1m`
+        expect(
+          yield* report({ AUTHSVC_RATE_LIMIT_EMAIL_SENT: "10/0s", AUTHSVC_RATE_LIMIT_SMS_SENT: "ten" })
+        ).toEqual([
+          `AUTHSVC_RATE_LIMIT_EMAIL_SENT: ${expected(30)}`,
+          `AUTHSVC_RATE_LIMIT_SMS_SENT: ${expected(30)}`
+        ])
+        expect(yield* report({ AUTHSVC_RATE_LIMIT_EMAIL_SENT: "1.5/1h" })).toEqual([
+          `AUTHSVC_RATE_LIMIT_EMAIL_SENT: ${expected(30)}`
+        ])
+      })
+    )
   })
 
   describe("JWT", () => {

@@ -62,6 +62,12 @@ export const start = (
       AUTHSVC_SMS_AUTOCONFIRM: "true",
       AUTHSVC_EXTERNAL_PHONE_ENABLED: "true",
       AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED: "true",
+      // Every test talks from 127.0.0.1 and sends far more than a person would: the limits
+      // have tests of their own.
+      AUTHSVC_RATE_LIMIT_EMAIL_SENT: "1000000",
+      AUTHSVC_RATE_LIMIT_SMS_SENT: "1000000",
+      AUTHSVC_RATE_LIMIT_OTP: "1000000",
+      AUTHSVC_RATE_LIMIT_VERIFY: "1000000",
       DATABASE_URL: Option.getOrUndefined(databaseUrl),
       ...options.env
     }

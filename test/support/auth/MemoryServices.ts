@@ -8,6 +8,7 @@ import * as Sha256SecretHasher from "../../../adapters/crypto/Sha256SecretHasher
 import * as AuthStorageMemory from "../../../adapters/memory/auth/AuthStorageMemory.js"
 import * as SigningKeyStoreMemory from "../../../adapters/memory/auth/SigningKeyStoreMemory.js"
 import * as PasswordHasherMemory from "../../../adapters/memory/PasswordHasherMemory.js"
+import * as RateLimiterMemory from "../../../adapters/memory/RateLimiterMemory.js"
 import * as LibphonenumberPhoneNumbers from "../../../adapters/phone/auth/LibphonenumberPhoneNumbers.js"
 import { AuthSettings, noProviders } from "../../../application/auth/AuthSettings.js"
 import { JwtSettings } from "../../../application/auth/JwtSettings.js"
@@ -46,6 +47,11 @@ export const settings = (overrides: Partial<Settings> = {}) =>
     mailerAutoconfirm: true,
     smsAutoconfirm: true,
     smsProvider: "memory",
+    answerFloor: Duration.zero,
+    limits: {
+      emailSent: { max: 1_000_000, window: Duration.hours(1) },
+      smsSent: { max: 1_000_000, window: Duration.hours(1) }
+    },
     sms: {
       codeLength: 6,
       lifetime: Duration.minutes(1),
@@ -89,7 +95,8 @@ export const layer = (overrides: Partial<Settings> = {}) =>
     Sha256SecretHasher.layer,
     RandomTokenMint.layer,
     LibphonenumberPhoneNumbers.layer,
-    SentTexts.layer
+    SentTexts.layer,
+    RateLimiterMemory.layer
   )
 
 /** A sign-up request as supabase-js `signUp({ email, password })` sends it, nothing else set. */
