@@ -15,13 +15,18 @@ export type Mode =
 
 /**
  * What `npm start` fills in when unset: an application on localhost:3000, this service on
- * localhost:8081, anonymous sign-ins on. Addresses are confirmed as in production: the mail goes
- * to the development inbox (bootstrap/DevInbox.ts), which also keeps the texts.
+ * localhost:8081, phone and anonymous sign-ins on. Addresses and numbers are confirmed as in
+ * production: the mail and the texts go to the development inbox (bootstrap/DevInbox.ts). The
+ * hourly caps on messages are raised: a developer trying flows sends more than 30 an hour, and
+ * nothing leaves the machine.
  */
 export const developmentDefaults: ReadonlyMap<string, string> = new Map([
   ["AUTHSVC_SITE_URL", "http://localhost:3000"],
   ["AUTHSVC_API_EXTERNAL_URL", "http://localhost:8081"],
-  ["AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", "true"]
+  ["AUTHSVC_EXTERNAL_PHONE_ENABLED", "true"],
+  ["AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", "true"],
+  ["AUTHSVC_RATE_LIMIT_EMAIL_SENT", "1000"],
+  ["AUTHSVC_RATE_LIMIT_SMS_SENT", "1000"]
 ])
 
 /**

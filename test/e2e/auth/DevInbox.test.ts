@@ -175,6 +175,20 @@ describe("npm start: sign-up confirmed through the development inbox", () => {
     expect((await supabase.auth.getUser()).data.user?.id).toBe(user.data.user?.id)
   })
 
+  it("texts a phone's code to the inbox; the code signs the new user in", async () => {
+    const supabase = SupabaseClientSupport.client(authUrl, anonKey)
+    const phone = `+1555${String(Math.floor(1_000_000 + Math.random() * 8_999_999))}`
+    const sent = await supabase.auth.signInWithOtp({ phone })
+    expect(sent.error).toBeNull()
+    const text = await firstMessageTo(phone)
+    expect(text).toMatchObject({ kind: "sms", to: phone, subject: null })
+    const code = /(\d{6})/.exec(text?.text ?? "")?.[1] ?? ""
+    const verified = await supabase.auth.verifyOtp({ phone, token: code, type: "sms" })
+    expect(verified.error).toBeNull()
+    expect(verified.data.user?.phone).toBe(phone)
+    expect(verified.data.user?.phone_confirmed_at).toBeTruthy()
+  })
+
   it("shows the mail on the inbox's page, and forgets everything on DELETE", async () => {
     const supabase = SupabaseClientSupport.client(authUrl, anonKey)
     const email = `page-${crypto.randomUUID()}@example.com`
