@@ -110,6 +110,102 @@ describe("bad input to the auth service: Supabase Auth's 4xx, never a 5xx", () =
     }
   })
 
+  it("texted codes, email changes and links: Supabase Auth's 4xx for each kind of bad input", async () => {
+    const channel =
+      "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider."
+    const cases: ReadonlyArray<readonly [string, string, number, string, string]> = [
+      [
+        "/otp",
+        JSON.stringify({ phone: "not a number" }),
+        400,
+        "validation_failed",
+        "Invalid phone number format (E.164 required)"
+      ],
+      [
+        "/otp",
+        JSON.stringify({ phone: "+15555550100", channel: "telegram" }),
+        400,
+        "validation_failed",
+        channel
+      ],
+      [
+        "/signup",
+        JSON.stringify({ phone: "+15555550100", password: "secret123", channel: "fax" }),
+        400,
+        "validation_failed",
+        channel
+      ],
+      [
+        "/verify",
+        JSON.stringify({ type: "sms", token: "123456" }),
+        400,
+        "validation_failed",
+        "Only an email address or phone number should be provided on verify"
+      ],
+      [
+        "/verify",
+        JSON.stringify({ type: "sms", token: "123456", phone: "+1 (555) x" }),
+        400,
+        "validation_failed",
+        "Invalid phone number format (E.164 required)"
+      ],
+      [
+        "/verify",
+        JSON.stringify({ type: "phone_change", token: "123456", phone: "+15555550100" }),
+        403,
+        "otp_expired",
+        "Token has expired or is invalid"
+      ],
+      [
+        "/verify",
+        JSON.stringify({ type: "email_change", token: "123456", email: "nobody@example.com" }),
+        403,
+        "otp_expired",
+        "Token has expired or is invalid"
+      ],
+      [
+        "/verify",
+        JSON.stringify({ type: "email_change", token_hash: "lkv_not-a-token" }),
+        403,
+        "otp_expired",
+        "Email link is invalid or has expired"
+      ],
+      [
+        "/resend",
+        JSON.stringify({ type: "email_change" }),
+        400,
+        "validation_failed",
+        "Type provided requires an email address"
+      ],
+      [
+        "/resend",
+        JSON.stringify({ type: "phone_change", phone: "12ab" }),
+        400,
+        "validation_failed",
+        "Invalid phone number format (E.164 required)"
+      ]
+    ]
+    for (const [path, body, status, code, message] of cases) {
+      const answer = await post(path, body)
+      expect(answer.status, `${path} ${body}`).toBe(status)
+      expect(answer.body, `${path} ${body}`).toEqual({ code: status, error_code: code, msg: message })
+    }
+    // Without SMS_PROVIDER a valid number cannot be texted: 422, and nothing written.
+    const noGateway = await post("/otp", JSON.stringify({ phone: "+15555550100" }))
+    expect(noGateway.body).toEqual({
+      code: 422,
+      error_code: "sms_send_failed",
+      msg: "Unable to get SMS provider"
+    })
+    const generated = await post(
+      "/admin/generate_link",
+      JSON.stringify({ type: "email_change_new", email: "nobody@example.com", new_email: "not-an-address" }),
+      admin()
+    )
+    expect(generated.status).toBe(404)
+    expect(generated.body).toMatchObject({ error_code: "user_not_found" })
+  })
+
   it("an unknown grant type and grants without their fields", async () => {
     const unknown = await post("/token?grant_type=magic", "{}")
     expect(unknown.body).toEqual({
