@@ -59,7 +59,8 @@ export const request = (input: {
 /**
  * The pending phone change confirmed by its code: the number becomes the user's, confirmed, with
  * a `phone` identity carrying it, and the user's address hears of it when
- * `MAILER_NOTIFICATIONS_PHONE_CHANGED_ENABLED`. A change no longer pending is an expired code.
+ * `MAILER_NOTIFICATIONS_PHONE_CHANGED_ENABLED` (a number replaced) or
+ * `MAILER_NOTIFICATIONS_IDENTITY_LINKED_ENABLED` (a first number: a new identity). A change no longer pending is an expired code.
  */
 export const confirm = (user: User, now: Date) =>
   Effect.gen(function* () {
@@ -72,6 +73,7 @@ export const confirm = (user: User, now: Date) =>
       data: {},
       now
     })
+    const hadPhoneIdentity = (yield* users.identitiesOf(user.id)).some((known) => known.provider === "phone")
     const outcome = yield* users
       .confirmChange({ userId: user.id, field: "phone", needed: 1, identity, now })
       .pipe(
@@ -84,23 +86,32 @@ export const confirm = (user: User, now: Date) =>
     if (outcome._tag !== "Changed") return yield* AuthError.otpExpired()
     const changed = outcome.user
     const email = changed.email
-    if (settings.notifications.has("phone_changed_notification") && Option.isSome(email)) {
-      yield* Effect.flatMap(MailOutbox, (outbox) =>
-        outbox.enqueue(
-          new Mail.Message({
-            kind: "phone_changed_notification",
-            to: email.value,
-            variables: {
-              SiteURL: settings.siteUrl,
-              Email: email.value,
-              Phone: Option.getOrElse(changed.phone, () => ""),
-              OldPhone: Option.getOrElse(outcome.previous, () => ""),
-              Data: changed.userMetadata
-            }
-          }),
-          now
-        )
-      )
+    if (Option.isNone(email)) return changed
+    const notify = (kind: Mail.Notification, variables: Record<string, unknown>) =>
+      settings.notifications.has(kind)
+        ? Effect.flatMap(MailOutbox, (outbox) =>
+            outbox.enqueue(
+              new Mail.Message({
+                kind,
+                to: email.value,
+                variables: {
+                  SiteURL: settings.siteUrl,
+                  Email: email.value,
+                  Data: changed.userMetadata,
+                  ...variables
+                }
+              }),
+              now
+            )
+          )
+        : Effect.void
+    if (Option.isSome(outcome.previous)) {
+      yield* notify("phone_changed_notification", {
+        Phone: Option.getOrElse(changed.phone, () => ""),
+        OldPhone: outcome.previous.value
+      })
     }
+    // A first number adds a `phone` identity: a new way to sign in, which Supabase Auth announces.
+    if (!hadPhoneIdentity) yield* notify("identity_linked_notification", { Provider: "phone" })
     return changed
   })
