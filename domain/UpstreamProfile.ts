@@ -1,5 +1,6 @@
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { Identity } from "./Identity.js"
 import type { IdentityId, UserId } from "./Ids.js"
@@ -13,6 +14,14 @@ export interface UpstreamProfile {
   readonly email: Option.Option<string>
   readonly emailVerified: boolean
   readonly data: Readonly<Record<string, unknown>>
+  /**
+   * The provider's own tokens, which the auth service hands to the application once
+   * (`provider_token`, `provider_refresh_token`) and never stores. Absent where unused.
+   */
+  readonly tokens?: {
+    readonly accessToken: Redacted.Redacted<string>
+    readonly refreshToken: Option.Option<Redacted.Redacted<string>>
+  }
 }
 
 /** The user created on someone's first login through an upstream, as Supabase Auth shapes it. */

@@ -15,6 +15,11 @@ export interface Credentials {
   readonly clientSecret: Redacted.Redacted<string>
   /** For providers without a fixed address (`oidc`); providers at a fixed address ignore it. */
   readonly issuerUrl?: URL
+  /**
+   * Every endpoint of the provider at this origin instead, paths kept: a local fake of the
+   * provider in tests. Never set from configuration.
+   */
+  readonly endpointOrigin?: URL
 }
 
 export interface ProviderEntry {

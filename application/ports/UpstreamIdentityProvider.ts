@@ -18,6 +18,13 @@ export interface UpstreamRequest {
   readonly codeVerifier: string
   /** Our callback URL, registered at the upstream (`BASE_URL/callback`). */
   readonly redirectUri: string
+  /** Scopes asked for beyond the provider's own (the auth service's `/authorize?scopes=`). */
+  readonly extraScopes?: ReadonlyArray<string> | undefined
+  /**
+   * Authorization parameters a provider takes from the sign-in request (WorkOS `connection`,
+   * `organization`, `provider`; a `login_hint`), already filtered by the provider's own list.
+   */
+  readonly parameters?: Readonly<Record<string, string>> | undefined
 }
 
 /** The identity provider users log in at (GitHub, Google, any OpenID provider, the dev upstream). */
