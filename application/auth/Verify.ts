@@ -101,8 +101,9 @@ const useUp = (request: VerifyRequest) =>
     } else {
       const email = yield* ContactInput.email(request.email)
       // An email change's code comes with either address: the current one or the new one.
-      const owner = Option.isSome(yield* users.findByEmail(email))
-        ? yield* users.findByEmail(email)
+      const current = yield* users.findByEmail(email)
+      const owner = Option.isSome(current)
+        ? current
         : purposes.some((known) => ChangeEmail.purposes.includes(known))
           ? yield* users.findByPendingEmail(email)
           : Option.none()

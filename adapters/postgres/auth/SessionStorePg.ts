@@ -262,17 +262,19 @@ export const layer = Layer.effect(
       start: Telemetry.fn("SessionStorePg.start")(
         (session, firstToken) => {
           const row = encodeSession(session)
-          return Effect.gen(function* () {
-            yield* sql`INSERT INTO ${sessions} ${sql.insert(row)}`
-            yield* sql`INSERT INTO ${refreshTokens} ${sql.insert({
+          // The session and its first token in one statement, which is atomic on its own: one
+          // round trip where a transaction of two inserts took four. The token's reference to
+          // the session is checked at the end of the statement, when the session row exists.
+          return sql`
+            WITH started AS (INSERT INTO ${sessions} ${sql.insert(row)})
+            INSERT INTO ${refreshTokens} ${sql.insert({
               tokenHash: firstToken,
               userId: session.userId,
               sessionId: session.id,
               generation: session.generation,
               createdAt: row.createdAt,
               updatedAt: row.createdAt
-            })}`
-          }).pipe(sql.withTransaction, Effect.orDie)
+            })}`.pipe(Effect.asVoid, Effect.orDie)
         },
         (session) => ({ "session.id": session.id, "user.id": session.userId })
       ),

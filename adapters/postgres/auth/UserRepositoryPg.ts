@@ -331,18 +331,21 @@ export const layer = Layer.effect(
         (id) => ({ "user.id": id })
       ),
       recordSignIn: Telemetry.fn("UserRepositoryPg.recordSignIn")(
-        (id, identity, now) =>
-          Effect.gen(function* () {
-            yield* changeLive(
-              id,
-              sql`UPDATE ${users} SET last_sign_in_at = ${now}, updated_at = ${now}
-                  WHERE id = ${id} AND deleted_at IS NULL RETURNING id`
-            )
-            if (Option.isSome(identity)) {
-              yield* sql`UPDATE ${identitiesTable} SET last_sign_in_at = ${now}, updated_at = ${now}
-                         WHERE id = ${identity.value} AND user_id = ${id}`.pipe(Effect.orDie)
-            }
-          }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die)),
+        (id, identity, now) => {
+          const stamped = changeLive(
+            id,
+            sql`UPDATE ${users} SET last_sign_in_at = ${now}, updated_at = ${now}
+                WHERE id = ${id} AND deleted_at IS NULL RETURNING id`
+          )
+          // One statement needs no transaction of its own: BEGIN and COMMIT would be two more
+          // round trips on every sign-in.
+          if (Option.isNone(identity)) return stamped
+          return Effect.zipRight(
+            stamped,
+            sql`UPDATE ${identitiesTable} SET last_sign_in_at = ${now}, updated_at = ${now}
+                WHERE id = ${identity.value} AND user_id = ${id}`.pipe(Effect.orDie)
+          ).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+        },
         (id) => ({ "user.id": id })
       ),
       softDelete: Telemetry.fn("UserRepositoryPg.softDelete")(
