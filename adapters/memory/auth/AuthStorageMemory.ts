@@ -1,5 +1,6 @@
 import * as Layer from "effect/Layer"
 import * as AuthMemoryState from "./AuthMemoryState.js"
+import * as ExternalLoginStoreMemory from "./ExternalLoginStoreMemory.js"
 import * as FlowStateStoreMemory from "./FlowStateStoreMemory.js"
 import * as MailOutboxMemory from "./MailOutboxMemory.js"
 import * as OneTimeTokenStoreMemory from "./OneTimeTokenStoreMemory.js"
@@ -14,5 +15,6 @@ export const layer = Layer.mergeAll(
   MailOutboxMemory.layer,
   OneTimeTokenStoreMemory.layer,
   FlowStateStoreMemory.layer,
+  ExternalLoginStoreMemory.layer,
   TransactionsMemory.layer
 ).pipe(Layer.provide(AuthMemoryState.layer))

@@ -1,5 +1,6 @@
 import * as Layer from "effect/Layer"
 import * as AuthTables from "./AuthTables.js"
+import * as ExternalLoginStorePg from "./ExternalLoginStorePg.js"
 import * as FlowStateStorePg from "./FlowStateStorePg.js"
 import * as MailOutboxPg from "./MailOutboxPg.js"
 import * as OneTimeTokenStorePg from "./OneTimeTokenStorePg.js"
@@ -18,5 +19,6 @@ export const layer = (namespace: string) =>
     MailOutboxPg.layer,
     OneTimeTokenStorePg.layer,
     FlowStateStorePg.layer,
+    ExternalLoginStorePg.layer,
     TransactionsPg.layer
   ).pipe(Layer.provide(AuthTables.layer(namespace)))

@@ -1,4 +1,5 @@
 import type { Vitest } from "@effect/vitest"
+import type { ExternalLoginStore } from "../../../../application/auth/ports/ExternalLoginStore.js"
 import type { FlowStateStore } from "../../../../application/auth/ports/FlowStateStore.js"
 import type { MailOutbox } from "../../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../../application/auth/ports/OneTimeTokenStore.js"
@@ -16,6 +17,7 @@ export type AuthStorage =
   | MailOutbox
   | OneTimeTokenStore
   | FlowStateStore
+  | ExternalLoginStore
   | TokenSealer
 
 export type It = Vitest.MethodsNonLive<AuthStorage>

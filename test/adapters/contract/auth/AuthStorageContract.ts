@@ -1,4 +1,5 @@
 import type { It } from "./AuthStorage.js"
+import { externalLoginStoreContract } from "./ExternalLoginStoreContract.js"
 import { flowStateStoreContract } from "./FlowStateStoreContract.js"
 import { mailOutboxContract } from "./MailOutboxContract.js"
 import { oneTimeTokenStoreContract } from "./OneTimeTokenStoreContract.js"
@@ -12,4 +13,5 @@ export const authStorageContract = (it: It) => {
   mailOutboxContract(it)
   oneTimeTokenStoreContract(it)
   flowStateStoreContract(it)
+  externalLoginStoreContract(it)
 }
