@@ -153,6 +153,44 @@ export const layer = Layer.effect(
       findByPhone: (phone) => findLive((user) => Option.contains(user.phone, phone)),
       findByPendingEmail: (email) => findLive((user) => Option.contains(user.emailChange, email)),
       findByPendingPhone: (phone) => findLive((user) => Option.contains(user.phoneChange, phone)),
+      findByIdentity: (provider, providerId) =>
+        read((tables) =>
+          Option.flatMap(
+            Option.fromNullable(
+              [...HashMap.values(tables.identities)].find(
+                (identity) => identity.provider === provider && identity.providerId === providerId
+              )
+            ),
+            (identity) =>
+              Option.map(liveUser(tables, identity.userId), (row) => ({ user: row.user, identity }))
+          )
+        ),
+      refreshIdentity: (id, data, now) =>
+        Ref.update(state, (tables) =>
+          Option.match(
+            Option.filter(HashMap.get(tables.identities, id), (identity) =>
+              Option.isSome(liveUser(tables, identity.userId))
+            ),
+            {
+              onNone: () => tables,
+              onSome: (identity) => ({
+                ...tables,
+                identities: HashMap.set(
+                  tables.identities,
+                  id,
+                  withGeneratedEmail(
+                    new Identity({
+                      ...identity,
+                      identityData: { ...data },
+                      updatedAt: now,
+                      lastSignInAt: Option.some(now)
+                    })
+                  )
+                )
+              })
+            }
+          )
+        ),
       identitiesOf: (id) =>
         read((tables) => (Option.isNone(liveUser(tables, id)) ? [] : identitiesOf(tables, id))),
       findWithIdentities: (id) =>

@@ -237,6 +237,28 @@ export const layer = Layer.effect(
       findByPendingPhone: Telemetry.fn("UserRepositoryPg.findByPendingPhone")((phone) =>
         findUser(sql`phone_change = ${phone} AND is_sso_user = false`)
       ),
+      findByIdentity: Telemetry.fn("UserRepositoryPg.findByIdentity")((provider, providerId) =>
+        Effect.gen(function* () {
+          const identity = yield* sql`
+            SELECT ${sql.literal(identityColumns)} FROM ${identitiesTable}
+            WHERE provider = ${provider} AND provider_id = ${providerId}`.pipe(
+            decodeFirst(IdentityRow),
+            Effect.map(Option.map((row) => new Identity(row, true)))
+          )
+          if (Option.isNone(identity)) return Option.none()
+          const user = yield* findUser(sql`id = ${identity.value.userId}`)
+          return Option.map(user, (found) => ({ user: found, identity: identity.value }))
+        })
+      ),
+      refreshIdentity: Telemetry.fn("UserRepositoryPg.refreshIdentity")((id, data, now) =>
+        sql`UPDATE ${identitiesTable} i
+            SET identity_data = ${JSON.stringify(data)}::jsonb, updated_at = ${now}, last_sign_in_at = ${now}
+            WHERE i.id = ${id}
+              AND EXISTS (SELECT 1 FROM ${users} u WHERE u.id = i.user_id AND u.deleted_at IS NULL)`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
+      ),
       identitiesOf: Telemetry.fn("UserRepositoryPg.identitiesOf")(
         (id) =>
           sql`SELECT ${sql.literal(identityColumns)} FROM ${identitiesTable} i

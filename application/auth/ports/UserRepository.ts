@@ -123,6 +123,20 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
     readonly findByPendingEmail: (email: Email) => Effect.Effect<Option.Option<User>>
     /** The user whose phone change to this number is pending. */
     readonly findByPendingPhone: (phone: Phone) => Effect.Effect<Option.Option<User>>
+    /** The identity of this account at this provider, with its live user. */
+    readonly findByIdentity: (
+      provider: string,
+      providerId: string
+    ) => Effect.Effect<Option.Option<{ readonly user: User; readonly identity: Identity }>>
+    /**
+     * Replaces an identity's data with what its provider said at a new sign-in, and stamps the
+     * sign-in; the generated `email` follows the data. Nothing when it is gone.
+     */
+    readonly refreshIdentity: (
+      id: IdentityId,
+      data: Readonly<Record<string, unknown>>,
+      now: Date
+    ) => Effect.Effect<void>
     /** The user's identities, oldest first. */
     readonly identitiesOf: (id: UserId) => Effect.Effect<ReadonlyArray<Identity>>
     /**

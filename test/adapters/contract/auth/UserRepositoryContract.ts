@@ -334,6 +334,44 @@ export const userRepositoryContract = (it: It) =>
       })
     )
 
+    it.effect(
+      "a provider account finds its identity and user; a new sign-in refreshes the identity's data",
+      () =>
+        Effect.gen(function* () {
+          const users = yield* UserRepository
+          const { user } = yield* signUp()
+          const github = Fixtures.emailIdentity(user, {
+            id: IdentityId.make(randomUUID()),
+            provider: "github",
+            providerId: "4242",
+            identityData: { sub: "4242", email: "Old@Example.com", user_name: "ada" },
+            createdAt: Time.plus(Fixtures.t0, 1000)
+          })
+          yield* users.addIdentity(github)
+          const found = yield* users.findByIdentity("github", "4242")
+          expect(Option.map(found, (both) => [both.user.id, both.identity.id])).toEqual(
+            Option.some([user.id, github.id])
+          )
+          expect(yield* users.findByIdentity("github", "4243")).toEqual(Option.none())
+          expect(yield* users.findByIdentity("gitlab", "4242")).toEqual(Option.none())
+
+          const later = Time.plus(Fixtures.t0, 60_000)
+          yield* users.refreshIdentity(
+            github.id,
+            { sub: "4242", email: "New@Example.com", user_name: "ada2" },
+            later
+          )
+          const refreshed = (yield* users.identitiesOf(user.id)).find((identity) => identity.id === github.id)
+          expect(refreshed?.identityData).toEqual({
+            sub: "4242",
+            email: "New@Example.com",
+            user_name: "ada2"
+          })
+          expect(refreshed?.email).toEqual(Option.some("new@example.com"))
+          expect(refreshed?.lastSignInAt).toEqual(Option.some(later))
+        })
+    )
+
     it.effect("password hash and last sign-in", () =>
       Effect.gen(function* () {
         const users = yield* UserRepository
