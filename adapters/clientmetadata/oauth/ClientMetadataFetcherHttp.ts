@@ -1,28 +1,29 @@
-import { type LookupAddress, lookup } from "node:dns"
-import { request } from "node:https"
-import type { LookupFunction } from "node:net"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import ipaddr from "ipaddr.js"
 import {
   ClientMetadataFetcher,
   ClientMetadataUnavailable
 } from "../../../application/oauth/ports/ClientMetadataFetcher.js"
 import * as Telemetry from "../../../application/Telemetry.js"
 import * as ClientMetadataDocument from "../../../domain/oauth/ClientMetadataDocument.js"
+import * as AddressRange from "../../outbound/AddressRange.js"
+import type * as Exchange from "../../outbound/Exchange.js"
+import * as GuardedFetch from "../../outbound/GuardedFetch.js"
+import type { OutboundFailure } from "../../outbound/OutboundFailure.js"
 import * as DocumentCache from "./DocumentCache.js"
 
 /**
  * Fetches Client ID Metadata Documents over https. Any client can make us fetch any URL (it
- * only has to send it as `client_id`), so this is a server-side request forgery surface: the
- * host is resolved first, every address it resolves to must be public unicast, and the
- * connection goes to the very address that was checked, so a DNS answer that changes between
- * the check and the connect (rebinding) cannot point us at an internal service. Redirects are
- * not followed (their target would escape the check), bodies are capped and slow servers cut off.
+ * only has to send it as `client_id`), so this is a server-side request forgery surface, and
+ * every fetch goes through the outbound guard (`GuardedFetch`): the host is resolved first,
+ * every address it resolves to must be public unicast, and the connection goes to the very
+ * address that was checked, so a DNS answer that changes between the check and the connect
+ * (rebinding) cannot point us at an internal service. Redirects are not followed (the draft
+ * wants the document at its own URL), bodies are capped and slow servers cut off.
  */
 
 /** The draft suggests a small limit; 64 KiB is far above any real document. */
@@ -49,29 +50,13 @@ export interface Options {
   readonly timeout?: Duration.DurationInput
 }
 
-/** Well-known cloud instance metadata endpoints, refused by name even if ranges change. */
-const cloudMetadata: ReadonlySet<string> = new Set(
-  ["169.254.169.254", "fd00:ec2::254", "100.100.100.200"].map((address) => ipaddr.process(address).toString())
-)
-
 /**
- * The special-purpose range an address falls in, by ipaddr.js's tables (`loopback`,
- * `private`, `linkLocal`, `carrierGradeNat`, `uniqueLocal`, `multicast`, …), `unicast` for an
- * ordinary public address, `invalid` for anything unparsable. IPv4-mapped IPv6 addresses
- * (`::ffff:10.0.0.1`) are judged as the IPv4 address they carry.
+ * Only ordinary public unicast addresses are fetched from (the guard's `AddressRange`):
+ * loopback, RFC 1918, unique local, link-local, CGNAT, unspecified, multicast, broadcast,
+ * documentation, reserved and cloud metadata addresses are all refused, and IPv6 forms that
+ * embed an IPv4 address are judged by it (mapped, NAT64) or refused (6to4, Teredo, …).
  */
-const rangeOf = (address: string): string => {
-  if (!ipaddr.isValid(address)) return "invalid"
-  const parsed = ipaddr.process(address)
-  return cloudMetadata.has(parsed.toString()) ? "cloudMetadata" : parsed.range()
-}
-
-/**
- * Only ordinary public unicast addresses: an allow-list, so that loopback, RFC 1918, unique
- * local, link-local, CGNAT, unspecified, multicast, broadcast, documentation, reserved and
- * IPv4-embedding IPv6 ranges (NAT64, 6to4, Teredo) are all refused.
- */
-export const isPublicAddress = (address: string): boolean => rangeOf(address) === "unicast"
+export const isPublicAddress = AddressRange.isPublic
 
 /**
  * How long a document may be served from the cache (RFC 9111 §5.2.2): `no-store` and
@@ -103,120 +88,52 @@ const isJson = (contentType: string | undefined): boolean => {
 
 const unavailable = (url: URL, reason: string) => new ClientMetadataUnavailable({ url: url.href, reason })
 
-/** The host as DNS and `https.request` want it: IPv6 literals without their brackets. */
-const bareHost = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, "$1")
-
-/** `host:port` as the allow-list writes it, with the default port made explicit. */
-const hostPort = (url: URL): string => `${url.hostname}:${url.port === "" ? "443" : url.port}`
-
-const resolve = (url: URL) =>
-  Effect.async<ReadonlyArray<LookupAddress>, ClientMetadataUnavailable>((resume) => {
-    lookup(bareHost(url), { all: true, verbatim: true }, (error, addresses) => {
-      resume(
-        error === null
-          ? Effect.succeed(addresses)
-          : Effect.fail(unavailable(url, `cannot resolve ${url.hostname}: ${error.code ?? error.message}`))
-      )
-    })
-  })
-
-/** Resolves the host and returns the address to connect to, refusing any non-public one. */
-const vet = (url: URL, allowedLoopback: ReadonlySet<string>) =>
-  Effect.gen(function* () {
-    const addresses = yield* resolve(url)
-    const exempt = allowedLoopback.has(hostPort(url))
-    // Every address must pass, not just the one we pick: a name with one public and one
-    // private address is refused outright rather than trusted to the order of the answers.
-    for (const { address } of addresses) {
-      const range = rangeOf(address)
-      if (range !== "unicast" && !(exempt && range === "loopback")) {
-        return yield* unavailable(url, `${url.hostname} resolves to a ${range} address, which is not fetched`)
-      }
-    }
-    const first = addresses[0]
-    if (first === undefined) return yield* unavailable(url, `${url.hostname} has no address`)
-    return first
-  })
-
 /**
- * Hands the connection the vetted address whatever name it asks for. Node asks for a list
- * (`all`) when it races address families (autoSelectFamily), for one address otherwise.
+ * Refuses, before the body is read, an answer that cannot be a document: a redirect (not
+ * followed), another status than 200, or a content type other than JSON.
  */
-const pinnedLookup =
-  (vetted: LookupAddress): LookupFunction =>
-  (_hostname, options, callback) => {
-    if (options.all === true) callback(null, [vetted])
-    else callback(null, vetted.address, vetted.family)
+const screen = (head: Exchange.Head): Option.Option<string> => {
+  const contentType = head.headers.get("content-type")
+  if (head.status >= 300 && head.status < 400) {
+    return Option.some(`answered ${head.status}: redirects are not followed`)
   }
-
-interface Downloaded {
-  readonly body: string
-  readonly cacheControl: string | undefined
+  if (head.status !== 200) return Option.some(`answered ${head.status}`)
+  if (!isJson(contentType ?? undefined))
+    return Option.some(`content-type ${contentType ?? "(none)"} is not JSON`)
+  return Option.none()
 }
 
-/** One GET to the pinned address; TLS still verifies the certificate against the URL's host. */
-const download = (url: URL, vetted: LookupAddress, ca: ReadonlyArray<string> | undefined) =>
-  Effect.async<Downloaded, ClientMetadataUnavailable>((resume) => {
-    let settled = false
-    const settle = (outcome: Effect.Effect<Downloaded, ClientMetadataUnavailable>) => {
-      if (settled) return
-      settled = true
-      resume(outcome)
+/** The guard's failure in this fetcher's words; like the guard's own, they name the host at most. */
+const reasonOf = (failure: OutboundFailure, timeout: Duration.Duration): string => {
+  switch (failure._tag) {
+    case "OutboundTimedOut":
+      return `no complete answer within ${Duration.format(timeout)}`
+    case "AnswerTooLarge":
+      return `the document exceeds ${maxBodyBytes} bytes`
+    default:
+      return failure.message
+  }
+}
+
+/** One GET of the document through the guard. */
+const download = (url: URL, options: Options, timeout: Duration.Duration) =>
+  GuardedFetch.request(
+    { url, headers: { accept: "application/json" } },
+    {
+      timeout,
+      maxBytes: maxBodyBytes,
+      redirect: "manual",
+      screen,
+      ...(options.allowedLoopback === undefined ? {} : { allowedLoopback: options.allowedLoopback }),
+      ...(options.ca === undefined ? {} : { ca: options.ca })
     }
-    const fail = (reason: string) => settle(Effect.fail(unavailable(url, reason)))
-    const outgoing = request(
-      {
-        protocol: "https:",
-        hostname: bareHost(url),
-        port: url.port === "" ? 443 : Number(url.port),
-        path: `${url.pathname}${url.search}`,
-        method: "GET",
-        headers: { accept: "application/json" },
-        lookup: pinnedLookup(vetted),
-        // A fresh connection each time: a pooled one might have been opened to another address.
-        agent: false,
-        ...(ca === undefined ? {} : { ca: [...ca] })
-      },
-      (response) => {
-        const status = response.statusCode ?? 0
-        const refuse = (reason: string) => {
-          outgoing.destroy()
-          fail(reason)
-        }
-        if (status >= 300 && status < 400) return refuse(`answered ${status}: redirects are not followed`)
-        if (status !== 200) return refuse(`answered ${status}`)
-        if (!isJson(response.headers["content-type"])) {
-          return refuse(`content-type ${response.headers["content-type"] ?? "(none)"} is not JSON`)
-        }
-        const declared = Number(response.headers["content-length"])
-        if (Number.isFinite(declared) && declared > maxBodyBytes) {
-          return refuse(`the document exceeds ${maxBodyBytes} bytes`)
-        }
-        const chunks: Array<Buffer> = []
-        let size = 0
-        response.on("data", (chunk: Buffer) => {
-          size += chunk.length
-          if (size > maxBodyBytes) refuse(`the document exceeds ${maxBodyBytes} bytes`)
-          else chunks.push(chunk)
-        })
-        response.on("end", () =>
-          settle(
-            Effect.succeed({
-              body: Buffer.concat(chunks).toString("utf8"),
-              cacheControl: response.headers["cache-control"]
-            })
-          )
-        )
-        response.on("error", (error) => fail(error.message))
-        // After "end" this is a no-op; before it, the server hung up mid-body.
-        response.on("close", () => fail("the connection closed before the document ended"))
-      }
-    )
-    outgoing.on("error", (error) => fail(error.message))
-    outgoing.end()
-    // On timeout or interruption: drop the connection.
-    return Effect.sync(() => outgoing.destroy())
-  })
+  ).pipe(
+    Effect.map((response) => ({
+      body: GuardedFetch.text(response),
+      cacheControl: response.headers.get("cache-control") ?? undefined
+    })),
+    Effect.mapError((failure) => unavailable(url, reasonOf(failure, timeout)))
+  )
 
 const parseJson = (url: URL, body: string) =>
   Either.try({
@@ -227,14 +144,13 @@ const parseJson = (url: URL, body: string) =>
 /** The fetcher with its own cache; `options` are for tests (see `Options`). */
 export const make = (options: Options = {}) =>
   Effect.sync(() => {
-    const allowedLoopback: ReadonlySet<string> = new Set(options.allowedLoopback ?? [])
     const timeout = Duration.decode(options.timeout ?? defaultTimeout)
     const cache = DocumentCache.make()
 
     const fetchOnce = (url: URL) =>
       Effect.gen(function* () {
-        const vetted = yield* vet(url, allowedLoopback)
-        const downloaded = yield* download(url, vetted, options.ca)
+        // The guard's time limit covers resolution, connection and body; parsing is immediate.
+        const downloaded = yield* download(url, options, timeout)
         const json = yield* parseJson(url, downloaded.body)
         const document = yield* ClientMetadataDocument.parse(url, json).pipe(
           Effect.mapError((invalid) => unavailable(url, invalid.message))
@@ -244,12 +160,7 @@ export const make = (options: Options = {}) =>
           bytes: Buffer.byteLength(downloaded.body),
           timeToLive: timeToLive(downloaded.cacheControl)
         }
-      }).pipe(
-        Effect.timeoutFail({
-          duration: timeout,
-          onTimeout: () => unavailable(url, `no complete answer within ${Duration.format(timeout)}`)
-        })
-      )
+      })
 
     return ClientMetadataFetcher.of({
       fetch: Telemetry.fn("ClientMetadataFetcherHttp.fetch")((url: URL) =>
