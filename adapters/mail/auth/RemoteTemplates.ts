@@ -4,6 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type { Kind } from "../../../domain/auth/Mail.js"
+import * as GuardedFetch from "../../outbound/GuardedFetch.js"
+import type { OutboundFailure } from "../../outbound/OutboundFailure.js"
 import * as GoTemplate from "./GoTemplate.js"
 
 export interface RemoteTemplateOptions {
@@ -15,6 +17,12 @@ export interface RemoteTemplateOptions {
   readonly timeout?: Duration.DurationInput
   /** The largest template taken, in bytes. */
   readonly maxBytes?: number
+  /**
+   * Tests only: `host:port` pairs of template servers on a loopback address, which the
+   * outbound guard refuses otherwise (`GuardedFetch.Options.allowedLoopback`). The
+   * configuration never sets it.
+   */
+  readonly allowedLoopback?: ReadonlyArray<string>
 }
 
 export const defaultFreshFor = Duration.minutes(10)
@@ -27,55 +35,44 @@ interface Held {
   readonly fetchedAt: number
 }
 
-/** The body of `url` as text, at most `maxBytes`, within `timeout`; a reason when not. */
-const fetchText = (url: string, timeout: Duration.Duration, maxBytes: number) =>
-  Effect.tryPromise({
-    try: async (signal) => {
-      // One controller for both the time limit and the fiber's interruption, held here: a
-      // signal made by AbortSignal.any can be collected on Node 20 before it fires, leaving
-      // the fetch waiting forever.
-      const controller = new AbortController()
-      const timer = setTimeout(() => controller.abort(new Error("timed out")), Duration.toMillis(timeout))
-      const onInterrupt = () => controller.abort(signal.reason)
-      signal.addEventListener("abort", onInterrupt)
-      try {
-        return await readTemplate(url, controller.signal, maxBytes)
-      } finally {
-        clearTimeout(timer)
-        signal.removeEventListener("abort", onInterrupt)
-      }
-    },
-    catch: (error) => (error instanceof Error ? error.message : String(error))
-  })
-
-/** The body of `url` as text, at most `maxBytes`; throws with the reason when not. */
-const readTemplate = async (url: string, signal: AbortSignal, maxBytes: number) => {
-  const response = await fetch(url, { signal, redirect: "error" })
-  // A body not read holds its connection: it is cancelled whenever it is not wanted.
-  if (!response.ok) {
-    await response.body?.cancel()
-    throw new Error(`status ${response.status}`)
+/** Why a fetch failed, in the words the warning logs; none holds the template's URL. */
+const reasonOf = (failure: OutboundFailure, maxBytes: number): string => {
+  switch (failure._tag) {
+    case "OutboundTimedOut":
+      return "timed out"
+    case "AnswerTooLarge":
+      return `larger than ${maxBytes} bytes`
+    default:
+      return failure.message
   }
-  const length = Number(response.headers.get("content-length") ?? "0")
-  if (length > maxBytes) {
-    await response.body?.cancel()
-    throw new Error(`larger than ${maxBytes} bytes`)
-  }
-  const reader = response.body?.getReader()
-  const chunks: Array<Uint8Array> = []
-  let total = 0
-  for (;;) {
-    const chunk = await reader?.read()
-    if (chunk === undefined || chunk.done) break
-    total += chunk.value.byteLength
-    if (total > maxBytes) {
-      await reader?.cancel()
-      throw new Error(`larger than ${maxBytes} bytes`)
-    }
-    chunks.push(chunk.value)
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks))
 }
+
+/**
+ * The body of `url` as text, at most `maxBytes`, within `timeout`; a reason when not. Through
+ * the outbound guard, since a template URL is a request the server makes on its own: https to
+ * public addresses only, redirects followed (as Supabase Auth's client does) but each one
+ * checked again.
+ */
+const fetchText = (
+  url: string,
+  timeout: Duration.Duration,
+  maxBytes: number,
+  options: RemoteTemplateOptions
+) =>
+  GuardedFetch.request(
+    { url, headers: { accept: "text/html, */*;q=0.8" } },
+    {
+      timeout,
+      maxBytes,
+      // An error page is not a template: dropped before its body is read.
+      screen: (head) =>
+        head.status >= 200 && head.status < 300 ? Option.none() : Option.some(`status ${head.status}`),
+      ...(options.allowedLoopback === undefined ? {} : { allowedLoopback: options.allowedLoopback })
+    }
+  ).pipe(
+    Effect.map(GuardedFetch.text),
+    Effect.mapError((failure) => reasonOf(failure, maxBytes))
+  )
 
 /**
  * The operator's HTML templates (`MAILER_TEMPLATES_<KIND>`), fetched when first needed and again
@@ -99,7 +96,7 @@ export const make = (options: RemoteTemplateOptions) =>
           const now = yield* Clock.currentTimeMillis
           const last = held.get(kind)
           if (last !== undefined && now - last.fetchedAt < freshFor) return last.template
-          const fetched = yield* Effect.either(fetchText(url, timeout, maxBytes))
+          const fetched = yield* Effect.either(fetchText(url, timeout, maxBytes, options))
           const parsed = Either.flatMap(fetched, (text) =>
             Either.mapLeft(GoTemplate.parse(text), (error) => `does not parse: ${error}`)
           )

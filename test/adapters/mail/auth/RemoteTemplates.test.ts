@@ -8,9 +8,17 @@ import { MailComposer } from "../../../../application/auth/ports/MailComposer.js
 import { Message } from "../../../../domain/auth/Mail.js"
 
 /** A local template server: each path's body (or status), and how often each was asked for. */
-const templateServer = (routes: Record<string, { status?: number; body?: string; hang?: boolean }>) =>
+const templateServer = (
+  routes: Record<string, { status?: number; body?: string; hang?: boolean; location?: string }>
+) =>
   Effect.acquireRelease(
-    Effect.async<{ url: (path: string) => string; hits: Map<string, number>; server: Server }>((resume) => {
+    Effect.async<{
+      url: (path: string) => string
+      /** For the guard's test-only loopback allow-list. */
+      hostPort: string
+      hits: Map<string, number>
+      server: Server
+    }>((resume) => {
       const hits = new Map<string, number>()
       const server = createServer((request, response) => {
         const path = request.url ?? "/"
@@ -18,14 +26,22 @@ const templateServer = (routes: Record<string, { status?: number; body?: string;
         const route = routes[path]
         if (route?.hang === true) return
         response.writeHead(route?.status ?? (route === undefined ? 404 : 200), {
-          "content-type": "text/html"
+          "content-type": "text/html",
+          ...(route?.location === undefined ? {} : { location: route.location })
         })
         response.end(route?.body ?? "")
       })
       server.listen(0, "127.0.0.1", () => {
         const address = server.address()
         const port = typeof address === "object" && address !== null ? address.port : 0
-        resume(Effect.succeed({ url: (path: string) => `http://127.0.0.1:${port}${path}`, hits, server }))
+        resume(
+          Effect.succeed({
+            url: (path: string) => `http://127.0.0.1:${port}${path}`,
+            hostPort: `127.0.0.1:${port}`,
+            hits,
+            server
+          })
+        )
       })
     }),
     ({ server }) =>
@@ -59,7 +75,10 @@ describe("MAILER_TEMPLATES_<KIND>: templates fetched from a URL", () => {
           MailComposer,
           TemplateMailComposer.layer({
             subjects: {},
-            templates: { urls: { confirmation: served.url("/confirm.html") } }
+            templates: {
+              urls: { confirmation: served.url("/confirm.html") },
+              allowedLoopback: [served.hostPort]
+            }
           })
         )
         const mail = yield* composer.compose(message)
@@ -95,7 +114,11 @@ describe("MAILER_TEMPLATES_<KIND>: templates fetched from a URL", () => {
           MailComposer,
           TemplateMailComposer.layer({
             subjects: {},
-            templates: { urls: { confirmation: served.url(path) }, timeout: Duration.millis(300) }
+            templates: {
+              urls: { confirmation: served.url(path) },
+              timeout: Duration.millis(300),
+              allowedLoopback: [served.hostPort]
+            }
           })
         )
         const mail = yield* composer.compose(message)
@@ -113,7 +136,10 @@ describe("MAILER_TEMPLATES_<KIND>: templates fetched from a URL", () => {
         MailComposer,
         TemplateMailComposer.layer({
           subjects: {},
-          templates: { urls: { confirmation: served.url("/confirm.html") } }
+          templates: {
+            urls: { confirmation: served.url("/confirm.html") },
+            allowedLoopback: [served.hostPort]
+          }
         })
       )
       expect((yield* composer.compose(message)).html).toContain("Hi &lt;Ada&gt;")
@@ -121,6 +147,37 @@ describe("MAILER_TEMPLATES_<KIND>: templates fetched from a URL", () => {
       yield* TestClock.adjust(Duration.minutes(10))
       expect((yield* composer.compose(message)).html).toContain("Hi &lt;Ada&gt;")
       expect(served.hits.get("/confirm.html")).toBe(2)
+    })
+  )
+
+  it.scoped("fetches through the outbound guard: a redirect is followed only where the guard allows", () =>
+    Effect.gen(function* () {
+      const internal = yield* templateServer({ "/internal.html": { body: custom } })
+      const served = yield* templateServer({
+        "/moved.html": { status: 302, location: "/confirm.html" },
+        "/confirm.html": { body: custom },
+        "/to-internal.html": { status: 302, location: internal.url("/internal.html") }
+      })
+      const composerFor = (url: string, allowedLoopback: ReadonlyArray<string>) =>
+        Effect.provide(
+          MailComposer,
+          TemplateMailComposer.layer({
+            subjects: {},
+            templates: { urls: { confirmation: url }, allowedLoopback }
+          })
+        )
+      const followed = yield* composerFor(served.url("/moved.html"), [served.hostPort])
+      expect((yield* followed.compose(message)).html).toContain("Hi &lt;Ada&gt;")
+      // A loopback server the allow-list does not name, directly or through a redirect: refused,
+      // and the built-in body used.
+      for (const [url, allowed] of [
+        [internal.url("/internal.html"), [served.hostPort]],
+        [served.url("/to-internal.html"), [served.hostPort]]
+      ] as const) {
+        const composer = yield* composerFor(url, allowed)
+        expect((yield* composer.compose(message)).html).toMatch(/^<!doctype html>/)
+      }
+      expect(internal.hits.get("/internal.html")).toBeUndefined()
     })
   )
 })
