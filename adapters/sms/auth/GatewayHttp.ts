@@ -2,15 +2,21 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type Channel, SmsSendFailed } from "../../../application/auth/ports/SmsSender.js"
+import * as GuardedFetch from "../../outbound/GuardedFetch.js"
+import type { OutboundFailure } from "../../outbound/OutboundFailure.js"
 
 /**
- * The one HTTP call every SMS gateway makes: a form posted with the global `fetch`, within a
- * time limit, its answer read as JSON when it is JSON. What cannot reach the gateway is an
- * `SmsSendFailed` here; what the gateway answered is for each gateway to read.
+ * The one HTTP call every SMS gateway makes: a form posted through the outbound guard
+ * (`GuardedFetch`: https to public addresses only, the connection pinned to the checked
+ * address), within a time limit, its answer read as JSON when it is JSON. What cannot reach
+ * the gateway is an `SmsSendFailed` here; what the gateway answered is for each gateway to read.
  */
 
 /** Supabase Auth's time limit for a call to a gateway (its `GOTRUE_INTERNAL_HTTP_TIMEOUT` default). */
 export const defaultTimeout = Duration.seconds(10)
+
+/** The largest answer read: a gateway answers a few hundred bytes, an error page a few KiB. */
+export const maxAnswerBytes = 1024 * 1024
 
 /** Where each gateway's settings may point instead of its real host: a fake in tests. */
 export interface Endpoint {
@@ -18,6 +24,12 @@ export interface Endpoint {
   readonly baseUrl?: string | undefined
   /** How long a call may take, the answer's body included; 10 s by default. */
   readonly timeout?: Duration.DurationInput | undefined
+  /**
+   * Tests only: `host:port` pairs of fakes on a loopback address (`127.0.0.1:PORT`), which the
+   * outbound guard refuses otherwise, over plain http too. Off unless a test sets it; the
+   * configuration never does.
+   */
+  readonly allowedLoopback?: ReadonlyArray<string> | undefined
 }
 
 export interface Answer {
@@ -50,68 +62,72 @@ const parseJson = (text: string): Option.Option<unknown> => {
   }
 }
 
-/** Node's reason for a failed connection (`ECONNREFUSED`, `ENOTFOUND`), else fetch's own words. */
-const reasonOf = (error: unknown): string => {
-  if (!(error instanceof Error)) return String(error)
-  const cause: unknown = error.cause
-  if (typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string") {
-    return cause.code
+/**
+ * The guard's failure as the gateway's: the gateway's name and the reason, never the URL
+ * (which may carry an account id) nor anything of the request. The message reaches the client
+ * (`sms_send_failed`), so a refused address is not described there; the log says why.
+ */
+const failureOf = (gateway: string, failure: OutboundFailure, timeout: Duration.Duration): SmsSendFailed => {
+  switch (failure._tag) {
+    case "OutboundTimedOut":
+      return new SmsSendFailed({ message: `${gateway} did not answer within ${Duration.format(timeout)}` })
+    case "DestinationUnreachable":
+      return new SmsSendFailed({ message: `could not reach ${gateway} (${failure.code ?? failure.message})` })
+    case "AnswerTooLarge":
+      return new SmsSendFailed({
+        message: `${gateway} answered ${failure.status} with more than ${failure.limit} bytes`
+      })
+    case "DestinationRefused":
+      return new SmsSendFailed({ message: `could not reach ${gateway} (its address is not one we call)` })
+    case "RedirectRefused":
+    case "AnswerRefused":
+      return new SmsSendFailed({
+        message: `${gateway} answered ${failure.status} in a form that is not read`
+      })
   }
-  return error.message
 }
 
 /**
- * Posts `form` to `url`. A gateway that cannot be reached, or does not finish answering within
- * `timeout`, is refused with a message naming only the gateway and the reason: never the URL,
- * which may carry an account id, nor anything of the request.
+ * Posts `form` to `url` through the guard, within the endpoint's time limit. A redirect is
+ * the answer, not followed: a redirected POST loses its body, and no gateway redirects its API.
  */
 export const postForm = (
   gateway: string,
   url: string,
   form: URLSearchParams,
   headers: Readonly<Record<string, string>>,
-  timeout: Duration.Duration
-): Effect.Effect<Answer, SmsSendFailed> =>
-  Effect.tryPromise({
-    try: async (interruption) => {
-      // One controller for both the time limit and the fiber's interruption, held here: a
-      // signal made by AbortSignal.any or AbortSignal.timeout can be collected on Node 20
-      // before it fires, leaving the request waiting forever.
-      const controller = new AbortController()
-      let timedOut = false
-      const timer = setTimeout(() => {
-        timedOut = true
-        controller.abort()
-      }, Duration.toMillis(timeout))
-      const onInterrupt = () => controller.abort(interruption.reason)
-      interruption.addEventListener("abort", onInterrupt)
-      try {
-        const response = await fetch(url, {
-          method: "POST",
-          headers: {
-            ...headers,
-            "content-type": "application/x-www-form-urlencoded",
-            accept: "application/json"
-          },
-          body: form.toString(),
-          signal: controller.signal,
-          redirect: "error"
-        })
-        const text = await response.text()
-        return { status: response.status, json: parseJson(text) }
-      } catch (error) {
-        throw new Error(
-          timedOut
-            ? `${gateway} did not answer within ${Duration.format(timeout)}`
-            : `could not reach ${gateway} (${reasonOf(error)})`
-        )
-      } finally {
-        clearTimeout(timer)
-        interruption.removeEventListener("abort", onInterrupt)
-      }
+  endpoint: Endpoint
+): Effect.Effect<Answer, SmsSendFailed> => {
+  const timeout = timeoutOf(endpoint)
+  return GuardedFetch.request(
+    {
+      url,
+      method: "POST",
+      headers: {
+        ...headers,
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "application/json"
+      },
+      body: form.toString()
     },
-    catch: (error) => new SmsSendFailed({ message: error instanceof Error ? error.message : String(error) })
-  })
+    {
+      timeout,
+      maxBytes: maxAnswerBytes,
+      redirect: "manual",
+      ...(endpoint.allowedLoopback === undefined ? {} : { allowedLoopback: endpoint.allowedLoopback })
+    }
+  ).pipe(
+    Effect.map((response) => ({ status: response.status, json: parseJson(GuardedFetch.text(response)) })),
+    Effect.tapError((failure) =>
+      failure._tag === "DestinationRefused"
+        ? Effect.logWarning("SMS gateway refused by the outbound guard").pipe(
+            Effect.annotateLogs({ "sms.gateway": gateway, "outbound.reason": failure.message })
+          )
+        : Effect.void
+    ),
+    Effect.mapError((failure) => failureOf(gateway, failure, timeout))
+  )
+}
 
 /** The refusal for an answer that says nothing readable: a 5xx page, an empty or garbled body. */
 export const unreadable = (gateway: string, answer: Answer): SmsSendFailed =>

@@ -34,7 +34,6 @@ const decodeErrors = Schema.decodeUnknownOption(Errors)
 
 export const make = (settings: MessageBirdSettings): Context.Tag.Service<SmsSender> => {
   const url = GatewayHttp.urlOf(settings, defaultBaseUrl, "/messages")
-  const timeout = GatewayHttp.timeoutOf(settings)
   const headers = { authorization: `AccessKey ${Redacted.value(settings.accessKey)}` }
   return {
     provider: "messagebird",
@@ -53,7 +52,7 @@ export const make = (settings: MessageBirdSettings): Context.Tag.Service<SmsSend
             // Auth asks, cuts a part from 160 characters to 70 even for ASCII.
             datacoding: "auto"
           })
-          const answer = yield* GatewayHttp.postForm(name, url, form, headers, timeout)
+          const answer = yield* GatewayHttp.postForm(name, url, form, headers, settings)
           if (!GatewayHttp.isSuccess(answer)) {
             return yield* Effect.fail(
               Option.match(Option.flatMap(answer.json, decodeErrors), {

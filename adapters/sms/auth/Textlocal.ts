@@ -36,7 +36,6 @@ const decodeAnswer = Schema.decodeUnknownOption(Answer)
 
 export const make = (settings: TextlocalSettings): Context.Tag.Service<SmsSender> => {
   const url = GatewayHttp.urlOf(settings, defaultBaseUrl, "/send/")
-  const timeout = GatewayHttp.timeoutOf(settings)
   return {
     provider: "textlocal",
     supports: (channel) => channel === "sms",
@@ -51,7 +50,7 @@ export const make = (settings: TextlocalSettings): Context.Tag.Service<SmsSender
             numbers: GatewayHttp.digitsOf(message.to),
             message: message.body
           })
-          const answer = yield* GatewayHttp.postForm(name, url, form, {}, timeout)
+          const answer = yield* GatewayHttp.postForm(name, url, form, {}, settings)
           const read = Option.flatMap(answer.json, decodeAnswer)
           if (Option.isNone(read)) return yield* Effect.fail(GatewayHttp.unreadable(name, answer))
           if (read.value.status !== "success") {

@@ -85,7 +85,6 @@ export const make = (settings: TwilioSettings): Context.Tag.Service<SmsSender> =
     defaultBaseUrl,
     `/2010-04-01/Accounts/${encodeURIComponent(settings.accountSid)}/Messages.json`
   )
-  const timeout = GatewayHttp.timeoutOf(settings)
   const headers = { authorization: basicAuth(settings.accountSid, settings.authToken) }
   return {
     provider: "twilio",
@@ -93,7 +92,7 @@ export const make = (settings: TwilioSettings): Context.Tag.Service<SmsSender> =
     send: Telemetry.fn("Twilio.send")(
       (message: SmsMessage) =>
         Effect.gen(function* () {
-          const answer = yield* GatewayHttp.postForm(name, url, formOf(settings, message), headers, timeout)
+          const answer = yield* GatewayHttp.postForm(name, url, formOf(settings, message), headers, settings)
           if (!GatewayHttp.isSuccess(answer)) return yield* Effect.fail(refusal(name, answer))
           const sent = Option.flatMap(answer.json, decodeMessage)
           if (Option.isNone(sent)) return yield* Effect.fail(GatewayHttp.unreadable(name, answer))

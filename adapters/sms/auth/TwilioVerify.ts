@@ -55,7 +55,6 @@ export const make = (settings: TwilioVerifySettings): Context.Tag.Service<SmsSen
   const service = `/v2/Services/${encodeURIComponent(settings.serviceSid)}`
   const verifications = GatewayHttp.urlOf(settings, defaultBaseUrl, `${service}/Verifications`)
   const checks = GatewayHttp.urlOf(settings, defaultBaseUrl, `${service}/VerificationCheck`)
-  const timeout = GatewayHttp.timeoutOf(settings)
   const headers = { authorization: Twilio.basicAuth(settings.accountSid, settings.authToken) }
   return {
     provider: "twilio_verify",
@@ -65,7 +64,7 @@ export const make = (settings: TwilioVerifySettings): Context.Tag.Service<SmsSen
         Effect.gen(function* () {
           // Unlike Programmable Messaging, Verify names the channel and takes no prefix on `To`.
           const form = new URLSearchParams({ To: GatewayHttp.withPlus(message.to), Channel: message.channel })
-          const answer = yield* GatewayHttp.postForm(name, verifications, form, headers, timeout)
+          const answer = yield* GatewayHttp.postForm(name, verifications, form, headers, settings)
           if (!GatewayHttp.isSuccess(answer)) return yield* Effect.fail(Twilio.refusal(name, answer))
           const started = Option.flatMap(answer.json, decodeVerification)
           if (Option.isNone(started)) return yield* Effect.fail(GatewayHttp.unreadable(name, answer))
@@ -78,7 +77,7 @@ export const make = (settings: TwilioVerifySettings): Context.Tag.Service<SmsSen
         (to: string, code: Redacted.Redacted<string>) =>
           Effect.gen(function* () {
             const form = new URLSearchParams({ To: GatewayHttp.withPlus(to), Code: Redacted.value(code) })
-            const answer = yield* GatewayHttp.postForm(name, checks, form, headers, timeout)
+            const answer = yield* GatewayHttp.postForm(name, checks, form, headers, settings)
             if (isSpent(answer)) return false
             if (!GatewayHttp.isSuccess(answer)) return yield* Effect.fail(Twilio.refusal(name, answer))
             const checked = Option.flatMap(answer.json, decodeCheck)

@@ -39,7 +39,6 @@ const isAscii = (text: string): boolean => /^\p{ASCII}*$/u.test(text)
 
 export const make = (settings: VonageSettings): Context.Tag.Service<SmsSender> => {
   const url = GatewayHttp.urlOf(settings, defaultBaseUrl, "/sms/json")
-  const timeout = GatewayHttp.timeoutOf(settings)
   return {
     provider: "vonage",
     supports: (channel) => channel === "sms",
@@ -56,7 +55,7 @@ export const make = (settings: VonageSettings): Context.Tag.Service<SmsSender> =
             text: message.body
           })
           if (!isAscii(message.body)) form.set("type", "unicode")
-          const answer = yield* GatewayHttp.postForm(name, url, form, {}, timeout)
+          const answer = yield* GatewayHttp.postForm(name, url, form, {}, settings)
           // Vonage answers 200 to a message it refuses: the verdict is each message's status.
           const sent = Option.flatMap(answer.json, decodeSent)
           if (Option.isNone(sent)) return yield* Effect.fail(GatewayHttp.unreadable(name, answer))

@@ -48,7 +48,8 @@ const gateways = Effect.gen(function* () {
           authToken: Redacted.make(FakeTwilio.authToken),
           messageServiceSid: "+15555550199",
           contentSid: Option.none(),
-          baseUrl: twilio.origin
+          baseUrl: twilio.origin,
+          allowedLoopback: [new URL(twilio.origin).host]
         }
       },
       FakeTwilio.messageSid
@@ -60,7 +61,8 @@ const gateways = Effect.gen(function* () {
           accountSid: FakeTwilioVerify.accountSid,
           authToken: Redacted.make(FakeTwilioVerify.authToken),
           serviceSid: FakeTwilioVerify.serviceSid,
-          baseUrl: verify.origin
+          baseUrl: verify.origin,
+          allowedLoopback: [new URL(verify.origin).host]
         }
       },
       FakeTwilioVerify.verificationSid
@@ -71,7 +73,8 @@ const gateways = Effect.gen(function* () {
         settings: {
           accessKey: Redacted.make(FakeMessageBird.accessKey),
           originator: FakeMessageBird.originator,
-          baseUrl: messageBird.origin
+          baseUrl: messageBird.origin,
+          allowedLoopback: [new URL(messageBird.origin).host]
         }
       },
       FakeMessageBird.messageId
@@ -82,7 +85,8 @@ const gateways = Effect.gen(function* () {
         settings: {
           apiKey: Redacted.make(FakeTextlocal.apiKey),
           sender: FakeTextlocal.sender,
-          baseUrl: textlocal.origin
+          baseUrl: textlocal.origin,
+          allowedLoopback: [new URL(textlocal.origin).host]
         }
       },
       FakeTextlocal.messageId
@@ -94,7 +98,8 @@ const gateways = Effect.gen(function* () {
           apiKey: FakeVonage.apiKey,
           apiSecret: Redacted.make(FakeVonage.apiSecret),
           from: FakeVonage.from,
-          baseUrl: vonage.origin
+          baseUrl: vonage.origin,
+          allowedLoopback: [new URL(vonage.origin).host]
         }
       },
       FakeVonage.messageId

@@ -14,6 +14,8 @@ const settings = (
   apiKey: Redacted.make(FakeTextlocal.apiKey),
   sender: FakeTextlocal.sender,
   baseUrl,
+  // The fakes listen on 127.0.0.1, which the outbound guard refuses unless a test allows it.
+  allowedLoopback: [new URL(baseUrl).host],
   ...overrides
 })
 

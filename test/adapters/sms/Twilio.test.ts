@@ -19,6 +19,8 @@ const settings = (
   messageServiceSid: messagingService,
   contentSid: Option.none(),
   baseUrl,
+  // The fakes listen on 127.0.0.1, which the outbound guard refuses unless a test allows it.
+  allowedLoopback: [new URL(baseUrl).host],
   ...overrides
 })
 
@@ -156,6 +158,19 @@ describe("Twilio Programmable Messaging", () => {
         const port = yield* freePort
         const error = yield* Effect.flip(Twilio.make(settings(`http://127.0.0.1:${port}`)).send(text))
         expect(error).toEqual(new SmsSendFailed({ message: "could not reach Twilio (ECONNREFUSED)" }))
+      })
+    )
+
+    it.scoped("does not call a gateway at an address the outbound guard refuses", () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeTwilio.start
+        // The fake's loopback address, without the test-only allowance the other tests give.
+        const sender = Twilio.make(settings(fake.origin, { allowedLoopback: undefined }))
+        const error = yield* Effect.flip(sender.send(text))
+        expect(error).toEqual(
+          new SmsSendFailed({ message: "could not reach Twilio (its address is not one we call)" })
+        )
+        expect(fake.received()).toEqual([])
       })
     )
 

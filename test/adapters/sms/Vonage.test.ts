@@ -15,6 +15,8 @@ const settings = (
   apiSecret: Redacted.make(FakeVonage.apiSecret),
   from: FakeVonage.from,
   baseUrl,
+  // The fakes listen on 127.0.0.1, which the outbound guard refuses unless a test allows it.
+  allowedLoopback: [new URL(baseUrl).host],
   ...overrides
 })
 

@@ -40,7 +40,9 @@ beforeAll(async () => {
             authToken: Redacted.make(FakeTwilio.authToken),
             messageServiceSid: messagingService,
             contentSid: Option.none(),
-            baseUrl: twilio.origin
+            baseUrl: twilio.origin,
+            // The fake listens on 127.0.0.1, which the outbound guard refuses unless allowed.
+            allowedLoopback: [new URL(twilio.origin).host]
           }
         })
       }),
