@@ -25,6 +25,12 @@ export interface UpstreamRequest {
    * `organization`, `provider`; a `login_hint`), already filtered by the provider's own list.
    */
   readonly parameters?: Readonly<Record<string, string>> | undefined
+  /**
+   * OAuth 1.0a upstreams (Twitter) only: what their authorization URL asked to be kept until the
+   * callback (the request token's secret, sealed). The service takes it off that URL and hands it
+   * back here for the exchange; see the provider catalog's `takeHandshake`.
+   */
+  readonly handshake?: string | undefined
 }
 
 /** The identity provider users log in at (GitHub, Google, any OpenID provider, the dev upstream). */
