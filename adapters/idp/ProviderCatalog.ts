@@ -2,30 +2,88 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { UpstreamIdentityProvider } from "../../application/ports/UpstreamIdentityProvider.js"
-import type { Credentials, ProviderEntry } from "./ProviderEntry.js"
+import type { Credentials, ProviderEntry, ProviderTraits } from "./ProviderEntry.js"
+import * as Apple from "./providers/apple.js"
+import * as Azure from "./providers/azure.js"
+import * as Bitbucket from "./providers/bitbucket.js"
+import * as Discord from "./providers/discord.js"
+import * as Facebook from "./providers/facebook.js"
+import * as Figma from "./providers/figma.js"
 import * as GitHub from "./providers/github.js"
+import * as GitLab from "./providers/gitlab.js"
 import * as Google from "./providers/google.js"
+import * as Keycloak from "./providers/keycloak.js"
+import * as LinkedIn from "./providers/linkedin.js"
+import * as Notion from "./providers/notion.js"
 import * as Oidc from "./providers/oidc.js"
+import * as Slack from "./providers/slack.js"
+import * as Snapchat from "./providers/snapchat.js"
+import * as Spotify from "./providers/spotify.js"
+import * as Twitch from "./providers/twitch.js"
+import * as WorkOS from "./providers/workos.js"
 
-export type { Credentials, ProviderEntry, Upstream } from "./ProviderEntry.js"
+export type { Credentials, ProviderEntry, ProviderTraits, Upstream } from "./ProviderEntry.js"
 
 /**
- * The upstream identity providers we can log users in at, by the key recorded on identities.
- * One file per provider under `providers/`, as Supabase Auth has one per external provider;
- * adding one is a file and a line here.
+ * The external providers of the auth service, by the key recorded on identities and shown under
+ * `external` in its /settings answer. One file per provider under `providers/`, as Supabase
+ * Auth has one per external provider; adding one is a file and a line here.
  */
-export const ProviderName = Schema.Literal("github", "google", "oidc")
+export const ExternalProviderName = Schema.Literal(
+  "apple",
+  "azure",
+  "bitbucket",
+  "discord",
+  "facebook",
+  "figma",
+  "github",
+  "gitlab",
+  "google",
+  "keycloak",
+  "linkedin",
+  "notion",
+  "slack",
+  "snapchat",
+  "spotify",
+  "twitch",
+  "workos"
+)
+export type ExternalProviderName = typeof ExternalProviderName.Type
+
+/** Every provider we can log users in at: the external ones and any OpenID provider (`oidc`). */
+export const ProviderName = Schema.Literal(...ExternalProviderName.literals, "oidc")
 export type ProviderName = typeof ProviderName.Type
 
 const catalog: { readonly [Name in ProviderName]: ProviderEntry } = {
+  apple: Apple.entry,
+  azure: Azure.entry,
+  bitbucket: Bitbucket.entry,
+  discord: Discord.entry,
+  facebook: Facebook.entry,
+  figma: Figma.entry,
   github: GitHub.entry,
+  gitlab: GitLab.entry,
   google: Google.entry,
-  oidc: Oidc.entry
+  keycloak: Keycloak.entry,
+  linkedin: LinkedIn.entry,
+  notion: Notion.entry,
+  oidc: Oidc.entry,
+  slack: Slack.entry,
+  snapchat: Snapchat.entry,
+  spotify: Spotify.entry,
+  twitch: Twitch.entry,
+  workos: WorkOS.entry
 }
 
 /** For a name read from configuration; `Option.none()` for a provider we do not know. */
 export const find = (name: string): Option.Option<ProviderEntry> =>
   Schema.is(ProviderName)(name) ? Option.some(catalog[name]) : Option.none()
+
+/**
+ * What a service must know of a provider without building it: form_post callbacks, PKCE,
+ * nonce, whether `EXTERNAL_<X>_URL` is needed, the sign-in parameters passed along.
+ */
+export const traits = (name: ProviderName): ProviderTraits => catalog[name].traits
 
 export const build = (name: ProviderName, credentials: Credentials) => catalog[name].build(credentials)
 

@@ -13,7 +13,11 @@ export type Upstream = Context.Tag.Service<typeof UpstreamIdentityProvider>
 export interface Credentials {
   readonly clientId: string
   readonly clientSecret: Redacted.Redacted<string>
-  /** For providers without a fixed address (`oidc`); providers at a fixed address ignore it. */
+  /**
+   * The provider's own address, for providers without a fixed one: the issuer (`oidc`), the
+   * realm (`keycloak`, `EXTERNAL_KEYCLOAK_URL`), the tenant (`azure`), the instance (`gitlab`,
+   * `workos`). Providers at a fixed address ignore it.
+   */
   readonly issuerUrl?: URL
   /**
    * Every endpoint of the provider at this origin instead, paths kept: a local fake of the
@@ -22,9 +26,32 @@ export interface Credentials {
   readonly endpointOrigin?: URL
 }
 
+/**
+ * What the auth service must know of a provider without building it: how the callback arrives,
+ * what it must keep between the redirect and the callback, what it may pass along.
+ */
+export interface ProviderTraits {
+  /** `form_post`: the provider POSTs the callback as a form (Apple); else a GET with a query. */
+  readonly callback: "query" | "form_post"
+  /** OAuth 2.0 with a code, or OAuth 1.0a with request tokens (Twitter). */
+  readonly protocol: "oauth2" | "oauth1a"
+  /** The provider checks our PKCE verifier (`UpstreamRequest.codeVerifier`). */
+  readonly pkce: boolean
+  /** The provider returns an ID token bound to our nonce (`UpstreamRequest.nonce`). */
+  readonly nonce: boolean
+  /** Whether `EXTERNAL_<X>_URL` (`Credentials.issuerUrl`) is needed, taken or ignored. */
+  readonly url: "required" | "optional" | "ignored"
+  /**
+   * Query parameters of the sign-in request the provider takes, by their name there, mapped to
+   * the provider's own name for them (`UpstreamRequest.parameters` holds the latter).
+   */
+  readonly parameters: Readonly<Record<string, string>>
+}
+
 export interface ProviderEntry {
   /** The provider key recorded on identities (`Upstream.name`). */
   readonly name: string
+  readonly traits: ProviderTraits
   /**
    * Checks the credentials without any network call, so a configuration that can never work
    * (no issuer, a plain-http issuer off this machine) fails at start-up rather than at the

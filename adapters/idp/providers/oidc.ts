@@ -8,70 +8,89 @@ import {
   type UpstreamRequest
 } from "../../../application/ports/UpstreamIdentityProvider.js"
 import * as Telemetry from "../../../application/Telemetry.js"
-import type { UpstreamProfile } from "../../../domain/UpstreamProfile.js"
+import * as IdentityData from "../IdentityData.js"
 import * as OAuthClient from "../OAuthClient.js"
-import type { Credentials, ProviderEntry, Upstream } from "../ProviderEntry.js"
+import type { Credentials, ProviderEntry, ProviderTraits, Upstream } from "../ProviderEntry.js"
 import * as UpstreamFailure from "../UpstreamFailure.js"
 
-/** Any OpenID provider, found through `<issuer>/.well-known/openid-configuration`. */
+/**
+ * OpenID providers: the code is redeemed through openid-client, which checks the ID token the
+ * token endpoint returns (issuer, audience, expiry, nonce). The provider is found either through
+ * `<issuer>/.well-known/openid-configuration` (any OpenID provider, Azure's tenants) or at
+ * endpoints its documentation fixes (Google, Apple, LinkedIn, Slack, a Keycloak realm).
+ *
+ * The ID token comes straight from the token endpoint over TLS, so its signature is not checked
+ * again (OpenID Connect Core §3.1.3.7, 6.).
+ */
 
-const scope = "openid email profile"
-
-const text = (value: unknown): Option.Option<string> =>
-  typeof value === "string" && value !== "" ? Option.some(value) : Option.none()
-
-// Some providers (older Cognito pools among them) send `email_verified` as a string.
-const verified = (value: unknown): boolean => value === true || value === "true"
-
-/** The profile, with `data` shaped like the identity data Supabase Auth keeps for OIDC logins. */
-export const profileOf = (
-  provider: string,
-  issuer: string,
-  subject: string,
-  claims: Readonly<Record<string, unknown>>
-): UpstreamProfile => {
-  const email = text(claims.email)
-  const emailVerified = Option.isSome(email) && verified(claims.email_verified)
-  const name = text(claims.name)
-  const picture = text(claims.picture)
-  const optional = (key: string, value: Option.Option<string>) =>
-    Option.match(value, { onNone: () => ({}), onSome: (present) => ({ [key]: present }) })
-  return {
-    provider,
-    subject,
-    email,
-    emailVerified,
-    data: {
-      iss: issuer,
-      sub: subject,
-      provider_id: subject,
-      ...optional("email", email),
-      email_verified: emailVerified,
-      ...optional("name", name),
-      ...optional("full_name", name),
-      ...optional("picture", picture),
-      ...optional("avatar_url", picture)
-    }
-  }
+/** Who logged in, as a provider's mapping sees it. */
+export interface Login {
+  /** The issuer the ID token was checked against. */
+  readonly issuer: string
+  readonly subject: string
+  /** The ID token's claims, with the userinfo endpoint's where the spec asks for them. */
+  readonly claims: Readonly<Record<string, unknown>>
+  /** The userinfo endpoint's answer alone, where it was asked. */
+  readonly userInfo: Option.Option<Readonly<Record<string, unknown>>>
+  /** The callback as the browser brought it (Apple's `user` field rides in it). */
+  readonly callbackUrl: URL
 }
 
-/**
- * An upstream named `name` at `issuerUrl`. Google is this with a fixed issuer; the dev upstream
- * is this with a loopback one.
- */
-export const make = (name: string, credentials: Credentials): Effect.Effect<Upstream, UpstreamLoginFailed> =>
+export interface Spec {
+  readonly name: string
+  readonly scopes: ReadonlyArray<string>
+  readonly pkce: boolean
+  /** Without it the provider's ID token is still checked, with no nonce in it. */
+  readonly nonce: boolean
+  readonly clientAuthentication: OAuthClient.ClientAuthentication
+  readonly parameters?: Readonly<Record<string, string>>
+  /**
+   * When to ask the userinfo endpoint: `when-email-missing` for providers that keep profile
+   * claims out of the ID token, `always` where the identity data is the userinfo answer.
+   */
+  readonly userInfo: "never" | "when-email-missing" | "always"
+  readonly profile: (login: Login) => Effect.Effect<IdentityData.ProviderProfile, UpstreamLoginFailed>
+}
+
+/** Where the provider's metadata comes from. */
+export type Server =
+  | { readonly _tag: "Discovered"; readonly issuer: URL }
+  | { readonly _tag: "Fixed"; readonly metadata: client.ServerMetadata }
+
+const scope = ["openid", "email", "profile"]
+
+/** The profile of any OpenID provider, with `data` shaped like Supabase Auth's for OIDC logins. */
+export const standardProfile = (provider: string) => (login: Login) => {
+  const { claims } = login
+  const email = IdentityData.text(claims.email)
+  const name = IdentityData.text(claims.name)
+  const picture = IdentityData.text(claims.picture)
+  return IdentityData.profileOf(
+    provider,
+    {
+      iss: login.issuer,
+      sub: login.subject,
+      provider_id: login.subject,
+      name,
+      full_name: name,
+      picture,
+      avatar_url: picture
+    },
+    email === undefined
+      ? []
+      : [{ email, verified: IdentityData.truthy(claims.email_verified), primary: true }]
+  )
+}
+
+const discover = (
+  name: string,
+  issuer: URL,
+  credentials: Credentials,
+  authentication: OAuthClient.ClientAuthentication
+) =>
   Effect.gen(function* () {
-    const issuer = credentials.issuerUrl
-    if (issuer === undefined) {
-      return yield* new UpstreamLoginFailed({ message: `The ${name} provider needs an issuer URL` })
-    }
-    const transport = OAuthClient.transportOf(issuer)
-    if (transport === "refused") {
-      return yield* new UpstreamLoginFailed({
-        message: `The ${name} provider's issuer must be https (plain http only on 127.0.0.1, [::1] or localhost): ${issuer.href}`
-      })
-    }
-    const discover = Telemetry.fn("OidcProvider.discover")(
+    const transport = yield* OAuthClient.checkTransport(name, "issuer", issuer)
+    return Telemetry.fn("OidcProvider.discover")(
       () =>
         Effect.tryPromise({
           try: () =>
@@ -79,9 +98,11 @@ export const make = (name: string, credentials: Credentials): Effect.Effect<Upst
               issuer,
               credentials.clientId,
               Redacted.value(credentials.clientSecret),
-              // The default of OpenID Connect Discovery when a provider lists no methods, and
-              // what oidc-provider registers clients with unless told otherwise.
-              client.ClientSecretBasic(),
+              OAuthClient.clientAuthentication(
+                authentication,
+                credentials.clientId,
+                Redacted.value(credentials.clientSecret)
+              ),
               {
                 timeout: OAuthClient.timeout,
                 ...(transport === "loopback-http" ? { execute: [client.allowInsecureRequests] } : {})
@@ -91,15 +112,52 @@ export const make = (name: string, credentials: Credentials): Effect.Effect<Upst
         }),
       () => ({ "upstream.issuer": issuer.href })
     )()
+  })
 
-    // Discovered once, on first use, then kept. A failure is not kept: the next login tries
-    // again, so an upstream that was down at start-up does not need a restart of ours.
+const relocatable = ["authorization_endpoint", "token_endpoint", "userinfo_endpoint", "jwks_uri"] as const
+
+const fixed = (
+  name: string,
+  metadata: client.ServerMetadata,
+  credentials: Credentials,
+  authentication: OAuthClient.ClientAuthentication
+) => {
+  // The issuer is a name, not an address: a local fake of the provider speaks in its name.
+  const moved: Record<string, string> = {}
+  for (const key of relocatable) {
+    const endpoint = metadata[key]
+    if (endpoint !== undefined) moved[key] = OAuthClient.relocate(endpoint, credentials.endpointOrigin).href
+  }
+  return OAuthClient.configuration(name, { ...metadata, ...moved }, credentials, authentication)
+}
+
+/** An OpenID provider as `spec` describes it, at `server`. */
+export const openId = (
+  spec: Spec,
+  server: Server,
+  credentials: Credentials
+): Effect.Effect<Upstream, UpstreamLoginFailed> =>
+  Effect.gen(function* () {
+    const { name } = spec
+    // Fixed endpoints are checked now; a discovered provider is asked on first use.
+    const load: Effect.Effect<client.Configuration, UpstreamLoginFailed> =
+      server._tag === "Fixed"
+        ? Effect.succeed(yield* fixed(name, server.metadata, credentials, spec.clientAuthentication))
+        : yield* discover(
+            name,
+            OAuthClient.relocate(server.issuer, credentials.endpointOrigin),
+            credentials,
+            spec.clientAuthentication
+          )
+
+    // Loaded once, on first use, then kept. A failure is not kept: the next login tries again,
+    // so an upstream that was down at start-up does not need a restart of ours.
     // SynchronizedRef makes concurrent first logins wait for one discovery, not start several.
     const cache = yield* SynchronizedRef.make(Option.none<client.Configuration>())
     const configuration = SynchronizedRef.modifyEffect(cache, (cached) =>
       Option.match(cached, {
         onSome: (config) => Effect.succeed([config, cached] as const),
-        onNone: () => Effect.map(discover, (config) => [config, Option.some(config)] as const)
+        onNone: () => Effect.map(load, (config) => [config, Option.some(config)] as const)
       })
     )
 
@@ -109,14 +167,20 @@ export const make = (name: string, credentials: Credentials): Effect.Effect<Upst
         catch: UpstreamFailure.failed(`Reading the profile from ${name} failed`)
       })
 
+    const attributes = () => ({ "upstream.provider": name })
     const upstream: Upstream = {
       name,
       authorizationUrl: Telemetry.fn("OidcProvider.authorizationUrl")(
         (request: UpstreamRequest) =>
           Effect.flatMap(configuration, (config) =>
-            OAuthClient.authorizationUrl(config, request, { scope, nonce: request.nonce })
+            OAuthClient.authorizationUrl(config, request, {
+              scope: spec.scopes,
+              pkce: spec.pkce,
+              nonce: spec.nonce,
+              ...(spec.parameters === undefined ? {} : { parameters: spec.parameters })
+            })
           ),
-        () => ({ "upstream.provider": name })
+        attributes
       ),
       exchange: Telemetry.fn("OidcProvider.exchange")(
         (callbackUrl: URL, request: UpstreamRequest) =>
@@ -126,31 +190,80 @@ export const make = (name: string, credentials: Credentials): Effect.Effect<Upst
               config,
               callbackUrl,
               request,
-              { expectedNonce: request.nonce },
+              { pkce: spec.pkce, expectedNonce: spec.nonce ? request.nonce : undefined },
               `Login at ${name} failed`
             )
-            // openid-client has verified the ID token (signature, iss, aud, exp, nonce) by now;
-            // with `expectedNonce` set it refuses a response without one, so this is a guard.
+            // openid-client has checked the ID token (iss, aud, exp, nonce) by now; with
+            // `expectedNonce` set it refuses a response without one, so this is a guard.
             const claims = tokens.claims()
             if (claims === undefined) {
               return yield* new UpstreamLoginFailed({ message: `Login at ${name} failed: no ID token` })
             }
             yield* Telemetry.annotate("upstream.subject", claims.sub)
-            // Providers may keep the profile claims for the userinfo endpoint and out of the ID
-            // token (oidc-provider does by default); ask there only when the email is missing.
-            const extra =
-              claims.email === undefined && config.serverMetadata().userinfo_endpoint !== undefined
-                ? yield* userInfo(config, tokens.access_token, claims.sub)
-                : {}
-            return profileOf(name, config.serverMetadata().issuer, claims.sub, { ...extra, ...claims })
+            const ask =
+              config.serverMetadata().userinfo_endpoint !== undefined &&
+              (spec.userInfo === "always" ||
+                (spec.userInfo === "when-email-missing" && claims.email === undefined))
+            const info = ask
+              ? Option.some(yield* userInfo(config, tokens.access_token, claims.sub))
+              : Option.none()
+            const profile = yield* spec.profile({
+              issuer: config.serverMetadata().issuer,
+              subject: claims.sub,
+              claims: { ...Option.getOrElse(info, () => ({})), ...claims },
+              userInfo: info,
+              callbackUrl
+            })
+            return { ...profile, tokens: OAuthClient.providerTokens(tokens) }
           }),
-        () => ({ "upstream.provider": name })
+        attributes
       )
     }
     return upstream
   })
 
+/**
+ * Any OpenID provider at `issuerUrl`, under `name`. The `oidc` provider is this; the dev
+ * upstream is this with a loopback issuer.
+ */
+export const make = (
+  name: string,
+  credentials: Credentials
+): Effect.Effect<Upstream, UpstreamLoginFailed> => {
+  const issuer = credentials.issuerUrl
+  if (issuer === undefined) {
+    return Effect.fail(new UpstreamLoginFailed({ message: `The ${name} provider needs an issuer URL` }))
+  }
+  return openId(
+    {
+      name,
+      scopes: scope,
+      pkce: true,
+      nonce: true,
+      // The default of OpenID Connect Discovery when a provider lists no methods, and what
+      // oidc-provider registers clients with unless told otherwise.
+      clientAuthentication: "client_secret_basic",
+      // Providers may keep the profile claims for the userinfo endpoint and out of the ID token
+      // (oidc-provider does by default); ask there only when the email is missing.
+      userInfo: "when-email-missing",
+      profile: standardProfile(name)
+    },
+    { _tag: "Discovered", issuer },
+    credentials
+  )
+}
+
+export const traits: ProviderTraits = {
+  callback: "query",
+  protocol: "oauth2",
+  pkce: true,
+  nonce: true,
+  url: "required",
+  parameters: { login_hint: "login_hint", prompt: "prompt" }
+}
+
 export const entry: ProviderEntry = {
   name: "oidc",
+  traits,
   build: (credentials) => make("oidc", credentials)
 }

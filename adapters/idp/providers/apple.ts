@@ -1,0 +1,134 @@
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { decodeJwt, decodeProtectedHeader } from "jose"
+import { UpstreamLoginFailed } from "../../../application/ports/UpstreamIdentityProvider.js"
+import * as IdentityData from "../IdentityData.js"
+import type { Credentials, ProviderEntry, ProviderTraits } from "../ProviderEntry.js"
+import * as Oidc from "./oidc.js"
+
+/**
+ * Sign in with Apple is OpenID Connect at a fixed issuer, with three quirks:
+ * - asked for `name` or `email`, Apple POSTs the callback as a form (`response_mode=form_post`);
+ *   the auth service merges the form into the callback URL's query before the exchange;
+ * - the user's name is told once, at the first sign-in, in the form's `user` field, never in
+ *   the ID token; later sign-ins have none;
+ * - the client secret is a JWT (ES256) signed with the team's key, which `EXTERNAL_APPLE_SECRET`
+ *   holds as it is, as Supabase Auth takes it: it is made (and renewed, within six months) by
+ *   the operator, not here.
+ * Apple vouches for every address it hands out, relay addresses (`is_private_email`) included.
+ * A configured URL is ignored.
+ */
+
+export const issuer = "https://appleid.apple.com"
+
+/** The `user` field of Apple's first callback. */
+export const User = Schema.Struct({
+  name: Schema.optional(
+    Schema.Struct({
+      firstName: Schema.optional(Schema.NullOr(Schema.String)),
+      lastName: Schema.optional(Schema.NullOr(Schema.String))
+    })
+  )
+})
+const decodeUser = Schema.decodeUnknownEither(Schema.parseJson(User))
+
+/** The name from the callback's `user` field, when Apple sent one and it reads. */
+export const nameOf = (callbackUrl: URL): string | undefined => {
+  const field = callbackUrl.searchParams.get("user")
+  if (field === null) return undefined
+  return Either.match(decodeUser(field), {
+    onLeft: () => undefined,
+    onRight: (user) =>
+      IdentityData.fullName(user.name?.firstName ?? undefined, user.name?.lastName ?? undefined)
+  })
+}
+
+/** Apple sends `is_private_email` as a boolean or as `"true"` / `"false"`. */
+const booleanish = (value: unknown): boolean | undefined =>
+  typeof value === "boolean" ? value : value === "true" ? true : value === "false" ? false : undefined
+
+export const profileOf = (login: Oidc.Login) => {
+  const { claims } = login
+  const email = IdentityData.text(claims.email)
+  const name = nameOf(login.callbackUrl)
+  const custom: Record<string, unknown> = {}
+  const isPrivate = booleanish(claims.is_private_email)
+  if (isPrivate !== undefined) custom.is_private_email = isPrivate
+  if (typeof claims.auth_time === "number") custom.auth_time = claims.auth_time
+  const transferSubject = IdentityData.text(claims.transfer_sub)
+  if (transferSubject !== undefined) custom.transfer_sub = transferSubject
+  return IdentityData.profileOf(
+    "apple",
+    {
+      iss: login.issuer,
+      sub: login.subject,
+      provider_id: login.subject,
+      name,
+      full_name: name,
+      ...(Object.keys(custom).length === 0 ? {} : { custom_claims: custom })
+    },
+    email === undefined ? [] : [{ email, verified: true, primary: true }]
+  )
+}
+
+/**
+ * Refuses at start-up a secret that cannot be Apple's client secret: not a JWT, or one made for
+ * another client. Its expiry is Apple's to judge, at the token endpoint.
+ */
+export const checkClientSecret = (credentials: Credentials): Effect.Effect<void, UpstreamLoginFailed> =>
+  Effect.try({
+    try: () => {
+      const secret = Redacted.value(credentials.clientSecret)
+      const header = decodeProtectedHeader(secret)
+      const claims = decodeJwt(secret)
+      if (header.alg !== "ES256" || claims.sub !== credentials.clientId) throw new Error("another client")
+    },
+    catch: () =>
+      new UpstreamLoginFailed({
+        message:
+          "The apple provider's secret must be the client secret JWT (ES256) signed with the team's key, whose sub is the client id"
+      })
+  })
+
+export const traits: ProviderTraits = {
+  callback: "form_post",
+  protocol: "oauth2",
+  pkce: false,
+  nonce: true,
+  url: "ignored",
+  parameters: {}
+}
+
+export const entry: ProviderEntry = {
+  name: "apple",
+  traits,
+  build: (credentials) =>
+    Effect.zipRight(
+      checkClientSecret(credentials),
+      Oidc.openId(
+        {
+          name: "apple",
+          scopes: ["name", "email"],
+          pkce: false,
+          nonce: true,
+          clientAuthentication: "client_secret_post",
+          // Apple requires it whenever `name` or `email` is asked for.
+          parameters: { response_mode: "form_post" },
+          userInfo: "never",
+          profile: profileOf
+        },
+        {
+          _tag: "Fixed",
+          metadata: {
+            issuer,
+            authorization_endpoint: `${issuer}/auth/authorize`,
+            token_endpoint: `${issuer}/auth/token`,
+            jwks_uri: `${issuer}/auth/keys`
+          }
+        },
+        credentials
+      )
+    )
+}
