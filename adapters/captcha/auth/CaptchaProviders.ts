@@ -18,6 +18,11 @@ export interface CaptchaProviderSettings {
   readonly timeout: Duration.Duration
   /** The provider's origin; its real one when unset. For tests against a local fake. */
   readonly baseUrl?: string
+  /**
+   * Tests only: `host:port` of a fake on a loopback address, which the outbound guard refuses
+   * otherwise. The configuration never sets it.
+   */
+  readonly allowedLoopback?: ReadonlyArray<string>
 }
 
 /** The verifier of `settings.provider`. */
@@ -25,7 +30,8 @@ export const verifier = (settings: CaptchaProviderSettings): Layer.Layer<Captcha
   const common = {
     secret: settings.secret,
     timeout: settings.timeout,
-    ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl })
+    ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl }),
+    ...(settings.allowedLoopback === undefined ? {} : { allowedLoopback: settings.allowedLoopback })
   }
   switch (settings.provider) {
     case "hcaptcha":

@@ -22,6 +22,8 @@ export interface HCaptchaSettings {
   readonly siteKey?: Option.Option<string>
   /** The origin `/siteverify` is posted to; tests point it at a local fake. */
   readonly baseUrl?: string
+  /** Tests only: the fake's `host:port` on a loopback address (`SiteVerify.Call`). */
+  readonly allowedLoopback?: ReadonlyArray<string>
 }
 
 /**
@@ -31,6 +33,7 @@ export interface HCaptchaSettings {
 export const make = (settings: HCaptchaSettings): Context.Tag.Service<CaptchaVerifier> => {
   const url = `${(settings.baseUrl ?? defaultBaseUrl).replace(/\/+$/, "")}/siteverify`
   const siteKey = settings.siteKey ?? Option.none()
+  const call: SiteVerify.Call = { timeout: settings.timeout, allowedLoopback: settings.allowedLoopback }
   return {
     provider: "hcaptcha",
     verify: Telemetry.fn("HCaptcha.verify")(
@@ -38,7 +41,7 @@ export const make = (settings: HCaptchaSettings): Context.Tag.Service<CaptchaVer
         const form = new URLSearchParams({ secret: Redacted.value(settings.secret), response: token })
         if (Option.isSome(remoteIp)) form.set("remoteip", remoteIp.value)
         if (Option.isSome(siteKey)) form.set("sitekey", siteKey.value)
-        return SiteVerify.post(url, form, settings.timeout)
+        return SiteVerify.post(url, form, call)
       },
       () => ({ "captcha.provider": "hcaptcha" })
     )

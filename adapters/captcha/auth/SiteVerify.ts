@@ -8,11 +8,15 @@ import {
   Passed,
   Refused
 } from "../../../application/auth/ports/CaptchaVerifier.js"
+import * as GuardedFetch from "../../outbound/GuardedFetch.js"
+import type { OutboundFailure } from "../../outbound/OutboundFailure.js"
 
 /**
  * The `siteverify` call hCaptcha and Cloudflare Turnstile share (Turnstile copied hCaptcha's,
  * which copied reCAPTCHA's): a form-encoded POST of the secret and the token, answered with
- * `{"success": bool, "error-codes": [...]}` and fields neither service reads here.
+ * `{"success": bool, "error-codes": [...]}` and fields neither service reads here. The call goes
+ * through the outbound guard (`GuardedFetch`): https to public addresses only, the connection
+ * pinned to the checked address.
  */
 
 /** The largest answer read; a verification result is a few hundred bytes. */
@@ -31,42 +35,27 @@ interface Received {
   readonly text: string
 }
 
-/** Why the call failed, without the request: its form holds the secret. */
-const reasonOf = (error: unknown, timeout: Duration.Duration): string => {
-  if (error instanceof Error && error.name === "TimeoutError") {
-    return `no answer within ${Duration.format(timeout)}`
-  }
-  // undici says only "fetch failed" and keeps the network error (ECONNREFUSED, …) as the cause.
-  if (error instanceof Error && error.cause instanceof Error)
-    return `${error.message}: ${error.cause.message}`
-  return error instanceof Error ? error.message : String(error)
+/** How a verification is posted: the provider's own limits. */
+export interface Call {
+  /** How long the call may take, the answer included. */
+  readonly timeout: Duration.Duration
+  /**
+   * Tests only: `host:port` pairs of fakes on a loopback address, which the outbound guard
+   * refuses otherwise (`GuardedFetch.Options.allowedLoopback`). The configuration never sets it.
+   */
+  readonly allowedLoopback?: ReadonlyArray<string> | undefined
 }
 
-/** The answer's status and text, at most `maxAnswerBytes`; throws with the reason when not. */
-const receive = async (url: string, form: URLSearchParams, signal: AbortSignal): Promise<Received> => {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-    body: form.toString(),
-    signal,
-    // A redirected POST loses its body (Go's client turns it into a GET); neither provider
-    // redirects its siteverify, so one is a misconfigured URL, refused outright.
-    redirect: "error"
-  })
-  const reader = response.body?.getReader()
-  const chunks: Array<Uint8Array> = []
-  let total = 0
-  for (;;) {
-    const chunk = await reader?.read()
-    if (chunk === undefined || chunk.done) break
-    total += chunk.value.byteLength
-    if (total > maxAnswerBytes) {
-      await reader?.cancel()
-      throw new Error(`answer larger than ${maxAnswerBytes} bytes (status ${response.status})`)
-    }
-    chunks.push(chunk.value)
+/** Why the call failed, without the request: its form holds the secret. */
+const reasonOf = (failure: OutboundFailure, timeout: Duration.Duration): string => {
+  switch (failure._tag) {
+    case "OutboundTimedOut":
+      return `no answer within ${Duration.format(timeout)}`
+    case "AnswerTooLarge":
+      return `answer larger than ${maxAnswerBytes} bytes (status ${failure.status})`
+    default:
+      return failure.message
   }
-  return { status: response.status, text: new TextDecoder().decode(Buffer.concat(chunks)) }
 }
 
 /**
@@ -88,33 +77,27 @@ const interpret = ({ status, text }: Received): Either.Either<Outcome, string> =
   )
 }
 
-/**
- * POSTs `form` to `url` and reads the verdict, within `timeout`. The limit and the fiber's
- * interruption abort the request through one AbortController held here: a signal made by
- * AbortSignal.any or AbortSignal.timeout can be collected on Node 20 before it fires, leaving the
- * request waiting forever.
- */
-export const post = (url: string, form: URLSearchParams, timeout: Duration.Duration) =>
-  Effect.tryPromise({
-    try: async (interrupted) => {
-      const controller = new AbortController()
-      const timer = setTimeout(
-        () => controller.abort(new DOMException("timed out", "TimeoutError")),
-        Duration.toMillis(timeout)
-      )
-      const onInterrupt = () => controller.abort(interrupted.reason)
-      interrupted.addEventListener("abort", onInterrupt)
-      try {
-        return await receive(url, form, controller.signal)
-      } finally {
-        clearTimeout(timer)
-        interrupted.removeEventListener("abort", onInterrupt)
-      }
+/** POSTs `form` to `url` through the guard and reads the verdict, within `call.timeout`. */
+export const post = (url: string, form: URLSearchParams, call: Call) =>
+  GuardedFetch.request(
+    {
+      url,
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body: form.toString()
     },
-    catch: (error) => new CaptchaUnavailable({ message: reasonOf(error, timeout) })
-  }).pipe(
-    Effect.flatMap((received) =>
-      Either.match(interpret(received), {
+    {
+      timeout: call.timeout,
+      maxBytes: maxAnswerBytes,
+      // A redirected POST loses its body (Go's client turns it into a GET); neither provider
+      // redirects its siteverify, so one is a misconfigured URL, refused outright.
+      redirect: "error",
+      ...(call.allowedLoopback === undefined ? {} : { allowedLoopback: call.allowedLoopback })
+    }
+  ).pipe(
+    Effect.mapError((failure) => new CaptchaUnavailable({ message: reasonOf(failure, call.timeout) })),
+    Effect.flatMap((response) =>
+      Either.match(interpret({ status: response.status, text: GuardedFetch.text(response) }), {
         onLeft: (message) => Effect.fail(new CaptchaUnavailable({ message })),
         onRight: Effect.succeed
       })

@@ -16,6 +16,8 @@ export interface TurnstileSettings {
   readonly timeout: Duration.Duration
   /** The origin `/turnstile/v0/siteverify` is posted to; tests point it at a local fake. */
   readonly baseUrl?: string
+  /** Tests only: the fake's `host:port` on a loopback address (`SiteVerify.Call`). */
+  readonly allowedLoopback?: ReadonlyArray<string>
 }
 
 /**
@@ -25,13 +27,14 @@ export interface TurnstileSettings {
  */
 export const make = (settings: TurnstileSettings): Context.Tag.Service<CaptchaVerifier> => {
   const url = `${(settings.baseUrl ?? defaultBaseUrl).replace(/\/+$/, "")}/turnstile/v0/siteverify`
+  const call: SiteVerify.Call = { timeout: settings.timeout, allowedLoopback: settings.allowedLoopback }
   return {
     provider: "turnstile",
     verify: Telemetry.fn("Turnstile.verify")(
       (token: string, remoteIp: Option.Option<string>) => {
         const form = new URLSearchParams({ secret: Redacted.value(settings.secret), response: token })
         if (Option.isSome(remoteIp)) form.set("remoteip", remoteIp.value)
-        return SiteVerify.post(url, form, settings.timeout)
+        return SiteVerify.post(url, form, call)
       },
       () => ({ "captcha.provider": "turnstile" })
     )

@@ -21,6 +21,8 @@ const verifier = (baseUrl: string, options: { timeout?: Duration.Duration; siteK
     secret: Redacted.make(secret),
     timeout: options.timeout ?? Duration.seconds(5),
     baseUrl,
+    // The fakes listen on 127.0.0.1, which the outbound guard refuses unless a test allows it.
+    allowedLoopback: [new URL(baseUrl).host],
     ...(options.siteKey === undefined ? {} : { siteKey: Option.some(options.siteKey) })
   })
 
@@ -167,7 +169,22 @@ describe("hCaptcha", () => {
     Effect.gen(function* () {
       const port = yield* freePort
       const message = yield* unavailable(verifier(`http://127.0.0.1:${port}`).verify("P1_token", ip))
-      expect(message).toMatch(/^fetch failed: .*ECONNREFUSED/)
+      expect(message).toMatch(/^could not reach 127\.0\.0\.1: .*ECONNREFUSED/)
+    })
+  )
+
+  it.scoped("does not post to a provider at an address the outbound guard refuses", () =>
+    Effect.gen(function* () {
+      const fake = yield* HCaptchaFake.start(secret)
+      // The fake's loopback address, without the test-only allowance the other tests give.
+      const withoutAllowance = HCaptcha.make({
+        secret: Redacted.make(secret),
+        timeout: Duration.seconds(5),
+        baseUrl: fake.baseUrl
+      })
+      const message = yield* unavailable(withoutAllowance.verify("P1_token", ip))
+      expect(message).toBe("only https destinations are contacted")
+      expect(fake.received).toEqual([])
     })
   )
 
@@ -193,7 +210,8 @@ describe("hCaptcha through CaptchaProviders and Captcha.check", () => {
           provider: "hcaptcha",
           secret: Redacted.make(secret),
           timeout: Duration.seconds(5),
-          baseUrl: fake.baseUrl
+          baseUrl: fake.baseUrl,
+          allowedLoopback: [new URL(fake.baseUrl).host]
         })
       )
       const check = (token: string | undefined) =>
