@@ -20,8 +20,10 @@ import * as Slack from "./providers/slack.js"
 import * as Snapchat from "./providers/snapchat.js"
 import * as Spotify from "./providers/spotify.js"
 import * as Twitch from "./providers/twitch.js"
+import * as Twitter from "./providers/twitter.js"
 import * as WorkOS from "./providers/workos.js"
 
+export { takeHandshake } from "./OAuth1Client.js"
 export type { Credentials, ProviderEntry, ProviderTraits, Upstream } from "./ProviderEntry.js"
 
 /**
@@ -46,6 +48,7 @@ export const ExternalProviderName = Schema.Literal(
   "snapchat",
   "spotify",
   "twitch",
+  "twitter",
   "workos"
 )
 export type ExternalProviderName = typeof ExternalProviderName.Type
@@ -72,6 +75,7 @@ const catalog: { readonly [Name in ProviderName]: ProviderEntry } = {
   snapchat: Snapchat.entry,
   spotify: Spotify.entry,
   twitch: Twitch.entry,
+  twitter: Twitter.entry,
   workos: WorkOS.entry
 }
 

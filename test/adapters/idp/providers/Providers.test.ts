@@ -1005,11 +1005,11 @@ describe("provider configuration", () => {
     })
   )
 
-  it("knows the external providers and oidc by the name recorded on identities", () => {
+  it("knows the eighteen providers and oidc by the name recorded on identities", () => {
     for (const name of [...ProviderCatalog.ExternalProviderName.literals, "oidc"]) {
       expect(Option.map(ProviderCatalog.find(name), (entry) => entry.name)).toEqual(Option.some(name))
     }
-    expect(ProviderCatalog.ExternalProviderName.literals).toHaveLength(17)
+    expect(ProviderCatalog.ExternalProviderName.literals).toHaveLength(18)
     expect(ProviderCatalog.find("myspace")).toEqual(Option.none())
     expect(ProviderCatalog.find("toString")).toEqual(Option.none())
     expect(ProviderCatalog.traits("workos").parameters).toMatchObject({ workos_provider: "provider" })
