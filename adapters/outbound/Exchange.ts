@@ -136,8 +136,10 @@ export const exchange = (
           })
         )
       }
+      // The length a HEAD or a 304 announces is that of a body they do not carry.
+      const bodiless = outgoing.method === "HEAD" || status === 204 || status === 304
       const declared = Number(headers.right.get("content-length") ?? Number.NaN)
-      if (Number.isFinite(declared) && declared > settings.maxBytes) return tooLarge()
+      if (!bodiless && Number.isFinite(declared) && declared > settings.maxBytes) return tooLarge()
       const chunks: Array<Buffer> = []
       let size = 0
       response.on("data", (chunk: Buffer) => {

@@ -298,6 +298,10 @@ describe("GuardedFetch: limits", () => {
       }
       const exact = yield* GuardedFetch.request({ url: `${server.origin}/exact` }, options)
       expect(exact.body.byteLength).toBe(limit)
+      // A HEAD announces the length of a body it does not carry.
+      const head = yield* GuardedFetch.request({ url: `${server.origin}/announced`, method: "HEAD" }, options)
+      expect(head.status).toBe(200)
+      expect(head.body.byteLength).toBe(0)
     })
   )
 
