@@ -39,6 +39,11 @@ export interface StartOptions {
    * the ID token, as Google does.
    */
   readonly conformIdTokenClaims?: boolean
+  /**
+   * Serve the endpoints at a Keycloak realm's paths (`/protocol/openid-connect/auth`, …), so
+   * that the `keycloak` provider, which addresses them without discovery, can sign in here.
+   */
+  readonly keycloakPaths?: boolean
 }
 
 export interface DevUpstream {
@@ -162,6 +167,17 @@ const configuration = (
   claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
   scopes: ["openid", "email", "profile"],
   conformIdTokenClaims: options.conformIdTokenClaims ?? false,
+  ...(options.keycloakPaths === true
+    ? {
+        routes: {
+          authorization: "/protocol/openid-connect/auth",
+          token: "/protocol/openid-connect/token",
+          userinfo: "/protocol/openid-connect/userinfo",
+          jwks: "/protocol/openid-connect/certs",
+          end_session: "/protocol/openid-connect/logout"
+        }
+      }
+    : {}),
   cookies: { keys: [randomBytes(32).toString("base64url")] },
   features: { devInteractions: { enabled: false } },
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },

@@ -11,7 +11,7 @@ import * as IssueSession from "./IssueSession.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
-const methods: ReadonlyArray<IssueSession.Method> = ["otp", "magiclink", "recovery", "invite"]
+const methods: ReadonlyArray<IssueSession.Method> = ["otp", "magiclink", "recovery", "invite", "oauth"]
 const methodOf = (name: string): IssueSession.Method => methods.find((method) => method === name) ?? "otp"
 
 /**

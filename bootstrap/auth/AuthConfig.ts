@@ -17,6 +17,7 @@ import * as ConfigValues from "../ConfigValues.js"
 import * as TelemetryConfig from "../TelemetryConfig.js"
 import * as AuthConfigValues from "./AuthConfigValues.js"
 import * as CaptchaConfig from "./CaptchaConfig.js"
+import * as ExternalProviderConfig from "./ExternalConfig.js"
 import * as JwtKeys from "./JwtKeys.js"
 import * as SmsConfig from "./SmsConfig.js"
 
@@ -144,6 +145,8 @@ export interface AuthConfig {
   /** `PASSWORD_MIN_LENGTH` and `PASSWORD_REQUIRED_CHARACTERS`. */
   readonly passwordPolicy: PasswordPolicy.PasswordPolicy
   readonly external: ExternalConfig
+  /** The external providers whose `EXTERNAL_<X>_ENABLED` is on (ExternalConfig). */
+  readonly externalProviders: ReadonlyArray<ExternalProviderConfig.ProviderConfig>
   /** None without `SMTP_HOST` (empty counts as unset, as in Supabase Auth): no mail is sent. */
   readonly smtp: Option.Option<SmtpConfig>
   readonly mailer: MailerConfig
@@ -386,6 +389,7 @@ const fields = Config.all({
     phone: ConfigValues.bool("AUTHSVC_EXTERNAL_PHONE_ENABLED", false),
     anonymousUsers: ConfigValues.bool("AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", false)
   }),
+  externalProviders: ExternalProviderConfig.providers,
   smtp: smtpFields,
   mailer: mailerFields,
   sms: SmsConfig.sms,

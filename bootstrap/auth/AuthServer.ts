@@ -11,6 +11,7 @@ import { AuthHttpConfig } from "../../adapters/http/auth/AuthHttpConfig.js"
 import * as ErrorResponse from "../../adapters/http/auth/ErrorResponse.js"
 import * as Routes from "../../adapters/http/auth/Routes.js"
 import * as Server from "../../adapters/http/Server.js"
+import * as ProviderCatalog from "../../adapters/idp/ProviderCatalog.js"
 import * as GoTemplate from "../../adapters/mail/auth/GoTemplate.js"
 import * as SmtpMailer from "../../adapters/mail/auth/SmtpMailer.js"
 import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComposer.js"
@@ -25,6 +26,7 @@ import { deliverForever } from "../../application/auth/DeliverMail.js"
 import { ensureSigningKey } from "../../application/auth/EnsureSigningKey.js"
 import * as EvenTiming from "../../application/auth/EvenTiming.js"
 import type { CaptchaVerifier } from "../../application/auth/ports/CaptchaVerifier.js"
+import { type ExternalProvider, ExternalProviders } from "../../application/auth/ports/ExternalProviders.js"
 import type { SmsSender } from "../../application/auth/ports/SmsSender.js"
 import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
 import * as RedirectAllowList from "../../domain/RedirectAllowList.js"
@@ -45,6 +47,8 @@ export interface ServeOptions {
   readonly warnings?: ReadonlyArray<string> | undefined
   /** The SMS gateway, over the one `SMS_PROVIDER` names (the development inbox's sink). */
   readonly smsSender?: Layer.Layer<SmsSender> | undefined
+  /** The external providers, over those `EXTERNAL_<X>_*` configures (local fakes of them). */
+  readonly externalProviders?: Layer.Layer<ExternalProviders> | undefined
   /** Captcha protection, over the one `SECURITY_CAPTCHA_*` configures (a provider's local fake). */
   readonly captcha?: Layer.Layer<CaptchaSettings | CaptchaVerifier> | undefined
 }
@@ -66,6 +70,35 @@ const smsText = (template: string) => {
       onRight: (compiled) => GoTemplate.renderText(compiled, { Code: code })
     })
 }
+
+/**
+ * The enabled external providers, each built from the catalog with its credentials; a
+ * configuration that can never work (a plain-http issuer off this machine) stops the start.
+ */
+export const externalProviders = (config: AuthConfig) =>
+  Layer.effect(
+    ExternalProviders,
+    Effect.gen(function* () {
+      const built = new Map<string, ExternalProvider>()
+      for (const provider of config.externalProviders) {
+        const entry = ProviderCatalog.find(provider.name)
+        if (Option.isNone(entry)) return yield* Effect.dieMessage(`no catalog entry for ${provider.name}`)
+        const upstream = yield* entry.value.build({
+          clientId: provider.clientId,
+          clientSecret: provider.secret,
+          ...Option.match(provider.url, { onNone: () => ({}), onSome: (url) => ({ issuerUrl: url }) })
+        })
+        built.set(provider.name, {
+          upstream,
+          redirectUri: Option.getOrElse(provider.redirectUri, () => `${config.api.externalUrl}/callback`),
+          emailOptional: provider.emailOptional,
+          passThrough: entry.value.traits.parameters,
+          takeHandshake: ProviderCatalog.takeHandshake
+        })
+      }
+      return { find: (name: string) => Option.fromNullable(built.get(name)) }
+    })
+  )
 
 /** What the use cases read of the configuration. */
 export const settings = (config: AuthConfig) => {
@@ -117,8 +150,10 @@ export const settings = (config: AuthConfig) => {
       rotationEnabled: config.security.refreshTokenRotationEnabled,
       reuseInterval: config.security.refreshTokenReuseInterval
     }),
-    // External providers come with their own part of the service; none is enabled yet.
-    providers: noProviders
+    providers: {
+      ...noProviders,
+      ...Object.fromEntries(config.externalProviders.map((provider) => [provider.name, true]))
+    }
   })
 }
 
@@ -196,7 +231,8 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
         Telemetry.metrics(config.telemetry, { serviceName }),
         options.smsSender ??
           Option.match(config.sms.gateway, { onNone: () => NoSmsGateway.layer, onSome: SmsGateways.layer }),
-        options.captcha ?? CaptchaProviders.layer(config.captcha)
+        options.captcha ?? CaptchaProviders.layer(config.captcha),
+        options.externalProviders ?? externalProviders(config)
       )
     ),
     Layer.provide(prepared),

@@ -1,5 +1,6 @@
 import { providerKeys } from "../../application/auth/AuthSettings.js"
 import * as Mail from "../../domain/auth/Mail.js"
+import * as ExternalConfig from "./ExternalConfig.js"
 import type { Variables } from "./AuthEnvironment.js"
 
 /**
@@ -82,6 +83,7 @@ export const read: ReadonlySet<string> = new Set(
     "SMS_VONAGE_API_KEY",
     "SMS_VONAGE_API_SECRET",
     "SMS_VONAGE_FROM",
+    ...ExternalConfig.variables.map((name) => name.slice("AUTHSVC_".length)),
     "SECURITY_CAPTCHA_ENABLED",
     "SECURITY_CAPTCHA_PROVIDER",
     "SECURITY_CAPTCHA_SECRET",
@@ -109,8 +111,6 @@ export const read: ReadonlySet<string> = new Set(
 /** The spec's external providers: the keys of `external` in the /settings response. */
 export const providers: ReadonlyArray<string> = providerKeys
 
-const providerSettings = ["ENABLED", "CLIENT_ID", "SECRET", "REDIRECT_URI", "URL"]
-
 /** Families of later features (email, SMS, captcha, MFA, hooks, SAML), by the start of the name. */
 const laterFamilies = ["SMTP_", "MAILER_", "SMS_", "SECURITY_CAPTCHA_", "MFA_", "HOOK_", "SAML_"].map(
   (family) => `${prefix}${family}`
@@ -123,10 +123,7 @@ const laterNames: ReadonlySet<string> = new Set(
     "API_ENDPOINT",
     "JWT_ADMIN_GROUP_NAME",
     "JWT_DEFAULT_GROUP_NAME",
-    "RATE_LIMIT_SSO",
-    ...providers.flatMap((provider) =>
-      providerSettings.map((setting) => `EXTERNAL_${provider.toUpperCase()}_${setting}`)
-    )
+    "RATE_LIMIT_SSO"
   ].map((name) => `${prefix}${name}`)
 )
 

@@ -22,6 +22,8 @@ export class ExternalLogin extends Schema.Class<ExternalLogin>("ExternalLogin")(
   codeChallengeMethod: Schema.OptionFromNullOr(ChallengeMethod),
   /** Manual linking (`GET /user/identities/authorize`): the signed-in user the identity joins. */
   linkingUserId: Schema.OptionFromNullOr(UserId),
+  /** What an OAuth 1.0a provider needs back at the callback (its request token's secret, sealed). */
+  handshake: Schema.OptionFromNullOr(Schema.String),
   createdAt: Timestamp,
   expiresAt: Timestamp
 }) {}

@@ -3,6 +3,8 @@ import type { CaptchaSettings } from "../../../application/auth/Captcha.js"
 import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
 import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
+import type { ExternalLoginStore } from "../../../application/auth/ports/ExternalLoginStore.js"
+import type { ExternalProviders } from "../../../application/auth/ports/ExternalProviders.js"
 import type { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
 import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeTokenStore.js"
@@ -18,6 +20,7 @@ import type { SecretHasher } from "../../../application/ports/SecretHasher.js"
 import type { TokenMint } from "../../../application/ports/TokenMint.js"
 import * as Route from "../Route.js"
 import type { AuthHttpConfig } from "./AuthHttpConfig.js"
+import * as Authorize from "./Authorize.js"
 import * as CreateUser from "./admin/CreateUser.js"
 import * as DeleteUser from "./admin/DeleteUser.js"
 import * as GenerateLink from "./admin/GenerateLink.js"
@@ -25,8 +28,10 @@ import * as AdminGetUser from "./admin/GetUser.js"
 import * as InviteUser from "./admin/InviteUser.js"
 import * as ListUsers from "./admin/ListUsers.js"
 import * as AdminUpdateUser from "./admin/UpdateUser.js"
+import * as Callback from "./Callback.js"
 import * as GetUser from "./GetUser.js"
 import * as Health from "./Health.js"
+import * as Identities from "./Identities.js"
 import * as Jwks from "./Jwks.js"
 import * as Logout from "./Logout.js"
 import * as MagicLink from "./MagicLink.js"
@@ -61,6 +66,8 @@ export type Services =
   | PhoneNumbers
   | CaptchaSettings
   | CaptchaVerifier
+  | ExternalProviders
+  | ExternalLoginStore
 
 /**
  * Supabase Auth reads every body as JSON whatever its type; these are the types clients send
@@ -81,6 +88,11 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   Route.make("POST", "/token", Token.handle, { accepts: json, cors: true }),
   Route.make("GET", "/user", GetUser.handle, { cors: true }),
   Route.make("PUT", "/user", UpdateUser.handle, { accepts: json, cors: true }),
+  Route.make("GET", "/user/identities/authorize", Identities.handleLink, { cors: true }),
+  Route.make("DELETE", "/user/identities/{identity_id}", Identities.handleUnlink, {
+    accepts: json,
+    cors: true
+  }),
   Route.make("POST", "/logout", Logout.handle, { accepts: json, cors: true }),
   // Also the form of the page GET /verify shows with MAILER_LINK_CONFIRMATION_PAGE.
   Route.make("POST", "/verify", Verify.handlePost, { accepts: [...json, Verify.formType], cors: true }),
@@ -91,6 +103,11 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   Route.make("POST", "/otp", Otp.handle, { accepts: json, cors: true }),
   Route.make("POST", "/invite", InviteUser.handle, { accepts: json, cors: true }),
   Route.make("GET", "/reauthenticate", Reauthenticate.handle, { cors: true }),
+  // Browser navigations, not calls of supabase-js: no CORS.
+  Route.make("GET", "/authorize", Authorize.handle),
+  Route.make("GET", "/callback", Callback.handle),
+  // Providers that answer with a form (Apple's form_post) post it here.
+  Route.make("POST", "/callback", Callback.handle, { accepts: ["application/x-www-form-urlencoded"] }),
   Route.make("POST", "/admin/generate_link", GenerateLink.handle, { accepts: json, cors: true }),
   Route.make("GET", "/admin/users", ListUsers.handle, { cors: true }),
   Route.make("POST", "/admin/users", CreateUser.handle, { accepts: json, cors: true }),

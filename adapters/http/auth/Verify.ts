@@ -18,6 +18,7 @@ import * as ErrorResponse from "./ErrorResponse.js"
 import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
 import * as RateLimit from "./RateLimit.js"
+import * as Redirects from "./Redirects.js"
 import * as SessionJson from "./SessionJson.js"
 import * as VerifyPage from "./VerifyPage.js"
 
@@ -53,24 +54,6 @@ const verifyJson = (request: HttpRequest) =>
     // The spec names the verification type in the answer, beside Supabase Auth's session fields.
     return HttpMessage.json(SessionJson.encode(verified.grant, { type }))
   })
-
-/** Supabase Auth's `error` of a redirect, by the status the same error has as a JSON answer. */
-const oauthError = (status: number): string | undefined =>
-  ({
-    400: "invalid_request",
-    401: "unauthorized_client",
-    403: "access_denied",
-    500: "server_error",
-    503: "temporarily_unavailable"
-  })[status]
-
-/** `url` with `params` as its fragment (form-encoded, keys sorted, as Go encodes url.Values). */
-const withFragment = (url: string, params: Record<string, string>) => {
-  const fragment = new URLSearchParams(
-    Object.entries(params).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  ).toString()
-  return `${url.split("#")[0]}#${fragment}`
-}
 
 const seeOther = (location: string) => HttpMessage.empty(303, { location })
 
@@ -110,7 +93,7 @@ const useLink = (link: VerifyPage.Link, request: HttpRequest) =>
           // As Supabase Auth: the note in the fragment, and in the query too in a PKCE flow.
           const url = new URL(target)
           if (followed.pkce) url.searchParams.set("message", otherAddressPending)
-          return seeOther(withFragment(url.toString(), { message: otherAddressPending, sb: "" }))
+          return seeOther(Redirects.withFragment(url.toString(), { message: otherAddressPending, sb: "" }))
         }
         if (followed._tag === "Code") {
           const url = new URL(target)
@@ -119,7 +102,7 @@ const useLink = (link: VerifyPage.Link, request: HttpRequest) =>
         }
         const grant = followed.grant
         return seeOther(
-          withFragment(target, {
+          Redirects.withFragment(target, {
             access_token: Redacted.value(grant.access.token),
             expires_at: String(grant.access.expiresAt),
             expires_in: String(grant.access.expiresIn),
@@ -133,10 +116,10 @@ const useLink = (link: VerifyPage.Link, request: HttpRequest) =>
       Effect.catchIf(
         (error: AuthError.AuthError) => error.code !== "validation_failed",
         (error) => {
-          const name = oauthError(error.status ?? ErrorResponse.statusOf[error.code])
+          const name = Redirects.oauthError(error.status ?? ErrorResponse.statusOf[error.code])
           return Effect.succeed(
             seeOther(
-              withFragment(target, {
+              Redirects.withFragment(target, {
                 ...(name === undefined ? {} : { error: name }),
                 error_code: error.code,
                 error_description: error.message,

@@ -191,6 +191,16 @@ export const layer = Layer.effect(
             }
           )
         ),
+      removeIdentity: (userId, identityId) =>
+        Ref.modify(state, (tables): [boolean, Tables] => {
+          const found = Option.filter(
+            HashMap.get(tables.identities, identityId),
+            (identity) => identity.userId === userId
+          )
+          return Option.isNone(found)
+            ? [false, tables]
+            : [true, { ...tables, identities: HashMap.remove(tables.identities, identityId) }]
+        }),
       identitiesOf: (id) =>
         read((tables) => (Option.isNone(liveUser(tables, id)) ? [] : identitiesOf(tables, id))),
       findWithIdentities: (id) =>

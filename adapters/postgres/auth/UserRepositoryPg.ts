@@ -259,6 +259,12 @@ export const layer = Layer.effect(
           Effect.orDie
         )
       ),
+      removeIdentity: Telemetry.fn("UserRepositoryPg.removeIdentity")((userId, identityId) =>
+        sql`DELETE FROM ${identitiesTable} WHERE id = ${identityId} AND user_id = ${userId} RETURNING id`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows.length > 0)
+        )
+      ),
       identitiesOf: Telemetry.fn("UserRepositoryPg.identitiesOf")(
         (id) =>
           sql`SELECT ${sql.literal(identityColumns)} FROM ${identitiesTable} i

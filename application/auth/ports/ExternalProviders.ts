@@ -9,8 +9,17 @@ export interface ExternalProvider {
   readonly redirectUri: string
   /** `EXTERNAL_<X>_EMAIL_OPTIONAL`: a sign-in without an address is let through. */
   readonly emailOptional: boolean
-  /** Query parameters of `/authorize` the provider takes (WorkOS `connection`, …). */
-  readonly passThrough: ReadonlyArray<string>
+  /**
+   * Query parameters of `/authorize` the provider takes (WorkOS `connection`, …), mapped to the
+   * provider's own name for each (`workos_provider` → `provider`).
+   */
+  readonly passThrough: Readonly<Record<string, string>>
+  /**
+   * What an OAuth 1.0a provider (Twitter) put on its authorization URL to be kept until the
+   * callback (its request token's secret, sealed): the URL without it, and the value, which the
+   * sign-in keeps and hands back at the exchange.
+   */
+  readonly takeHandshake: (url: URL) => { readonly url: URL; readonly handshake: Option.Option<string> }
 }
 
 /** The external providers whose `EXTERNAL_<X>_ENABLED` is on, by key. */

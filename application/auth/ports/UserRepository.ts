@@ -137,6 +137,8 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
       data: Readonly<Record<string, unknown>>,
       now: Date
     ) => Effect.Effect<void>
+    /** Deletes one of the user's identities; false when the user has no such identity. */
+    readonly removeIdentity: (userId: UserId, identityId: IdentityId) => Effect.Effect<boolean>
     /** The user's identities, oldest first. */
     readonly identitiesOf: (id: UserId) => Effect.Effect<ReadonlyArray<Identity>>
     /**

@@ -328,6 +328,41 @@ describe("auth configuration", () => {
     )
   })
 
+  describe("external providers", () => {
+    it.effect("an enabled provider needs its client id and secret, Keycloak its realm URL", () =>
+      Effect.gen(function* () {
+        expect(yield* report({ AUTHSVC_EXTERNAL_GITHUB_ENABLED: "true" })).toEqual([
+          "AUTHSVC_EXTERNAL_GITHUB_CLIENT_ID: is required with AUTHSVC_EXTERNAL_GITHUB_ENABLED"
+        ])
+        expect(
+          yield* report({
+            AUTHSVC_EXTERNAL_KEYCLOAK_ENABLED: "true",
+            AUTHSVC_EXTERNAL_KEYCLOAK_CLIENT_ID: "app",
+            AUTHSVC_EXTERNAL_KEYCLOAK_SECRET: "secret"
+          })
+        ).toEqual([
+          "AUTHSVC_EXTERNAL_KEYCLOAK_URL: is required with AUTHSVC_EXTERNAL_KEYCLOAK_ENABLED: the realm's URL"
+        ])
+        expect(
+          yield* report({
+            AUTHSVC_EXTERNAL_GITLAB_ENABLED: "false",
+            AUTHSVC_EXTERNAL_GITLAB_URL: "ftp://gitlab.example.com"
+          })
+        ).toEqual(["AUTHSVC_EXTERNAL_GITLAB_URL: expected an absolute http or https URL"])
+        const c = yield* config({
+          AUTHSVC_EXTERNAL_GITHUB_ENABLED: "true",
+          AUTHSVC_EXTERNAL_GITHUB_CLIENT_ID: " app-id ",
+          AUTHSVC_EXTERNAL_GITHUB_SECRET: "the-secret",
+          AUTHSVC_EXTERNAL_GOOGLE_ENABLED: "false"
+        })
+        expect(c.externalProviders.map((provider) => [provider.name, provider.clientId])).toEqual([
+          ["github", "app-id"]
+        ])
+        expect(String(c.externalProviders[0]?.secret)).not.toContain("the-secret")
+      })
+    )
+  })
+
   describe("JWT", () => {
     const secret = "a-secret-of-at-least-thirty-two-characters"
 

@@ -41,12 +41,14 @@ export const start = (
     readonly keyCacheLifetime?: Duration.DurationInput
     /** The SMS gateway, over the one the variables name: a real adapter pointed at a local fake. */
     readonly smsSender?: Layer.Layer<SmsSender>
+    /** The port to listen on, chosen beforehand (an upstream must know our callback first). */
+    readonly port?: number
     /** Captcha protection: a real provider adapter pointed at a local fake. */
     readonly captcha?: Layer.Layer<CaptchaSettings | CaptchaVerifier>
   } = {}
 ) =>
   Effect.gen(function* () {
-    const port = yield* freePort
+    const port = options.port ?? (yield* freePort)
     const dataDir = mkdtempSync(join(tmpdir(), "latchkey-auth-e2e-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
     const databaseUrl = options.databaseUrl ?? (yield* TestDatabase.freshUrl())

@@ -9,6 +9,7 @@ CREATE TABLE auth.{{prefix}}external_logins (
   code_challenge        text,
   code_challenge_method text CHECK (code_challenge_method IN ('s256', 'plain')),
   linking_user_id       uuid REFERENCES auth.{{prefix}}users (id) ON DELETE CASCADE,
+  handshake             text,
   created_at            timestamptz NOT NULL,
   expires_at            timestamptz NOT NULL
 );

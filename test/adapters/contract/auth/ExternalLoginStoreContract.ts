@@ -21,6 +21,7 @@ const login = (fields: Partial<ConstructorParameters<typeof ExternalLogin>[0]> =
     codeChallenge: Option.none(),
     codeChallengeMethod: Option.none(),
     linkingUserId: Option.none(),
+    handshake: Option.none(),
     createdAt: Fixtures.t0,
     expiresAt: expiryFor(Fixtures.t0),
     ...fields
@@ -36,7 +37,8 @@ export const externalLoginStoreContract = (it: It) =>
         const parked = login({
           codeChallenge: Option.some("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"),
           codeChallengeMethod: Option.some("s256"),
-          linkingUserId: Option.some(user.id)
+          linkingUserId: Option.some(user.id),
+          handshake: Option.some("sealed-request-token-secret")
         })
         yield* logins.put(parked)
         expect(yield* logins.take(digest("another state"), Fixtures.t0)).toEqual(Option.none())

@@ -1,0 +1,407 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as AccountLinking from "../../domain/auth/AccountLinking.js"
+import type { ExternalLogin } from "../../domain/auth/ExternalLogin.js"
+import { FlowState, FlowStateId } from "../../domain/auth/FlowState.js"
+import * as Mail from "../../domain/auth/Mail.js"
+import * as Ban from "../../domain/Ban.js"
+import type { Identity } from "../../domain/Identity.js"
+import { IdentityId, UserId } from "../../domain/Ids.js"
+import * as UpstreamProfile from "../../domain/UpstreamProfile.js"
+import * as UpstreamSecrets from "../../domain/UpstreamSecrets.js"
+import { Email, User } from "../../domain/User.js"
+import { SecretHasher } from "../ports/SecretHasher.js"
+import { TokenMint } from "../ports/TokenMint.js"
+import * as Telemetry from "../Telemetry.js"
+import * as AuthError from "./AuthError.js"
+import { AuthSettings } from "./AuthSettings.js"
+import * as IssueSession from "./IssueSession.js"
+import { ExternalLoginStore } from "./ports/ExternalLoginStore.js"
+import { type ExternalProvider, ExternalProviders } from "./ports/ExternalProviders.js"
+import { FlowStateStore } from "./ports/FlowStateStore.js"
+import { MailOutbox } from "./ports/MailOutbox.js"
+import { Transactions } from "./ports/Transactions.js"
+import { UserRepository } from "./ports/UserRepository.js"
+import * as SendVerification from "./SendVerification.js"
+import * as UserMetadata from "./UserMetadata.js"
+
+/** GET or POST /callback: the URL the provider sent the browser to, a POSTed form's fields in its query. */
+export interface CallbackRequest {
+  readonly url: URL
+  readonly client: IssueSession.Client
+}
+
+/** The provider's tokens, for the application once (`provider_token`, `provider_refresh_token`). */
+export interface ProviderTokens {
+  readonly accessToken: Redacted.Redacted<string>
+  readonly refreshToken: Option.Option<Redacted.Redacted<string>>
+}
+
+/** Where the callback sends the browser, and with what. */
+export type CallbackOutcome =
+  | {
+      readonly _tag: "Session"
+      readonly target: string
+      readonly grant: IssueSession.Grant
+      readonly provider: string
+      readonly providerTokens: Option.Option<ProviderTokens>
+    }
+  /** The PKCE flow: `target?code=…`, which the application exchanges with its verifier. */
+  | { readonly _tag: "Code"; readonly target: string; readonly code: string }
+  /** Anything that went wrong after the sign-in was found: redirected with the error. */
+  | {
+      readonly _tag: "Failed"
+      readonly target: string
+      readonly pkce: boolean
+      readonly error: AuthError.AuthError
+    }
+
+/** A user as the provider's profile makes it, under the service's audience. */
+const newUser = (
+  id: UserId,
+  profile: UpstreamProfile.UpstreamProfile,
+  email: Option.Option<string>,
+  audience: string,
+  now: Date
+): User => new User({ ...UpstreamProfile.newUser(id, { ...profile, email }, now), aud: audience })
+
+/** `app_metadata.providers` with `provider` in it. */
+const withProvider = (user: User, provider: string): User["appMetadata"] => {
+  const listed = user.appMetadata.providers
+  const providers = Array.isArray(listed) ? listed.filter((name) => typeof name === "string") : []
+  return {
+    ...user.appMetadata,
+    providers: providers.includes(provider) ? providers : [...providers, provider]
+  }
+}
+
+/** The identity-linked notification, when it is on and the user has an address. */
+const announceLink = (user: User, provider: string, now: Date) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    if (!settings.notifications.has("identity_linked_notification") || Option.isNone(user.email)) return
+    const to = user.email.value
+    yield* Effect.flatMap(MailOutbox, (outbox) =>
+      outbox.enqueue(
+        new Mail.Message({
+          kind: "identity_linked_notification",
+          to,
+          variables: { SiteURL: settings.siteUrl, Email: to, Provider: provider, Data: user.userMetadata }
+        }),
+        now
+      )
+    )
+  })
+
+/**
+ * Who the provider's profile is here, written in one transaction as Supabase Auth's automatic
+ * linking decides it (AccountLinking): the identity's user signs in again (its identity data
+ * refreshed); or a user whose address the provider verified gets the identity (their address
+ * now confirmed, and a password nobody confirmed removed, so that whoever signed up with the
+ * address first cannot keep a door into the account); or a new user is made. A new user whose
+ * address the provider did not verify is made unconfirmed and sent the confirmation mail, and
+ * the sign-in stops there, as in Supabase Auth.
+ */
+const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    const users = yield* UserRepository
+    const mint = yield* TokenMint
+    // An address we could not write to is dropped, not a reason to refuse the sign-in.
+    const email = Option.flatMap(profile.email, (address) => Either.getRight(decodeEmail(address)))
+    const emailVerified = Option.isSome(email) && (profile.emailVerified || settings.mailerAutoconfirm)
+    const existing = yield* users.findByIdentity(profile.provider, profile.subject)
+    const owner = Option.isSome(email) ? yield* users.findByEmail(email.value) : Option.none()
+    const decision = AccountLinking.decide({ existing, email, emailVerified, owner })
+    const data = { ...profile.data, sub: profile.subject }
+    const metadataOf = (user: User) => UserMetadata.merge(user.userMetadata, data)
+
+    switch (decision._tag) {
+      case "AccountExists": {
+        if (Ban.isBanned(decision.user.bannedUntil, now)) return yield* AuthError.userBanned()
+        yield* users.refreshIdentity(decision.identity.id, data, now)
+        const user = yield* users.update(
+          decision.user.id,
+          {
+            userMetadata: metadataOf(decision.user),
+            appMetadata: withProvider(decision.user, profile.provider)
+          },
+          now
+        )
+        return { user, identity: decision.identity, unverified: false }
+      }
+      case "LinkAccount": {
+        if (Ban.isBanned(decision.user.bannedUntil, now)) return yield* AuthError.userBanned()
+        const identity = UpstreamProfile.newIdentity(
+          IdentityId.make(yield* mint.uuid),
+          decision.user.id,
+          profile,
+          now
+        )
+        yield* users.addIdentity(identity)
+        const confirmedBefore = Option.isSome(decision.user.emailConfirmedAt)
+        if (!confirmedBefore) yield* users.setPasswordHash(decision.user.id, Option.none(), now)
+        const user = yield* users.update(
+          decision.user.id,
+          {
+            userMetadata: metadataOf(decision.user),
+            appMetadata: withProvider(decision.user, profile.provider),
+            emailConfirmedAt: Option.orElse(decision.user.emailConfirmedAt, () => Option.some(now))
+          },
+          now
+        )
+        yield* announceLink(user, profile.provider, now)
+        return { user, identity, unverified: false }
+      }
+      case "CreateAccount": {
+        if (settings.disableSignup) return yield* AuthError.signupDisabled()
+        const made = newUser(UserId.make(yield* mint.uuid), profile, decision.email, settings.audience, now)
+        const unverified = Option.isSome(made.email) && !emailVerified
+        const user = unverified
+          ? new User({ ...made, emailConfirmedAt: Option.none(), confirmationSentAt: Option.some(now) })
+          : new User({
+              ...made,
+              emailConfirmedAt: Option.isSome(made.email) ? Option.some(now) : Option.none()
+            })
+        const identity = UpstreamProfile.newIdentity(IdentityId.make(yield* mint.uuid), user.id, profile, now)
+        yield* users.insert(user, [identity], Option.none())
+        if (unverified && Option.isSome(user.email)) {
+          yield* SendVerification.mail({
+            user,
+            purpose: "confirmation",
+            kind: "confirmation",
+            type: "signup",
+            to: user.email.value,
+            redirectTo: settings.siteUrl,
+            spacing: Option.none(),
+            now
+          }).pipe(Effect.catchTag("IssuedTooSoon", () => Effect.void))
+        }
+        return { user, identity, unverified }
+      }
+    }
+  })
+
+const decodeEmail = Schema.decodeEither(Email)
+
+/**
+ * Manual linking (`GET /user/identities/authorize`, `SECURITY_MANUAL_LINKING_ENABLED`): the
+ * provider account joins the signed-in user who started it. An account already linked to
+ * another user is refused; linked to this one, it only signs in again.
+ */
+const link = (userId: UserId, profile: UpstreamProfile.UpstreamProfile, now: Date) =>
+  Effect.gen(function* () {
+    const users = yield* UserRepository
+    const found = yield* users.findById(userId)
+    if (Option.isNone(found)) return yield* AuthError.userNotFound()
+    const existing = yield* users.findByIdentity(profile.provider, profile.subject)
+    const data = { ...profile.data, sub: profile.subject }
+    if (Option.isSome(existing)) {
+      if (existing.value.user.id !== userId) {
+        return yield* new AuthError.AuthError({
+          code: "identity_already_exists",
+          message: "Identity is already linked to another user",
+          status: 422
+        })
+      }
+      yield* users.refreshIdentity(existing.value.identity.id, data, now)
+      return { user: found.value, identity: existing.value.identity, unverified: false }
+    }
+    const identity = UpstreamProfile.newIdentity(
+      IdentityId.make(yield* (yield* TokenMint).uuid),
+      userId,
+      profile,
+      now
+    )
+    yield* users.addIdentity(identity)
+    const user = yield* users.update(
+      userId,
+      { appMetadata: withProvider(found.value, profile.provider) },
+      now
+    )
+    yield* announceLink(user, profile.provider, now)
+    return { user, identity, unverified: false }
+  })
+
+/** What a provider's answer to our callback was, when it is an error rather than a code. */
+const providerRefusal = (query: URLSearchParams) => {
+  const error = query.get("error")
+  if (error === null || error === "") return Option.none()
+  return Option.some(
+    AuthError.oauth(
+      error,
+      query.get("error_description") ?? "The provider refused the sign-in",
+      "bad_oauth_callback"
+    )
+  )
+}
+
+/** The session, or in the PKCE flow the code the application exchanges for it. */
+const finish = (
+  login: ExternalLogin,
+  provider: ExternalProvider,
+  signedIn: { readonly user: User; readonly identity: Identity },
+  profile: UpstreamProfile.UpstreamProfile,
+  request: CallbackRequest,
+  now: Date
+) =>
+  Effect.gen(function* () {
+    if (Option.isSome(login.codeChallenge) && Option.isSome(login.codeChallengeMethod)) {
+      const mint = yield* TokenMint
+      const flows = yield* FlowStateStore
+      const id = FlowStateId.make(yield* mint.uuid)
+      yield* flows.create(
+        new FlowState({
+          id,
+          userId: signedIn.user.id,
+          codeChallenge: login.codeChallenge.value,
+          codeChallengeMethod: login.codeChallengeMethod.value,
+          authenticationMethod: "oauth",
+          authCodeHash: Option.none(),
+          authCodeIssuedAt: Option.none(),
+          createdAt: now
+        })
+      )
+      const code = yield* mint.uuid
+      const codeHash = yield* (yield* SecretHasher).hash(Redacted.make(code))
+      yield* flows.issueCode(id, codeHash, now)
+      return { _tag: "Code", target: login.redirectTo, code } satisfies CallbackOutcome
+    }
+    const grant = yield* IssueSession.issue(
+      signedIn.user,
+      "oauth",
+      request.client,
+      Option.some(signedIn.identity.id)
+    )
+    return {
+      _tag: "Session",
+      target: login.redirectTo,
+      grant,
+      provider: provider.upstream.name,
+      providerTokens: Option.fromNullable(profile.tokens)
+    } satisfies CallbackOutcome
+  })
+
+/**
+ * GET or POST /callback: the provider sends the browser back with a code. The sign-in parked
+ * under the callback's `state` is taken (once), the code exchanged with our PKCE verifier and,
+ * at OpenID providers, the ID token's nonce checked; the profile then signs its user in, links
+ * or makes one (one transaction), and the browser goes to `redirect_to` with the session in the
+ * fragment — or `?code=` in the PKCE flow. A state that is missing, unknown or used fails
+ * without a redirect target of its own (the site's URL is used); anything later goes back to
+ * the application's `redirect_to` with the error.
+ */
+export const callback = Telemetry.fn("ExternalCallback.callback")((request: CallbackRequest) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    const query = request.url.searchParams
+    const state = query.get("state") ?? ""
+    const failedAt = (target: string, pkce: boolean) => (error: AuthError.AuthError) =>
+      ({ _tag: "Failed", target, pkce, error }) satisfies CallbackOutcome
+    if (state === "") {
+      return failedAt(
+        settings.siteUrl,
+        false
+      )(
+        new AuthError.AuthError({
+          code: "bad_oauth_callback",
+          message: "OAuth state parameter missing",
+          status: 400
+        })
+      )
+    }
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const stateHash = yield* (yield* SecretHasher).hash(Redacted.make(state))
+    const taken = yield* Effect.flatMap(ExternalLoginStore, (logins) => logins.take(stateHash, now))
+    if (Option.isNone(taken)) {
+      return failedAt(
+        settings.siteUrl,
+        false
+      )(
+        new AuthError.AuthError({
+          code: "bad_oauth_state",
+          message: "OAuth state not found or expired",
+          status: 400
+        })
+      )
+    }
+    const login = taken.value
+    const failed = failedAt(login.redirectTo, Option.isSome(login.codeChallenge))
+    const refusal = providerRefusal(query)
+    if (Option.isSome(refusal)) return failed(refusal.value)
+    const provider = (yield* ExternalProviders).find(login.provider)
+    if (Option.isNone(provider))
+      return failed(AuthError.validationFailed("Unsupported provider: provider is not enabled"))
+    yield* Telemetry.annotate("upstream.provider", login.provider)
+
+    const outcome = yield* Effect.gen(function* () {
+      const { codeVerifier, nonce } = yield* UpstreamSecrets.fromState(state)
+      const answered = yield* provider.value.upstream
+        .exchange(request.url, {
+          state,
+          nonce,
+          codeVerifier,
+          redirectUri: provider.value.redirectUri,
+          handshake: Option.getOrUndefined(login.handshake)
+        })
+        .pipe(
+          Effect.catchTag("UpstreamLoginFailed", (error) =>
+            Effect.zipRight(
+              Effect.logWarning("sign-in at external provider failed", error.message),
+              Effect.fail(
+                AuthError.oauth(
+                  "server_error",
+                  "Error getting user profile from external provider",
+                  "unexpected_failure"
+                )
+              )
+            )
+          )
+        )
+      // Identities are recorded under the key the sign-in used (an OpenID provider's entry
+      // names itself generically).
+      const profile = { ...answered, provider: login.provider }
+      if (Option.isNone(profile.email) && !provider.value.emailOptional) {
+        return yield* AuthError.oauth(
+          "server_error",
+          "Error getting user email from external provider",
+          "unexpected_failure"
+        )
+      }
+      const signedIn = yield* Effect.flatMap(Transactions, (transactions) =>
+        transactions.run(
+          Option.match(login.linkingUserId, {
+            onNone: () => signInOrUp(profile, now),
+            onSome: (userId) => link(userId, profile, now)
+          })
+        )
+      ).pipe(
+        Effect.catchTags({
+          EmailExists: () => AuthError.emailExists(),
+          PhoneExists: () => AuthError.phoneExists(),
+          IdentityExists: () =>
+            new AuthError.AuthError({
+              code: "identity_already_exists",
+              message: "Identity is already linked to another user",
+              status: 422
+            }),
+          UserNotFound: () => AuthError.userNotFound()
+        })
+      )
+      yield* Telemetry.annotate("user.id", signedIn.user.id)
+      if (signedIn.unverified) {
+        return yield* new AuthError.AuthError({
+          code: "provider_email_needs_verification",
+          message: `Unverified email with ${login.provider}. A confirmation email has been sent to your ${login.provider} email`,
+          status: 422
+        })
+      }
+      return yield* finish(login, provider.value, signedIn, profile, request, now)
+    }).pipe(Effect.catchTag("AuthError", (error) => Effect.succeed(failed(error))))
+    return outcome
+  })
+)

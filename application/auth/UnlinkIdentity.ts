@@ -1,0 +1,114 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Mail from "../../domain/auth/Mail.js"
+import * as Unlinking from "../../domain/auth/Unlinking.js"
+import * as Telemetry from "../Telemetry.js"
+import * as AuthError from "./AuthError.js"
+import type { SignedIn } from "./Authenticate.js"
+import { AuthSettings } from "./AuthSettings.js"
+import { MailOutbox } from "./ports/MailOutbox.js"
+import { Transactions } from "./ports/Transactions.js"
+import { UserRepository } from "./ports/UserRepository.js"
+
+/** Supabase Auth's answer while `SECURITY_MANUAL_LINKING_ENABLED` is off. */
+export const ensureManualLinking = Effect.flatMap(AuthSettings, (settings) =>
+  settings.manualLinkingEnabled
+    ? Effect.void
+    : Effect.fail(
+        new AuthError.AuthError({
+          code: "manual_linking_disabled",
+          message: "Manual linking is disabled",
+          status: 404
+        })
+      )
+)
+
+/**
+ * DELETE /user/identities/{identity_id} (supabase-js `unlinkIdentity`): one of the signed-in
+ * user's sign-in methods removed, never the last one; the user's address or number rewritten as
+ * Supabase Auth does (Unlinking), in one transaction with the deletion. The address the user
+ * had hears of it with `MAILER_NOTIFICATIONS_IDENTITY_UNLINKED_ENABLED`.
+ */
+export const unlinkIdentity = Telemetry.fn("UnlinkIdentity.unlinkIdentity")(
+  (signedIn: SignedIn, identityId: string) =>
+    Effect.gen(function* () {
+      yield* ensureManualLinking
+      const settings = yield* AuthSettings
+      const users = yield* UserRepository
+      const user = signedIn.user
+      const identities = yield* users.identitiesOf(user.id)
+      if (identities.length <= 1) {
+        return yield* new AuthError.AuthError({
+          code: "single_identity_not_deletable",
+          message: "User must have at least 1 identity after unlinking",
+          status: 422
+        })
+      }
+      const removed = identities.find((identity) => identity.id === identityId)
+      if (removed === undefined) {
+        return yield* new AuthError.AuthError({
+          code: "identity_not_found",
+          message: "Identity doesn't exist",
+          status: 422
+        })
+      }
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const remaining = identities.filter((identity) => identity !== removed)
+      const after = Unlinking.afterUnlink(user, removed, remaining, settings.mailerAutoconfirm, now)
+      yield* Effect.flatMap(Transactions, (transactions) =>
+        transactions.run(
+          Effect.gen(function* () {
+            if (!(yield* users.removeIdentity(user.id, removed.id))) {
+              return yield* new AuthError.AuthError({
+                code: "identity_not_found",
+                message: "Identity doesn't exist",
+                status: 422
+              })
+            }
+            yield* users.update(
+              user.id,
+              {
+                email: after.email,
+                emailConfirmedAt: after.emailConfirmedAt,
+                phone: after.phone,
+                phoneConfirmedAt: after.phoneConfirmedAt,
+                userMetadata: after.userMetadata,
+                appMetadata: after.appMetadata
+              },
+              now
+            )
+            const to = user.email
+            if (settings.notifications.has("identity_unlinked_notification") && Option.isSome(to)) {
+              yield* Effect.flatMap(MailOutbox, (outbox) =>
+                outbox.enqueue(
+                  new Mail.Message({
+                    kind: "identity_unlinked_notification",
+                    to: to.value,
+                    variables: {
+                      SiteURL: settings.siteUrl,
+                      Email: to.value,
+                      Provider: removed.provider,
+                      Data: user.userMetadata
+                    }
+                  }),
+                  now
+                )
+              )
+            }
+          })
+        )
+      ).pipe(
+        Effect.catchTags({
+          EmailExists: () =>
+            new AuthError.AuthError({
+              code: "email_conflict_identity_not_deletable",
+              message: "Unable to unlink identity due to email conflict",
+              status: 422
+            }),
+          PhoneExists: () => AuthError.phoneExists(),
+          UserNotFound: () => AuthError.userFromJwtNotFound()
+        })
+      )
+    })
+)
