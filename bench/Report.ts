@@ -45,10 +45,12 @@ export const targetText = (target: Runner.Target | undefined) => {
 export const metText = (met: boolean | undefined, yes: string, no: string) =>
   met === undefined ? "—" : met ? yes : no
 
-/** A stream's name with its connections when a run has several streams. */
+/** A stream's name, with its connections when a run has several streams or another number than the rest. */
 const streamName = (outcome: Runner.Outcome, stream: Runner.StreamOutcome) =>
   outcome.streams.length === 1
-    ? stream.endpoint.name
+    ? stream.connections === Flags.common.connections
+      ? stream.endpoint.name
+      : `${stream.endpoint.name}, ${stream.connections} connections`
     : `${outcome.name}: ${stream.endpoint.name}, ${stream.connections} connections`
 
 export const printOutcome = (outcome: Runner.Outcome) => {
@@ -72,6 +74,11 @@ export const printOutcome = (outcome: Runner.Outcome) => {
       `  server memory after the load ${mebibytes(outcome.rssAfter)} MiB`
     ].join("\n")
   )
+}
+
+export const printSettled = (settled: Runner.Settled) => {
+  for (const note of settled.notes) console.log(`  ${note}`)
+  for (const problem of settled.problems) console.log(`  PROBLEM: ${problem}`)
 }
 
 /** Whether a stream's measured run meets its endpoint's target; none for a reference measurement. */
@@ -164,6 +171,19 @@ const collectedText = (collected: Readonly<Record<string, Collector.Received>> |
   return ["", `The collector stand-in received ${parts.length === 0 ? "nothing" : parts.join("; ")}.`]
 }
 
+/** What was checked after the loads that left work behind, by set and load. */
+const settledText = (sets: ReadonlyArray<ReadonlyArray<Runner.Outcome>>) =>
+  sets.flatMap((set, index) =>
+    set.flatMap((outcome) =>
+      outcome.settled === undefined
+        ? []
+        : [
+            "",
+            `After ${outcome.name}, set ${index + 1}: ${[...outcome.settled.notes, ...outcome.settled.problems.map((problem) => `**${problem}**`)].join(" ")}`
+          ]
+    )
+  )
+
 const outcomeRows = (set: number, outcome: Runner.Outcome) =>
   outcome.streams.map((stream) => {
     const s = stream.measured
@@ -181,6 +201,7 @@ export const variantSection = (
   "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | --- |",
   ...result.sets.flatMap((set, index) => set.flatMap((outcome) => outcomeRows(index + 1, outcome))),
   ...noisy(result.sets.flat()),
+  ...settledText(result.sets),
   ...collectedText(result.collected),
   "",
   "| server memory (RSS) | MiB | target | met |",

@@ -79,11 +79,31 @@ export interface Outcome {
   readonly otherCpuPercent: number | undefined
   /** The server's resident memory once the load stopped, MiB. */
   readonly rssAfter: number | undefined
+  /** What the bench checked once the load had stopped (`Service.afterLoad`); none for most loads. */
+  readonly settled?: Settled
+}
+
+/**
+ * What settled after a load, beside its answers: the mail its requests queued, delivered, say.
+ * Its notes go into the record under the run's table; a problem fails the bench.
+ */
+export interface Settled {
+  readonly notes: ReadonlyArray<string>
+  readonly problems: ReadonlyArray<string>
 }
 
 /** The size of the pool a scenario presents one token at a time; 0 for the others. */
-const poolSizeOf = (scenario: Scenario) =>
-  scenario.kind === "refresh" || scenario.kind === "auth-refresh" ? scenario.refreshTokens.length : 0
+const poolSizeOf = (scenario: Scenario) => {
+  switch (scenario.kind) {
+    case "refresh":
+    case "auth-refresh":
+      return scenario.refreshTokens.length
+    case "auth-verify":
+      return scenario.codes.length
+    default:
+      return 0
+  }
+}
 
 const loadScript = fileURLToPath(new URL("./load.js", import.meta.url))
 
@@ -185,30 +205,35 @@ export const runLoad = (url: string, database: string, plan: RunPlan, server: Se
     })
   }).pipe(Effect.scoped)
 
-/** What is wrong with a run: errors, timeouts, statuses other than the expected one, a dry pool. */
+/**
+ * What is wrong with a run: errors, timeouts, statuses other than the expected one, a dry pool,
+ * and the problems of what settled after it (mail not delivered).
+ */
 export const problemsOf = (outcome: Outcome): ReadonlyArray<string> =>
-  outcome.streams.flatMap((stream) => {
-    const expected = String(stream.endpoint.expectedStatus)
-    const problems: Array<string> = []
-    for (const [phase, summary] of [
-      ["warm-up", stream.warmup],
-      ["measured", stream.measured]
-    ] as const) {
-      if (summary.errors > 0)
-        problems.push(`${phase}: ${summary.errors} errors (${summary.timeouts} timeouts)`)
-      const unexpected = Object.entries(summary.statusCodes).filter(
-        ([code, count]) => code !== expected && count > 0
-      )
-      if (unexpected.length > 0) {
-        problems.push(
-          `${phase}: unexpected statuses ${unexpected.map(([code, n]) => `${code}×${n}`).join(", ")}`
+  outcome.streams
+    .flatMap((stream) => {
+      const expected = String(stream.endpoint.expectedStatus)
+      const problems: Array<string> = []
+      for (const [phase, summary] of [
+        ["warm-up", stream.warmup],
+        ["measured", stream.measured]
+      ] as const) {
+        if (summary.errors > 0)
+          problems.push(`${phase}: ${summary.errors} errors (${summary.timeouts} timeouts)`)
+        const unexpected = Object.entries(summary.statusCodes).filter(
+          ([code, count]) => code !== expected && count > 0
         )
+        if (unexpected.length > 0) {
+          problems.push(
+            `${phase}: unexpected statuses ${unexpected.map(([code, n]) => `${code}×${n}`).join(", ")}`
+          )
+        }
+        if (summary.requests === 0) problems.push(`${phase}: no request completed`)
       }
-      if (summary.requests === 0) problems.push(`${phase}: no request completed`)
-    }
-    if (stream.poolExhausted) problems.push(`the token pool (${stream.poolSize}) ran dry`)
-    return problems.map((problem) => `${stream.endpoint.name}: ${problem}`)
-  })
+      if (stream.poolExhausted) problems.push(`the token pool (${stream.poolSize}) ran dry`)
+      return problems.map((problem) => `${stream.endpoint.name}: ${problem}`)
+    })
+    .concat((outcome.settled?.problems ?? []).map((problem) => `${outcome.name}: ${problem}`))
 
 export interface Variant {
   readonly name: string
@@ -238,6 +263,11 @@ export interface Service<Kind extends string> {
   readonly kinds: ReadonlyArray<Kind>
   /** The load of a kind, its token pools minted now, while the server idles. */
   readonly plan: (kind: Kind) => Effect.Effect<RunPlan, BenchFailure>
+  /**
+   * Work a load leaves behind that must end before the next load measures (the mail outbox
+   * draining), and what the bench checked of it.
+   */
+  readonly afterLoad?: (plan: RunPlan, outcome: Outcome) => Effect.Effect<Settled | undefined, BenchFailure>
   readonly collector?: Collector.Collector
 }
 
@@ -279,8 +309,11 @@ export const runVariant = <Kind extends string>(
           `\n${plan.name}, set ${set} of ${variant.sets}: ${Flags.common.warmupSeconds} s warm-up, ${Flags.common.durationSeconds} s measured…`
         )
         yield* Machine.waitForQuiet(Flags.common.quietWaitSeconds)
-        const outcome = yield* runLoad(service.baseUrl, service.database, plan, server)
-        Report.printOutcome(outcome)
+        const loaded = yield* runLoad(service.baseUrl, service.database, plan, server)
+        Report.printOutcome(loaded)
+        const settled = service.afterLoad === undefined ? undefined : yield* service.afterLoad(plan, loaded)
+        const outcome = settled === undefined ? loaded : { ...loaded, settled }
+        if (settled !== undefined) Report.printSettled(settled)
         printServerLog(server)
         outcomes.push(outcome)
       }

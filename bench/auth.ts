@@ -17,27 +17,38 @@
  * - mixed: 64 connections of the password grant and BENCH_CONNECTIONS of `GET /user` at once,
  *   two autocannon instances in one load generator: the `GET /user` latency while passwords
  *   are being checked;
- * - signup: `POST /signup` with a new address per request, autoconfirm on (a session each).
+ * - signup: `POST /signup` with a new address per request, autoconfirm on (a session each);
+ * - otp: `POST /otp` with a new address per request (a user, a one-time token and a queued
+ *   mail each), from BENCH_AUTH_OTP_CONNECTIONS (256) connections, while a mail server in the
+ *   bench's process (bench/SlowSmtpServer.ts) takes BENCH_AUTH_SMTP_DELAY (200 ms) per message;
+ *   after the load the bench waits for the outbox to drain and checks that the mail server
+ *   received every mail queued, at least one for every 200 answer, none twice;
+ * - verify: `POST /verify` `{ type: "email", email, token }`, every request presenting the
+ *   code of a user of its own, minted before the run (BENCH_AUTH_VERIFY_POOL): a session each.
  *
  * One server process, one set, telemetry off. Prints and records req/s, p50/p99 latency,
  * non-2xx, errors, the CPU each process used and the server's resident memory (idle and after
  * each load); exits 1 if any request errored or got an unexpected status; otherwise records
  * the run in docs/performance.md, in a section of its own beside the oauth service's.
  *
- * Flags: --profile[=user|refresh|password|mixed|signup] (that run only, default refresh, the
- * server started with --cpu-prof; the profile, written to bench/profiles/auth-<kind>-….cpuprofile
- * and summarised, covers the server's whole life; docs untouched), --only=<kind> (that run
- * only, unprofiled; docs untouched), --no-write (docs untouched).
+ * Flags: --profile[=user|refresh|password|mixed|signup|otp|verify] (that run only, default
+ * refresh, the server started with --cpu-prof; the profile, written to
+ * bench/profiles/auth-<kind>-….cpuprofile and summarised, covers the server's whole life; docs
+ * untouched), --only=<kind> (that run only, unprofiled; docs untouched), --no-write (docs
+ * untouched).
  * Environment: SQL_URL, BENCH_CONNECTIONS (32), BENCH_WARMUP (2 s), BENCH_DURATION (10 s),
  * BENCH_QUIET_WAIT (60 s), as for the oauth bench; BENCH_AUTH_REFRESH_POOL (40000 tokens for
  * the refresh run), BENCH_AUTH_MIXED_PASSWORD_CONNECTIONS (64: the password side of the mixed
- * run).
+ * run), BENCH_AUTH_VERIFY_POOL (20000 codes for the verify run), BENCH_AUTH_OTP_CONNECTIONS
+ * (256), BENCH_AUTH_SMTP_DELAY (200 ms the mail server takes per message).
  */
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import os from "node:os"
 import { join } from "node:path"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -50,6 +61,7 @@ import * as IssueSession from "../application/auth/IssueSession.js"
 import * as NewUser from "../application/auth/NewUser.js"
 import { SessionStore } from "../application/auth/ports/SessionStore.js"
 import { UserRepository } from "../application/auth/ports/UserRepository.js"
+import * as SendVerification from "../application/auth/SendVerification.js"
 import { PasswordHasher } from "../application/ports/PasswordHasher.js"
 import { SecretHasher } from "../application/ports/SecretHasher.js"
 import { TokenMint } from "../application/ports/TokenMint.js"
@@ -63,25 +75,36 @@ import { Email } from "../domain/User.js"
 import * as Database from "./Database.js"
 import * as Flags from "./Flags.js"
 import * as Machine from "./Machine.js"
+import type { MailedCode } from "./protocol.js"
 import * as Report from "./Report.js"
 import * as Runner from "./Runner.js"
 import { BenchFailure } from "./Runner.js"
+import * as SlowSmtpServer from "./SlowSmtpServer.js"
 
-type Kind = "user" | "refresh" | "password" | "mixed" | "signup"
-const allKinds: ReadonlyArray<Kind> = ["user", "refresh", "password", "mixed", "signup"]
+type Kind = "user" | "refresh" | "password" | "mixed" | "signup" | "otp" | "verify"
+const allKinds: ReadonlyArray<Kind> = ["user", "refresh", "password", "mixed", "signup", "otp", "verify"]
 const { profiled, only, writeDocs } = Flags.select(allKinds, "refresh")
 
 const settings = {
   ...Flags.common,
   refreshPool: Flags.numberFromEnv("BENCH_AUTH_REFRESH_POOL", 40_000),
   mixedPasswordConnections: Flags.numberFromEnv("BENCH_AUTH_MIXED_PASSWORD_CONNECTIONS", 64),
-  accessTokenPool: 500
+  verifyPool: Flags.numberFromEnv("BENCH_AUTH_VERIFY_POOL", 20_000),
+  otpConnections: Flags.numberFromEnv("BENCH_AUTH_OTP_CONNECTIONS", 256),
+  smtpDelayMillis: Flags.numberFromEnv("BENCH_AUTH_SMTP_DELAY", 200),
+  accessTokenPool: 500,
+  /** How long the outbox may deliver nothing before the bench stops waiting for it to drain. */
+  mailStallSeconds: 60
 }
 
 const password = "bench-password-1"
 const email = "bench@example.com"
-/** Sign-ups of this run: a prefix of its own, in case a run's addresses outlive it. */
-const signupPrefix = `signup-${randomBytes(4).toString("hex")}-`
+/** Addresses of this run: a prefix of their own, in case a run's addresses outlive it. */
+const runTag = randomBytes(4).toString("hex")
+const signupPrefix = `signup-${runTag}-`
+const verifyPrefix = `verify-${runTag}-`
+/** The addresses of one /otp load: a prefix per load, so that its mails can be counted apart. */
+const otpPrefix = () => `otp-${runTag}-${randomBytes(3).toString("hex")}-`
 
 const endpoints = {
   user: { name: "user (GET /user)", expectedStatus: 200, target: { requestsPerSecond: 4000 } },
@@ -101,6 +124,16 @@ const endpoints = {
     name: "sign-up, autoconfirm (POST /signup)",
     expectedStatus: 200,
     target: { requestsPerSecond: 130 }
+  },
+  otp: {
+    name: "sign-in by mail, a new address each (POST /otp)",
+    expectedStatus: 200,
+    target: { requestsPerSecond: 800 }
+  },
+  verify: {
+    name: "mailed code verified (POST /verify type email)",
+    expectedStatus: 200,
+    target: { requestsPerSecond: 1000 }
   }
 } satisfies Record<string, Runner.Endpoint>
 
@@ -108,22 +141,15 @@ const endpoints = {
 // Database and token pools, through the service's ports
 // ---------------------------------------------------------------------------------------------
 
-/**
- * What the service does at its start, done first by the bench: the migrations and the RS256
- * signing key (the service then finds it as existing). Then the bench user, with a password.
- */
-const prepare = (namespace: string) =>
+/** A user with a confirmed address and its email identity, stored as a sign-up stores them. */
+const insertConfirmedUser = (address: string, passwordHash: Option.Option<string>, now: Date) =>
   Effect.gen(function* () {
-    yield* Migrations.run(AuthTables.migrationTarget(namespace))
-    yield* ensureSigningKey
     const mint = yield* TokenMint
-    const passwords = yield* PasswordHasher
     const users = yield* UserRepository
-    const now = new Date(yield* Clock.currentTimeMillis)
     const user = NewUser.user({
       id: NewUser.newUserId(yield* mint.uuid),
       aud: "authenticated",
-      contact: { _tag: "email", email: yield* Schema.decode(Email)(email) },
+      contact: { _tag: "email", email: yield* Schema.decode(Email)(address) },
       data: {},
       confirmed: true,
       now
@@ -135,7 +161,25 @@ const prepare = (namespace: string) =>
       data: {},
       now
     })
-    yield* users.insert(user, [identity], Option.some(yield* passwords.hash(Redacted.make(password))))
+    yield* users.insert(user, [identity], passwordHash)
+    return user
+  })
+
+/**
+ * What the service does at its start, done first by the bench: the migrations and the RS256
+ * signing key (the service then finds it as existing). Then the bench user, with a password.
+ */
+const prepare = (namespace: string) =>
+  Effect.gen(function* () {
+    yield* Migrations.run(AuthTables.migrationTarget(namespace))
+    yield* ensureSigningKey
+    const passwords = yield* PasswordHasher
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const user = yield* insertConfirmedUser(
+      email,
+      Option.some(yield* passwords.hash(Redacted.make(password))),
+      now
+    )
     return { user, postgres: yield* Database.serverInfo }
   })
 
@@ -198,6 +242,129 @@ const mintRefreshTokens = (user: User, count: number) =>
     return tokens
   })
 
+/** Numbers the verify run's users across pools, so that no address comes twice. */
+let mailedCodesMinted = 0
+
+/**
+ * A returning user who asked for a code by mail (`POST /otp`): a confirmed user of their own
+ * (a code is used once, and a user holds one live code of a purpose) with a magic-link token
+ * stored by `SendVerification.store`, as the request stores it; the code in the clear, as the
+ * mail carries it. The mail itself is left out: the verify run does not read mail.
+ */
+const mintMailedCode = (codeLength: number, lifetime: Duration.Duration) =>
+  Effect.gen(function* () {
+    const mint = yield* TokenMint
+    const now = new Date(yield* Clock.currentTimeMillis)
+    mailedCodesMinted++
+    const address = `${verifyPrefix}${mailedCodesMinted}@example.com`
+    const user = yield* insertConfirmedUser(address, Option.none(), now)
+    const code = yield* mint.code(codeLength)
+    yield* SendVerification.store({
+      user,
+      purpose: "magic_link",
+      to: address,
+      link: yield* mint.token("verification"),
+      code,
+      lifetime,
+      flowStateId: Option.none(),
+      spacing: Option.none(),
+      now
+    })
+    return { email: address, code: Redacted.value(code) } satisfies MailedCode
+  })
+
+const mintMailedCodes = (count: number, codeLength: number, lifetime: Duration.Duration) =>
+  Effect.gen(function* () {
+    const started = Date.now()
+    const codes = yield* Effect.forEach(
+      Array.from({ length: count }),
+      () => mintMailedCode(codeLength, lifetime),
+      { concurrency: 32 }
+    )
+    console.log(
+      `  minted ${codes.length} users with a mailed code in ${((Date.now() - started) / 1000).toFixed(1)} s`
+    )
+    return codes
+  })
+
+// ---------------------------------------------------------------------------------------------
+// The mail of the otp run, delivered
+// ---------------------------------------------------------------------------------------------
+
+/** The outbox's rows for the addresses of one prefix: queued, delivered, given up. */
+const outboxOf = (prefix: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const tables = yield* AuthTables.AuthTables
+    const [row] = yield* sql<{
+      readonly queued: number
+      readonly delivered: number
+      readonly abandoned: number
+    }>`SELECT count(*)::int AS queued, count(delivered_at)::int AS delivered,
+              count(given_up_at)::int AS abandoned
+       FROM ${sql(tables.name("mail_outbox"))} WHERE recipient LIKE ${`${prefix}%`}`
+    return row ?? { queued: 0, delivered: 0, abandoned: 0 }
+  })
+
+/**
+ * After an otp load: waits until the outbox has no mail of the load left to send (or nothing
+ * has arrived for `mailStallSeconds`), then checks that the mail server received every mail
+ * queued, none twice, and at least as many as the service answered 200 — requests still in
+ * flight when autocannon stops a phase are not counted as answered, though the service may have
+ * queued their mail — and records how fast the outbox drained.
+ */
+const drainMail = (
+  prefix: string,
+  answered: number,
+  smtp: SlowSmtpServer.SlowSmtpServer,
+  outbox: (
+    prefix: string
+  ) => Effect.Effect<{ queued: number; delivered: number; abandoned: number }, BenchFailure>
+) =>
+  Effect.gen(function* () {
+    const started = Date.now()
+    const atLoadEnd = smtp.received(prefix).messages
+    let arrived = atLoadEnd
+    let lastArrival = started
+    let nextReport = started + 30_000
+    let rows = yield* outbox(prefix)
+    console.log(`  waiting for the outbox to deliver ${rows.queued - rows.delivered - rows.abandoned} mails…`)
+    while (rows.delivered + rows.abandoned < rows.queued) {
+      if (Date.now() - lastArrival > settings.mailStallSeconds * 1000) break
+      yield* Effect.sleep(Duration.seconds(1))
+      rows = yield* outbox(prefix)
+      const now = smtp.received(prefix).messages
+      if (now > arrived) {
+        arrived = now
+        lastArrival = Date.now()
+      }
+      if (Date.now() >= nextReport) {
+        console.log(`  ${now} of ${rows.queued} mails received`)
+        nextReport += 30_000
+      }
+    }
+    const seconds = (Date.now() - started) / 1000
+    const received = smtp.received(prefix)
+    const drained = received.messages - atLoadEnd
+    const problems = [
+      ...(rows.queued >= answered ? [] : [`${rows.queued} mails queued for ${answered} answers 200`]),
+      ...(received.messages === rows.queued
+        ? []
+        : [`the mail server received ${received.messages} of the ${rows.queued} mails queued`]),
+      ...(received.recipients === received.messages
+        ? []
+        : [`${received.messages - received.recipients} addresses received more than one mail`]),
+      ...(rows.abandoned === 0 ? [] : [`${rows.abandoned} mails given up`])
+    ]
+    const note = [
+      `Mail: ${Report.fixed(answered)} answers 200 (warm-up included), ${Report.fixed(rows.queued)} mails queued;`,
+      `the mail server (${settings.smtpDelayMillis} ms a message) received ${Report.fixed(received.messages)}, to ${Report.fixed(received.recipients)} distinct addresses:`,
+      `${Report.fixed(atLoadEnd)} while the load ran, the other ${Report.fixed(drained)} in the ${Report.fixed(seconds)} s after it`,
+      `(${Report.fixed(seconds === 0 ? 0 : drained / seconds, 1)} mails/s); ${Report.fixed(rows.abandoned)} given up.`
+    ].join(" ")
+    return { notes: [note], problems } satisfies Runner.Settled
+  })
+
 // ---------------------------------------------------------------------------------------------
 // Smoke test: one request of each kind, checked by body, before putting load on them
 // ---------------------------------------------------------------------------------------------
@@ -208,7 +375,16 @@ const algorithmOf = (jwt: string): unknown => {
   return typeof header === "object" && header !== null && "alg" in header ? header.alg : undefined
 }
 
-const smoke = (baseUrl: string, refreshToken: string, accessToken: string) =>
+/** The address of the smoke test's one-time sign-in: its mail must arrive before any load. */
+const smokeOtpPrefix = `smoke-${runTag}-`
+
+const smoke = (
+  baseUrl: string,
+  refreshToken: string,
+  accessToken: string,
+  mailed: MailedCode,
+  smtp: SlowSmtpServer.SlowSmtpServer
+) =>
   Effect.tryPromise({
     try: async () => {
       const call = async (method: string, path: string, body?: unknown, bearer?: string) => {
@@ -243,6 +419,26 @@ const smoke = (baseUrl: string, refreshToken: string, accessToken: string) =>
       if (signedUp.status !== 200 || typeof signedUp.body.access_token !== "string") {
         throw new Error(`sign-up: ${signedUp.status} ${JSON.stringify(signedUp.body)}`)
       }
+      const otp = await call("POST", "/otp", { email: `${smokeOtpPrefix}1@example.com` })
+      if (otp.status !== 200 || Object.keys(otp.body).length !== 0) {
+        throw new Error(`POST /otp: ${otp.status} ${JSON.stringify(otp.body)}`)
+      }
+      const verified = await call("POST", "/verify", {
+        type: "email",
+        email: mailed.email,
+        token: mailed.code
+      })
+      const session = verified.body.access_token
+      if (verified.status !== 200 || typeof session !== "string" || algorithmOf(session) !== "RS256") {
+        throw new Error(`POST /verify: ${verified.status} ${JSON.stringify(verified.body)}`)
+      }
+      // The worker polls the outbox every second; the mail server then takes its delay.
+      const deadline = Date.now() + 15_000
+      while (smtp.received(smokeOtpPrefix).messages === 0) {
+        if (Date.now() > deadline)
+          throw new Error("the mail of POST /otp did not reach the mail server in 15 s")
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
     },
     catch: (error) => new BenchFailure({ message: `smoke test failed: ${String(error)}` })
   })
@@ -251,15 +447,20 @@ const smoke = (baseUrl: string, refreshToken: string, accessToken: string) =>
 // Main
 // ---------------------------------------------------------------------------------------------
 
-const single = (endpoint: Runner.Endpoint, scenario: Runner.StreamPlan["scenario"]): Runner.RunPlan => ({
+const single = (
+  endpoint: Runner.Endpoint,
+  scenario: Runner.StreamPlan["scenario"],
+  connections = settings.connections
+): Runner.RunPlan => ({
   name: endpoint.name,
-  streams: [{ endpoint, connections: settings.connections, scenario }]
+  streams: [{ endpoint, connections, scenario }]
 })
 
 const planOf = (
   kind: Kind,
   accessTokens: ReadonlyArray<string>,
-  mint: (count: number) => Effect.Effect<ReadonlyArray<string>, BenchFailure>
+  mint: (count: number) => Effect.Effect<ReadonlyArray<string>, BenchFailure>,
+  mintCodes: (count: number) => Effect.Effect<ReadonlyArray<MailedCode>, BenchFailure>
 ): Effect.Effect<Runner.RunPlan, BenchFailure> => {
   switch (kind) {
     case "user":
@@ -290,13 +491,29 @@ const planOf = (
       return Effect.succeed(
         single(endpoints.signup, { kind: "auth-signup", emailPrefix: signupPrefix, password })
       )
+    case "otp":
+      // Many people asking for a code at once are many connections. Answers that must not tell
+      // a known address from an unknown one by their time may be held to a floor (200 ms): the
+      // throughput of a few connections would be that floor's, not the service's.
+      return Effect.succeed(
+        single(endpoints.otp, { kind: "auth-otp", emailPrefix: otpPrefix() }, settings.otpConnections)
+      )
+    case "verify":
+      return Effect.map(mintCodes(settings.verifyPool), (codes) =>
+        single(endpoints.verify, { kind: "auth-verify", codes })
+      )
   }
 }
+
+/** The 200 answers of a stream, warm-up and measured run together. */
+const answered = (stream: Runner.StreamOutcome) =>
+  (stream.warmup.statusCodes["200"] ?? 0) + (stream.measured.statusCodes["200"] ?? 0)
 
 const runSection = (at: Date, m: Machine.Machine, results: ReadonlyArray<Runner.VariantResult>) =>
   [
     ...Report.runHead(at, "auth service", m, [
-      `\`node ${Runner.serverFlags.join(" ")} dist/bootstrap/cli.js auth serve\`, its own process, RS256 signing key, autoconfirm`
+      `\`node ${Runner.serverFlags.join(" ")} dist/bootstrap/cli.js auth serve\`, its own process, RS256 signing key, autoconfirm`,
+      `mail over SMTP to a server in the bench's process that takes ${settings.smtpDelayMillis} ms per message`
     ]),
     ...results.flatMap((result) =>
       Report.variantSection(`auth service: ${result.variant.name}`, result, undefined)
@@ -304,6 +521,7 @@ const runSection = (at: Date, m: Machine.Machine, results: ReadonlyArray<Runner.
   ].join("\n")
 
 const main = Effect.gen(function* () {
+  const smtp = yield* SlowSmtpServer.start(settings.smtpDelayMillis)
   const database = yield* Database.fresh(settings.adminUrl)
   console.log(`database ${database.name}`)
   const dataDir = mkdtempSync(join(os.tmpdir(), "latchkey-bench-auth-"))
@@ -320,8 +538,15 @@ const main = Effect.gen(function* () {
     AUTHSVC_API_EXTERNAL_URL: baseUrl,
     AUTHSVC_JWT_SECRET: randomBytes(32).toString("base64url"),
     AUTHSVC_MAILER_AUTOCONFIRM: "true",
-    // Every request of the bench comes from 127.0.0.1: one client, far above any real limit.
-    AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: "1000000000"
+    AUTHSVC_SMTP_HOST: "127.0.0.1",
+    AUTHSVC_SMTP_PORT: String(smtp.port),
+    AUTHSVC_SMTP_ADMIN_EMAIL: "auth@example.com",
+    // Every request of the bench comes from 127.0.0.1: one client, far above any real limit;
+    // and the service-wide cap on mails would stop the otp run after its first few requests.
+    AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: "1000000000",
+    AUTHSVC_RATE_LIMIT_OTP: "1000000000",
+    AUTHSVC_RATE_LIMIT_VERIFY: "1000000000",
+    AUTHSVC_RATE_LIMIT_EMAIL_SENT: "1000000000"
   }
   const config = yield* Effect.withConfigProvider(
     AuthConfig.server,
@@ -338,6 +563,16 @@ const main = Effect.gen(function* () {
       Effect.provide(core),
       Effect.mapError((error) => new BenchFailure({ message: `minting refresh tokens: ${String(error)}` }))
     )
+  const mintCodes = (count: number) =>
+    mintMailedCodes(count, config.mailer.otpLength, Duration.seconds(config.mailer.otpExpSeconds)).pipe(
+      Effect.provide(core),
+      Effect.mapError((error) => new BenchFailure({ message: `minting mailed codes: ${String(error)}` }))
+    )
+  const outbox = (prefix: string) =>
+    outboxOf(prefix).pipe(
+      Effect.provide(core),
+      Effect.mapError((error) => new BenchFailure({ message: `reading the mail outbox: ${String(error)}` }))
+    )
   const service: Runner.Service<Kind> = {
     service: "auth",
     readyPath: "/health",
@@ -345,9 +580,18 @@ const main = Effect.gen(function* () {
     baseUrl,
     database: database.name,
     serverEnv,
-    smoke: Effect.flatMap(mint(1), ([spare]) => smoke(baseUrl, spare ?? "", accessTokens[0] ?? "")),
+    smoke: Effect.flatMap(Effect.zip(mint(1), mintCodes(1)), ([[spare], [mailed]]) =>
+      smoke(baseUrl, spare ?? "", accessTokens[0] ?? "", mailed ?? { email: "", code: "" }, smtp)
+    ),
     kinds: only === undefined ? allKinds : [only],
-    plan: (kind) => planOf(kind, accessTokens, mint)
+    plan: (kind) => planOf(kind, accessTokens, mint, mintCodes),
+    afterLoad: (plan, outcome) => {
+      const stream = outcome.streams[0]
+      const scenario = plan.streams[0]?.scenario
+      return scenario?.kind === "auth-otp" && stream !== undefined
+        ? drainMail(scenario.emailPrefix, answered(stream), smtp, outbox)
+        : Effect.succeed(undefined)
+    }
   }
   const variant: Runner.Variant = { name: "telemetry off", env: {}, sets: 1, telemetry: false }
   const profileDirectory =

@@ -102,6 +102,31 @@ const planOf = (scenario: Scenario): Plan => {
         }
       })
     }
+    case "auth-otp": {
+      // A new address per request: an address that had a mail within SMTP_MAX_FREQUENCY would
+      // be answered 429, and the bench measures the mail being queued.
+      let next = 0
+      return fixed({
+        method: "POST",
+        path: "/otp",
+        headers: jsonHeaders,
+        setupRequest: (request) => {
+          next++
+          return {
+            ...request,
+            headers: jsonHeaders,
+            body: JSON.stringify({ email: `${scenario.emailPrefix}${next}@example.com` })
+          }
+        }
+      })
+    }
+    case "auth-verify":
+      // The bodies are built before the run so that the load generator only picks the next one.
+      return presentingOnce(
+        scenario.codes.map(({ email, code }) => JSON.stringify({ type: "email", email, token: code })),
+        JSON.stringify({ type: "email", email: "pool-exhausted@example.com", token: "000000" }),
+        (body) => ({ method: "POST", path: "/verify", headers: jsonHeaders, body })
+      )
     case "refresh": {
       const headers = { "content-type": "application/x-www-form-urlencoded" }
       return presentingOnce(scenario.refreshTokens, "lkr_pool-exhausted", (token) => ({

@@ -20,6 +20,16 @@ export type Scenario =
   | { readonly kind: "auth-password"; readonly email: string; readonly password: string }
   /** `POST /signup`, a new address per request: `<prefix><n>@example.com`. */
   | { readonly kind: "auth-signup"; readonly emailPrefix: string; readonly password: string }
+  /** `POST /otp` with a new address per request, `<prefix><n>@example.com`: a user and a mail each. */
+  | { readonly kind: "auth-otp"; readonly emailPrefix: string }
+  /** `POST /verify` `{ type: "email", email, token }`, each request presenting a code of its own. */
+  | { readonly kind: "auth-verify"; readonly codes: ReadonlyArray<MailedCode> }
+
+/** A code as mailed to a user: the address it went to and its digits. */
+export interface MailedCode {
+  readonly email: string
+  readonly code: string
+}
 
 /** One autocannon instance: its connections and what they send. */
 export interface Stream {
