@@ -1,11 +1,32 @@
 import * as Effect from "effect/Effect"
-import { authorize } from "../../../application/auth/ExternalAuthorize.js"
+import { type AuthorizeRequest, authorize } from "../../../application/auth/ExternalAuthorize.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 
 /** The parameters of /authorize that are ours, never passed on to the provider. */
-const own = new Set(["provider", "scopes", "redirect_to", "code_challenge", "code_challenge_method"])
+const own = new Set([
+  "provider",
+  "scopes",
+  "redirect_to",
+  "code_challenge",
+  "code_challenge_method",
+  "skip_http_redirect"
+])
+
+/** A sign-in request as /authorize and /user/identities/authorize read it from their query. */
+export const requestOf = (query: URLSearchParams): AuthorizeRequest => {
+  const rest = new Map<string, string>()
+  for (const [key, value] of query) if (!own.has(key) && !rest.has(key)) rest.set(key, value)
+  return {
+    provider: query.get("provider") ?? "",
+    scopes: query.get("scopes") ?? "",
+    redirectTo: query.get("redirect_to") ?? "",
+    codeChallenge: query.get("code_challenge") ?? "",
+    codeChallengeMethod: query.get("code_challenge_method") ?? "",
+    query: rest
+  }
+}
 
 /**
  * GET /authorize?provider=…&scopes=…&redirect_to=… — supabase-js `signInWithOAuth`: 302 to the
@@ -14,16 +35,6 @@ const own = new Set(["provider", "scopes", "redirect_to", "code_challenge", "cod
  */
 export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
-    const query = new URLSearchParams(request.query)
-    const rest = new Map<string, string>()
-    for (const [key, value] of query) if (!own.has(key) && !rest.has(key)) rest.set(key, value)
-    const location = yield* authorize({
-      provider: query.get("provider") ?? "",
-      scopes: query.get("scopes") ?? "",
-      redirectTo: query.get("redirect_to") ?? "",
-      codeChallenge: query.get("code_challenge") ?? "",
-      codeChallengeMethod: query.get("code_challenge_method") ?? "",
-      query: rest
-    })
+    const location = yield* authorize(requestOf(new URLSearchParams(request.query)))
     return HttpMessage.empty(302, { location: location.toString(), "cache-control": "no-store" })
   }).pipe(ErrorResponse.answering(request))

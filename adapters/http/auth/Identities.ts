@@ -4,18 +4,9 @@ import { authorize } from "../../../application/auth/ExternalAuthorize.js"
 import { ensureManualLinking, unlinkIdentity } from "../../../application/auth/UnlinkIdentity.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
+import * as Authorize from "./Authorize.js"
 import * as Bearer from "./Bearer.js"
 import * as ErrorResponse from "./ErrorResponse.js"
-
-/** The parameters of the linking request that are ours, never passed on to the provider. */
-const own = new Set([
-  "provider",
-  "scopes",
-  "redirect_to",
-  "code_challenge",
-  "code_challenge_method",
-  "skip_http_redirect"
-])
 
 /**
  * GET /user/identities/authorize (supabase-js `linkIdentity`, signed in): the sign-in at the
@@ -27,17 +18,7 @@ export const handleLink = (request: HttpRequest) =>
     const signedIn = yield* Authenticate.user(yield* Bearer.token(request))
     yield* ensureManualLinking
     const query = new URLSearchParams(request.query)
-    const rest = new Map<string, string>()
-    for (const [key, value] of query) if (!own.has(key) && !rest.has(key)) rest.set(key, value)
-    const location = yield* authorize({
-      provider: query.get("provider") ?? "",
-      scopes: query.get("scopes") ?? "",
-      redirectTo: query.get("redirect_to") ?? "",
-      codeChallenge: query.get("code_challenge") ?? "",
-      codeChallengeMethod: query.get("code_challenge_method") ?? "",
-      query: rest,
-      linkingUserId: signedIn.user.id
-    })
+    const location = yield* authorize({ ...Authorize.requestOf(query), linkingUserId: signedIn.user.id })
     return query.get("skip_http_redirect") === "true"
       ? HttpMessage.json({ url: location.toString() })
       : HttpMessage.empty(302, { location: location.toString(), "cache-control": "no-store" })

@@ -1,4 +1,3 @@
-import { createClient } from "@supabase/supabase-js"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
@@ -42,7 +41,9 @@ beforeAll(async () => {
           AUTHSVC_EXTERNAL_KEYCLOAK_SECRET: clientSecret,
           AUTHSVC_EXTERNAL_KEYCLOAK_URL: upstream.issuer.href,
           AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED: "true"
-        }
+        },
+        // The upstream is on loopback, which the outbound guard refuses unless allow-listed.
+        outboundLoopback: [upstream.issuer.host]
       }),
       scope
     )
@@ -76,27 +77,7 @@ const finishAt = async (providerUrl: string, email: string) => {
   return { location: new URL(back.headers.get("location") ?? "") }
 }
 
-/** supabase-js as server-side frameworks run it: the PKCE flow, its verifier kept in storage. */
-const pkceClient = () => {
-  const stored = new Map<string, string>()
-  return createClient(baseUrl, anonKey, {
-    auth: {
-      flowType: "pkce",
-      persistSession: true,
-      autoRefreshToken: false,
-      detectSessionInUrl: false,
-      storage: {
-        getItem: (key: string) => stored.get(key) ?? null,
-        setItem: (key: string, value: string) => {
-          stored.set(key, value)
-        },
-        removeItem: (key: string) => {
-          stored.delete(key)
-        }
-      }
-    }
-  })
-}
+const pkceClient = () => SupabaseClientSupport.pkceClient(baseUrl, anonKey)
 
 describe("sign-in with an external provider through supabase-js (an OpenID provider as Keycloak)", () => {
   it("signInWithOAuth: the provider's sign-in makes a user with a keycloak identity; the fragment holds the session", async () => {

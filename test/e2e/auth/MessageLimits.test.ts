@@ -3,7 +3,6 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
-import * as TestDatabase from "../../support/TestDatabase.js"
 
 // Several instances need a PostgreSQL server they all reach; CI always has one.
 const hasServer = inject("postgresUrl") !== null
@@ -22,19 +21,7 @@ const env = {
 beforeAll(async () => {
   if (!hasServer) return
   scope = Effect.runSync(Scope.make())
-  const url = await Effect.runPromise(Scope.extend(TestDatabase.freshUrl(), scope))
-  const [first, second] = await Effect.runPromise(
-    Scope.extend(
-      Effect.all(
-        [
-          AuthServerHarness.start({ env, databaseUrl: url }),
-          AuthServerHarness.start({ env, databaseUrl: url })
-        ],
-        { concurrency: "unbounded" }
-      ),
-      scope
-    )
-  )
+  const [first, second] = await Effect.runPromise(Scope.extend(AuthServerHarness.startPair(env), scope))
   a = first.baseUrl
   b = second.baseUrl
 }, 120_000)

@@ -1,4 +1,3 @@
-import { createClient } from "@supabase/supabase-js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Mailbox from "../../support/auth/Mailbox.js"
 import * as MailingAuth from "../../support/auth/MailingAuth.js"
@@ -23,27 +22,7 @@ afterAll(async () => {
   await mailing.close()
 })
 
-/** supabase-js as server-side frameworks run it: the PKCE flow, its verifier kept in storage. */
-const pkceClient = () => {
-  const stored = new Map<string, string>()
-  return createClient(baseUrl, anonKey, {
-    auth: {
-      flowType: "pkce",
-      persistSession: true,
-      autoRefreshToken: false,
-      detectSessionInUrl: false,
-      storage: {
-        getItem: (key: string) => stored.get(key) ?? null,
-        setItem: (key: string, value: string) => {
-          stored.set(key, value)
-        },
-        removeItem: (key: string) => {
-          stored.delete(key)
-        }
-      }
-    }
-  })
-}
+const pkceClient = () => SupabaseClientSupport.pkceClient(baseUrl, anonKey)
 
 const freshEmail = () => `user-${crypto.randomUUID()}@example.com`
 

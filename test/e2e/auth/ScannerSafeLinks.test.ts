@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs"
 import { createServer, type Server } from "node:http"
-import { createClient } from "@supabase/supabase-js"
 import { type Browser, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Mailbox from "../../support/auth/Mailbox.js"
@@ -171,24 +170,7 @@ describe("scanner-safe links (MAILER_LINK_CONFIRMATION_PAGE)", () => {
   })
 
   it("in the PKCE flow the press redirects with a code that exchangeCodeForSession takes", async () => {
-    const stored = new Map<string, string>()
-    const supabase = createClient(mailing.baseUrl, anonKey, {
-      auth: {
-        flowType: "pkce",
-        persistSession: true,
-        autoRefreshToken: false,
-        detectSessionInUrl: false,
-        storage: {
-          getItem: (key: string) => stored.get(key) ?? null,
-          setItem: (key: string, value: string) => {
-            stored.set(key, value)
-          },
-          removeItem: (key: string) => {
-            stored.delete(key)
-          }
-        }
-      }
-    })
+    const supabase = SupabaseClientSupport.pkceClient(mailing.baseUrl, anonKey)
     const email = freshEmail()
     const signUp = await supabase.auth.signUp({
       email,

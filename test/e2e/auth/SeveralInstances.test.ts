@@ -4,7 +4,6 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
-import * as TestDatabase from "../../support/TestDatabase.js"
 
 // Several instances need a PostgreSQL server they all reach; CI always has one.
 const hasServer = inject("postgresUrl") !== null
@@ -19,21 +18,9 @@ const tokenLimit = 8
 beforeAll(async () => {
   if (!hasServer) return
   scope = Effect.runSync(Scope.make())
-  const url = await Effect.runPromise(Scope.extend(TestDatabase.freshUrl(), scope))
   const env = { AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: String(tokenLimit) }
   // Started at the same moment on one fresh database: both migrate, one key results.
-  const [first, second] = await Effect.runPromise(
-    Scope.extend(
-      Effect.all(
-        [
-          AuthServerHarness.start({ env, databaseUrl: url }),
-          AuthServerHarness.start({ env, databaseUrl: url })
-        ],
-        { concurrency: "unbounded" }
-      ),
-      scope
-    )
-  )
+  const [first, second] = await Effect.runPromise(Scope.extend(AuthServerHarness.startPair(env), scope))
   a = first.baseUrl
   b = second.baseUrl
 }, 120_000)

@@ -45,6 +45,8 @@ export const start = (
     readonly port?: number
     /** Captcha protection: a real provider adapter pointed at a local fake. */
     readonly captcha?: Layer.Layer<CaptchaSettings | CaptchaVerifier>
+    /** `host:port` of loopback servers the external providers may call (a local upstream). */
+    readonly outboundLoopback?: ReadonlyArray<string>
   } = {}
 ) =>
   Effect.gen(function* () {
@@ -82,7 +84,8 @@ export const start = (
         AuthServer.serve(config, {
           keyCacheLifetime: options.keyCacheLifetime,
           smsSender: options.smsSender,
-          captcha: options.captcha
+          captcha: options.captcha,
+          outboundLoopback: options.outboundLoopback
         })
       ).pipe(Effect.orDie)
     )
@@ -94,3 +97,14 @@ export const start = (
     )
     return { baseUrl, config, databaseUrl } satisfies RunningAuth
   })
+
+/**
+ * Two instances on one fresh database, started at the same moment (both migrate; one signing
+ * key results), for what several instances must share.
+ */
+export const startPair = (env: Readonly<Record<string, string | undefined>> = {}) =>
+  Effect.flatMap(TestDatabase.freshUrl(), (url) =>
+    Effect.all([start({ env, databaseUrl: url }), start({ env, databaseUrl: url })], {
+      concurrency: "unbounded"
+    })
+  )

@@ -20,6 +20,31 @@ export const client = (baseUrl: string, key: string): SupabaseClient =>
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false }
   })
 
+/**
+ * supabase-js as server-side frameworks run it: the PKCE flow, its verifier kept in the client's
+ * own storage, so that `exchangeCodeForSession` finds it.
+ */
+export const pkceClient = (baseUrl: string, key: string): SupabaseClient => {
+  const stored = new Map<string, string>()
+  return createClient(baseUrl, key, {
+    auth: {
+      flowType: "pkce",
+      persistSession: true,
+      autoRefreshToken: false,
+      detectSessionInUrl: false,
+      storage: {
+        getItem: (item: string) => stored.get(item) ?? null,
+        setItem: (item: string, value: string) => {
+          stored.set(item, value)
+        },
+        removeItem: (item: string) => {
+          stored.delete(item)
+        }
+      }
+    }
+  })
+}
+
 /** The error a supabase-js call returned, as the status, code and message a client branches on. */
 export const apiError = (error: unknown) => {
   if (!isAuthError(error)) throw new Error(`expected an error of supabase-js, got ${String(error)}`)
