@@ -3,7 +3,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { UpstreamLoginFailed } from "../../application/ports/UpstreamIdentityProvider.js"
-import * as OAuthClient from "./OAuthClient.js"
+import * as GuardedFetch from "../outbound/GuardedFetch.js"
 import * as UpstreamFailure from "./UpstreamFailure.js"
 
 /**
@@ -80,9 +80,13 @@ export const authorizationHeader = (options: {
     .join(", ")}`
 }
 
-/** Sends a signed request and returns the body of a 2xx answer; anything else fails with its status. */
+/**
+ * Sends a signed request through the outbound guard (`guard`: `OAuthClient.guardOptions`) and
+ * returns the body of a 2xx answer; anything else fails with its status.
+ */
 export const send = (
   context: string,
+  guard: GuardedFetch.Options,
   method: "GET" | "POST",
   url: URL,
   consumer: Credential,
@@ -103,29 +107,27 @@ export const send = (
       timestamp
     })
     const form = new URLSearchParams(body)
-    return yield* Effect.tryPromise({
-      try: async () => {
-        const response = await fetch(url, {
+    const response = yield* Effect.mapError(
+      GuardedFetch.request(
+        {
+          url,
           method,
           headers: {
             authorization,
             accept: "application/json",
             ...(method === "POST" ? { "content-type": "application/x-www-form-urlencoded" } : {})
           },
-          ...(method === "POST" ? { body: form.toString() } : {}),
-          redirect: "manual",
-          signal: AbortSignal.timeout(OAuthClient.timeout * 1000)
-        })
-        const text = await response.text()
-        if (!response.ok) {
-          // The body may echo our request; only the status is safe to show.
-          throw new UpstreamLoginFailed({ message: `${context}: HTTP ${response.status}` })
-        }
-        return text
-      },
-      catch: (cause) =>
-        cause instanceof UpstreamLoginFailed ? cause : UpstreamFailure.failed(context)(cause)
-    })
+          ...(method === "POST" ? { body: form } : {})
+        },
+        { ...guard, redirect: "manual" }
+      ),
+      UpstreamFailure.failed(context)
+    )
+    if (response.status < 200 || response.status >= 300) {
+      // The body may echo our request; only the status is safe to show.
+      return yield* new UpstreamLoginFailed({ message: `${context}: HTTP ${response.status}` })
+    }
+    return GuardedFetch.text(response)
   })
 
 /** The form-encoded token answers of the request-token and access-token steps. */

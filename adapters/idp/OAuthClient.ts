@@ -1,3 +1,4 @@
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -7,6 +8,7 @@ import {
   UpstreamLoginFailed,
   type UpstreamRequest
 } from "../../application/ports/UpstreamIdentityProvider.js"
+import * as GuardedFetch from "../outbound/GuardedFetch.js"
 import type { Credentials } from "./ProviderEntry.js"
 import * as UpstreamFailure from "./UpstreamFailure.js"
 
@@ -19,7 +21,11 @@ const loopbackHosts: ReadonlySet<string> = new Set(["127.0.0.1", "[::1]", "local
 
 /**
  * https, or plain http on this machine where nobody sits in between (the dev upstream); any
- * other http address would send our client secret and the user's tokens in the clear.
+ * other http address would send our client secret and the user's tokens in the clear. This is
+ * only the first check, made at start-up without any network call: every call then goes
+ * through the outbound guard (`guardedFetch`), which refuses a loopback address unless the
+ * credentials allow-list it, which only tests and the dev upstream do. A loopback issuer from
+ * configuration therefore passes here and is refused at the first login.
  */
 export const transportOf = (url: URL): "https" | "loopback-http" | "refused" =>
   url.protocol === "https:"
@@ -43,6 +49,20 @@ export const checkTransport = (
       )
     : Effect.succeed(transport)
 }
+
+/**
+ * The outbound guard as openid-client's `customFetch`: every call to a provider (discovery,
+ * keys, tokens, user info, APIs) is checked for its scheme and addresses, pinned, and bounded
+ * in time and size, since an issuer or instance URL names a host someone else resolves.
+ */
+export const guardedFetch = (credentials: Credentials): GuardedFetch.Fetch =>
+  GuardedFetch.makeFetch(guardOptions(credentials))
+
+/** The guard's options for a provider's calls that do not go through openid-client. */
+export const guardOptions = (credentials: Credentials): GuardedFetch.Options => ({
+  timeout: Duration.seconds(timeout),
+  ...(credentials.allowedLoopback === undefined ? {} : { allowedLoopback: credentials.allowedLoopback })
+})
 
 /**
  * `url` at `origin` instead, path and query kept: how a provider's fixed endpoints move to a
@@ -118,14 +138,17 @@ export const conformTokenResponse = (status: number, body: Readonly<Record<strin
 const isJsonResponse = (response: Response) =>
   (response.headers.get("content-type") ?? "").toLowerCase().includes("json")
 
-/** A `fetch` that passes the token endpoint's answers through `conformTokenResponse`. */
+/**
+ * A guarded `fetch` (`guardedFetch`) that passes the token endpoint's answers through
+ * `conformTokenResponse`.
+ */
 const conformingFetch =
-  (tokenEndpoint: string): client.CustomFetch =>
+  (tokenEndpoint: string, guarded: GuardedFetch.Fetch): client.CustomFetch =>
   async (url, options) => {
     const init: RequestInit = { method: options.method, headers: options.headers, redirect: options.redirect }
     if (options.body !== undefined) init.body = options.body
     if (options.signal !== undefined) init.signal = options.signal
-    const response = await fetch(url, init)
+    const response = await guarded(url, init)
     if (url !== tokenEndpoint || !isJsonResponse(response)) return response
     const body: unknown = await response.json()
     if (!isJsonObject(body)) {
@@ -139,8 +162,8 @@ const conformingFetch =
   }
 
 /**
- * A client of a provider at known endpoints (no discovery). Plain http is allowed only on this
- * machine, for local fakes and the dev upstream.
+ * A client of a provider at known endpoints (no discovery), calling out through the guard. Plain
+ * http is allowed only on this machine, for local fakes and the dev upstream.
  */
 export const configuration = (
   provider: string,
@@ -164,8 +187,9 @@ export const configuration = (
       clientAuthentication(authentication, credentials.clientId, secret)
     )
     config.timeout = timeout
-    if (server.token_endpoint !== undefined)
-      config[client.customFetch] = conformingFetch(server.token_endpoint)
+    const guarded = guardedFetch(credentials)
+    config[client.customFetch] =
+      server.token_endpoint === undefined ? guarded : conformingFetch(server.token_endpoint, guarded)
     if (insecure) client.allowInsecureRequests(config)
     return config
   })

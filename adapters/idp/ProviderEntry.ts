@@ -24,6 +24,13 @@ export interface Credentials {
    * provider in tests. Never set from configuration.
    */
   readonly endpointOrigin?: URL
+  /**
+   * `host:port` pairs (`127.0.0.1:8443`) of loopback servers the outbound guard may call: a
+   * local fake of the provider in tests, the dev upstream in development. Every call to a
+   * provider goes through the guard, which refuses loopback and private addresses otherwise.
+   * Never set from configuration.
+   */
+  readonly allowedLoopback?: ReadonlyArray<string>
 }
 
 /**

@@ -1,5 +1,14 @@
 import * as client from "openid-client"
 import { UpstreamLoginFailed } from "../../application/ports/UpstreamIdentityProvider.js"
+import {
+  AnswerRefused,
+  AnswerTooLarge,
+  DestinationRefused,
+  DestinationUnreachable,
+  type OutboundFailure,
+  OutboundTimedOut,
+  RedirectRefused
+} from "../outbound/OutboundFailure.js"
 
 // RFC 6749 §4.1.2.1: an error code is printable ASCII without `"` and `\`. The callback's query
 // is written by whoever sent the browser to us, so anything else is not echoed.
@@ -11,12 +20,28 @@ const errorCode = (value: unknown): string =>
 const hasCode = (value: unknown): value is { readonly code: string } =>
   typeof value === "object" && value !== null && "code" in value && typeof value.code === "string"
 
+const isOutboundFailure = (cause: unknown): cause is OutboundFailure =>
+  cause instanceof DestinationRefused ||
+  cause instanceof DestinationUnreachable ||
+  cause instanceof OutboundTimedOut ||
+  cause instanceof AnswerTooLarge ||
+  cause instanceof RedirectRefused ||
+  cause instanceof AnswerRefused
+
 /**
  * Why a call to the upstream failed, in words that never carry a token, code or secret: only
- * the upstream's RFC error code, an errno, or one of openid-client's / oauth4webapi's fixed
- * messages (they name the parameter or claim that failed a check, never its value).
+ * the upstream's RFC error code, an errno, the outbound guard's message (a host at most), or
+ * one of openid-client's / oauth4webapi's fixed messages (they name the parameter or claim that
+ * failed a check, never its value).
  */
 const describe = (cause: unknown): string => {
+  // The guard's failures name a host at most. openid-client wraps what its fetch throws.
+  const outbound = cause instanceof client.ClientError ? cause.cause : cause
+  if (isOutboundFailure(outbound)) {
+    return outbound._tag === "DestinationRefused"
+      ? `the outbound guard refused the call (${outbound.message})`
+      : outbound.message
+  }
   if (cause instanceof client.AuthorizationResponseError) {
     return `the upstream answered with error ${errorCode(cause.error)}`
   }

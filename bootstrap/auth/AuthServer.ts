@@ -49,6 +49,11 @@ export interface ServeOptions {
   readonly smsSender?: Layer.Layer<SmsSender> | undefined
   /** The external providers, over those `EXTERNAL_<X>_*` configures (local fakes of them). */
   readonly externalProviders?: Layer.Layer<ExternalProviders> | undefined
+  /**
+   * Tests only: `host:port` pairs of loopback servers (a local upstream) the external providers
+   * may call; the outbound guard refuses loopback addresses otherwise. No variable sets it.
+   */
+  readonly outboundLoopback?: ReadonlyArray<string> | undefined
   /** Captcha protection, over the one `SECURITY_CAPTCHA_*` configures (a provider's local fake). */
   readonly captcha?: Layer.Layer<CaptchaSettings | CaptchaVerifier> | undefined
 }
@@ -75,7 +80,7 @@ const smsText = (template: string) => {
  * The enabled external providers, each built from the catalog with its credentials; a
  * configuration that can never work (a plain-http issuer off this machine) stops the start.
  */
-export const externalProviders = (config: AuthConfig) =>
+export const externalProviders = (config: AuthConfig, outboundLoopback?: ReadonlyArray<string>) =>
   Layer.effect(
     ExternalProviders,
     Effect.gen(function* () {
@@ -86,7 +91,8 @@ export const externalProviders = (config: AuthConfig) =>
         const upstream = yield* entry.value.build({
           clientId: provider.clientId,
           clientSecret: provider.secret,
-          ...Option.match(provider.url, { onNone: () => ({}), onSome: (url) => ({ issuerUrl: url }) })
+          ...Option.match(provider.url, { onNone: () => ({}), onSome: (url) => ({ issuerUrl: url }) }),
+          ...(outboundLoopback === undefined ? {} : { allowedLoopback: outboundLoopback })
         })
         built.set(provider.name, {
           upstream,
@@ -232,7 +238,7 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
         options.smsSender ??
           Option.match(config.sms.gateway, { onNone: () => NoSmsGateway.layer, onSome: SmsGateways.layer }),
         options.captcha ?? CaptchaProviders.layer(config.captcha),
-        options.externalProviders ?? externalProviders(config)
+        options.externalProviders ?? externalProviders(config, options.outboundLoopback)
       )
     ),
     Layer.provide(prepared),

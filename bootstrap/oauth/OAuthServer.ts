@@ -62,7 +62,9 @@ const upstream = (config: OAuthConfig) => {
         return yield* Oidc.make("dev", {
           clientId: "latchkey-dev",
           clientSecret: Redacted.make(clientSecret),
-          issuerUrl: dev.issuer
+          issuerUrl: dev.issuer,
+          // Built here, never from configuration: the guard lets calls reach this one loopback server.
+          allowedLoopback: [dev.issuer.host]
         })
       })
     )

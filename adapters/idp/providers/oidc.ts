@@ -105,6 +105,8 @@ const discover = (
               ),
               {
                 timeout: OAuthClient.timeout,
+                // The discovered Configuration keeps it: keys, tokens and user info go through the guard too.
+                [client.customFetch]: OAuthClient.guardedFetch(credentials),
                 ...(transport === "loopback-http" ? { execute: [client.allowInsecureRequests] } : {})
               }
             ),

@@ -77,6 +77,7 @@ export const make = (credentials: Credentials): Effect.Effect<Upstream, Upstream
   Effect.gen(function* () {
     const at = (path: string) => OAuthClient.relocate(`${api}${path}`, credentials.endpointOrigin)
     yield* OAuthClient.checkTransport("twitter", "endpoint", at("/"))
+    const guard = OAuthClient.guardOptions(credentials)
     const consumer: OAuth1Client.Credential = {
       key: credentials.clientId,
       secret: Redacted.value(credentials.clientSecret)
@@ -87,6 +88,7 @@ export const make = (credentials: Credentials): Effect.Effect<Upstream, Upstream
         const context = "Asking twitter for a request token failed"
         const answer = yield* OAuth1Client.send(
           context,
+          guard,
           "POST",
           at("/oauth/request_token"),
           consumer,
@@ -127,6 +129,7 @@ export const make = (credentials: Credentials): Effect.Effect<Upstream, Upstream
         const context = "Login at twitter failed"
         const answer = yield* OAuth1Client.send(
           context,
+          guard,
           "POST",
           at("/oauth/access_token"),
           consumer,
@@ -141,6 +144,7 @@ export const make = (credentials: Credentials): Effect.Effect<Upstream, Upstream
         profileUrl.searchParams.set("include_email", "true")
         const body = yield* OAuth1Client.send(
           `Reading ${profilePath} from twitter failed`,
+          guard,
           "GET",
           profileUrl,
           consumer,

@@ -34,7 +34,12 @@ const newRequest = (): UpstreamRequest => ({
 })
 
 const oidcAt = (issuerUrl: URL) =>
-  ProviderCatalog.build("oidc", { clientId, clientSecret: Redacted.make(clientSecret), issuerUrl })
+  ProviderCatalog.build("oidc", {
+    clientId,
+    clientSecret: Redacted.make(clientSecret),
+    issuerUrl,
+    allowedLoopback: [issuerUrl.host]
+  })
 
 /** Logs `email` in at the upstream and returns the callback URL and the request it answers. */
 const login = (issuer: URL, email: string) =>

@@ -752,6 +752,7 @@ const credentialsFor = (testCase: Case, fake: FakeProvider.FakeProvider) =>
     clientId,
     clientSecret: Redacted.make(secret),
     endpointOrigin: fake.origin,
+    allowedLoopback: [fake.origin.host],
     ...testCase.credentials?.(fake)
   }))
 
@@ -960,6 +961,35 @@ describe("external providers against a local fake", () => {
       expect(error.message).toMatch(/state/)
       expect(fake.sent("POST /oauth/token")).toHaveLength(0)
     })
+  )
+
+  it.scoped(
+    "a provider at a private address, or at loopback off the allow-list, is refused uncontacted",
+    () =>
+      Effect.gen(function* () {
+        const testCase = cases.find((candidate) => candidate.name === "gitlab")
+        if (testCase === undefined) throw new Error("no gitlab case")
+        const { fake } = yield* fakeFor(testCase)
+        const base = { clientId, clientSecret: Redacted.make(clientSecret) }
+        // The fake itself, not allow-listed; and a private address, refused before any connection.
+        for (const endpointOrigin of [fake.origin, new URL("https://10.0.0.1")]) {
+          const upstream = yield* ProviderCatalog.build("gitlab", { ...base, endpointOrigin })
+          const request = newRequest()
+          yield* upstream.authorizationUrl(request)
+          const callback = new URL(redirectUri)
+          callback.searchParams.set("code", "c")
+          callback.searchParams.set("state", request.state)
+          const error = yield* Effect.flip(upstream.exchange(callback, request))
+          expect(error).toBeInstanceOf(UpstreamLoginFailed)
+          expect(error.message).toMatch(/^Login at gitlab failed: the outbound guard refused the call/)
+        }
+        // Discovery goes through the guard as well.
+        const oidc = yield* ProviderCatalog.build("oidc", { ...base, issuerUrl: fake.origin })
+        const error = yield* Effect.flip(oidc.authorizationUrl(newRequest()))
+        expect(error).toBeInstanceOf(UpstreamLoginFailed)
+        expect(error.message).toMatch(/the outbound guard refused the call/)
+        expect(fake.requests).toHaveLength(0)
+      })
   )
 })
 

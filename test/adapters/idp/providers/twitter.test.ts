@@ -91,7 +91,8 @@ const startTwitter = Effect.gen(function* () {
   const upstream = yield* ProviderCatalog.build("twitter", {
     clientId: consumerKey,
     clientSecret: Redacted.make(consumerSecret),
-    endpointOrigin: fake.origin
+    endpointOrigin: fake.origin,
+    allowedLoopback: [fake.origin.host]
   })
   return { fake, upstream }
 })
@@ -224,7 +225,8 @@ describe("twitter provider (OAuth 1.0a) against a local fake", () => {
       const upstream = yield* ProviderCatalog.build("twitter", {
         clientId: consumerKey,
         clientSecret: Redacted.make("not-the-secret"),
-        endpointOrigin: fake.origin
+        endpointOrigin: fake.origin,
+        allowedLoopback: [fake.origin.host]
       })
       const error = yield* Effect.flip(upstream.authorizationUrl(newRequest()))
       expect(error.message).toBe("Asking twitter for a request token failed: HTTP 401")
