@@ -106,7 +106,7 @@ const announceLink = (user: User, provider: string, now: Date) =>
  * address the provider did not verify is made unconfirmed and sent the confirmation mail, and
  * the sign-in stops there, as in Supabase Auth.
  */
-const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) =>
+export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) =>
   Effect.gen(function* () {
     const settings = yield* AuthSettings
     const users = yield* UserRepository

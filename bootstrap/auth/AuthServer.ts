@@ -5,6 +5,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as CaptchaProviders from "../../adapters/captcha/auth/CaptchaProviders.js"
+import * as JoseIdTokenVerifier from "../../adapters/crypto/auth/JoseIdTokenVerifier.js"
 import * as HashingGate from "../../adapters/crypto/HashingGate.js"
 import * as PicomatchGlob from "../../adapters/glob/PicomatchGlob.js"
 import { AuthHttpConfig } from "../../adapters/http/auth/AuthHttpConfig.js"
@@ -34,6 +35,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as Version from "../Version.js"
 import type { AuthConfig } from "./AuthConfig.js"
 import * as AuthLayers from "./AuthLayers.js"
+import * as ExternalConfig from "./ExternalConfig.js"
 
 /** What only tests (and `npm start`'s development defaults) set. */
 export interface ServeOptions {
@@ -98,6 +100,9 @@ export const externalProviders = (config: AuthConfig, outboundLoopback?: Readonl
           upstream,
           redirectUri: Option.getOrElse(provider.redirectUri, () => `${config.api.externalUrl}/callback`),
           emailOptional: provider.emailOptional,
+          clientId: provider.clientId,
+          skipNonceCheck: provider.skipNonceCheck,
+          idTokenIssuer: ExternalConfig.idTokenIssuer(provider),
           passThrough: entry.value.traits.parameters,
           takeHandshake: ProviderCatalog.takeHandshake
         })
@@ -238,7 +243,8 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
         options.smsSender ??
           Option.match(config.sms.gateway, { onNone: () => NoSmsGateway.layer, onSome: SmsGateways.layer }),
         options.captcha ?? CaptchaProviders.layer(config.captcha),
-        options.externalProviders ?? externalProviders(config, options.outboundLoopback)
+        options.externalProviders ?? externalProviders(config, options.outboundLoopback),
+        JoseIdTokenVerifier.layer({ allowedLoopback: options.outboundLoopback })
       )
     ),
     Layer.provide(prepared),

@@ -6,6 +6,7 @@ import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVer
 import type { ExternalLoginStore } from "../../../application/auth/ports/ExternalLoginStore.js"
 import type { ExternalProviders } from "../../../application/auth/ports/ExternalProviders.js"
 import type { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
+import type { IdTokenVerifier } from "../../../application/auth/ports/IdTokenVerifier.js"
 import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeTokenStore.js"
 import type { PhoneNumbers } from "../../../application/auth/ports/PhoneNumbers.js"
@@ -68,6 +69,7 @@ export type Services =
   | CaptchaVerifier
   | ExternalProviders
   | ExternalLoginStore
+  | IdTokenVerifier
 
 /**
  * Supabase Auth reads every body as JSON whatever its type; these are the types clients send

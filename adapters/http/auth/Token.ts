@@ -3,6 +3,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as AuthError from "../../../application/auth/AuthError.js"
 import { exchangeCode } from "../../../application/auth/ExchangeCode.js"
+import { signInWithIdToken } from "../../../application/auth/IdTokenSignIn.js"
 import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import type { HttpRequest } from "../HttpMessage.js"
@@ -25,6 +26,8 @@ const RefreshBody = Schema.Struct({ refresh_token: field(Schema.String) })
 const PkceBody = Schema.Struct({ auth_code: field(Schema.String), code_verifier: field(Schema.String) })
 const IdTokenBody = Schema.Struct({
   id_token: field(Schema.String),
+  access_token: field(Schema.String),
+  nonce: field(Schema.String),
   provider: field(Schema.String),
   client_id: field(Schema.String),
   issuer: field(Schema.String)
@@ -63,25 +66,19 @@ const pkce = (request: HttpRequest) =>
     return HttpMessage.json(SessionJson.encode(grant))
   })
 
-/** Sign-in with an ID token: Supabase Auth's answers while no provider is enabled. */
+/** Sign-in with an ID token from a provider's own SDK (supabase-js `signInWithIdToken`). */
 const idToken = (request: HttpRequest) =>
   Effect.gen(function* () {
     const body = yield* JsonRequest.decode(IdTokenBody)(request)
-    if ((body.id_token ?? "") === "")
-      return yield* AuthError.oauth("invalid request", "id_token required", "validation_failed")
-    const provider = body.provider ?? ""
-    if (provider === "" && ((body.client_id ?? "") === "" || (body.issuer ?? "") === "")) {
-      return yield* AuthError.oauth(
-        "invalid request",
-        "provider or client_id and issuer required",
-        "validation_failed"
-      )
-    }
-    return yield* new AuthError.AuthError({
-      code: "provider_disabled",
-      message: `Provider (issuer ${JSON.stringify(provider === "" ? (body.issuer ?? "") : provider)}) is not enabled`,
-      status: 400
+    const grant = yield* signInWithIdToken({
+      provider: body.provider ?? "",
+      idToken: body.id_token ?? "",
+      nonce: body.nonce ?? "",
+      clientId: body.client_id ?? "",
+      issuer: body.issuer ?? "",
+      client: ClientInfo.of(request)
     })
+    return HttpMessage.json(SessionJson.encode(grant))
   })
 
 /**

@@ -19,6 +19,15 @@ export interface ExternalProvider {
    * callback (its request token's secret, sealed): the URL without it, and the value, which the
    * sign-in keeps and hands back at the exchange.
    */
+  /** `EXTERNAL_<X>_CLIENT_ID`: the audience its ID tokens must name (native sign-in). */
+  readonly clientId: string
+  /** `EXTERNAL_<X>_SKIP_NONCE_CHECK`. */
+  readonly skipNonceCheck: boolean
+  /**
+   * The issuer of the ID tokens an application may sign in with (`grant_type=id_token`); none
+   * for providers whose ID tokens Supabase Auth does not take.
+   */
+  readonly idTokenIssuer: Option.Option<string>
   readonly takeHandshake: (url: URL) => { readonly url: URL; readonly handshake: Option.Option<string> }
 }
 

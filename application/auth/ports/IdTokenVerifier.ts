@@ -1,0 +1,31 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+/**
+ * An ID token that does not hold: a bad signature, another issuer or audience, expired, or a
+ * provider whose keys could not be read. `message` is safe to show: never the token.
+ */
+export class IdTokenRefused extends Schema.TaggedError<IdTokenRefused>()("IdTokenRefused", {
+  message: Schema.String
+}) {}
+
+/** What the token must say. */
+export interface Expected {
+  /** The provider's issuer; its keys are found through its OpenID discovery document. */
+  readonly issuer: string
+  /** The client ids the token may be for (`aud`). */
+  readonly audiences: ReadonlyArray<string>
+  readonly now: Date
+}
+
+/** Checks an ID token a provider gave an application (native sign-in), against the provider's keys. */
+export class IdTokenVerifier extends Context.Tag("latchkey/auth/IdTokenVerifier")<
+  IdTokenVerifier,
+  {
+    readonly verify: (
+      token: string,
+      expected: Expected
+    ) => Effect.Effect<Readonly<Record<string, unknown>>, IdTokenRefused>
+  }
+>() {}

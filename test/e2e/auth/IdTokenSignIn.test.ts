@@ -1,0 +1,124 @@
+import { createHash, randomUUID } from "node:crypto"
+import { createServer, type Server } from "node:http"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import { exportJWK, generateKeyPair, SignJWT } from "jose"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+
+const clientId = "native-app"
+
+let scope: Scope.CloseableScope
+let issuer = ""
+let server: Server
+let signingKey: Awaited<ReturnType<typeof generateKeyPair>>["privateKey"]
+let baseUrl = ""
+let anonKey = ""
+
+/** A provider as its SDK appears to our service: an OpenID discovery document and its keys. */
+const startIssuer = async () => {
+  const { privateKey, publicKey } = await generateKeyPair("RS256")
+  signingKey = privateKey
+  const jwk = { ...(await exportJWK(publicKey)), kid: "k1", alg: "RS256", use: "sig" }
+  server = createServer((request, response) => {
+    const body =
+      request.url === "/.well-known/openid-configuration"
+        ? { issuer, jwks_uri: `${issuer}/protocol/openid-connect/certs` }
+        : request.url === "/protocol/openid-connect/certs"
+          ? { keys: [jwk] }
+          : undefined
+    response.writeHead(body === undefined ? 404 : 200, { "content-type": "application/json" })
+    response.end(JSON.stringify(body ?? {}))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  if (address === null || typeof address === "string") throw new Error("no port")
+  issuer = `http://127.0.0.1:${address.port}`
+}
+
+beforeAll(async () => {
+  await startIssuer()
+  scope = Effect.runSync(Scope.make())
+  const running = await Effect.runPromise(
+    Scope.extend(
+      AuthServerHarness.start({
+        env: {
+          AUTHSVC_EXTERNAL_KEYCLOAK_ENABLED: "true",
+          AUTHSVC_EXTERNAL_KEYCLOAK_CLIENT_ID: clientId,
+          AUTHSVC_EXTERNAL_KEYCLOAK_SECRET: "not-used-by-native-sign-in",
+          AUTHSVC_EXTERNAL_KEYCLOAK_URL: issuer
+        },
+        outboundLoopback: [new URL(issuer).host]
+      }),
+      scope
+    )
+  )
+  baseUrl = running.baseUrl
+  anonKey = await SupabaseClientSupport.apiKey("anon")
+}, 60_000)
+
+afterAll(async () => {
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+  await new Promise((resolve) => server.close(resolve))
+})
+
+const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex")
+
+/** An ID token as the provider's SDK would hand the application, with `claims` over the usual. */
+const idToken = (claims: Record<string, unknown> = {}, expiresIn = "10 minutes") =>
+  new SignJWT({ email: `native-${randomUUID()}@example.com`, email_verified: true, name: "Ada", ...claims })
+    .setProtectedHeader({ alg: "RS256", kid: "k1" })
+    .setIssuer(issuer)
+    .setAudience(typeof claims.aud === "string" ? claims.aud : clientId)
+    .setSubject(randomUUID())
+    .setIssuedAt()
+    .setExpirationTime(expiresIn)
+    .sign(signingKey)
+
+describe("signInWithIdToken through supabase-js: ID tokens checked against the provider's keys", () => {
+  it("a valid token with its nonce signs in and makes the user with a keycloak identity", async () => {
+    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const nonce = randomUUID()
+    const email = `native-${randomUUID()}@example.com`
+    const token = await idToken({ email, nonce: sha256Hex(nonce) })
+    const signedIn = await supabase.auth.signInWithIdToken({ provider: "keycloak", token, nonce })
+    expect(signedIn.error).toBeNull()
+    expect(signedIn.data.user?.email).toBe(email)
+    expect(signedIn.data.user?.email_confirmed_at).toBeTruthy()
+    expect(signedIn.data.user?.identities?.map((identity) => identity.provider)).toEqual(["keycloak"])
+    expect(signedIn.data.session?.access_token).toBeTruthy()
+  })
+
+  it("refuses another audience, an expired token, a wrong or missing nonce, and a provider that is off", async () => {
+    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const messageOf = async (attempt: ReturnType<typeof supabase.auth.signInWithIdToken>) =>
+      SupabaseClientSupport.apiError((await attempt).error).message
+    expect(
+      await messageOf(
+        supabase.auth.signInWithIdToken({
+          provider: "keycloak",
+          token: await idToken({ aud: "someone-else" })
+        })
+      )
+    ).toBe("Bad ID token")
+    expect(
+      await messageOf(
+        supabase.auth.signInWithIdToken({ provider: "keycloak", token: await idToken({}, "-1 minute") })
+      )
+    ).toBe("Bad ID token")
+    const nonced = await idToken({ nonce: sha256Hex("the right nonce") })
+    expect(
+      await messageOf(
+        supabase.auth.signInWithIdToken({ provider: "keycloak", token: nonced, nonce: "another nonce" })
+      )
+    ).toBe("Nonces mismatch")
+    expect(await messageOf(supabase.auth.signInWithIdToken({ provider: "keycloak", token: nonced }))).toBe(
+      "Passed nonce and nonce in id_token should either both exist or not."
+    )
+    expect(await messageOf(supabase.auth.signInWithIdToken({ provider: "google", token: nonced }))).toBe(
+      'Provider (issuer "google") is not enabled'
+    )
+  })
+})
