@@ -1,7 +1,7 @@
 import { providerKeys } from "../../application/auth/AuthSettings.js"
 import * as Mail from "../../domain/auth/Mail.js"
-import * as ExternalConfig from "./ExternalConfig.js"
 import type { Variables } from "./AuthEnvironment.js"
+import * as ExternalConfig from "./ExternalConfig.js"
 
 /**
  * Which `AUTHSVC_` variables the auth service knows. A Supabase Auth deployment carries many
@@ -118,13 +118,9 @@ const laterFamilies = ["SMTP_", "MAILER_", "SMS_", "SECURITY_CAPTCHA_", "MFA_", 
 
 /** Single variables of later features: multi-instance mode, JWT groups, the other rate limits. */
 const laterNames: ReadonlySet<string> = new Set(
-  [
-    "OPERATOR_TOKEN",
-    "API_ENDPOINT",
-    "JWT_ADMIN_GROUP_NAME",
-    "JWT_DEFAULT_GROUP_NAME",
-    "RATE_LIMIT_SSO"
-  ].map((name) => `${prefix}${name}`)
+  ["OPERATOR_TOKEN", "API_ENDPOINT", "JWT_ADMIN_GROUP_NAME", "JWT_DEFAULT_GROUP_NAME", "RATE_LIMIT_SSO"].map(
+    (name) => `${prefix}${name}`
+  )
 )
 
 /** A variable accepted now and read once its feature lands. */
