@@ -291,19 +291,22 @@ const subjectsField = Config.all(
   })
 )
 
-/** Each `MAILER_TEMPLATES_<KIND>` that is set, checked to be an http(s) URL. */
+/**
+ * Each `MAILER_TEMPLATES_<KIND>` that is set, checked to be an https URL: the mail worker fetches
+ * through the outbound guard, which calls nothing else, so a plain-http one is refused at start
+ * rather than at every mail.
+ */
 const templatesField = Config.all(
   Mail.Kind.literals.map((kind) => {
     const name = `AUTHSVC_MAILER_TEMPLATES_${kind.toUpperCase()}`
     return Config.option(
       ConfigValues.check(name, Config.string(name), (value) => {
         try {
-          const url = new URL(value)
-          return url.protocol === "https:" || url.protocol === "http:"
+          return new URL(value).protocol === "https:"
             ? Either.right(value)
-            : Either.left("expected an http(s) URL of an HTML template")
+            : Either.left("expected an https URL of an HTML template")
         } catch {
-          return Either.left("expected an http(s) URL of an HTML template")
+          return Either.left("expected an https URL of an HTML template")
         }
       })
     ).pipe(Config.map((url) => [kind, url] as const))

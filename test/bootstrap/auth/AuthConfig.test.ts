@@ -328,6 +328,20 @@ describe("auth configuration", () => {
     )
   })
 
+  describe("mail templates", () => {
+    it.effect("takes https template URLs and refuses plain http at start", () =>
+      Effect.gen(function* () {
+        const c = yield* config({
+          AUTHSVC_MAILER_TEMPLATES_MAGIC_LINK: "https://templates.example.com/magic.html"
+        })
+        expect(c.mailer.templates.magic_link).toBe("https://templates.example.com/magic.html")
+        expect(
+          yield* report({ AUTHSVC_MAILER_TEMPLATES_RECOVERY: "http://templates.example.com/recovery.html" })
+        ).toEqual(["AUTHSVC_MAILER_TEMPLATES_RECOVERY: expected an https URL of an HTML template"])
+      })
+    )
+  })
+
   describe("external providers", () => {
     it.effect("an enabled provider needs its client id and secret, Keycloak its realm URL", () =>
       Effect.gen(function* () {
