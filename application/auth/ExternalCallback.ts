@@ -5,6 +5,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as AccountLinking from "../../domain/auth/AccountLinking.js"
+import * as AppMetadata from "../../domain/auth/AppMetadata.js"
 import type { ExternalLogin } from "../../domain/auth/ExternalLogin.js"
 import { FlowState, FlowStateId } from "../../domain/auth/FlowState.js"
 import * as Mail from "../../domain/auth/Mail.js"
@@ -69,15 +70,7 @@ const newUser = (
   now: Date
 ): User => new User({ ...UpstreamProfile.newUser(id, { ...profile, email }, now), aud: audience })
 
-/** `app_metadata.providers` with `provider` in it. */
-const withProvider = (user: User, provider: string): User["appMetadata"] => {
-  const listed = user.appMetadata.providers
-  const providers = Array.isArray(listed) ? listed.filter((name) => typeof name === "string") : []
-  return {
-    ...user.appMetadata,
-    providers: providers.includes(provider) ? providers : [...providers, provider]
-  }
-}
+const withProvider = (user: User, provider: string) => AppMetadata.withProvider(user.appMetadata, provider)
 
 /** The identity-linked notification, when it is on and the user has an address. */
 const announceLink = (user: User, provider: string, now: Date) =>

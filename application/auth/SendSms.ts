@@ -1,4 +1,3 @@
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -69,10 +68,7 @@ export const send = (texted: TextedCode) =>
       now: texted.now
     }).pipe(
       Effect.catchTag("IssuedTooSoon", (error) =>
-        AuthError.smsSentTooRecently(
-          (error.lastIssuedAt.getTime() + Duration.toMillis(settings.sms.spacing) - texted.now.getTime()) /
-            1000
-        )
+        AuthError.smsSentTooRecently(SendVerification.secondsLeft(error, settings.sms.spacing, texted.now))
       )
     )
     if (Option.isSome(testCode)) return "test-otp"

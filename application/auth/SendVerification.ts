@@ -166,11 +166,13 @@ export const mail = (verification: Verification) =>
     yield* Effect.flatMap(MailOutbox, (outbox) => outbox.enqueue(message, verification.now))
   })
 
+/** Seconds until a message of the kind may be sent again, after `error` at `now`. */
+export const secondsLeft = (error: IssuedTooSoon, spacing: Duration.Duration, now: Date) =>
+  (error.lastIssuedAt.getTime() + Duration.toMillis(spacing) - now.getTime()) / 1000
+
 /** The answer to a mail asked for within `SMTP_MAX_FREQUENCY` of the last of its kind. */
 export const sentTooRecently = (error: IssuedTooSoon, spacing: Duration.Duration, now: Date) =>
-  AuthError.emailSentTooRecently(
-    (error.lastIssuedAt.getTime() + Duration.toMillis(spacing) - now.getTime()) / 1000
-  )
+  AuthError.emailSentTooRecently(secondsLeft(error, spacing, now))
 
 /**
  * Presents a code typed by `user` for their live token of one of `purposes`: whether it was

@@ -1,5 +1,6 @@
 import * as Option from "effect/Option"
 import { User } from "../User.js"
+import * as AppMetadata from "./AppMetadata.js"
 
 /** Which of a user's contacts a change is for. */
 export type Field = "email" | "phone"
@@ -16,16 +17,10 @@ export type Decision =
  * `app_metadata` once the user signs in with `provider` as well: listed in `providers`; an
  * anonymous user's first provider becomes their `provider`.
  */
-const withProvider = (user: User, provider: Field): User["appMetadata"] => {
-  const listed = user.appMetadata.providers
-  const providers = Array.isArray(listed) ? listed.filter((name) => typeof name === "string") : []
-  return user.isAnonymous
+const withProvider = (user: User, provider: Field): User["appMetadata"] =>
+  user.isAnonymous
     ? { ...user.appMetadata, provider, providers: [provider] }
-    : {
-        ...user.appMetadata,
-        providers: providers.includes(provider) ? providers : [...providers, provider]
-      }
-}
+    : AppMetadata.withProvider(user.appMetadata, provider)
 
 /**
  * One more confirmation of the user's pending change of `field`, when it needs `needed` in all
