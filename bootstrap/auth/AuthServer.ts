@@ -56,6 +56,11 @@ export interface ServeOptions {
    * may call; the outbound guard refuses loopback addresses otherwise. No variable sets it.
    */
   readonly outboundLoopback?: ReadonlyArray<string> | undefined
+  /**
+   * Tests only: every endpoint of a provider at this origin instead, paths kept (a local fake of
+   * that provider, `Credentials.endpointOrigin`), by provider name. No variable sets it.
+   */
+  readonly providerOrigins?: Readonly<Record<string, URL>> | undefined
   /** Captcha protection, over the one `SECURITY_CAPTCHA_*` configures (a provider's local fake). */
   readonly captcha?: Layer.Layer<CaptchaSettings | CaptchaVerifier> | undefined
 }
@@ -82,7 +87,10 @@ const smsText = (template: string) => {
  * The enabled external providers, each built from the catalog with its credentials; a
  * configuration that can never work (a plain-http issuer off this machine) stops the start.
  */
-export const externalProviders = (config: AuthConfig, outboundLoopback?: ReadonlyArray<string>) =>
+export const externalProviders = (
+  config: AuthConfig,
+  testing: Pick<ServeOptions, "outboundLoopback" | "providerOrigins"> = {}
+) =>
   Layer.effect(
     ExternalProviders,
     Effect.gen(function* () {
@@ -94,7 +102,10 @@ export const externalProviders = (config: AuthConfig, outboundLoopback?: Readonl
           clientId: provider.clientId,
           clientSecret: provider.secret,
           ...Option.match(provider.url, { onNone: () => ({}), onSome: (url) => ({ issuerUrl: url }) }),
-          ...(outboundLoopback === undefined ? {} : { allowedLoopback: outboundLoopback })
+          ...(testing.outboundLoopback === undefined ? {} : { allowedLoopback: testing.outboundLoopback }),
+          ...(testing.providerOrigins?.[provider.name] === undefined
+            ? {}
+            : { endpointOrigin: testing.providerOrigins[provider.name] })
         })
         built.set(provider.name, {
           upstream,
@@ -243,7 +254,7 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
         options.smsSender ??
           Option.match(config.sms.gateway, { onNone: () => NoSmsGateway.layer, onSome: SmsGateways.layer }),
         options.captcha ?? CaptchaProviders.layer(config.captcha),
-        options.externalProviders ?? externalProviders(config, options.outboundLoopback),
+        options.externalProviders ?? externalProviders(config, options),
         JoseIdTokenVerifier.layer({ allowedLoopback: options.outboundLoopback })
       )
     ),

@@ -47,6 +47,8 @@ export const start = (
     readonly captcha?: Layer.Layer<CaptchaSettings | CaptchaVerifier>
     /** `host:port` of loopback servers the external providers may call (a local upstream). */
     readonly outboundLoopback?: ReadonlyArray<string>
+    /** A local fake's origin per provider name: every endpoint of that provider goes there. */
+    readonly providerOrigins?: Readonly<Record<string, URL>>
   } = {}
 ) =>
   Effect.gen(function* () {
@@ -85,7 +87,8 @@ export const start = (
           keyCacheLifetime: options.keyCacheLifetime,
           smsSender: options.smsSender,
           captcha: options.captcha,
-          outboundLoopback: options.outboundLoopback
+          outboundLoopback: options.outboundLoopback,
+          providerOrigins: options.providerOrigins
         })
       ).pipe(Effect.orDie)
     )
