@@ -6,47 +6,10 @@ import * as client from "openid-client"
 import * as OAuth1Client from "../../../../adapters/idp/OAuth1Client.js"
 import * as ProviderCatalog from "../../../../adapters/idp/ProviderCatalog.js"
 import type { UpstreamRequest } from "../../../../application/ports/UpstreamIdentityProvider.js"
-import * as FakeProvider from "../../../support/idp/FakeProvider.js"
+import * as TwitterFake from "../../../support/idp/TwitterFake.js"
 
-const consumerKey = "xvz1evFS4wEEPTGEFPHBog"
-const consumerSecret = "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"
+const { consumerKey, consumerSecret, requestToken, accessToken, oauthParameters } = TwitterFake
 const redirectUri = "https://auth.example.com/callback"
-const requestToken = {
-  key: "NPcudxy0yU5T3tBzho7iCotZ3cnetKwcTIRlX0iwRl0",
-  secret: "veNRnAWe6inFuo8o2u8SLLZLjolYDmDP7SzL0YfYI"
-}
-const accessToken = {
-  key: "7588892-kagSNqWge8gB1WwE3plnFsJHAZVfxWD7Vb57p0b4",
-  secret: "PbKfYqSryyeKDWz4ebtY3o5ogNLG11WJuZBc9fQrQo"
-}
-
-/** The parameters of an `Authorization: OAuth …` header. */
-const oauthParameters = (header: string | undefined): Map<string, string> =>
-  new Map(
-    [...(header ?? "").replace(/^OAuth /, "").matchAll(/([a-z_]+)="([^"]*)"/g)].map(
-      ([, name = "", value = ""]) => [decodeURIComponent(name), decodeURIComponent(value)] as const
-    )
-  )
-
-/**
- * Checks a request's signature as Twitter does, with the secret of the token it names: the
- * request-token secret for the access-token step proves it survived the redirect.
- */
-const signedWith = (request: FakeProvider.Recorded, origin: URL, tokenSecret: string): boolean => {
-  const parameters = oauthParameters(request.headers.authorization)
-  const claimed = parameters.get("oauth_signature")
-  parameters.delete("oauth_signature")
-  const url = new URL(request.path, origin)
-  for (const [name, value] of request.query) url.searchParams.append(name, value)
-  const expected = OAuth1Client.signature(
-    request.method,
-    url,
-    [...parameters.entries(), ...(request.method === "POST" ? [...request.form.entries()] : [])],
-    consumerSecret,
-    tokenSecret
-  )
-  return claimed === expected
-}
 
 const newRequest = (): UpstreamRequest => ({
   state: client.randomState(),
@@ -56,38 +19,7 @@ const newRequest = (): UpstreamRequest => ({
 })
 
 const startTwitter = Effect.gen(function* () {
-  const fake = yield* FakeProvider.start()
-  fake.routes.set("POST /oauth/request_token", (request) =>
-    signedWith(request, fake.origin, "")
-      ? {
-          text: `oauth_token=${requestToken.key}&oauth_token_secret=${requestToken.secret}&oauth_callback_confirmed=true`,
-          contentType: "text/html"
-        }
-      : { status: 401, json: { errors: [{ code: 32, message: "Could not authenticate you." }] } }
-  )
-  fake.routes.set("POST /oauth/access_token", (request) =>
-    signedWith(request, fake.origin, requestToken.secret) &&
-    request.form.get("oauth_verifier") === "verifier-1"
-      ? {
-          text: `oauth_token=${accessToken.key}&oauth_token_secret=${accessToken.secret}&user_id=7588892&screen_name=kurrik`,
-          contentType: "text/html"
-        }
-      : { status: 401, text: "Invalid request token." }
-  )
-  fake.routes.set("GET /1.1/account/verify_credentials.json", (request) =>
-    signedWith(request, fake.origin, accessToken.secret) && request.query.get("include_email") === "true"
-      ? {
-          json: {
-            id: 7588892,
-            id_str: "7588892",
-            name: "Arne Kurrik",
-            screen_name: "kurrik",
-            profile_image_url_https: "https://twitter.example/normal.png",
-            email: "kurrik@example.com"
-          }
-        }
-      : { status: 401, json: { errors: [{ code: 89, message: "Invalid or expired token." }] } }
-  )
+  const fake = yield* TwitterFake.start
   const upstream = yield* ProviderCatalog.build("twitter", {
     clientId: consumerKey,
     clientSecret: Redacted.make(consumerSecret),
@@ -104,7 +36,7 @@ const signIn = (upstream: ProviderCatalog.Upstream, request: UpstreamRequest) =>
     const callback = new URL(redirectUri)
     callback.searchParams.set("state", request.state)
     callback.searchParams.set("oauth_token", url.searchParams.get("oauth_token") ?? "")
-    callback.searchParams.set("oauth_verifier", "verifier-1")
+    callback.searchParams.set("oauth_verifier", TwitterFake.verifier)
     return { url, handshake, callback }
   })
 
@@ -155,23 +87,10 @@ describe("twitter provider (OAuth 1.0a) against a local fake", () => {
           handshake: Option.getOrUndefined(handshake)
         })
         expect(profile.provider).toBe("twitter")
-        expect(profile.subject).toBe("7588892")
-        expect(profile.email).toEqual(Option.some("kurrik@example.com"))
-        expect(profile.emailVerified).toBe(true)
-        expect(profile.data).toEqual({
-          iss: "https://api.twitter.com/1.1/account/verify_credentials.json",
-          sub: "7588892",
-          provider_id: "7588892",
-          name: "Arne Kurrik",
-          full_name: "Arne Kurrik",
-          preferred_username: "kurrik",
-          user_name: "kurrik",
-          picture: "https://twitter.example/normal.png",
-          avatar_url: "https://twitter.example/normal.png",
-          email: "kurrik@example.com",
-          email_verified: true,
-          phone_verified: false
-        })
+        expect(profile.subject).toBe(TwitterFake.profile.subject)
+        expect(profile.email).toEqual(Option.some(TwitterFake.profile.email))
+        expect(profile.emailVerified).toBe(TwitterFake.profile.emailVerified)
+        expect(profile.data).toEqual(TwitterFake.profile.data)
         expect(profile.tokens === undefined ? undefined : Redacted.value(profile.tokens.accessToken)).toBe(
           accessToken.key
         )
