@@ -5,7 +5,7 @@ import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
  * The error codes of Supabase Auth (`internal/api/apierrors/errorcode.go`) this service can
  * raise, spelled as there and in that file's order: clients branch on them (`error.code` in
  * supabase-js), so a code is a name we never invent or rename. Codes of features the service
- * does not have (SAML, SSO, passkeys, WebAuthn, its OAuth server, custom providers) are left
+ * does not have (SAML, SSO, passkeys, WebAuthn, its OAuth server) are left
  * out, except the two that answer "disabled" for a feature a client may still call.
  */
 export const ErrorCode = Schema.Literal(
@@ -87,7 +87,9 @@ export const ErrorCode = Schema.Literal(
   "web3_provider_disabled",
   "email_address_not_provided",
   "feature_disabled",
-  "request_entity_too_large"
+  "request_entity_too_large",
+  "custom_provider_not_found",
+  "over_custom_provider_quota"
 )
 export type ErrorCode = typeof ErrorCode.Type
 

@@ -125,6 +125,11 @@ export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
       readonly testCode: (phone: Phone, now: Date) => Option.Option<string>
     }
     readonly manualLinkingEnabled: boolean
+    /**
+     * `CUSTOM_OAUTH_ENABLED` (default on) and `CUSTOM_OAUTH_MAX_PROVIDERS` (0: no limit): the
+     * admin API's custom providers and their sign-ins.
+     */
+    readonly customProviders: { readonly enabled: boolean; readonly quota: Option.Option<number> }
     readonly updatePasswordRequiresReauthentication: boolean
     readonly passwordPolicy: PasswordPolicy.PasswordPolicy
     readonly refreshPolicy: RefreshTokenFamily.Policy

@@ -47,7 +47,7 @@ const unsupported = (provider: string) =>
 export const authorize = Telemetry.fn("ExternalAuthorize.authorize")((request: AuthorizeRequest) =>
   Effect.gen(function* () {
     const name = request.provider.toLowerCase()
-    const provider = (yield* ExternalProviders).find(name)
+    const provider = yield* (yield* ExternalProviders).find(name)
     if (Option.isNone(provider)) return yield* unsupported(name)
     const settings = yield* AuthSettings
     yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)

@@ -326,7 +326,7 @@ export const callback = Telemetry.fn("ExternalCallback.callback")((request: Call
     const failed = failedAt(login.redirectTo, Option.isSome(login.codeChallenge))
     const refusal = providerRefusal(query)
     if (Option.isSome(refusal)) return failed(refusal.value)
-    const provider = (yield* ExternalProviders).find(login.provider)
+    const provider = yield* (yield* ExternalProviders).find(login.provider)
     if (Option.isNone(provider))
       return failed(AuthError.validationFailed("Unsupported provider: provider is not enabled"))
     yield* Telemetry.annotate("upstream.provider", login.provider)

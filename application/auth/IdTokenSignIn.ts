@@ -82,7 +82,7 @@ export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")
       )
     }
     const name = request.provider.toLowerCase()
-    const provider = (yield* ExternalProviders).find(name)
+    const provider = yield* (yield* ExternalProviders).find(name)
     const issuer = Option.flatMap(provider, (found) => found.idTokenIssuer)
     if (Option.isNone(provider) || Option.isNone(issuer)) {
       return yield* new AuthError.AuthError({
@@ -93,7 +93,7 @@ export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")
     }
     const now = new Date(yield* Clock.currentTimeMillis)
     const claims = yield* Effect.flatMap(IdTokenVerifier, (verifier) =>
-      verifier.verify(request.idToken, { issuer: issuer.value, audiences: [provider.value.clientId], now })
+      verifier.verify(request.idToken, { issuer: issuer.value, audiences: provider.value.audiences, now })
     ).pipe(
       Effect.catchTag("IdTokenRefused", (refused) =>
         Effect.zipRight(
@@ -107,7 +107,7 @@ export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")
       if (nonce._tag === "Refused")
         return yield* AuthError.oauth("invalid request", nonce.message, "validation_failed")
     }
-    const profile = profileOf(name, claims)
+    const profile = profileOf(name, provider.value.shapeClaims(claims))
     if (profile.subject === "")
       return yield* AuthError.oauth("invalid request", "Bad ID token", "validation_failed")
     if (Option.isNone(profile.email) && !provider.value.emailOptional) {

@@ -81,6 +81,15 @@ export interface SecurityConfig {
   readonly svcForwardedForEnabled: boolean
 }
 
+/** `CUSTOM_OAUTH_*`: the admin API's custom providers. */
+export interface CustomOAuthConfig {
+  readonly enabled: boolean
+  /** 0: no limit. */
+  readonly maxProviders: number
+  /** The address custom providers call back to, when not `API_EXTERNAL_URL`. */
+  readonly externalUrl: Option.Option<string>
+}
+
 export interface ExternalConfig {
   /** `EXTERNAL_EMAIL_ENABLED`: sign-up and sign-in with an email address. */
   readonly email: boolean
@@ -147,6 +156,7 @@ export interface AuthConfig {
   readonly external: ExternalConfig
   /** The external providers whose `EXTERNAL_<X>_ENABLED` is on (ExternalConfig). */
   readonly externalProviders: ReadonlyArray<ExternalProviderConfig.ProviderConfig>
+  readonly customOAuth: CustomOAuthConfig
   /** None without `SMTP_HOST` (empty counts as unset, as in Supabase Auth): no mail is sent. */
   readonly smtp: Option.Option<SmtpConfig>
   readonly mailer: MailerConfig
@@ -393,6 +403,11 @@ const fields = Config.all({
     anonymousUsers: ConfigValues.bool("AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", false)
   }),
   externalProviders: ExternalProviderConfig.providers,
+  customOAuth: Config.all({
+    enabled: ConfigValues.bool("AUTHSVC_CUSTOM_OAUTH_ENABLED", true),
+    maxProviders: AuthConfigValues.wholeNumberNamed("AUTHSVC_CUSTOM_OAUTH_MAX_PROVIDERS", 0),
+    externalUrl: Config.option(AuthConfigValues.httpUrl("AUTHSVC_CUSTOM_OAUTH_EXTERNAL_URL"))
+  }),
   smtp: smtpFields,
   mailer: mailerFields,
   sms: SmsConfig.sms,

@@ -12,6 +12,8 @@ import { AuthHttpConfig } from "../../adapters/http/auth/AuthHttpConfig.js"
 import * as ErrorResponse from "../../adapters/http/auth/ErrorResponse.js"
 import * as Routes from "../../adapters/http/auth/Routes.js"
 import * as Server from "../../adapters/http/Server.js"
+import * as ExternalProviderRegistry from "../../adapters/idp/auth/ExternalProviderRegistry.js"
+import * as ProviderEndpointsGuarded from "../../adapters/idp/auth/ProviderEndpointsGuarded.js"
 import * as ProviderCatalog from "../../adapters/idp/ProviderCatalog.js"
 import * as GoTemplate from "../../adapters/mail/auth/GoTemplate.js"
 import * as SmtpMailer from "../../adapters/mail/auth/SmtpMailer.js"
@@ -27,7 +29,7 @@ import { deliverForever } from "../../application/auth/DeliverMail.js"
 import { ensureSigningKey } from "../../application/auth/EnsureSigningKey.js"
 import * as EvenTiming from "../../application/auth/EvenTiming.js"
 import type { CaptchaVerifier } from "../../application/auth/ports/CaptchaVerifier.js"
-import { type ExternalProvider, ExternalProviders } from "../../application/auth/ports/ExternalProviders.js"
+import type { ExternalProvider, ExternalProviders } from "../../application/auth/ports/ExternalProviders.js"
 import type { SmsSender } from "../../application/auth/ports/SmsSender.js"
 import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
 import * as RedirectAllowList from "../../domain/RedirectAllowList.js"
@@ -91,8 +93,7 @@ export const externalProviders = (
   config: AuthConfig,
   testing: Pick<ServeOptions, "outboundLoopback" | "providerOrigins"> = {}
 ) =>
-  Layer.effect(
-    ExternalProviders,
+  Layer.unwrapEffect(
     Effect.gen(function* () {
       const built = new Map<string, ExternalProvider>()
       for (const provider of config.externalProviders) {
@@ -111,14 +112,20 @@ export const externalProviders = (
           upstream,
           redirectUri: Option.getOrElse(provider.redirectUri, () => `${config.api.externalUrl}/callback`),
           emailOptional: provider.emailOptional,
-          clientId: provider.clientId,
+          audiences: [provider.clientId],
+          shapeClaims: (claims) => claims,
           skipNonceCheck: provider.skipNonceCheck,
           idTokenIssuer: ExternalConfig.idTokenIssuer(provider),
           passThrough: entry.value.traits.parameters,
           takeHandshake: ProviderCatalog.takeHandshake
         })
       }
-      return { find: (name: string) => Option.fromNullable(built.get(name)) }
+      const callbackBase = Option.getOrElse(config.customOAuth.externalUrl, () => config.api.externalUrl)
+      return ExternalProviderRegistry.layer(built, {
+        enabled: config.customOAuth.enabled,
+        redirectUri: `${callbackBase.replace(/\/+$/, "")}/callback`,
+        ...(testing.outboundLoopback === undefined ? {} : { allowedLoopback: testing.outboundLoopback })
+      })
     })
   )
 
@@ -166,6 +173,11 @@ export const settings = (config: AuthConfig) => {
           : Option.fromNullable(config.sms.testOtp.get(phone))
     },
     manualLinkingEnabled: config.security.manualLinkingEnabled,
+    customProviders: {
+      enabled: config.customOAuth.enabled,
+      quota:
+        config.customOAuth.maxProviders === 0 ? Option.none() : Option.some(config.customOAuth.maxProviders)
+    },
     updatePasswordRequiresReauthentication: config.security.updatePasswordRequireReauthentication,
     passwordPolicy: config.passwordPolicy,
     refreshPolicy: authPolicy({
@@ -255,7 +267,8 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
           Option.match(config.sms.gateway, { onNone: () => NoSmsGateway.layer, onSome: SmsGateways.layer }),
         options.captcha ?? CaptchaProviders.layer(config.captcha),
         options.externalProviders ?? externalProviders(config, options),
-        JoseIdTokenVerifier.layer({ allowedLoopback: options.outboundLoopback })
+        JoseIdTokenVerifier.layer({ allowedLoopback: options.outboundLoopback }),
+        ProviderEndpointsGuarded.layer({ allowedLoopback: options.outboundLoopback })
       )
     ),
     Layer.provide(prepared),

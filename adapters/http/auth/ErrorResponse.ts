@@ -90,7 +90,9 @@ export const statusOf: Readonly<Record<ErrorCode, number>> = {
   web3_provider_disabled: 422,
   email_address_not_provided: 400,
   feature_disabled: 404,
-  request_entity_too_large: 413
+  request_entity_too_large: 413,
+  custom_provider_not_found: 404,
+  over_custom_provider_quota: 400
 }
 
 /** Picks the error body's shape on a request; names the shape on the response. */

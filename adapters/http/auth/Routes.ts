@@ -3,6 +3,7 @@ import type { CaptchaSettings } from "../../../application/auth/Captcha.js"
 import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
 import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
+import type { CustomProviderStore } from "../../../application/auth/ports/CustomProviderStore.js"
 import type { ExternalLoginStore } from "../../../application/auth/ports/ExternalLoginStore.js"
 import type { ExternalProviders } from "../../../application/auth/ports/ExternalProviders.js"
 import type { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
@@ -10,6 +11,7 @@ import type { IdTokenVerifier } from "../../../application/auth/ports/IdTokenVer
 import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeTokenStore.js"
 import type { PhoneNumbers } from "../../../application/auth/ports/PhoneNumbers.js"
+import type { ProviderEndpoints } from "../../../application/auth/ports/ProviderEndpoints.js"
 import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
 import type { TokenSealer } from "../../../application/auth/ports/TokenSealer.js"
@@ -22,12 +24,17 @@ import type { TokenMint } from "../../../application/ports/TokenMint.js"
 import * as Route from "../Route.js"
 import type { AuthHttpConfig } from "./AuthHttpConfig.js"
 import * as Authorize from "./Authorize.js"
+import * as CreateCustomProvider from "./admin/CreateCustomProvider.js"
 import * as CreateUser from "./admin/CreateUser.js"
+import * as DeleteCustomProvider from "./admin/DeleteCustomProvider.js"
 import * as DeleteUser from "./admin/DeleteUser.js"
 import * as GenerateLink from "./admin/GenerateLink.js"
+import * as GetCustomProvider from "./admin/GetCustomProvider.js"
 import * as AdminGetUser from "./admin/GetUser.js"
 import * as InviteUser from "./admin/InviteUser.js"
+import * as ListCustomProviders from "./admin/ListCustomProviders.js"
 import * as ListUsers from "./admin/ListUsers.js"
+import * as UpdateCustomProvider from "./admin/UpdateCustomProvider.js"
 import * as AdminUpdateUser from "./admin/UpdateUser.js"
 import * as Callback from "./Callback.js"
 import * as GetUser from "./GetUser.js"
@@ -70,6 +77,8 @@ export type Services =
   | ExternalProviders
   | ExternalLoginStore
   | IdTokenVerifier
+  | CustomProviderStore
+  | ProviderEndpoints
 
 /**
  * Supabase Auth reads every body as JSON whatever its type; these are the types clients send
@@ -115,7 +124,15 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   Route.make("POST", "/admin/users", CreateUser.handle, { accepts: json, cors: true }),
   Route.make("GET", "/admin/users/{user_id}", AdminGetUser.handle, { cors: true }),
   Route.make("PUT", "/admin/users/{user_id}", AdminUpdateUser.handle, { accepts: json, cors: true }),
-  Route.make("DELETE", "/admin/users/{user_id}", DeleteUser.handle, { accepts: json, cors: true })
+  Route.make("DELETE", "/admin/users/{user_id}", DeleteUser.handle, { accepts: json, cors: true }),
+  Route.make("GET", "/admin/custom-providers", ListCustomProviders.handle, { cors: true }),
+  Route.make("POST", "/admin/custom-providers", CreateCustomProvider.handle, { accepts: json, cors: true }),
+  Route.make("GET", "/admin/custom-providers/{identifier}", GetCustomProvider.handle, { cors: true }),
+  Route.make("PUT", "/admin/custom-providers/{identifier}", UpdateCustomProvider.handle, {
+    accepts: json,
+    cors: true
+  }),
+  Route.make("DELETE", "/admin/custom-providers/{identifier}", DeleteCustomProvider.handle, { cors: true })
 ]
 
 /**

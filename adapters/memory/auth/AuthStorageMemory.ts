@@ -1,5 +1,6 @@
 import * as Layer from "effect/Layer"
 import * as AuthMemoryState from "./AuthMemoryState.js"
+import * as CustomProviderStoreMemory from "./CustomProviderStoreMemory.js"
 import * as ExternalLoginStoreMemory from "./ExternalLoginStoreMemory.js"
 import * as FlowStateStoreMemory from "./FlowStateStoreMemory.js"
 import * as MailOutboxMemory from "./MailOutboxMemory.js"
@@ -16,5 +17,6 @@ export const layer = Layer.mergeAll(
   OneTimeTokenStoreMemory.layer,
   FlowStateStoreMemory.layer,
   ExternalLoginStoreMemory.layer,
+  CustomProviderStoreMemory.layer,
   TransactionsMemory.layer
 ).pipe(Layer.provide(AuthMemoryState.layer))

@@ -1,5 +1,6 @@
 import * as Layer from "effect/Layer"
 import * as AuthTables from "./AuthTables.js"
+import * as CustomProviderStorePg from "./CustomProviderStorePg.js"
 import * as ExternalLoginStorePg from "./ExternalLoginStorePg.js"
 import * as FlowStateStorePg from "./FlowStateStorePg.js"
 import * as MailOutboxPg from "./MailOutboxPg.js"
@@ -20,5 +21,6 @@ export const layer = (namespace: string) =>
     OneTimeTokenStorePg.layer,
     FlowStateStorePg.layer,
     ExternalLoginStorePg.layer,
+    CustomProviderStorePg.layer,
     TransactionsPg.layer
   ).pipe(Layer.provide(AuthTables.layer(namespace)))

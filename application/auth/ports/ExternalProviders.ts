@@ -1,4 +1,5 @@
 import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { UpstreamIdentityProvider } from "../../ports/UpstreamIdentityProvider.js"
 
@@ -19,8 +20,13 @@ export interface ExternalProvider {
    * callback (its request token's secret, sealed): the URL without it, and the value, which the
    * sign-in keeps and hands back at the exchange.
    */
-  /** `EXTERNAL_<X>_CLIENT_ID`: the audience its ID tokens must name (native sign-in). */
-  readonly clientId: string
+  /**
+   * The audiences its ID tokens may name (native sign-in): `EXTERNAL_<X>_CLIENT_ID`, or a custom
+   * provider's client id and acceptable client ids.
+   */
+  readonly audiences: ReadonlyArray<string>
+  /** The verified ID token's claims as the profile reads them (a custom provider's mapping). */
+  readonly shapeClaims: (claims: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
   /** `EXTERNAL_<X>_SKIP_NONCE_CHECK`. */
   readonly skipNonceCheck: boolean
   /**
@@ -31,10 +37,14 @@ export interface ExternalProvider {
   readonly takeHandshake: (url: URL) => { readonly url: URL; readonly handshake: Option.Option<string> }
 }
 
-/** The external providers whose `EXTERNAL_<X>_ENABLED` is on, by key. */
+/**
+ * The providers a sign-in may name: those whose `EXTERNAL_<X>_ENABLED` is on, by key, and the
+ * enabled custom providers of the admin API, by identifier (`custom:<name>`), read from the
+ * database so every instance has the ones saved a moment ago.
+ */
 export class ExternalProviders extends Context.Tag("latchkey/auth/ExternalProviders")<
   ExternalProviders,
   {
-    readonly find: (name: string) => Option.Option<ExternalProvider>
+    readonly find: (name: string) => Effect.Effect<Option.Option<ExternalProvider>>
   }
 >() {}

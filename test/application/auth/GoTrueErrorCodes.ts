@@ -145,7 +145,6 @@ export const outOfScope = {
     "oauth_authorization_not_found",
     "oauth_consent_not_found"
   ],
-  "custom OAuth providers": ["custom_provider_not_found", "over_custom_provider_quota"],
   "passkeys and WebAuthn": [
     "passkey_disabled",
     "too_many_passkeys",

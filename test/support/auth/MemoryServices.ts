@@ -60,6 +60,7 @@ export const settings = (overrides: Partial<Settings> = {}) =>
       testCode: () => Option.none()
     },
     manualLinkingEnabled: false,
+    customProviders: { enabled: true, quota: Option.none() },
     updatePasswordRequiresReauthentication: false,
     passwordPolicy: PasswordPolicy.make({}),
     refreshPolicy: authPolicy({ rotationEnabled: true, reuseInterval }),

@@ -1,0 +1,17 @@
+import * as Effect from "effect/Effect"
+import * as Authenticate from "../../../../application/auth/Authenticate.js"
+import { createCustomProvider } from "../../../../application/auth/admin/CreateCustomProvider.js"
+import type { HttpRequest } from "../../HttpMessage.js"
+import * as HttpMessage from "../../HttpMessage.js"
+import * as Bearer from "../Bearer.js"
+import * as ErrorResponse from "../ErrorResponse.js"
+import * as CustomProviderBody from "./CustomProviderBody.js"
+import * as CustomProviderJson from "./CustomProviderJson.js"
+
+/** POST /admin/custom-providers — supabase-js `admin.customProviders.createProvider`. */
+export const handle = (request: HttpRequest) =>
+  Effect.gen(function* () {
+    yield* Authenticate.admin(yield* Bearer.token(request))
+    const created = yield* createCustomProvider(yield* CustomProviderBody.decode(request))
+    return HttpMessage.json(CustomProviderJson.encode(created), 201)
+  }).pipe(ErrorResponse.answering(request))

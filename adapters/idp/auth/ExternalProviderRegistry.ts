@@ -1,0 +1,80 @@
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { CustomProviderStore } from "../../../application/auth/ports/CustomProviderStore.js"
+import {
+  type ExternalProvider,
+  ExternalProviders
+} from "../../../application/auth/ports/ExternalProviders.js"
+import * as CustomProvider from "../../../domain/auth/CustomProvider.js"
+import * as CustomUpstream from "./CustomUpstream.js"
+
+export interface CustomSettings extends CustomUpstream.Reach {
+  /** `CUSTOM_OAUTH_ENABLED`: off, no `custom:` name is found. */
+  readonly enabled: boolean
+  /** Our callback as custom providers know it (`CUSTOM_OAUTH_EXTERNAL_URL` or `API_EXTERNAL_URL`). */
+  readonly redirectUri: string
+}
+
+/**
+ * The providers a sign-in may name: the configured ones, built at start, and the custom ones,
+ * read from the database at each sign-in (one indexed row) so that a provider saved, changed,
+ * disabled or deleted through any instance counts at once everywhere. What is built of a custom
+ * provider is kept per identifier and reused while the row's `updated_at` is the same.
+ */
+export const layer = (configured: ReadonlyMap<string, ExternalProvider>, custom: CustomSettings) =>
+  Layer.effect(
+    ExternalProviders,
+    Effect.gen(function* () {
+      const store = yield* CustomProviderStore
+      const built = new Map<string, { readonly version: string; readonly provider: ExternalProvider }>()
+
+      const lookUp = (identifier: string) =>
+        Effect.gen(function* () {
+          const found = Option.filter(yield* store.find(identifier), (provider) => provider.enabled)
+          if (Option.isNone(found)) {
+            built.delete(identifier)
+            return Option.none<ExternalProvider>()
+          }
+          const saved = found.value
+          const version = `${saved.id}@${saved.updatedAt.getTime()}`
+          const kept = built.get(identifier)
+          if (kept !== undefined && kept.version === version) return Option.some(kept.provider)
+          const upstream = yield* CustomUpstream.build(saved, custom).pipe(
+            Effect.tapError((error) =>
+              Effect.logWarning("custom provider unusable", identifier, error.message)
+            ),
+            Effect.option
+          )
+          if (Option.isNone(upstream)) return Option.none<ExternalProvider>()
+          const provider: ExternalProvider = {
+            upstream: upstream.value,
+            redirectUri: custom.redirectUri,
+            emailOptional: saved.emailOptional,
+            passThrough: {},
+            audiences: CustomProvider.audiencesOf(saved),
+            shapeClaims: (claims) => CustomProvider.shapeClaims(saved, claims),
+            skipNonceCheck: saved.skipNonceCheck,
+            idTokenIssuer:
+              saved.providerType === "oidc"
+                ? Option.orElse(
+                    Option.map(saved.discovery, (document) => document.issuer),
+                    () => saved.issuer
+                  )
+                : Option.none(),
+            takeHandshake: (url) => ({ url, handshake: Option.none() })
+          }
+          built.set(identifier, { version, provider })
+          return Option.some(provider)
+        })
+
+      return {
+        find: (name: string) =>
+          CustomProvider.isCustom(name)
+            ? custom.enabled
+              ? lookUp(name)
+              : Effect.succeed(Option.none())
+            : Effect.succeed(Option.fromNullable(configured.get(name)))
+      }
+    })
+  )

@@ -1,0 +1,89 @@
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { EndpointRefused, ProviderEndpoints } from "../../../application/auth/ports/ProviderEndpoints.js"
+import { Discovery } from "../../../domain/auth/CustomProvider.js"
+import * as Destination from "../../outbound/Destination.js"
+import * as GuardedFetch from "../../outbound/GuardedFetch.js"
+
+export interface Settings {
+  /**
+   * Tests only: `host:port` pairs of loopback servers (a local provider) the guard may call,
+   * over plain http too. Never set from configuration.
+   */
+  readonly allowedLoopback?: ReadonlyArray<string> | undefined
+  /** Tests only: the resolver of host names. */
+  readonly resolve?: Destination.Resolver | undefined
+}
+
+const refused = (message: string) => new EndpointRefused({ message })
+
+/** The fields a discovery document must have for a sign-in, as Supabase Auth lists them. */
+const required = ["issuer", "authorization_endpoint", "token_endpoint", "jwks_uri"] as const
+
+const Document = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/**
+ * A custom provider's URLs checked as the outbound guard will treat them, and its discovery
+ * document fetched through the guard, with Supabase Auth's messages where it has them.
+ */
+export const layer = (settings: Settings = {}) =>
+  Layer.succeed(ProviderEndpoints, {
+    check: (text) =>
+      Effect.gen(function* () {
+        const url = URL.canParse(text) ? new URL(text) : undefined
+        if (url === undefined) return yield* refused("Invalid URL format")
+        const exempt = (settings.allowedLoopback ?? []).includes(Destination.hostPort(url))
+        if (url.protocol !== "https:" && !(exempt && url.protocol === "http:"))
+          return yield* refused("URL must use HTTPS")
+        if (url.hostname === "") return yield* refused("URL must have a valid hostname")
+        yield* Destination.check(url, {
+          allowedLoopback: new Set(settings.allowedLoopback ?? []),
+          resolve: settings.resolve ?? Destination.systemResolver
+        }).pipe(
+          Effect.catchTags({
+            DestinationRefused: (error) => Effect.fail(refused(`URL cannot be used: ${error.message}`)),
+            DestinationUnreachable: () => Effect.fail(refused("Unable to resolve hostname"))
+          })
+        )
+      }),
+    discover: (discoveryUrl, issuer) =>
+      Effect.gen(function* () {
+        const failed = (detail: string) =>
+          refused(`OIDC discovery from ${JSON.stringify(discoveryUrl)} failed: ${detail}`)
+        const response = yield* GuardedFetch.request(
+          { url: discoveryUrl, headers: { accept: "application/json" } },
+          {
+            maxBytes: 256 * 1024,
+            ...(settings.allowedLoopback === undefined ? {} : { allowedLoopback: settings.allowedLoopback }),
+            ...(settings.resolve === undefined ? {} : { resolve: settings.resolve })
+          }
+        ).pipe(
+          Effect.mapError((error) =>
+            failed(`oidc: discovery request to ${discoveryUrl} failed: ${error.message}`)
+          )
+        )
+        if (response.status !== 200)
+          return yield* failed(`oidc: discovery request to ${discoveryUrl} returned HTTP ${response.status}`)
+        const parsed = yield* Either.match(
+          Schema.decodeUnknownEither(Schema.parseJson(Document))(GuardedFetch.text(response)),
+          {
+            onLeft: () =>
+              Effect.fail(failed(`oidc: failed to decode discovery document from ${discoveryUrl}`)),
+            onRight: Effect.succeed
+          }
+        )
+        if (typeof parsed.issuer === "string" && parsed.issuer !== issuer)
+          return yield* failed(
+            `oidc: issuer mismatch, expected ${JSON.stringify(issuer)} got ${JSON.stringify(parsed.issuer)}`
+          )
+        const missing = required.filter((field) => typeof parsed[field] !== "string" || parsed[field] === "")
+        if (missing.length > 0)
+          return yield* refused(`OIDC discovery document is missing required fields: ${missing.join(", ")}`)
+        return yield* Schema.decodeUnknown(Discovery, { onExcessProperty: "ignore" })(parsed).pipe(
+          Effect.mapError((error) => failed(ParseResult.TreeFormatter.formatErrorSync(error)))
+        )
+      })
+  })

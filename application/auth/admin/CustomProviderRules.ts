@@ -1,0 +1,39 @@
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as CustomProvider from "../../../domain/auth/CustomProvider.js"
+import * as AuthError from "../AuthError.js"
+import { AuthSettings } from "../AuthSettings.js"
+import { ProviderEndpoints } from "../ports/ProviderEndpoints.js"
+
+/** What every `/admin/custom-providers` use case checks first: the feature is on. */
+export const requireEnabled = Effect.flatMap(AuthSettings, (settings) =>
+  settings.customProviders.enabled
+    ? Effect.void
+    : Effect.fail(
+        new AuthError.AuthError({ code: "feature_disabled", message: "Custom OAuth providers are disabled" })
+      )
+)
+
+/** A refused body as Supabase Auth answers it: 400 `validation_failed` with the rule's words. */
+export const checked = <A>(decision: Either.Either<A, CustomProvider.Invalid>) =>
+  Either.match(decision, {
+    onLeft: (refused) => Effect.fail(AuthError.validationFailed(refused.message)),
+    onRight: Effect.succeed
+  })
+
+export const notFound = () =>
+  new AuthError.AuthError({ code: "custom_provider_not_found", message: "Custom OAuth provider not found" })
+
+/** Each URL must be one the outbound guard will call: https, at a public address. */
+export const checkUrls = (urls: ReadonlyArray<string>) =>
+  Effect.flatMap(ProviderEndpoints, (endpoints) =>
+    Effect.forEach(urls, (url) => endpoints.check(url), { discard: true })
+  ).pipe(
+    Effect.catchTag("EndpointRefused", (refused) => Effect.fail(AuthError.validationFailed(refused.message)))
+  )
+
+/** The discovery document, fetched and checked before the provider is saved. */
+export const discover = (discoveryUrl: string, issuer: string) =>
+  Effect.flatMap(ProviderEndpoints, (endpoints) => endpoints.discover(discoveryUrl, issuer)).pipe(
+    Effect.catchTag("EndpointRefused", (refused) => Effect.fail(AuthError.validationFailed(refused.message)))
+  )
