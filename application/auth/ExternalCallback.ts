@@ -91,6 +91,51 @@ const announceLink = (user: User, provider: string, now: Date) =>
   })
 
 /**
+ * A returning provider account whose user never confirmed the address (made by an earlier
+ * sign-in the provider did not vouch for): as in Supabase Auth, the account keeps only this
+ * identity, the identity's data and no password — so that whoever signed up with the address
+ * first keeps no way in — and it is confirmed now if the provider vouches for the address (or
+ * mail is autoconfirmed); otherwise the confirmation is mailed again, unless one went out too
+ * recently, and the sign-in stops there.
+ */
+const confirmReturning = (
+  user: User,
+  identity: Identity,
+  data: Readonly<Record<string, unknown>>,
+  emailVerified: boolean,
+  now: Date
+) =>
+  Effect.gen(function* () {
+    const users = yield* UserRepository
+    const settings = yield* AuthSettings
+    for (const other of yield* users.identitiesOf(user.id)) {
+      if (other.id !== identity.id) yield* users.removeIdentity(user.id, other.id)
+    }
+    yield* users.setPasswordHash(user.id, Option.none(), now)
+    const kept = yield* users.update(
+      user.id,
+      {
+        userMetadata: { ...data },
+        appMetadata: { ...user.appMetadata, providers: [identity.provider] },
+        ...(emailVerified ? { emailConfirmedAt: Option.some(now) } : {})
+      },
+      now
+    )
+    if (emailVerified || Option.isNone(kept.email)) return { user: kept, identity, unverified: false }
+    yield* SendVerification.mail({
+      user: kept,
+      purpose: "confirmation",
+      kind: "confirmation",
+      type: "signup",
+      to: kept.email.value,
+      redirectTo: settings.siteUrl,
+      spacing: Option.some(settings.verification.spacing),
+      now
+    }).pipe(Effect.catchTag("IssuedTooSoon", () => Effect.void))
+    return { user: kept, identity, unverified: true }
+  })
+
+/**
  * Who the provider's profile is here, written in one transaction as Supabase Auth's automatic
  * linking decides it (AccountLinking): the identity's user signs in again (its identity data
  * refreshed); or a user whose address the provider verified gets the identity (their address
@@ -125,7 +170,10 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
           },
           now
         )
-        return { user, identity: decision.identity, unverified: false }
+        const unconfirmed =
+          Option.isSome(email) && Option.isSome(user.email) && Option.isNone(user.emailConfirmedAt)
+        if (!unconfirmed) return { user, identity: decision.identity, unverified: false }
+        return yield* confirmReturning(user, decision.identity, data, emailVerified, now)
       }
       case "LinkAccount": {
         if (Ban.isBanned(decision.user.bannedUntil, now)) return yield* AuthError.userBanned()

@@ -306,6 +306,16 @@ describe("every external provider signs in through the auth service against a lo
         [testCase.name, testCase.subject]
       ])
 
+      // The same provider account again before the address is confirmed: refused again, with
+      // no session, as Supabase Auth checks confirmation for returning accounts too. The mail
+      // is not sent again within SMTP_MAX_FREQUENCY, so the first link stays the one to use.
+      const again = await signIn(testCase)
+      expect(Object.fromEntries(again.searchParams)).toEqual(error)
+      expect(new URLSearchParams(again.hash.slice(1)).get("access_token")).toBeNull()
+      const still = (await allUsers()).find((user) => user.email === email)
+      expect(still?.id).toBe(made?.id)
+      expect(still?.email_confirmed_at).toBeUndefined()
+
       // The mailed link confirms the address and signs the user in at the site.
       const { link } = Mailbox.linkAndCode((await Mailbox.mailTo(catcher, email)).text)
       const confirmed = await fetch(link, { redirect: "manual" })
