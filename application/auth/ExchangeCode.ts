@@ -8,7 +8,9 @@ import { SecretHasher } from "../ports/SecretHasher.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import * as IssueSession from "./IssueSession.js"
+import * as ProviderTokenSeal from "./ProviderTokenSeal.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
+import { SealedSecret } from "./ports/TokenSealer.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
 const methods: ReadonlyArray<IssueSession.Method> = ["otp", "magiclink", "recovery", "invite", "oauth"]
@@ -16,9 +18,10 @@ const methodOf = (name: string): IssueSession.Method => methods.find((method) =>
 
 /**
  * `POST /token?grant_type=pkce` (supabase-js `exchangeCodeForSession`): the authorization code a
- * followed link handed out, with the verifier of the challenge its request sent, for a session.
+ * followed link or a provider sign-in handed out, with the verifier of the challenge its request sent, for a session.
  * The code is taken out before the verifier is checked, so it is good for one attempt only —
- * a wrong verifier ends it (Supabase Auth lets the code be tried again).
+ * a wrong verifier ends it (Supabase Auth lets the code be tried again). After a provider
+ * sign-in the answer carries the provider's tokens too.
  */
 export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
   (authCode: string, codeVerifier: string, client: IssueSession.Client) =>
@@ -38,6 +41,12 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
       const user = yield* Effect.flatMap(UserRepository, (users) => users.findById(flow.userId))
       if (Option.isNone(user)) return yield* AuthError.flowStateNotFound()
       if (Ban.isBanned(user.value.bannedUntil, now)) return yield* AuthError.userBanned()
-      return yield* IssueSession.issue(user.value, methodOf(flow.authenticationMethod), client)
+      const grant = yield* IssueSession.issue(user.value, methodOf(flow.authenticationMethod), client)
+      // A provider sign-in's tokens, for this answer only: sealed under the code just redeemed.
+      const providerTokens = yield* Option.match(flow.providerTokens, {
+        onNone: () => Effect.succeed(Option.none<ProviderTokenSeal.ProviderTokens>()),
+        onSome: (sealed) => ProviderTokenSeal.open(authCode, SealedSecret.make(sealed))
+      })
+      return { grant, providerTokens }
     })
 )

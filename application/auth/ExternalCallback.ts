@@ -21,6 +21,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as IssueSession from "./IssueSession.js"
+import * as ProviderTokenSeal from "./ProviderTokenSeal.js"
 import { ExternalLoginStore } from "./ports/ExternalLoginStore.js"
 import { type ExternalProvider, ExternalProviders } from "./ports/ExternalProviders.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
@@ -36,12 +37,6 @@ export interface CallbackRequest {
   readonly client: IssueSession.Client
 }
 
-/** The provider's tokens, for the application once (`provider_token`, `provider_refresh_token`). */
-export interface ProviderTokens {
-  readonly accessToken: Redacted.Redacted<string>
-  readonly refreshToken: Option.Option<Redacted.Redacted<string>>
-}
-
 /** Where the callback sends the browser, and with what. */
 export type CallbackOutcome =
   | {
@@ -49,7 +44,7 @@ export type CallbackOutcome =
       readonly target: string
       readonly grant: IssueSession.Grant
       readonly provider: string
-      readonly providerTokens: Option.Option<ProviderTokens>
+      readonly providerTokens: Option.Option<ProviderTokenSeal.ProviderTokens>
     }
   /** The PKCE flow: `target?code=…`, which the application exchanges with its verifier. */
   | { readonly _tag: "Code"; readonly target: string; readonly code: string }
@@ -295,6 +290,12 @@ const finish = (
       const mint = yield* TokenMint
       const flows = yield* FlowStateStore
       const id = FlowStateId.make(yield* mint.uuid)
+      const code = yield* mint.uuid
+      // The provider's tokens wait for the exchange sealed under the code (ProviderTokenSeal).
+      const providerTokens =
+        profile.tokens === undefined
+          ? Option.none()
+          : Option.some(yield* ProviderTokenSeal.seal(code, profile.tokens))
       yield* flows.create(
         new FlowState({
           id,
@@ -304,10 +305,10 @@ const finish = (
           authenticationMethod: "oauth",
           authCodeHash: Option.none(),
           authCodeIssuedAt: Option.none(),
+          providerTokens,
           createdAt: now
         })
       )
-      const code = yield* mint.uuid
       const codeHash = yield* (yield* SecretHasher).hash(Redacted.make(code))
       yield* flows.issueCode(id, codeHash, now)
       return { _tag: "Code", target: login.redirectTo, code } satisfies CallbackOutcome

@@ -33,6 +33,7 @@ export const start = (user: User, challenge: Challenge, authenticationMethod: st
           authenticationMethod,
           authCodeHash: Option.none(),
           authCodeIssuedAt: Option.none(),
+          providerTokens: Option.none(),
           createdAt: now
         })
       )

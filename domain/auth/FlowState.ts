@@ -29,6 +29,11 @@ export class FlowState extends Schema.Class<FlowState>("FlowState")({
   authenticationMethod: Schema.String,
   authCodeHash: Schema.OptionFromNullOr(SecretHash),
   authCodeIssuedAt: Schema.OptionFromNullOr(Timestamp),
+  /**
+   * A provider sign-in's own tokens (`provider_token`, `provider_refresh_token`), for the
+   * exchange's answer, sealed under the authorization code; none for mailed flows.
+   */
+  providerTokens: Schema.OptionFromNullOr(Schema.String),
   createdAt: Timestamp
 }) {}
 

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as AuthError from "../../../application/auth/AuthError.js"
 import { exchangeCode } from "../../../application/auth/ExchangeCode.js"
@@ -58,12 +59,23 @@ const refresh = (request: HttpRequest) =>
     return HttpMessage.json(SessionJson.encode(yield* refreshSession(body.refresh_token ?? "")))
   })
 
-/** The PKCE grant: the code a followed mail link handed out, for a session (ExchangeCode). */
+/** The PKCE grant: the code a followed mail link or a provider sign-in handed out, for a session (ExchangeCode). */
 const pkce = (request: HttpRequest) =>
   Effect.gen(function* () {
     const body = yield* JsonRequest.decode(PkceBody)(request)
-    const grant = yield* exchangeCode(body.auth_code ?? "", body.code_verifier ?? "", ClientInfo.of(request))
-    return HttpMessage.json(SessionJson.encode(grant))
+    const exchanged = yield* exchangeCode(
+      body.auth_code ?? "",
+      body.code_verifier ?? "",
+      ClientInfo.of(request)
+    )
+    const tokens = Option.getOrUndefined(exchanged.providerTokens)
+    const refresh = tokens === undefined ? undefined : Option.getOrUndefined(tokens.refreshToken)
+    return HttpMessage.json(
+      SessionJson.encode(exchanged.grant, {
+        ...(tokens === undefined ? {} : { provider_token: Redacted.value(tokens.accessToken) }),
+        ...(refresh === undefined ? {} : { provider_refresh_token: Redacted.value(refresh) })
+      })
+    )
   })
 
 /** Sign-in with an ID token from a provider's own SDK (supabase-js `signInWithIdToken`). */

@@ -21,6 +21,7 @@ const flow = (method: FlowState.ChallengeMethod, challenge: string, codeIssued: 
     authenticationMethod: "otp",
     authCodeHash: Option.none(),
     authCodeIssuedAt: codeIssued,
+    providerTokens: Option.none(),
     createdAt: issued
   })
 

@@ -126,6 +126,10 @@ describe("sign-in with an external provider through supabase-js (an OpenID provi
     const exchanged = await supabase.auth.exchangeCodeForSession(code)
     expect(exchanged.error).toBeNull()
     expect(exchanged.data.user?.email).toBe(email)
+    // The provider's token rides with the exchange's answer, as with Supabase Auth; the flow
+    // state kept it sealed under the code until then.
+    expect(exchanged.data.session?.provider_token).toEqual(expect.any(String))
+    expect(exchanged.data.session?.provider_token).not.toBe("")
     expect((await supabase.auth.exchangeCodeForSession(code)).error).not.toBeNull()
   })
 

@@ -25,6 +25,7 @@ const started = Effect.gen(function* () {
     authenticationMethod: "magiclink",
     authCodeHash: Option.none(),
     authCodeIssuedAt: Option.none(),
+    providerTokens: Option.none(),
     createdAt: Fixtures.t0
   })
   yield* Effect.flatMap(FlowStateStore, (flows) => flows.create(flow))
