@@ -1,12 +1,17 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as CustomProvider from "../../domain/auth/CustomProvider.js"
+import * as IdTokenIssuer from "../../domain/auth/IdTokenIssuer.js"
 import * as IdTokenNonce from "../../domain/auth/IdTokenNonce.js"
 import type { UpstreamProfile } from "../../domain/UpstreamProfile.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
+import { AuthSettings } from "./AuthSettings.js"
 import { signInOrUp } from "./ExternalCallback.js"
 import * as IssueSession from "./IssueSession.js"
+import { CustomProviderStore } from "./ports/CustomProviderStore.js"
 import { ExternalProviders } from "./ports/ExternalProviders.js"
 import { IdTokenVerifier } from "./ports/IdTokenVerifier.js"
 import { Transactions } from "./ports/Transactions.js"
@@ -63,6 +68,65 @@ const profileOf = (provider: string, claims: Readonly<Record<string, unknown>>):
   }
 }
 
+const invalid = (message: string) => AuthError.validationFailed(message)
+
+const disabled = (message: string) =>
+  new AuthError.AuthError({ code: "provider_disabled", message, status: 400 })
+
+/** A custom provider's standing, in Supabase Auth's words when it cannot take ID tokens. */
+const checkCustom = (name: string) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    if (!settings.customProviders.enabled) return yield* invalid("Custom OAuth providers are disabled")
+    const saved = yield* Effect.flatMap(CustomProviderStore, (store) => store.find(name))
+    if (Option.isNone(saved)) return yield* invalid(`Custom provider ${JSON.stringify(name)} not found`)
+    if (!saved.value.enabled) return yield* disabled(`Custom provider ${JSON.stringify(name)} is disabled`)
+    if (saved.value.providerType !== "oidc")
+      return yield* invalid(`Provider ${JSON.stringify(name)} is not an OIDC provider`)
+  })
+
+/**
+ * The provider the request means and the issuer its token must come from, as Supabase Auth
+ * picks them: by `provider`, or by `issuer` alone for the providers it knows by issuer; a
+ * provider whose ID tokens are not taken is "not allowed", a known one that is off "not enabled"
+ * (naming its issuer), and Apple's and Azure's issuer is read from the token.
+ */
+const targetOf = (request: IdTokenRequest) =>
+  Effect.gen(function* () {
+    const providers = yield* ExternalProviders
+    const verifier = yield* IdTokenVerifier
+    // Each candidate's rule: the configured provider's, else the one it would have.
+    const ruleOf = (name: string) =>
+      Effect.map(providers.find(name), (found) => ({
+        found,
+        rule: Option.isSome(found)
+          ? found.value.idTokenIssuer
+          : IdTokenIssuer.forProvider(name, Option.none())
+      }))
+    const requested = request.provider.toLowerCase()
+    if (CustomProvider.isCustom(requested)) yield* checkCustom(requested)
+    let name = requested
+    if (name === "") {
+      for (const candidate of IdTokenIssuer.byIssuer) {
+        const { rule } = yield* ruleOf(candidate)
+        if (Option.exists(rule, (known) => IdTokenIssuer.names(known, request.issuer))) {
+          name = candidate
+          break
+        }
+      }
+    }
+    const { found, rule } = yield* ruleOf(name)
+    if (Option.isNone(rule))
+      return yield* invalid(`Custom OIDC provider ${JSON.stringify(request.provider)} not allowed`)
+    const issuer = yield* Either.match(
+      IdTokenIssuer.resolve(rule.value, request.issuer, verifier.issuerOf(request.idToken)),
+      { onLeft: (refused) => Effect.fail(invalid(refused.message)), onRight: Effect.succeed }
+    )
+    if (Option.isNone(found))
+      return yield* disabled(`Provider (issuer ${JSON.stringify(issuer)}) is not enabled`)
+    return { name, provider: found.value, issuer }
+  })
+
 /**
  * `signInWithIdToken` (supabase-js; native apps that signed in with the provider's own SDK): an
  * ID token of an enabled provider, checked against the provider's published keys (issuer,
@@ -81,19 +145,10 @@ export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")
         "validation_failed"
       )
     }
-    const name = request.provider.toLowerCase()
-    const provider = yield* (yield* ExternalProviders).find(name)
-    const issuer = Option.flatMap(provider, (found) => found.idTokenIssuer)
-    if (Option.isNone(provider) || Option.isNone(issuer)) {
-      return yield* new AuthError.AuthError({
-        code: "provider_disabled",
-        message: `Provider (issuer ${JSON.stringify(request.provider === "" ? request.issuer : request.provider)}) is not enabled`,
-        status: 400
-      })
-    }
+    const { name, provider, issuer } = yield* targetOf(request)
     const now = new Date(yield* Clock.currentTimeMillis)
     const claims = yield* Effect.flatMap(IdTokenVerifier, (verifier) =>
-      verifier.verify(request.idToken, { issuer: issuer.value, audiences: provider.value.audiences, now })
+      verifier.verify(request.idToken, { issuer, audiences: provider.audiences, now })
     ).pipe(
       Effect.catchTag("IdTokenRefused", (refused) =>
         Effect.zipRight(
@@ -102,15 +157,15 @@ export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")
         )
       )
     )
-    if (!provider.value.skipNonceCheck) {
+    if (!provider.skipNonceCheck) {
       const nonce = yield* IdTokenNonce.check(request.nonce, text(claims.nonce))
       if (nonce._tag === "Refused")
         return yield* AuthError.oauth("invalid request", nonce.message, "validation_failed")
     }
-    const profile = profileOf(name, provider.value.shapeClaims(claims))
+    const profile = profileOf(name, provider.shapeClaims(claims))
     if (profile.subject === "")
       return yield* AuthError.oauth("invalid request", "Bad ID token", "validation_failed")
-    if (Option.isNone(profile.email) && !provider.value.emailOptional) {
+    if (Option.isNone(profile.email) && !provider.emailOptional) {
       return yield* AuthError.oauth(
         "invalid request",
         "Missing email address in ID token",

@@ -114,7 +114,8 @@ export const externalProviders = (
           emailOptional: provider.emailOptional,
           audiences: [provider.clientId],
           shapeClaims: (claims) => claims,
-          skipNonceCheck: provider.skipNonceCheck,
+          // Facebook's Limited Login tokens carry no nonce we could check, as Supabase Auth notes.
+          skipNonceCheck: provider.skipNonceCheck || provider.name === "facebook",
           idTokenIssuer: ExternalConfig.idTokenIssuer(provider),
           passThrough: entry.value.traits.parameters,
           takeHandshake: ProviderCatalog.takeHandshake

@@ -4,6 +4,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import { type ProviderKey, providerKeys } from "../../application/auth/AuthSettings.js"
+import * as IdTokenIssuer from "../../domain/auth/IdTokenIssuer.js"
 import * as ConfigValues from "../ConfigValues.js"
 
 /** One external provider's `EXTERNAL_<X>_*` variables, for a provider that is enabled. */
@@ -102,28 +103,12 @@ export const providers: Config.Config<ReadonlyArray<ProviderConfig>> = Config.al
   Config.map((all) => all.flatMap((entry) => (Option.isSome(entry) ? [entry.value] : [])))
 )
 
-/** Fixed issuers of the providers whose ID tokens Supabase Auth takes (`grant_type=id_token`). */
-const fixedIssuers: Partial<Record<ProviderKey, string>> = {
-  google: "https://accounts.google.com",
-  apple: "https://appleid.apple.com",
-  facebook: "https://www.facebook.com"
-}
-
 /**
- * The issuer an application's ID tokens of `provider` must name: the fixed one, Keycloak's realm,
- * or an Azure tenant's (`<URL>/v2.0`, when `EXTERNAL_AZURE_URL` names one tenant). None for the
- * others, whose ID tokens are not taken.
+ * Which ID tokens of `provider` an application may sign in with (IdTokenIssuer): Keycloak's are
+ * its realm's (`EXTERNAL_KEYCLOAK_URL`); none for the providers whose ID tokens are not taken.
  */
-export const idTokenIssuer = (provider: ProviderConfig): Option.Option<string> => {
-  const fixed = fixedIssuers[provider.name]
-  if (fixed !== undefined) return Option.some(fixed)
-  const url = Option.map(provider.url, (value) => value.href.replace(/\/+$/, ""))
-  if (provider.name === "keycloak") return url
-  if (provider.name === "azure") {
-    return Option.filter(
-      Option.map(url, (tenant) => `${tenant}/v2.0`),
-      (issuer) => !/\/(common|organizations|consumers)\/v2\.0$/.test(issuer)
-    )
-  }
-  return Option.none()
-}
+export const idTokenIssuer = (provider: ProviderConfig): Option.Option<IdTokenIssuer.Rule> =>
+  IdTokenIssuer.forProvider(
+    provider.name,
+    Option.map(provider.url, (value) => value.href.replace(/\/+$/, ""))
+  )

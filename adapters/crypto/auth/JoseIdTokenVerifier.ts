@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as jose from "jose"
@@ -79,7 +80,15 @@ export const layer = (settings: Settings = {}) =>
             return payload
           }),
         (_: string, expected: Expected) => ({ "idtoken.issuer": expected.issuer })
-      )
+      ),
+      issuerOf: (token: string) => {
+        try {
+          const issuer = jose.decodeJwt(token).iss
+          return typeof issuer === "string" && issuer !== "" ? Option.some(issuer) : Option.none()
+        } catch {
+          return Option.none()
+        }
+      }
     }
   })
 

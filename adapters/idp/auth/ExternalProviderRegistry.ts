@@ -7,6 +7,7 @@ import {
   ExternalProviders
 } from "../../../application/auth/ports/ExternalProviders.js"
 import * as CustomProvider from "../../../domain/auth/CustomProvider.js"
+import * as IdTokenIssuer from "../../../domain/auth/IdTokenIssuer.js"
 import * as CustomUpstream from "./CustomUpstream.js"
 
 export interface CustomSettings extends CustomUpstream.Reach {
@@ -57,9 +58,12 @@ export const layer = (configured: ReadonlyMap<string, ExternalProvider>, custom:
             skipNonceCheck: saved.skipNonceCheck,
             idTokenIssuer:
               saved.providerType === "oidc"
-                ? Option.orElse(
-                    Option.map(saved.discovery, (document) => document.issuer),
-                    () => saved.issuer
+                ? Option.map(
+                    Option.orElse(
+                      Option.map(saved.discovery, (document) => document.issuer),
+                      () => saved.issuer
+                    ),
+                    IdTokenIssuer.fixed
                   )
                 : Option.none(),
             takeHandshake: (url) => ({ url, handshake: Option.none() })

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type * as IdTokenIssuer from "../../../domain/auth/IdTokenIssuer.js"
 import type { UpstreamIdentityProvider } from "../../ports/UpstreamIdentityProvider.js"
 
 /** One enabled provider, built from its `EXTERNAL_<X>_*` variables. */
@@ -33,7 +34,7 @@ export interface ExternalProvider {
    * The issuer of the ID tokens an application may sign in with (`grant_type=id_token`); none
    * for providers whose ID tokens Supabase Auth does not take.
    */
-  readonly idTokenIssuer: Option.Option<string>
+  readonly idTokenIssuer: Option.Option<IdTokenIssuer.Rule>
   readonly takeHandshake: (url: URL) => { readonly url: URL; readonly handshake: Option.Option<string> }
 }
 

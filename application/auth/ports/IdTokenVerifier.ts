@@ -1,5 +1,6 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 /**
@@ -27,5 +28,10 @@ export class IdTokenVerifier extends Context.Tag("latchkey/auth/IdTokenVerifier"
       token: string,
       expected: Expected
     ) => Effect.Effect<Readonly<Record<string, unknown>>, IdTokenRefused>
+    /**
+     * The issuer the token names, read without any check (Apple's and Azure's issuer is told by
+     * the token); none when it is not a JWT with a text `iss`. `verify` checks it afterwards.
+     */
+    readonly issuerOf: (token: string) => Option.Option<string>
   }
 >() {}

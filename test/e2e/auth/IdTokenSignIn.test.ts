@@ -117,8 +117,56 @@ describe("signInWithIdToken through supabase-js: ID tokens checked against the p
     expect(await messageOf(supabase.auth.signInWithIdToken({ provider: "keycloak", token: nonced }))).toBe(
       "Passed nonce and nonce in id_token should either both exist or not."
     )
+    // A provider that is off is named by its issuer; one whose ID tokens are never taken is
+    // "not allowed"; Apple's issuer is read from the token and must be Apple's.
     expect(await messageOf(supabase.auth.signInWithIdToken({ provider: "google", token: nonced }))).toBe(
-      'Provider (issuer "google") is not enabled'
+      'Provider (issuer "https://accounts.google.com") is not enabled'
     )
+    expect(await messageOf(supabase.auth.signInWithIdToken({ provider: "github", token: nonced }))).toBe(
+      'Custom OIDC provider "github" not allowed'
+    )
+    expect(await messageOf(supabase.auth.signInWithIdToken({ provider: "apple", token: nonced }))).toBe(
+      "Detected ID token issuer is not an Apple ID token issuer"
+    )
+    expect(await messageOf(supabase.auth.signInWithIdToken({ provider: "apple", token: "not-a-jwt" }))).toBe(
+      "Unable to detect issuer in ID token for Apple provider"
+    )
+    expect(
+      await messageOf(supabase.auth.signInWithIdToken({ provider: "custom:nobody", token: nonced }))
+    ).toBe('Custom provider "custom:nobody" not found')
+  })
+
+  it("a request naming only the issuer and a client id finds the provider by its issuer", async () => {
+    const email = `native-${randomUUID()}@example.com`
+    const post = async (body: Record<string, string>) => {
+      const response = await fetch(`${baseUrl}/token?grant_type=id_token`, {
+        method: "POST",
+        headers: { apikey: anonKey, "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })
+      return { status: response.status, body: await response.json() }
+    }
+    const signedIn = await post({ id_token: await idToken({ email }), issuer, client_id: clientId })
+    expect(signedIn).toEqual({
+      status: 200,
+      body: expect.objectContaining({
+        user: expect.objectContaining({
+          email,
+          app_metadata: expect.objectContaining({ provider: "keycloak" })
+        })
+      })
+    })
+    const unknown = await post({
+      id_token: await idToken({ email }),
+      issuer: "https://issuer.example.com",
+      client_id: clientId
+    })
+    expect(unknown).toEqual({
+      status: 400,
+      body: expect.objectContaining({
+        error_code: "validation_failed",
+        msg: 'Custom OIDC provider "" not allowed'
+      })
+    })
   })
 })
