@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as jose from "jose"
 import {
