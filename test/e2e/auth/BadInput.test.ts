@@ -300,6 +300,38 @@ describe("bad input to the auth service: Supabase Auth's 4xx, never a 5xx", () =
     })
   })
 
+  it("custom-provider admin paths: bad JSON, wrong field types, no token, unknown and malformed identifiers", async () => {
+    for (const body of ["{", '{"scopes": "email"}', '{"pkce_enabled": "yes"}', '{"attribute_mapping": []}']) {
+      const answer = await call("POST", "/admin/custom-providers", { headers: admin(), body })
+      expect(answer.status, body).toBe(400)
+      expect(answer.body, body).toMatchObject({ error_code: "bad_json" })
+    }
+    const anonymous = await call("GET", "/admin/custom-providers")
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.body).toMatchObject({ error_code: "no_authorization" })
+    const unknown = await call("GET", "/admin/custom-providers/custom%3Anobody", { headers: admin() })
+    expect(unknown.body).toEqual({
+      code: 404,
+      error_code: "custom_provider_not_found",
+      msg: "Custom OAuth provider not found"
+    })
+    const unprefixed = await call("DELETE", "/admin/custom-providers/nobody", { headers: admin() })
+    expect(unprefixed.body).toEqual({
+      code: 400,
+      error_code: "validation_failed",
+      msg: "identifier must start with 'custom:' prefix, e.g. 'custom:nobody'"
+    })
+    const update = await call("PUT", "/admin/custom-providers/custom:nobody", {
+      headers: admin(),
+      body: JSON.stringify({ authorization_params: { nonce: "fixed" } })
+    })
+    expect(update.body).toEqual({
+      code: 400,
+      error_code: "validation_failed",
+      msg: "Cannot override reserved OAuth parameter: nonce"
+    })
+  })
+
   it("answers in the newer shape, with the version header, to a client that asks for it", async () => {
     const answer = await post(
       "/token?grant_type=password",

@@ -4,6 +4,7 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 
 // Several instances need a PostgreSQL server they all reach; CI always has one.
 const hasServer = inject("postgresUrl") !== null
@@ -84,5 +85,48 @@ describe.runIf(hasServer)("several auth instances on one database", () => {
     const limited = await refresh(b, "lkr_unknown")
     expect(limited.body).toMatchObject({ error_code: "over_request_rate_limit" })
     expect(Option.some(limited.status)).toEqual(Option.some(429))
+  })
+
+  it("see a custom provider the moment another instance saves, changes or deletes it", async () => {
+    const admin = { authorization: `Bearer ${await SupabaseClientSupport.apiKey("service_role")}` }
+    // Public literal addresses: checked without a name to resolve, and never contacted here,
+    // since starting a sign-in only builds the provider's URL.
+    const provider = (authorizationUrl: string) =>
+      JSON.stringify({
+        provider_type: "oauth2",
+        identifier: "custom:shared",
+        name: "Shared",
+        client_id: "shared-client",
+        client_secret: "shared-secret",
+        authorization_url: authorizationUrl,
+        token_url: "https://1.1.1.1/token",
+        userinfo_url: "https://1.1.1.1/userinfo"
+      })
+    const startAt = async (base: string) => {
+      const response = await fetch(`${base}/authorize?provider=custom:shared`, { redirect: "manual" })
+      const location = response.headers.get("location")
+      return location === null ? response.status : new URL(location).origin + new URL(location).pathname
+    }
+    expect(await startAt(b)).toBe(400)
+    const created = await json(`${a}/admin/custom-providers`, {
+      method: "POST",
+      headers: admin,
+      body: provider("https://1.1.1.1/authorize")
+    })
+    expect(created.status).toBe(201)
+    expect(await startAt(b)).toBe("https://1.1.1.1/authorize")
+    const changed = await json(`${a}/admin/custom-providers/custom:shared`, {
+      method: "PUT",
+      headers: admin,
+      body: JSON.stringify({ authorization_url: "https://8.8.8.8/authorize" })
+    })
+    expect(changed.status).toBe(200)
+    expect(await startAt(b)).toBe("https://8.8.8.8/authorize")
+    const deleted = await fetch(`${a}/admin/custom-providers/custom:shared`, {
+      method: "DELETE",
+      headers: admin
+    })
+    expect(deleted.status).toBe(204)
+    expect(await startAt(b)).toBe(400)
   })
 })
