@@ -12,7 +12,8 @@ import { listCustomProviders } from "../../../application/auth/admin/ListCustomP
 import { updateCustomProvider } from "../../../application/auth/admin/UpdateCustomProvider.js"
 import { CustomProviderStore } from "../../../application/auth/ports/CustomProviderStore.js"
 import { EndpointRefused, ProviderEndpoints } from "../../../application/auth/ports/ProviderEndpoints.js"
-import { Discovery, type Params } from "../../../domain/auth/CustomProvider.js"
+import { Discovery } from "../../../domain/auth/CustomProvider.js"
+import * as CustomProviderFixtures from "../../support/auth/CustomProviderFixtures.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 
 /**
@@ -41,15 +42,7 @@ const directory = () => {
   return { discovered, layer }
 }
 
-const oidc = (identifier: string, extra: Partial<Params> = {}): Params => ({
-  providerType: "oidc",
-  identifier,
-  name: "Acme",
-  clientId: "client",
-  clientSecret: "secret",
-  issuer: "https://id.acme.example",
-  ...extra
-})
+const oidc = CustomProviderFixtures.oidcParams
 
 /** The error's code and message, or "ok". */
 const outcome = <A, R>(effect: Effect.Effect<A, { readonly code: string; readonly message: string }, R>) =>

@@ -45,25 +45,18 @@ describe("CustomProvider", () => {
       /^identifier must be 2 to 50/
     )
     expect(message({ providerType: "oidc", identifier: `custom:${"a".repeat(43)}` })).toBe("name is required")
-    expect(
-      message({
-        providerType: "oauth2",
-        identifier: "custom:a",
-        name: "A",
-        clientId: "c",
-        clientSecret: "s",
-        authorizationUrl: "https://a",
-        tokenUrl: "https://t"
-      })
-    ).toBe("userinfo_url is required for OAuth2 providers")
-    const accepted = CustomProvider.checkNew({
+    const oauth2: CustomProvider.Params = {
       providerType: "oauth2",
       identifier: "custom:a",
       name: "A",
       clientId: "c",
       clientSecret: "s",
       authorizationUrl: "https://a",
-      tokenUrl: "https://t",
+      tokenUrl: "https://t"
+    }
+    expect(message(oauth2)).toBe("userinfo_url is required for OAuth2 providers")
+    const accepted = CustomProvider.checkNew({
+      ...oauth2,
       userinfoUrl: "https://u",
       issuer: "https://ignored-for-oauth2",
       skipNonceCheck: true

@@ -195,8 +195,8 @@ describe("custom providers through supabase-js", () => {
         ? { json: { id: 4242, mail: "oauth2-person@example.com", verified: true, display: "Oh Two" } }
         : { status: 401, json: {} }
     )
-    const created = await admin.auth.admin.customProviders.createProvider({
-      provider_type: "oauth2",
+    const plain = {
+      provider_type: "oauth2" as const,
       identifier: "custom:plain",
       name: "Plain OAuth",
       client_id: "plain-client",
@@ -204,7 +204,10 @@ describe("custom providers through supabase-js", () => {
       authorization_url: `${fake.origin.origin}/authorize`,
       token_url: `${fake.origin.origin}/token`,
       userinfo_url: `${fake.origin.origin}/userinfo`,
-      scopes: ["read:user"],
+      scopes: ["read:user"]
+    }
+    const created = await admin.auth.admin.customProviders.createProvider({
+      ...plain,
       attribute_mapping: { sub: "id", email: "mail", email_verified: "verified", name: "display" }
     })
     // `email_verified` is a protected target: the mapping may not vouch for an address.
@@ -214,15 +217,7 @@ describe("custom providers through supabase-js", () => {
       message: "Cannot map to protected system field: email_verified"
     })
     const accepted = await admin.auth.admin.customProviders.createProvider({
-      provider_type: "oauth2",
-      identifier: "custom:plain",
-      name: "Plain OAuth",
-      client_id: "plain-client",
-      client_secret: "plain-secret",
-      authorization_url: `${fake.origin.origin}/authorize`,
-      token_url: `${fake.origin.origin}/token`,
-      userinfo_url: `${fake.origin.origin}/userinfo`,
-      scopes: ["read:user"],
+      ...plain,
       email_optional: true,
       attribute_mapping: { sub: "id", email: "mail", name: "display" }
     })

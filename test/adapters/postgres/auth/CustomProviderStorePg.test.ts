@@ -6,22 +6,19 @@ import * as Redacted from "effect/Redacted"
 import * as AuthStoragePg from "../../../../adapters/postgres/auth/AuthStoragePg.js"
 import { CustomProviderStore } from "../../../../application/auth/ports/CustomProviderStore.js"
 import * as CustomProvider from "../../../../domain/auth/CustomProvider.js"
+import * as CustomProviderFixtures from "../../../support/auth/CustomProviderFixtures.js"
 import * as TestDatabase from "../../../support/TestDatabase.js"
 
 const provider = (identifier: string) =>
   Either.getOrThrow(
     Either.map(
-      CustomProvider.checkNew({
-        providerType: "oidc",
-        identifier,
-        name: "Acme",
-        clientId: "client",
-        clientSecret: "secret",
-        issuer: "https://id.acme.example",
-        attributeMapping: { email: "mail", tier: { level: 3 } },
-        authorizationParams: { prompt: "login" },
-        customClaimsAllowlist: ["groups"]
-      }),
+      CustomProvider.checkNew(
+        CustomProviderFixtures.oidcParams(identifier, {
+          attributeMapping: { email: "mail", tier: { level: 3 } },
+          authorizationParams: { prompt: "login" },
+          customClaimsAllowlist: ["groups"]
+        })
+      ),
       (fields) =>
         new CustomProvider.CustomProvider({
           ...fields,
