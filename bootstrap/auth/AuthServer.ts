@@ -112,7 +112,7 @@ export const externalProviders = (
           upstream,
           redirectUri: Option.getOrElse(provider.redirectUri, () => `${config.api.externalUrl}/callback`),
           emailOptional: provider.emailOptional,
-          audiences: [provider.clientId],
+          audiences: provider.clientIds,
           shapeClaims: (claims) => claims,
           // Facebook's Limited Login tokens carry no nonce we could check, as Supabase Auth notes.
           skipNonceCheck: provider.skipNonceCheck || provider.name === "facebook",

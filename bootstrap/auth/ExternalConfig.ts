@@ -10,7 +10,14 @@ import * as ConfigValues from "../ConfigValues.js"
 /** One external provider's `EXTERNAL_<X>_*` variables, for a provider that is enabled. */
 export interface ProviderConfig {
   readonly name: ProviderKey
+  /** The first of `_CLIENT_ID`'s ids: the one the sign-in page's flow uses. */
   readonly clientId: string
+  /**
+   * Every id of `_CLIENT_ID` (a comma list, as Supabase Auth reads it): the audiences an ID
+   * token may name, so one provider serves a web client and native apps (Apple's Services ID
+   * and bundle id).
+   */
+  readonly clientIds: ReadonlyArray<string>
   readonly secret: Redacted.Redacted
   /** `_REDIRECT_URI`: our callback as registered at the provider; `API_EXTERNAL_URL/callback` by default. */
   readonly redirectUri: Option.Option<string>
@@ -59,7 +66,11 @@ const one = (provider: ProviderKey) =>
   }).pipe(
     Config.mapOrFail((fields): Either.Either<Option.Option<ProviderConfig>, ConfigError.ConfigError> => {
       if (!fields.enabled) return Either.right(Option.none())
-      const clientId = Option.filter(fields.clientId, (id) => id.trim() !== "")
+      const clientIds = Option.getOrElse(fields.clientId, () => "")
+        .split(",")
+        .map((id) => id.trim())
+        .filter((id) => id !== "")
+      const clientId = Option.fromNullable(clientIds[0])
       if (Option.isNone(clientId)) {
         return Either.left(
           ConfigValues.invalid(
@@ -87,7 +98,8 @@ const one = (provider: ProviderKey) =>
       return Either.right(
         Option.some({
           name: provider,
-          clientId: clientId.value.trim(),
+          clientId: clientId.value,
+          clientIds,
           secret: fields.secret.value,
           redirectUri: Option.map(fields.redirectUri, (url) => url.toString()),
           url: fields.url,

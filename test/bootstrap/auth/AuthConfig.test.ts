@@ -367,10 +367,17 @@ describe("auth configuration", () => {
           AUTHSVC_EXTERNAL_GITHUB_ENABLED: "true",
           AUTHSVC_EXTERNAL_GITHUB_CLIENT_ID: " app-id ",
           AUTHSVC_EXTERNAL_GITHUB_SECRET: "the-secret",
-          AUTHSVC_EXTERNAL_GOOGLE_ENABLED: "false"
+          AUTHSVC_EXTERNAL_GOOGLE_ENABLED: "false",
+          // A comma list, as Supabase Auth reads it: the first id for the web flow, all for ID tokens.
+          AUTHSVC_EXTERNAL_APPLE_ENABLED: "true",
+          AUTHSVC_EXTERNAL_APPLE_CLIENT_ID: "com.example.web, com.example.ios,",
+          AUTHSVC_EXTERNAL_APPLE_SECRET: "the-apple-secret"
         })
-        expect(c.externalProviders.map((provider) => [provider.name, provider.clientId])).toEqual([
-          ["github", "app-id"]
+        expect(
+          c.externalProviders.map((provider) => [provider.name, provider.clientId, provider.clientIds])
+        ).toEqual([
+          ["apple", "com.example.web", ["com.example.web", "com.example.ios"]],
+          ["github", "app-id", ["app-id"]]
         ])
         expect(String(c.externalProviders[0]?.secret)).not.toContain("the-secret")
       })

@@ -46,7 +46,8 @@ beforeAll(async () => {
       AuthServerHarness.start({
         env: {
           AUTHSVC_EXTERNAL_KEYCLOAK_ENABLED: "true",
-          AUTHSVC_EXTERNAL_KEYCLOAK_CLIENT_ID: clientId,
+          // A web client first, then the native app: ID tokens may be for either.
+          AUTHSVC_EXTERNAL_KEYCLOAK_CLIENT_ID: `web-client,${clientId}`,
           AUTHSVC_EXTERNAL_KEYCLOAK_SECRET: "not-used-by-native-sign-in",
           AUTHSVC_EXTERNAL_KEYCLOAK_URL: issuer
         },
