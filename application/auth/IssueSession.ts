@@ -96,13 +96,12 @@ export const issue = Telemetry.fn("IssueSession.issue")(
         now
       )
       yield* sessions.start(session, yield* hasher.hash(refreshToken))
-      yield* users
+      const identities = yield* users
         .recordSignIn(user.id, identity, now)
         .pipe(Effect.catchTag("UserNotFound", () => Effect.fail(AuthError.userNotFound())))
       const signedIn = new User({ ...user, lastSignInAt: Option.some(now) })
       const access = yield* accessTokenFor(signedIn, session, now)
       yield* Telemetry.annotate("session.id", session.id)
-      const identities = yield* users.identitiesOf(user.id)
       return { access, refreshToken, user: signedIn, identities, session } satisfies Grant
     }),
   (user, method) => ({ "user.id": user.id, method })

@@ -6,6 +6,7 @@ import type { FlowStateId } from "../../domain/auth/FlowState.js"
 import { codeSubject, type Purpose, purposesOf } from "../../domain/auth/OneTimeToken.js"
 import * as Ban from "../../domain/Ban.js"
 import type { UserId } from "../../domain/Ids.js"
+import type { User } from "../../domain/User.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
@@ -74,6 +75,8 @@ const useUp = (request: VerifyRequest) =>
     const now = new Date(yield* Clock.currentTimeMillis)
 
     let userId: UserId
+    // The user as read to find the code's owner, when a code was used: read again otherwise.
+    let known = Option.none<User>()
     let purpose: Purpose
     let flowStateId = Option.none<FlowStateId>()
     if (request.phone !== "") {
@@ -89,6 +92,7 @@ const useUp = (request: VerifyRequest) =>
         return yield* AuthError.otpExpired()
       }
       userId = owner.value.id
+      known = owner
       purpose = request.type === "phone_change" ? "phone_change" : "confirmation"
     } else if (request.tokenHash !== "" || request.email === "") {
       // A link: the token alone identifies the user.
@@ -112,10 +116,13 @@ const useUp = (request: VerifyRequest) =>
       const outcome = yield* store.useCode(owner.value.id, purposes, codeHash, now)
       if (outcome._tag !== "Used") return yield* AuthError.otpExpired()
       userId = owner.value.id
+      known = owner
       purpose = outcome.token.purpose
     }
 
-    const found = yield* users.findById(userId)
+    // A link names only its user, who is read now; a code's owner was read a moment ago, and
+    // reading them again would cost every code's sign-in a round trip.
+    const found = Option.isSome(known) ? known : yield* users.findById(userId)
     if (Option.isNone(found)) return yield* AuthError.emailLinkExpired()
     if (Ban.isBanned(found.value.bannedUntil, now)) return yield* AuthError.userBanned()
     if (ChangeEmail.purposes.includes(purpose)) {

@@ -272,7 +272,7 @@ export const layer = Layer.effect(
           )
         ),
       recordSignIn: (id, identityId, now) =>
-        Effect.asVoid(
+        Effect.zipRight(
           changeUser(state, id, (row, tables) =>
             Either.right({
               ...tables,
@@ -296,7 +296,8 @@ export const layer = Layer.effect(
                 }
               )
             })
-          )
+          ),
+          read((tables) => identitiesOf(tables, id))
         ),
       softDelete: (id, now) =>
         Effect.asVoid(

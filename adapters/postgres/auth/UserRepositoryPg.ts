@@ -64,6 +64,12 @@ const WithIdentitiesRow = Schema.Struct({
 })
 
 const PasswordRow = Schema.Struct({ encryptedPassword: Schema.NullOr(Schema.String) })
+
+/** What `recordSignIn`'s statement answers: whether the user was stamped, and their identities. */
+const SignInRow = Schema.Struct({
+  stamped: Schema.Number,
+  identities: Schema.parseJson(Schema.Array(Schema.Struct(Identity.fields)))
+})
 const CountRow = Schema.Struct({ total: Schema.Number })
 
 export const layer = Layer.effect(
@@ -360,19 +366,33 @@ export const layer = Layer.effect(
       ),
       recordSignIn: Telemetry.fn("UserRepositoryPg.recordSignIn")(
         (id, identity, now) => {
-          const stamped = changeLive(
-            id,
-            sql`UPDATE ${users} SET last_sign_in_at = ${now}, updated_at = ${now}
-                WHERE id = ${id} AND deleted_at IS NULL RETURNING id`
+          // One statement, no transaction, on every sign-in: the user stamped, the identity
+          // used stamped with it, and the identities read back as the stamp leaves them (the
+          // statement's own reads see the rows as they were, hence the CASE).
+          const used = Option.getOrNull(identity)
+          return sql`
+            WITH stamped AS (
+              UPDATE ${users} SET last_sign_in_at = ${now}, updated_at = ${now}
+              WHERE id = ${id} AND deleted_at IS NULL RETURNING id),
+            touched AS (
+              UPDATE ${identitiesTable} SET last_sign_in_at = ${now}, updated_at = ${now}
+              WHERE id = ${used}::uuid AND user_id = ${id} AND EXISTS (SELECT 1 FROM stamped)
+              RETURNING id)
+            SELECT (SELECT count(*) FROM stamped)::int AS stamped,
+              (SELECT coalesce(json_agg(json_build_object(
+                'id', i.id, 'userId', i.user_id, 'provider', i.provider, 'providerId', i.provider_id,
+                'identityData', i.identity_data, 'email', i.email, 'createdAt', i.created_at,
+                'updatedAt', CASE WHEN i.id IN (SELECT id FROM touched) THEN ${now}::timestamptz ELSE i.updated_at END,
+                'lastSignInAt', CASE WHEN i.id IN (SELECT id FROM touched) THEN ${now}::timestamptz ELSE i.last_sign_in_at END)
+                ORDER BY i.created_at, i.id), '[]')
+               FROM ${identitiesTable} i WHERE i.user_id = ${id} AND EXISTS (SELECT 1 FROM stamped))::text AS identities`.pipe(
+            decodeFirst(SignInRow),
+            Effect.flatMap((row) =>
+              Option.isNone(row) || row.value.stamped === 0
+                ? Effect.fail(notFound(id))
+                : Effect.succeed(row.value.identities.map((fields) => new Identity(fields, true)))
+            )
           )
-          // One statement needs no transaction of its own: BEGIN and COMMIT would be two more
-          // round trips on every sign-in.
-          if (Option.isNone(identity)) return stamped
-          return Effect.zipRight(
-            stamped,
-            sql`UPDATE ${identitiesTable} SET last_sign_in_at = ${now}, updated_at = ${now}
-                WHERE id = ${identity.value} AND user_id = ${id}`.pipe(Effect.orDie)
-          ).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
         },
         (id) => ({ "user.id": id })
       ),

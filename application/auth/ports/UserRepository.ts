@@ -168,12 +168,16 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
       hash: Option.Option<string>,
       now: Date
     ) => Effect.Effect<void, UserNotFound>
-    /** Stamps `last_sign_in_at` on the user and, when given, on the identity used. */
+    /**
+     * Stamps `last_sign_in_at` on the user and, when given, on the identity used, and returns
+     * the user's identities as the stamp leaves them (what the session's answer shows): one
+     * step, as every sign-in ends with it.
+     */
     readonly recordSignIn: (
       id: UserId,
       identity: Option.Option<IdentityId>,
       now: Date
-    ) => Effect.Effect<void, UserNotFound>
+    ) => Effect.Effect<ReadonlyArray<Identity>, UserNotFound>
     /**
      * Supabase Auth's soft delete: the row stays, with `deleted_at` set and what identifies the
      * person cleared (email, phone, password, metadata, identity data), so that the address,

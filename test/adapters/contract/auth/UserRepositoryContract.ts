@@ -382,12 +382,24 @@ export const userRepositoryContract = (it: It) =>
         yield* users.setPasswordHash(user.id, Option.none(), later)
         expect(yield* users.findPasswordHash(user.id)).toEqual(Option.none())
 
-        yield* users.recordSignIn(user.id, Option.some(identity.id), later)
+        const returned = yield* users.recordSignIn(user.id, Option.some(identity.id), later)
         expect(Option.getOrThrow(yield* users.findById(user.id)).lastSignInAt).toEqual(Option.some(later))
         const [signedIn] = yield* users.identitiesOf(user.id)
         expect(signedIn?.lastSignInAt).toEqual(Option.some(later))
-        // An identity of someone else is left alone.
-        yield* users.recordSignIn(user.id, Option.some(IdentityId.make(randomUUID())), later)
+        // The identities come back as the stamp left them, as a later read sees them.
+        expect(returned.map((one) => [one.id, one.lastSignInAt, one.updatedAt.getTime()])).toEqual([
+          [identity.id, Option.some(later), later.getTime()]
+        ])
+        expect(returned).toEqual(yield* users.identitiesOf(user.id))
+        // An identity of someone else is left alone; the user's own come back unchanged.
+        const evenLater = Time.plus(Fixtures.t0, "3 hours")
+        const untouched = yield* users.recordSignIn(
+          user.id,
+          Option.some(IdentityId.make(randomUUID())),
+          evenLater
+        )
+        expect(untouched.map((one) => one.lastSignInAt)).toEqual([Option.some(later)])
+        expect(Option.getOrThrow(yield* users.findById(user.id)).lastSignInAt).toEqual(Option.some(evenLater))
 
         const nobody = UserId.make(randomUUID())
         expect(tagOf(yield* Effect.either(users.setPasswordHash(nobody, Option.none(), later)))).toBe(
