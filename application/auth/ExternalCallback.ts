@@ -86,37 +86,53 @@ const announceLink = (user: User, provider: string, now: Date) =>
   })
 
 /**
+ * What an unconfirmed account keeps when a provider account signs into it (Supabase Auth's
+ * `RemoveUnconfirmedIdentities`): only that identity, its data as the user's metadata, and no
+ * password — so that whoever signed up with the address before its owner proved it keeps no
+ * way in, by password or by another provider account.
+ */
+const keepOnly = (user: User, identity: Identity, data: Readonly<Record<string, unknown>>, now: Date) =>
+  Effect.gen(function* () {
+    const users = yield* UserRepository
+    for (const other of yield* users.identitiesOf(user.id)) {
+      if (other.id !== identity.id) yield* users.removeIdentity(user.id, other.id)
+    }
+    yield* users.setPasswordHash(user.id, Option.none(), now)
+    return { userMetadata: { ...data }, appMetadata: { ...user.appMetadata, providers: [identity.provider] } }
+  })
+
+/** Whether the provider's address is the user's own (addresses compare without case). */
+const sameAddress = (profileEmail: Option.Option<string>, user: User) =>
+  Option.isSome(profileEmail) &&
+  Option.isSome(user.email) &&
+  profileEmail.value.toLowerCase() === user.email.value.toLowerCase()
+
+/**
  * A returning provider account whose user never confirmed the address (made by an earlier
- * sign-in the provider did not vouch for): as in Supabase Auth, the account keeps only this
- * identity, the identity's data and no password — so that whoever signed up with the address
- * first keeps no way in — and it is confirmed now if the provider vouches for the address (or
- * mail is autoconfirmed); otherwise the confirmation is mailed again, unless one went out too
- * recently, and the sign-in stops there.
+ * sign-in the provider did not vouch for): the account keeps only this identity (keepOnly); it
+ * is confirmed now if the provider vouches for that very address (or mail is autoconfirmed);
+ * otherwise the confirmation is mailed again, unless one went out too recently, and the
+ * sign-in stops there, as in Supabase Auth.
  */
 const confirmReturning = (
   user: User,
   identity: Identity,
   data: Readonly<Record<string, unknown>>,
-  emailVerified: boolean,
+  vouched: boolean,
   now: Date
 ) =>
   Effect.gen(function* () {
     const users = yield* UserRepository
     const settings = yield* AuthSettings
-    for (const other of yield* users.identitiesOf(user.id)) {
-      if (other.id !== identity.id) yield* users.removeIdentity(user.id, other.id)
-    }
-    yield* users.setPasswordHash(user.id, Option.none(), now)
     const kept = yield* users.update(
       user.id,
       {
-        userMetadata: { ...data },
-        appMetadata: { ...user.appMetadata, providers: [identity.provider] },
-        ...(emailVerified ? { emailConfirmedAt: Option.some(now) } : {})
+        ...(yield* keepOnly(user, identity, data, now)),
+        ...(vouched ? { emailConfirmedAt: Option.some(now) } : {})
       },
       now
     )
-    if (emailVerified || Option.isNone(kept.email)) return { user: kept, identity, unverified: false }
+    if (vouched || Option.isNone(kept.email)) return { user: kept, identity, unverified: false }
     yield* SendVerification.mail({
       user: kept,
       purpose: "confirmation",
@@ -134,8 +150,8 @@ const confirmReturning = (
  * Who the provider's profile is here, written in one transaction as Supabase Auth's automatic
  * linking decides it (AccountLinking): the identity's user signs in again (its identity data
  * refreshed); or a user whose address the provider verified gets the identity (their address
- * now confirmed, and a password nobody confirmed removed, so that whoever signed up with the
- * address first cannot keep a door into the account); or a new user is made. A new user whose
+ * now confirmed and, if nobody had confirmed it, every other way in removed, so that whoever
+ * signed up with the address first cannot keep a door into the account); or a new user is made. A new user whose
  * address the provider did not verify is made unconfirmed and sent the confirmation mail, and
  * the sign-in stops there, as in Supabase Auth.
  */
@@ -168,7 +184,9 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
         const unconfirmed =
           Option.isSome(email) && Option.isSome(user.email) && Option.isNone(user.emailConfirmedAt)
         if (!unconfirmed) return { user, identity: decision.identity, unverified: false }
-        return yield* confirmReturning(user, decision.identity, data, emailVerified, now)
+        // The provider vouches only for the address it gave, which must be the user's own.
+        const vouched = emailVerified && sameAddress(email, user)
+        return yield* confirmReturning(user, decision.identity, data, vouched, now)
       }
       case "LinkAccount": {
         if (Ban.isBanned(decision.user.bannedUntil, now)) return yield* AuthError.userBanned()
@@ -179,13 +197,18 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
           now
         )
         yield* users.addIdentity(identity)
+        // An account nobody confirmed keeps only the identity that proves the address now:
+        // whatever signed up with it before (a password, another provider account) goes.
         const confirmedBefore = Option.isSome(decision.user.emailConfirmedAt)
-        if (!confirmedBefore) yield* users.setPasswordHash(decision.user.id, Option.none(), now)
         const user = yield* users.update(
           decision.user.id,
           {
-            userMetadata: metadataOf(decision.user),
-            appMetadata: withProvider(decision.user, profile.provider),
+            ...(confirmedBefore
+              ? {
+                  userMetadata: metadataOf(decision.user),
+                  appMetadata: withProvider(decision.user, profile.provider)
+                }
+              : yield* keepOnly(decision.user, identity, data, now)),
             emailConfirmedAt: Option.orElse(decision.user.emailConfirmedAt, () => Option.some(now))
           },
           now
