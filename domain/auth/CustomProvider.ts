@@ -302,6 +302,8 @@ export const update = (
     yield* checkMaps(params)
     if (given(params.name) && params.name.length > nameLimit)
       return yield* invalid(`name must be at most ${nameLimit} characters`)
+    if (given(params.clientId) && params.clientId.length > clientIdLimit)
+      return yield* invalid(`client_id must be at most ${clientIdLimit} characters`)
     const oidc = existing.providerType === "oidc"
     const scopes =
       params.scopes === undefined ? existing.scopes : oidc ? withOpenId(params.scopes) : params.scopes
@@ -334,7 +336,8 @@ export const update = (
       jwksUri: oidc ? existing.jwksUri : replace(params.jwksUri, existing.jwksUri),
       updatedAt: now
     })
-    return { provider, rediscover: oidc && (given(params.issuer) || given(params.discoveryUrl)) }
+    // As in Supabase Auth, a discovery URL in the body, even an empty one, fetches the document again.
+    return { provider, rediscover: oidc && (given(params.issuer) || params.discoveryUrl !== undefined) }
   })
 
 /** Where an OpenID provider's discovery document is: the one given, else under the issuer. */

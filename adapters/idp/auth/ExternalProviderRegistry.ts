@@ -41,7 +41,12 @@ export const layer = (configured: ReadonlyMap<string, ExternalProvider>, custom:
           const version = `${saved.id}@${saved.updatedAt.getTime()}`
           const kept = built.get(identifier)
           if (kept !== undefined && kept.version === version) return Option.some(kept.provider)
-          const upstream = yield* CustomUpstream.build(saved, custom).pipe(
+          // A provider saved before a rule it breaks existed must not turn sign-ins into 500s:
+          // it is unusable, said once in the log, as if it were off.
+          const upstream = yield* Effect.suspend(() => CustomUpstream.build(saved, custom)).pipe(
+            Effect.catchAllDefect((defect) =>
+              Effect.fail({ message: defect instanceof Error ? defect.message : "invalid provider" })
+            ),
             Effect.tapError((error) =>
               Effect.logWarning("custom provider unusable", identifier, error.message)
             ),

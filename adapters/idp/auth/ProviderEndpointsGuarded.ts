@@ -29,61 +29,78 @@ const Document = Schema.Record({ key: Schema.String, value: Schema.Unknown })
  * A custom provider's URLs checked as the outbound guard will treat them, and its discovery
  * document fetched through the guard, with Supabase Auth's messages where it has them.
  */
-export const layer = (settings: Settings = {}) =>
-  Layer.succeed(ProviderEndpoints, {
-    check: (text) =>
-      Effect.gen(function* () {
-        const url = URL.canParse(text) ? new URL(text) : undefined
-        if (url === undefined) return yield* refused("Invalid URL format")
-        const exempt = (settings.allowedLoopback ?? []).includes(Destination.hostPort(url))
-        if (url.protocol !== "https:" && !(exempt && url.protocol === "http:"))
-          return yield* refused("URL must use HTTPS")
-        if (url.hostname === "") return yield* refused("URL must have a valid hostname")
-        yield* Destination.check(url, {
-          allowedLoopback: new Set(settings.allowedLoopback ?? []),
-          resolve: settings.resolve ?? Destination.systemResolver
-        }).pipe(
-          Effect.catchTags({
-            DestinationRefused: (error) => Effect.fail(refused(`URL cannot be used: ${error.message}`)),
-            DestinationUnreachable: () => Effect.fail(refused("Unable to resolve hostname"))
-          })
+export const layer = (settings: Settings = {}) => {
+  const check = (text: string): Effect.Effect<void, EndpointRefused> =>
+    Effect.gen(function* () {
+      const url = URL.canParse(text) ? new URL(text) : undefined
+      if (url === undefined) return yield* refused("Invalid URL format")
+      const exempt = (settings.allowedLoopback ?? []).includes(Destination.hostPort(url))
+      if (url.protocol !== "https:" && !(exempt && url.protocol === "http:"))
+        return yield* refused("URL must use HTTPS")
+      if (url.hostname === "") return yield* refused("URL must have a valid hostname")
+      yield* Destination.check(url, {
+        allowedLoopback: new Set(settings.allowedLoopback ?? []),
+        resolve: settings.resolve ?? Destination.systemResolver
+      }).pipe(
+        Effect.catchTags({
+          DestinationRefused: (error) => Effect.fail(refused(`URL cannot be used: ${error.message}`)),
+          DestinationUnreachable: () => Effect.fail(refused("Unable to resolve hostname"))
+        })
+      )
+    })
+
+  const discover = (discoveryUrl: string, issuer: string): Effect.Effect<Discovery, EndpointRefused> =>
+    Effect.gen(function* () {
+      const failed = (detail: string) =>
+        refused(`OIDC discovery from ${JSON.stringify(discoveryUrl)} failed: ${detail}`)
+      const response = yield* GuardedFetch.request(
+        { url: discoveryUrl, headers: { accept: "application/json" } },
+        {
+          maxBytes: 256 * 1024,
+          ...(settings.allowedLoopback === undefined ? {} : { allowedLoopback: settings.allowedLoopback }),
+          ...(settings.resolve === undefined ? {} : { resolve: settings.resolve })
+        }
+      ).pipe(
+        Effect.mapError((error) =>
+          failed(`oidc: discovery request to ${discoveryUrl} failed: ${error.message}`)
         )
-      }),
-    discover: (discoveryUrl, issuer) =>
-      Effect.gen(function* () {
-        const failed = (detail: string) =>
-          refused(`OIDC discovery from ${JSON.stringify(discoveryUrl)} failed: ${detail}`)
-        const response = yield* GuardedFetch.request(
-          { url: discoveryUrl, headers: { accept: "application/json" } },
-          {
-            maxBytes: 256 * 1024,
-            ...(settings.allowedLoopback === undefined ? {} : { allowedLoopback: settings.allowedLoopback }),
-            ...(settings.resolve === undefined ? {} : { resolve: settings.resolve })
-          }
-        ).pipe(
-          Effect.mapError((error) =>
-            failed(`oidc: discovery request to ${discoveryUrl} failed: ${error.message}`)
-          )
+      )
+      if (response.status !== 200)
+        return yield* failed(`oidc: discovery request to ${discoveryUrl} returned HTTP ${response.status}`)
+      const parsed = yield* Either.match(
+        Schema.decodeUnknownEither(Schema.parseJson(Document))(GuardedFetch.text(response)),
+        {
+          onLeft: () => Effect.fail(failed(`oidc: failed to decode discovery document from ${discoveryUrl}`)),
+          onRight: Effect.succeed
+        }
+      )
+      const named = typeof parsed.issuer === "string" ? parsed.issuer : ""
+      if (named !== issuer)
+        return yield* failed(
+          `oidc: issuer mismatch, expected ${JSON.stringify(issuer)} got ${JSON.stringify(named)}`
         )
-        if (response.status !== 200)
-          return yield* failed(`oidc: discovery request to ${discoveryUrl} returned HTTP ${response.status}`)
-        const parsed = yield* Either.match(
-          Schema.decodeUnknownEither(Schema.parseJson(Document))(GuardedFetch.text(response)),
-          {
-            onLeft: () =>
-              Effect.fail(failed(`oidc: failed to decode discovery document from ${discoveryUrl}`)),
-            onRight: Effect.succeed
-          }
+      const missing = required.filter((field) => typeof parsed[field] !== "string" || parsed[field] === "")
+      if (missing.length > 0)
+        return yield* refused(`OIDC discovery document is missing required fields: ${missing.join(", ")}`)
+      const document = yield* Schema.decodeUnknown(Discovery, { onExcessProperty: "ignore" })(parsed).pipe(
+        Effect.mapError((error) => failed(ParseResult.TreeFormatter.formatErrorSync(error)))
+      )
+      // The endpoints it names are kept and used at every sign-in: each must be one the
+      // outbound guard will call, as the provider's own URLs must.
+      const endpoints: ReadonlyArray<readonly [string, string | undefined]> = [
+        ["authorization_endpoint", document.authorization_endpoint],
+        ["token_endpoint", document.token_endpoint],
+        ["jwks_uri", document.jwks_uri],
+        ["userinfo_endpoint", document.userinfo_endpoint]
+      ]
+      for (const [field, endpoint] of endpoints) {
+        if (endpoint === undefined) continue
+        yield* check(endpoint).pipe(
+          Effect.mapError((error) => refused(`OIDC discovery document's ${field}: ${error.message}`))
         )
-        if (typeof parsed.issuer === "string" && parsed.issuer !== issuer)
-          return yield* failed(
-            `oidc: issuer mismatch, expected ${JSON.stringify(issuer)} got ${JSON.stringify(parsed.issuer)}`
-          )
-        const missing = required.filter((field) => typeof parsed[field] !== "string" || parsed[field] === "")
-        if (missing.length > 0)
-          return yield* refused(`OIDC discovery document is missing required fields: ${missing.join(", ")}`)
-        return yield* Schema.decodeUnknown(Discovery, { onExcessProperty: "ignore" })(parsed).pipe(
-          Effect.mapError((error) => failed(ParseResult.TreeFormatter.formatErrorSync(error)))
-        )
-      })
-  })
+      }
+      return document
+    })
+
+  return Layer.succeed(ProviderEndpoints, { check, discover })
+}

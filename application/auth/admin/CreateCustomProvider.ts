@@ -16,6 +16,12 @@ const taken = () =>
     status: 400
   })
 
+const overQuota = () =>
+  new AuthError.AuthError({
+    code: "over_custom_provider_quota",
+    message: "Maximum number of custom OAuth/OIDC providers reached"
+  })
+
 /**
  * POST /admin/custom-providers (supabase-js `admin.customProviders.createProvider`): the body
  * checked in Supabase Auth's order, every URL checked as the outbound guard will, an OpenID
@@ -27,9 +33,15 @@ export const createCustomProvider = Telemetry.fn("admin.CreateCustomProvider")(
     Effect.gen(function* () {
       yield* Rules.requireEnabled
       const fields = yield* Rules.checked(CustomProvider.checkNew(params))
+      const store = yield* CustomProviderStore
+      const settings = yield* AuthSettings
+      // Counted first, as Supabase Auth does, so a full quota costs no call to the provider;
+      // the insert counts again for all instances at once.
+      const quota = settings.customProviders.quota
+      if (Option.isSome(quota) && (yield* store.list(Option.none())).length >= quota.value)
+        return yield* overQuota()
       yield* Rules.checked(CustomProvider.checkLengths(CustomProvider.urlsOf(fields)))
       yield* Rules.checkUrls(CustomProvider.urlsOf(fields))
-      const store = yield* CustomProviderStore
       // Asked before discovery so a taken name costs no call to the provider; the insert
       // decides a race.
       if (Option.isSome(yield* store.find(fields.identifier))) return yield* taken()
@@ -50,17 +62,10 @@ export const createCustomProvider = Telemetry.fn("admin.CreateCustomProvider")(
         createdAt: now,
         updatedAt: now
       })
-      const settings = yield* AuthSettings
       yield* store.create(provider, settings.customProviders.quota).pipe(
         Effect.catchTags({
           IdentifierTaken: () => Effect.fail(taken()),
-          OverProviderQuota: () =>
-            Effect.fail(
-              new AuthError.AuthError({
-                code: "over_custom_provider_quota",
-                message: "Maximum number of custom OAuth/OIDC providers reached"
-              })
-            )
+          OverProviderQuota: () => Effect.fail(overQuota())
         })
       )
       yield* Telemetry.annotate("custom_provider.identifier", provider.identifier)

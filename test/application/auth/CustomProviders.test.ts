@@ -71,13 +71,19 @@ describe("custom providers (admin use cases)", () => {
       expect(yield* outcome(createCustomProvider(oidc("custom:one")))).toBe(
         "conflict: A custom OAuth provider with this identifier already exists"
       )
+      expect(
+        yield* outcome(createCustomProvider(oidc("custom:four", { issuer: "https://internal.example" })))
+      ).toBe("validation_failed: URL cannot be used")
       expect(yield* outcome(createCustomProvider(oidc("custom:two")))).toBe("ok")
       expect(yield* outcome(createCustomProvider(oidc("custom:three")))).toBe(
         "over_custom_provider_quota: Maximum number of custom OAuth/OIDC providers reached"
       )
+      // The quota is counted before the URLs are checked or the provider asked.
+      const asked = endpoints.discovered.length
       expect(
-        yield* outcome(createCustomProvider(oidc("custom:four", { issuer: "https://internal.example" })))
-      ).toBe("validation_failed: URL cannot be used")
+        yield* outcome(createCustomProvider(oidc("custom:three", { issuer: "https://internal.example" })))
+      ).toBe("over_custom_provider_quota: Maximum number of custom OAuth/OIDC providers reached")
+      expect(endpoints.discovered).toHaveLength(asked)
       expect((yield* listCustomProviders("")).map((provider) => provider.identifier).sort()).toEqual([
         "custom:one",
         "custom:two"

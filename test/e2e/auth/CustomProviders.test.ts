@@ -47,7 +47,7 @@ beforeAll(async () => {
     Scope.extend(
       AuthServerHarness.start({
         port,
-        env: { AUTHSVC_CUSTOM_OAUTH_MAX_PROVIDERS: "4" },
+        env: { AUTHSVC_CUSTOM_OAUTH_MAX_PROVIDERS: "50" },
         // Both providers are on loopback, which the outbound guard refuses unless allow-listed.
         outboundLoopback: [upstream.issuer.host, fake.origin.host]
       }),
@@ -406,6 +406,60 @@ describe("custom providers: refusals", () => {
       code: "validation_failed"
     })
     expect(moved.error?.message).toContain("issuer mismatch")
+  })
+
+  it("a discovery document naming endpoints the outbound guard would refuse, or no issuer, is refused", async () => {
+    const documentAt = (path: string, body: Record<string, unknown>) =>
+      fake.routes.set(`GET ${path}`, () => ({ json: body }))
+    const fakeIssuer = `${fake.origin.origin}/tenant`
+    const endpoints = {
+      issuer: fakeIssuer,
+      authorization_endpoint: `${fakeIssuer}/authorize`,
+      token_endpoint: `${fakeIssuer}/token`,
+      jwks_uri: `${fakeIssuer}/jwks`
+    }
+    const cases: ReadonlyArray<readonly [string, Record<string, unknown>, RegExp]> = [
+      [
+        "/private",
+        { ...endpoints, token_endpoint: "https://10.0.0.7/token" },
+        /^OIDC discovery document's token_endpoint: URL cannot be used: /
+      ],
+      [
+        "/relative",
+        { ...endpoints, userinfo_endpoint: "/userinfo" },
+        /^OIDC discovery document's userinfo_endpoint: Invalid URL format$/
+      ],
+      [
+        "/plain",
+        { ...endpoints, jwks_uri: "http://keys.example.com/jwks" },
+        /^OIDC discovery document's jwks_uri: URL must use HTTPS$/
+      ],
+      ["/no-issuer", { ...endpoints, issuer: undefined }, /issuer mismatch, expected ".*\/tenant" got ""$/]
+    ]
+    for (const [path, document, message] of cases) {
+      documentAt(path, document)
+      const refused = await createOidc(`custom:doc${path.replace("/", "-")}`, {
+        issuer: fakeIssuer,
+        discovery_url: `${fake.origin.origin}${path}`
+      })
+      expect(SupabaseClientSupport.apiError(refused.error), path).toMatchObject({
+        status: 400,
+        code: "validation_failed"
+      })
+      expect(refused.error?.message, path).toMatch(message)
+    }
+  })
+
+  it("an update's client_id longer than the table takes is refused, not a failure", async () => {
+    expect((await createOidc("custom:long")).error).toBeNull()
+    const updated = await admin.auth.admin.customProviders.updateProvider("custom:long", {
+      client_id: "c".repeat(513)
+    })
+    expect(SupabaseClientSupport.apiError(updated.error)).toEqual({
+      status: 400,
+      code: "validation_failed",
+      message: "client_id must be at most 512 characters"
+    })
   })
 
   it("only admins may call the API; an unknown type filter is refused", async () => {
