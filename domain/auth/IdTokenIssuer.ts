@@ -40,20 +40,32 @@ export const azure: Rule = {
   names: [/^https:\/\/login\.microsoftonline\.com\/[^/]+\/v2\.0\/?$/]
 }
 
+/**
+ * Azure's rule for `EXTERNAL_AZURE_URL`: a URL that names one tenant takes that tenant's tokens
+ * only (`<URL>/v2.0`); none, or the shared `common`, `organizations` and `consumers`, take any
+ * tenant's, the issuer read from the token. Supabase Auth always reads it from the token.
+ */
+export const azureFor = (tenantUrl: Option.Option<string>): Rule =>
+  Option.match(
+    Option.filter(tenantUrl, (url) => !/\/(common|organizations|consumers)$/.test(url)),
+    { onNone: () => azure, onSome: (url) => fixed(`${url}/v2.0`) }
+  )
+
 export const google = fixed("https://accounts.google.com")
 export const facebook = fixed("https://www.facebook.com")
 export const snapchat = fixed("https://accounts.snapchat.com/accounts/oauth2/token")
 
 /**
- * The rule of a built-in provider whose ID tokens are taken; `realm` is Keycloak's
- * `EXTERNAL_KEYCLOAK_URL`. None for the providers whose ID tokens Supabase Auth does not take.
+ * The rule of a built-in provider whose ID tokens are taken; `realm` is its `EXTERNAL_<X>_URL`
+ * (Keycloak's realm, Azure's tenant) without a trailing slash. None for the providers whose ID
+ * tokens Supabase Auth does not take.
  */
 export const forProvider = (name: string, realm: Option.Option<string>): Option.Option<Rule> => {
   switch (name) {
     case "apple":
       return Option.some(apple)
     case "azure":
-      return Option.some(azure)
+      return Option.some(azureFor(realm))
     case "google":
       return Option.some(google)
     case "facebook":

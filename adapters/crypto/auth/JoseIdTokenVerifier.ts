@@ -9,6 +9,7 @@ import {
   IdTokenVerifier
 } from "../../../application/auth/ports/IdTokenVerifier.js"
 import * as Telemetry from "../../../application/Telemetry.js"
+import * as BoundedCache from "../../BoundedCache.js"
 import * as GuardedFetch from "../../outbound/GuardedFetch.js"
 
 export interface Settings {
@@ -17,6 +18,9 @@ export interface Settings {
 }
 
 const Discovery = Schema.Struct({ issuer: Schema.String, jwks_uri: Schema.String })
+
+/** Issuers whose key sets are kept at once. */
+const maxKeySets = 256
 
 /**
  * ID tokens checked with jose against the keys the issuer publishes: its discovery document
@@ -31,7 +35,11 @@ export const layer = (settings: Settings = {}) =>
       maxBytes: 256 * 1024,
       ...(settings.allowedLoopback === undefined ? {} : { allowedLoopback: settings.allowedLoopback })
     })
-    const keySets = new Map<string, ReturnType<typeof jose.createRemoteJWKSet>>()
+    // By issuer. Azure's issuer is read from the token (one per tenant), so how many there are is
+    // the callers' choice: the least recently used key set goes past a ceiling.
+    const keySets = BoundedCache.make<string, ReturnType<typeof jose.createRemoteJWKSet>>({
+      maxEntries: maxKeySets
+    })
 
     const keysOf = (issuer: string) =>
       Effect.gen(function* () {

@@ -38,6 +38,13 @@ describe("IdTokenIssuer", () => {
       "Detected ID token issuer is not an Azure ID token issuer"
     )
     expect(IdTokenIssuer.names(IdTokenIssuer.azure, tenant)).toBe(true)
+    // A configured tenant takes its own tokens only; the shared ones take any tenant's.
+    const pinned = IdTokenIssuer.azureFor(Option.some("https://login.microsoftonline.com/9122040d"))
+    expect(outcome(pinned, "", tenant)).toBe("issuer https://login.microsoftonline.com/9122040d/v2.0")
+    expect(IdTokenIssuer.azureFor(Option.some("https://login.microsoftonline.com/common"))).toEqual(
+      IdTokenIssuer.azure
+    )
+    expect(IdTokenIssuer.azureFor(Option.none())).toEqual(IdTokenIssuer.azure)
     expect(IdTokenIssuer.names(IdTokenIssuer.azure, "https://sts.windows.net/9122040d/")).toBe(false)
   })
 
