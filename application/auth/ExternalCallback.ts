@@ -181,11 +181,12 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
           },
           now
         )
-        const unconfirmed =
-          Option.isSome(email) && Option.isSome(user.email) && Option.isNone(user.emailConfirmedAt)
+        // Whatever the provider says now: an account with an address nobody confirmed stays
+        // shut until it is (with `_EMAIL_OPTIONAL` too, as Supabase Auth checks the user's own).
+        const unconfirmed = Option.isSome(user.email) && Option.isNone(user.emailConfirmedAt)
         if (!unconfirmed) return { user, identity: decision.identity, unverified: false }
         // The provider vouches only for the address it gave, which must be the user's own.
-        const vouched = emailVerified && sameAddress(email, user)
+        const vouched = settings.mailerAutoconfirm || (profile.emailVerified && sameAddress(email, user))
         return yield* confirmReturning(user, decision.identity, data, vouched, now)
       }
       case "LinkAccount": {

@@ -39,7 +39,7 @@ const scripted = (name: string): ExternalProvider => ({
       })
   },
   redirectUri: "https://auth.example.com/callback",
-  emailOptional: false,
+  emailOptional: name === "optional",
   passThrough: {},
   audiences: [],
   shapeClaims: (claims) => claims,
@@ -50,7 +50,9 @@ const scripted = (name: string): ExternalProvider => ({
 
 const providers = Layer.succeed(ExternalProviders, {
   find: (name: string) =>
-    Effect.succeed(name === "loose" || name === "strict" ? Option.some(scripted(name)) : Option.none())
+    Effect.succeed(
+      ["loose", "strict", "optional"].includes(name) ? Option.some(scripted(name)) : Option.none()
+    )
 })
 
 const profile = (provider: string, subject: string, email: string, verified: boolean): UpstreamProfile => ({
@@ -135,6 +137,21 @@ describe("automatic linking and unconfirmed accounts", () => {
       // Vouched for its own address: confirmed and signed in.
       expect((yield* signIn("loose", profile("loose", "mover", email, true))).tag).toBe("Session")
     }).pipe(Effect.provide(services))
+  )
+
+  it.effect(
+    "a returning account that never confirmed its address stays shut when the provider gives no address",
+    () =>
+      Effect.gen(function* () {
+        yield* ensureSigningKey
+        const email = `victim-${crypto.randomUUID()}@example.com`
+        expect((yield* signIn("optional", profile("optional", "quiet", email, false))).tag).toBe(
+          "provider_email_needs_verification"
+        )
+        // EMAIL_OPTIONAL lets a profile without an address through, not past the user's own.
+        const quiet = { ...profile("optional", "quiet", email, false), email: Option.none<string>() }
+        expect((yield* signIn("optional", quiet)).tag).toBe("provider_email_needs_verification")
+      }).pipe(Effect.provide(services))
   )
 
   it.effect("an unconfirmed password sign-up loses its password when a vouching provider links to it", () =>
