@@ -2,6 +2,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { UpstreamIdentityProvider } from "../../application/ports/UpstreamIdentityProvider.js"
+import { externalProviderNames } from "../../domain/ExternalProviderNames.js"
 import type { Credentials, ProviderEntry, ProviderTraits } from "./ProviderEntry.js"
 import * as Apple from "./providers/apple.js"
 import * as Azure from "./providers/azure.js"
@@ -27,30 +28,11 @@ export { takeHandshake } from "./OAuth1Client.js"
 export type { Credentials, ProviderEntry, ProviderTraits, Upstream } from "./ProviderEntry.js"
 
 /**
- * The external providers of the auth service, by the key recorded on identities and shown under
- * `external` in its /settings answer. One file per provider under `providers/`, as Supabase
- * Auth has one per external provider; adding one is a file and a line here.
+ * The external providers (domain/ExternalProviderNames), as a schema. One file per provider
+ * under `providers/`, as Supabase Auth has one per external provider; adding one is a file, a
+ * line here and its name there.
  */
-export const ExternalProviderName = Schema.Literal(
-  "apple",
-  "azure",
-  "bitbucket",
-  "discord",
-  "facebook",
-  "figma",
-  "github",
-  "gitlab",
-  "google",
-  "keycloak",
-  "linkedin",
-  "notion",
-  "slack",
-  "snapchat",
-  "spotify",
-  "twitch",
-  "twitter",
-  "workos"
-)
+export const ExternalProviderName = Schema.Literal(...externalProviderNames)
 export type ExternalProviderName = typeof ExternalProviderName.Type
 
 /** Every provider we can log users in at: the external ones and any OpenID provider (`oidc`). */

@@ -2,37 +2,16 @@ import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Option from "effect/Option"
 import type * as Mail from "../../domain/auth/Mail.js"
+import { type ExternalProviderName, externalProviderNames } from "../../domain/ExternalProviderNames.js"
 import type * as PasswordPolicy from "../../domain/PasswordPolicy.js"
 import type * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import type { Phone } from "../../domain/User.js"
 import type { Limit } from "../ports/RateLimiter.js"
 
-/**
- * The external providers of the spec, as `/settings` names them. Their sign-in flows come
- * later; until then each one reports whether its `EXTERNAL_<X>_ENABLED` is set.
- */
-export const providerKeys = [
-  "apple",
-  "azure",
-  "bitbucket",
-  "discord",
-  "facebook",
-  "figma",
-  "github",
-  "gitlab",
-  "google",
-  "keycloak",
-  "linkedin",
-  "notion",
-  "slack",
-  "snapchat",
-  "spotify",
-  "twitch",
-  "twitter",
-  "workos"
-] as const
+/** The external providers of the spec, as `/settings` names them (domain/ExternalProviderNames). */
+export const providerKeys = externalProviderNames
 
-export type ProviderKey = (typeof providerKeys)[number]
+export type ProviderKey = ExternalProviderName
 
 /** Every provider off. */
 export const noProviders: Readonly<Record<ProviderKey, boolean>> = {

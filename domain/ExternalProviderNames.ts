@@ -1,0 +1,27 @@
+/**
+ * The external providers of the spec, by the key recorded on identities and shown under
+ * `external` in the auth service's /settings answer. The provider catalog has one entry for
+ * each (adapters/idp), which both services build their upstreams from.
+ */
+export const externalProviderNames = [
+  "apple",
+  "azure",
+  "bitbucket",
+  "discord",
+  "facebook",
+  "figma",
+  "github",
+  "gitlab",
+  "google",
+  "keycloak",
+  "linkedin",
+  "notion",
+  "slack",
+  "snapchat",
+  "spotify",
+  "twitch",
+  "twitter",
+  "workos"
+] as const
+
+export type ExternalProviderName = (typeof externalProviderNames)[number]
