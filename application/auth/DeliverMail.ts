@@ -12,6 +12,9 @@ import { MailOutbox, type Queued } from "./ports/MailOutbox.js"
 export const batchSize = 20
 /** Attempts of one pass running at once: the SMTP adapter's pool has as many connections. */
 export const concurrentAttempts = 5
+
+/** Messages one pass claims: a batch, or more when more are sent at once. */
+const claimFor = (concurrency: number) => Math.max(batchSize, concurrency)
 /**
  * How long a claimed message stays with the worker that claimed it. An attempt that has not
  * ended by half of it counts as a failure, so a lease never runs out under an attempt.
@@ -90,12 +93,12 @@ const attempt = (queued: Queued) =>
  * One pass of an instance's mail worker: claims the messages that are due and tries each once.
  * Returns how many it claimed, so that the worker comes back at once after a full batch.
  */
-export const deliverDue = Telemetry.fn("DeliverMail.deliverDue")(() =>
+export const deliverDue = Telemetry.fn("DeliverMail.deliverDue")((concurrency: number = concurrentAttempts) =>
   Effect.gen(function* () {
     const outbox = yield* MailOutbox
     const now = new Date(yield* Clock.currentTimeMillis)
-    const due = yield* outbox.claim(now, batchSize, lease)
-    yield* Effect.forEach(due, attempt, { concurrency: concurrentAttempts, discard: true })
+    const due = yield* outbox.claim(now, claimFor(concurrency), lease)
+    yield* Effect.forEach(due, attempt, { concurrency, discard: true })
     return due.length
   })
 )
@@ -104,9 +107,9 @@ export const deliverDue = Telemetry.fn("DeliverMail.deliverDue")(() =>
  * An instance's mail worker: a pass, then another at once after a full batch, else after
  * `pollInterval`. A pass that fails (the database out of reach) is logged and tried again.
  */
-export const deliverForever = (pollInterval: Duration.Duration) =>
-  deliverDue().pipe(
-    Effect.flatMap((claimed) => (claimed < batchSize ? Effect.sleep(pollInterval) : Effect.void)),
+export const deliverForever = (pollInterval: Duration.Duration, concurrency: number = concurrentAttempts) =>
+  deliverDue(concurrency).pipe(
+    Effect.flatMap((claimed) => (claimed < claimFor(concurrency) ? Effect.sleep(pollInterval) : Effect.void)),
     Effect.catchAllCause((cause) =>
       Effect.zipRight(Effect.logError("mail delivery pass failed", cause), Effect.sleep(pollInterval))
     ),

@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import type * as SmtpMailer from "../../adapters/mail/auth/SmtpMailer.js"
 import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComposer.js"
 import type { VerificationPaths } from "../../application/auth/AuthSettings.js"
+import * as DeliverMail from "../../application/auth/DeliverMail.js"
 import type { Limit } from "../../application/ports/RateLimiter.js"
 import * as Mail from "../../domain/auth/Mail.js"
 import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
@@ -243,6 +244,9 @@ const jwtFields = Config.all({
 
 const decodeEmail = Schema.decodeUnknownEither(Email)
 
+/** The most connections `SMTP_MAX_CONNECTIONS` may ask of a mail server. */
+const maxSmtpConnections = 100
+
 /** `SMTP_HOST` with what it needs beside it: a port and a From address are required with it. */
 const smtpFields = Config.all({
   host: Config.option(Config.string("AUTHSVC_SMTP_HOST")),
@@ -256,7 +260,21 @@ const smtpFields = Config.all({
         : Either.left("expected an email address")
     )
   ),
-  senderName: Config.option(Config.string("AUTHSVC_SMTP_SENDER_NAME"))
+  senderName: Config.option(Config.string("AUTHSVC_SMTP_SENDER_NAME")),
+  // Not a Supabase Auth variable: how many messages an instance sends at once (one connection
+  // each), so that a slow mail server does not cap delivery at 5 in flight.
+  maxConnections: ConfigValues.check(
+    "AUTHSVC_SMTP_MAX_CONNECTIONS",
+    Config.string("AUTHSVC_SMTP_MAX_CONNECTIONS").pipe(
+      Config.withDefault(String(DeliverMail.concurrentAttempts))
+    ),
+    (value) => {
+      const n = Number(value.trim())
+      return /^\s*[0-9]+\s*$/.test(value) && n >= 1 && n <= maxSmtpConnections
+        ? Either.right(n)
+        : Either.left(`expected a whole number from 1 to ${maxSmtpConnections}`)
+    }
+  )
 }).pipe(
   Config.mapOrFail((smtp): Either.Either<Option.Option<SmtpConfig>, ConfigError.ConfigError> => {
     const host = Option.filter(smtp.host, (value) => value.trim() !== "")
@@ -279,7 +297,8 @@ const smtpFields = Config.all({
         user: Option.filter(smtp.user, (value) => value !== ""),
         pass: smtp.pass,
         adminEmail: smtp.adminEmail.value,
-        senderName: Option.filter(smtp.senderName, (value) => value.trim() !== "")
+        senderName: Option.filter(smtp.senderName, (value) => value.trim() !== ""),
+        maxConnections: smtp.maxConnections
       })
     )
   })

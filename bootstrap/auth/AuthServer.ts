@@ -25,7 +25,7 @@ import * as NoSmsGateway from "../../adapters/sms/auth/NoSmsGateway.js"
 import * as SmsGateways from "../../adapters/sms/auth/SmsGateways.js"
 import { AuthSettings, noProviders } from "../../application/auth/AuthSettings.js"
 import type { CaptchaSettings } from "../../application/auth/Captcha.js"
-import { deliverForever } from "../../application/auth/DeliverMail.js"
+import { concurrentAttempts, deliverForever } from "../../application/auth/DeliverMail.js"
 import { ensureSigningKey } from "../../application/auth/EnsureSigningKey.js"
 import * as EvenTiming from "../../application/auth/EvenTiming.js"
 import type { CaptchaVerifier } from "../../application/auth/ports/CaptchaVerifier.js"
@@ -246,7 +246,9 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
   const mail = Option.match(config.smtp, {
     onNone: () => Layer.effectDiscard(Effect.logInfo("AUTHSVC_SMTP_HOST is unset: mail is queued, not sent")),
     onSome: (smtp) =>
-      Layer.scopedDiscard(Effect.forkScoped(deliverForever(mailPollInterval))).pipe(
+      Layer.scopedDiscard(
+        Effect.forkScoped(deliverForever(mailPollInterval, smtp.maxConnections ?? concurrentAttempts))
+      ).pipe(
         Layer.provide(
           Layer.merge(
             SmtpMailer.layer(smtp),

@@ -61,6 +61,7 @@ export const read: ReadonlySet<string> = new Set(
     "SMTP_PASS",
     "SMTP_ADMIN_EMAIL",
     "SMTP_SENDER_NAME",
+    "SMTP_MAX_CONNECTIONS",
     "SMTP_MAX_FREQUENCY",
     ...Mail.Kind.literals.map((kind) => `MAILER_SUBJECTS_${kind.toUpperCase()}`),
     ...Mail.Kind.literals.map((kind) => `MAILER_TEMPLATES_${kind.toUpperCase()}`),

@@ -3,6 +3,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import nodemailer from "nodemailer"
+import { concurrentAttempts } from "../../../application/auth/DeliverMail.js"
 import { Mailer, MailRefused } from "../../../application/auth/ports/Mailer.js"
 
 export interface SmtpSettings {
@@ -14,10 +15,12 @@ export interface SmtpSettings {
   readonly adminEmail: string
   /** `SMTP_SENDER_NAME`: the From name; the address when unset. */
   readonly senderName: Option.Option<string>
+  /**
+   * `SMTP_MAX_CONNECTIONS`: connections kept open to the server, as many as the mail worker
+   * sends at once (DeliverMail); `DeliverMail.concurrentAttempts` when unset.
+   */
+  readonly maxConnections?: number | undefined
 }
-
-/** Connections kept open to the server: as many as DeliverMail attempts at once. */
-export const maxConnections = 5
 
 /**
  * What a failure of nodemailer says about trying again. An SMTP answer in 5xx refuses this
@@ -50,7 +53,7 @@ export const layer = (settings: SmtpSettings) =>
             port: settings.port,
             secure: settings.port === 465,
             pool: true,
-            maxConnections,
+            maxConnections: settings.maxConnections ?? concurrentAttempts,
             connectionTimeout: 10_000,
             greetingTimeout: 10_000,
             socketTimeout: 30_000,

@@ -588,9 +588,27 @@ describe("auth configuration", () => {
             user: Option.some("mailer"),
             pass: Option.some("hunter2"),
             adminEmail: "auth@example.com",
-            senderName: Option.some("Example")
+            senderName: Option.some("Example"),
+            maxConnections: 5
           })
         )
+      })
+    )
+
+    it.effect("takes SMTP_MAX_CONNECTIONS from 1 to 100", () =>
+      Effect.gen(function* () {
+        const base = {
+          AUTHSVC_SMTP_HOST: "h",
+          AUTHSVC_SMTP_PORT: "25",
+          AUTHSVC_SMTP_ADMIN_EMAIL: "a@example.com"
+        }
+        const smtp = (yield* config({ ...base, AUTHSVC_SMTP_MAX_CONNECTIONS: "40" })).smtp
+        expect(Option.map(smtp, (settings) => settings.maxConnections)).toEqual(Option.some(40))
+        for (const value of ["0", "101", "ten", "2.5"]) {
+          expect(yield* report({ ...base, AUTHSVC_SMTP_MAX_CONNECTIONS: value }), value).toEqual([
+            "AUTHSVC_SMTP_MAX_CONNECTIONS: expected a whole number from 1 to 100"
+          ])
+        }
       })
     )
 

@@ -25,6 +25,15 @@ export interface SmtpCatcher {
   readonly up: Effect.Effect<void>
   /** How to answer each recipient from now on. */
   readonly answer: (rule: (recipient: string) => Answer) => void
+  /**
+   * From now on, each message is taken but not answered until `release`: its sender's
+   * connection stays busy, so `waiting()` counts the messages being sent at one moment.
+   */
+  readonly hold: () => void
+  /** Messages received and not yet answered while holding. */
+  readonly waiting: () => number
+  /** Answers every held message and stops holding. */
+  readonly release: () => void
 }
 
 /**
@@ -34,6 +43,8 @@ export interface SmtpCatcher {
 export const start: Effect.Effect<SmtpCatcher, never, Scope.Scope> = Effect.gen(function* () {
   const caught: Array<Caught> = []
   let rule: (recipient: string) => Answer = () => ({ accept: true })
+  let holding = false
+  const held: Array<() => void> = []
   const make = () =>
     new SMTPServer({
       authOptional: true,
@@ -53,7 +64,8 @@ export const start: Effect.Effect<SmtpCatcher, never, Scope.Scope> = Effect.gen(
               to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
               mail
             })
-            callback()
+            if (holding) held.push(() => callback())
+            else callback()
           },
           (error: Error) => callback(error)
         )
@@ -86,6 +98,14 @@ export const start: Effect.Effect<SmtpCatcher, never, Scope.Scope> = Effect.gen(
     }),
     answer: (next) => {
       rule = next
+    },
+    hold: () => {
+      holding = true
+    },
+    waiting: () => held.length,
+    release: () => {
+      holding = false
+      for (const answer of held.splice(0)) answer()
     }
   }
 })

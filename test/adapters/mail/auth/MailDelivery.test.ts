@@ -4,6 +4,7 @@ import { expect, layer } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -32,7 +33,7 @@ const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 const address = () => `${randomUUID()}@example.com`
 
 /** A mailer on the catcher's port and the built-in templates, built for the rest of the test. */
-const mailerFor = (catcher: SmtpCatcher.SmtpCatcher) =>
+const mailerFor = (catcher: SmtpCatcher.SmtpCatcher, maxConnections?: number) =>
   Layer.build(
     Layer.merge(
       SmtpMailer.layer({
@@ -41,7 +42,8 @@ const mailerFor = (catcher: SmtpCatcher.SmtpCatcher) =>
         user: Option.none(),
         pass: Option.none(),
         adminEmail: "auth@example.com",
-        senderName: Option.some("Example Auth")
+        senderName: Option.some("Example Auth"),
+        maxConnections
       }),
       TemplateMailComposer.layer({ subjects: {}, templates: { urls: {} } })
     )
@@ -200,6 +202,33 @@ layer(AuthStoragePg.layer("").pipe(Layer.provideMerge(TestDatabase.authLayer("se
         yield* TestClock.adjust(Duration.hours(1))
         expect(yield* pass).toBe(0)
         expect(catcher.caught).toEqual([])
+      })
+    )
+
+    it.scoped("sends as many messages at once as SMTP_MAX_CONNECTIONS allows", () =>
+      Effect.gen(function* () {
+        const catcher = yield* SmtpCatcher.start
+        const mailer = yield* mailerFor(catcher, 10)
+        const outbox = yield* MailOutbox
+        const recipients = Array.from({ length: 12 }, address)
+        yield* Effect.flatMap(now, (at) =>
+          Effect.forEach(recipients, (to) => outbox.enqueue(message(to), at))
+        )
+        // The server takes each message and keeps its connection waiting for the answer.
+        catcher.hold()
+        const pass = yield* Effect.fork(deliverDue(10).pipe(Effect.provide(mailer)))
+        // Ten in flight at once: a pool of five never gets there. Waited for on the wall
+        // clock (the test clock stands still), with a bound far above what it takes.
+        let waited = 0
+        while (catcher.waiting() < 10 && waited < 3000) {
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+          waited++
+        }
+        expect(catcher.waiting()).toBe(10)
+        catcher.release()
+        yield* Fiber.join(pass)
+        const caught = new Set(catcher.caught.flatMap((entry) => entry.to))
+        expect(recipients.filter((to) => !caught.has(to))).toEqual([])
       })
     )
   }
