@@ -42,7 +42,7 @@ export const layer = (configured: ReadonlyMap<string, ExternalProvider>, custom:
           const kept = built.get(identifier)
           if (kept !== undefined && kept.version === version) return Option.some(kept.provider)
           // A provider saved before a rule it breaks existed must not turn sign-ins into 500s:
-          // it is unusable, said once in the log, as if it were off.
+          // it is unusable, as if it were off, and the log says why at each try.
           const upstream = yield* Effect.suspend(() => CustomUpstream.build(saved, custom)).pipe(
             Effect.catchAllDefect((defect) =>
               Effect.fail({ message: defect instanceof Error ? defect.message : "invalid provider" })
