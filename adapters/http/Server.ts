@@ -61,7 +61,21 @@ const acceptableRequestId = /^[\x21-\x7e]{1,200}$/
  */
 const maxAddressLength = 100
 
-const pathAndQuery = (url: string) => {
+/**
+ * The request target in origin form (`/path?query`). A client may send the absolute form
+ * (`http://host/path?query`), which a server must accept (RFC 9112 §3.2.2): its scheme and
+ * authority are dropped, the Host header having named the same origin.
+ */
+const originForm = (target: string) => {
+  if (target.startsWith("/")) return target
+  const authority = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/.exec(target)
+  if (authority === null) return target
+  const rest = target.slice(authority[0].length)
+  return rest.startsWith("/") ? rest : `/${rest}`
+}
+
+const pathAndQuery = (target: string) => {
+  const url = originForm(target)
   const mark = url.indexOf("?")
   return mark < 0 ? { path: url, query: "" } : { path: url.slice(0, mark), query: url.slice(mark + 1) }
 }

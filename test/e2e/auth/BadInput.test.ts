@@ -5,6 +5,7 @@ import { SignJWT } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+import * as RawHttp from "../../support/RawHttp.js"
 
 let scope: Scope.CloseableScope
 let baseUrl = ""
@@ -330,6 +331,14 @@ describe("bad input to the auth service: Supabase Auth's 4xx, never a 5xx", () =
       error_code: "validation_failed",
       msg: "Cannot override reserved OAuth parameter: nonce"
     })
+  })
+
+  it("takes a request target in absolute form as its path (RFC 9112 §3.2.2)", async () => {
+    const absolute = await RawHttp.send(baseUrl, { method: "GET", path: `${baseUrl}/health` })
+    expect(absolute.status).toBe(200)
+    expect(JSON.parse(absolute.body)).toMatchObject({ name: "latchkey-auth" })
+    const withQuery = await RawHttp.send(baseUrl, { method: "GET", path: `${baseUrl}?x=1` })
+    expect(withQuery.status).toBe(404)
   })
 
   it("answers in the newer shape, with the version header, to a client that asks for it", async () => {
