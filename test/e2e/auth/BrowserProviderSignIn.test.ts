@@ -7,8 +7,8 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as DevUpstream from "../../../adapters/idp/DevUpstream.js"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as ProviderUpstream from "../../support/auth/ProviderUpstream.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 import { freePort } from "../../support/FreePort.js"
 
@@ -59,22 +59,12 @@ const startApp = async () => {
 beforeAll(async () => {
   scope = Effect.runSync(Scope.make())
   const port = await Effect.runPromise(freePort)
-  const upstream = await Effect.runPromise(
-    Scope.extend(
-      DevUpstream.start({
-        host: "127.0.0.1",
-        keycloakPaths: true,
-        clients: [
-          {
-            client_id: clientId,
-            client_secret: clientSecret,
-            redirect_uris: [`http://127.0.0.1:${port}/callback`]
-          }
-        ]
-      }),
-      scope
-    )
-  )
+  const upstream = await ProviderUpstream.start(scope, {
+    authPort: port,
+    clientId,
+    clientSecret,
+    keycloakPaths: true
+  })
   anonKey = await SupabaseClientSupport.apiKey("anon")
   baseUrl = `http://127.0.0.1:${port}`
   await startApp()

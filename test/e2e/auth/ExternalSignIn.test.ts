@@ -2,8 +2,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as DevUpstream from "../../../adapters/idp/DevUpstream.js"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as ProviderUpstream from "../../support/auth/ProviderUpstream.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 import { freePort } from "../../support/FreePort.js"
 import { loginThroughForm } from "../../support/oauth/DevUpstreamLogin.js"
@@ -19,18 +19,13 @@ let anonKey = ""
 beforeAll(async () => {
   scope = Effect.runSync(Scope.make())
   const port = await Effect.runPromise(freePort)
-  const callback = `http://127.0.0.1:${port}/callback`
   // A real OpenID provider (oidc-provider) plays the Keycloak realm, on loopback.
-  const upstream = await Effect.runPromise(
-    Scope.extend(
-      DevUpstream.start({
-        host: "127.0.0.1",
-        keycloakPaths: true,
-        clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [callback] }]
-      }),
-      scope
-    )
-  )
+  const upstream = await ProviderUpstream.start(scope, {
+    authPort: port,
+    clientId,
+    clientSecret,
+    keycloakPaths: true
+  })
   const running = await Effect.runPromise(
     Scope.extend(
       AuthServerHarness.start({
