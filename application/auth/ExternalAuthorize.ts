@@ -2,6 +2,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as CustomProvider from "../../domain/auth/CustomProvider.js"
 import * as ExternalLogin from "../../domain/auth/ExternalLogin.js"
 import { parseMethod } from "../../domain/auth/FlowState.js"
 import type { UserId } from "../../domain/Ids.js"
@@ -12,6 +13,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings, providerKeys } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
+import { CustomProviderStore } from "./ports/CustomProviderStore.js"
 import { ExternalLoginStore } from "./ports/ExternalLoginStore.js"
 import { ExternalProviders } from "./ports/ExternalProviders.js"
 
@@ -31,11 +33,24 @@ export interface AuthorizeRequest {
 
 /** Supabase Auth's words for a provider it does not know, or one that is off. */
 const unsupported = (provider: string) =>
-  AuthError.validationFailed(
-    providerKeys.some((key) => key === provider)
-      ? "Unsupported provider: provider is not enabled"
-      : `Unsupported provider: Provider ${provider} could not be found`
-  )
+  Effect.gen(function* () {
+    if (!CustomProvider.isCustom(provider)) {
+      return yield* AuthError.validationFailed(
+        providerKeys.some((key) => key === provider)
+          ? "Unsupported provider: provider is not enabled"
+          : `Unsupported provider: Provider ${provider} could not be found`
+      )
+    }
+    // A custom provider is off or unknown: which, as Supabase Auth says it.
+    if (!(yield* AuthSettings).customProviders.enabled)
+      return yield* AuthError.validationFailed("Unsupported provider: custom OAuth providers are disabled")
+    const saved = yield* Effect.flatMap(CustomProviderStore, (store) => store.find(provider))
+    return yield* AuthError.validationFailed(
+      Option.isSome(saved) && !saved.value.enabled
+        ? `Unsupported provider: custom provider ${provider} is disabled`
+        : `Unsupported provider: custom provider ${provider} not found`
+    )
+  })
 
 /**
  * Starts a sign-in at an external provider: the request's checks in Supabase Auth's order and

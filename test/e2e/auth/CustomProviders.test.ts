@@ -155,7 +155,10 @@ describe("custom providers through supabase-js", () => {
     const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
     const disabled = await fetch(`${baseUrl}/authorize?provider=custom:lifecycle`, { redirect: "manual" })
     expect(disabled.status).toBe(400)
-    expect(await disabled.json()).toMatchObject({ error_code: "validation_failed" })
+    expect(await disabled.json()).toMatchObject({
+      error_code: "validation_failed",
+      msg: "Unsupported provider: custom provider custom:lifecycle is disabled"
+    })
 
     await admin.auth.admin.customProviders.updateProvider("custom:lifecycle", { enabled: true })
     const again = await supabase.auth.signInWithOAuth({
@@ -175,6 +178,9 @@ describe("custom providers through supabase-js", () => {
     })
     const afterwards = await fetch(`${baseUrl}/authorize?provider=custom:lifecycle`, { redirect: "manual" })
     expect(afterwards.status).toBe(400)
+    expect(await afterwards.json()).toMatchObject({
+      msg: "Unsupported provider: custom provider custom:lifecycle not found"
+    })
   })
 
   it("a plain OAuth 2.0 provider: who signed in comes from its userinfo endpoint, through the mapping", async () => {
