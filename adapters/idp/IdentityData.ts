@@ -33,7 +33,6 @@ export interface Claims {
   readonly avatar_url?: string | undefined
   readonly slug?: string | undefined
   readonly user_name?: string | undefined
-  readonly provider_id?: string | undefined
   /** Claims particular to the provider, kept under `custom_claims` as Supabase Auth does. */
   readonly custom_claims?: Readonly<Record<string, unknown>> | undefined
 }
@@ -88,6 +87,8 @@ export const profileOf = (
     const present = text(value)
     if (present !== undefined) data[key] = present
   }
+  // Supabase Auth's deprecated `provider_id` is always the subject.
+  data.provider_id = claims.sub
   if (Option.isSome(email)) data.email = email.value
   data.email_verified = emailVerified
   data.phone_verified = false

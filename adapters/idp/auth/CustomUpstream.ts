@@ -47,7 +47,6 @@ export const profileOf = (
       ...standard,
       iss: IdentityData.text(claims.iss) ?? issuer,
       sub: subject,
-      provider_id: subject,
       full_name: standard.name,
       avatar_url: standard.picture,
       ...(typeof customClaims === "object" && customClaims !== null && !Array.isArray(customClaims)

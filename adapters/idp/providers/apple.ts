@@ -64,7 +64,6 @@ export const profileOf = (login: Oidc.Login) => {
     {
       iss: login.issuer,
       sub: login.subject,
-      provider_id: login.subject,
       name,
       full_name: name,
       ...(Object.keys(custom).length === 0 ? {} : { custom_claims: custom })

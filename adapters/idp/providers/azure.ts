@@ -50,7 +50,6 @@ export const profileOf = (login: Oidc.Login) => {
       // The user's tenant, where the discovered issuer is a template (`{tenantid}`).
       iss: IdentityData.text(claims.iss) ?? login.issuer,
       sub: login.subject,
-      provider_id: login.subject,
       preferred_username: IdentityData.text(claims.preferred_username),
       full_name: IdentityData.text(claims.name),
       custom_claims: custom

@@ -34,7 +34,6 @@ export const profileOf = (user: typeof User.Type, emails: typeof Emails.Type) =>
     {
       iss: api,
       sub: user.uuid,
-      provider_id: user.uuid,
       name,
       full_name: name,
       picture: avatar,

@@ -43,7 +43,6 @@ export const profileOf = (user: typeof User.Type) => {
     {
       iss: api,
       sub: user.id,
-      provider_id: user.id,
       name: `${user.username}#${user.discriminator ?? "0"}`,
       full_name: user.username,
       picture: avatar,

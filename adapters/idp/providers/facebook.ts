@@ -42,7 +42,6 @@ export const profileOf = (user: typeof User.Type) => {
     {
       iss: profileUrl,
       sub: user.id,
-      provider_id: user.id,
       name,
       full_name: name,
       nickname: alias,

@@ -27,7 +27,6 @@ export const profileOf = (user: typeof User.Type) => {
     {
       iss: api,
       sub: user.id,
-      provider_id: user.id,
       name,
       full_name: name,
       avatar_url: user.img_url ?? undefined

@@ -34,7 +34,6 @@ export const profileOf = (user: typeof User.Type, emails: typeof Emails.Type) =>
     {
       iss: api,
       sub: subject,
-      provider_id: subject,
       name,
       full_name: name,
       preferred_username: user.login,

@@ -35,7 +35,6 @@ export const profileOf = (instance: string, user: typeof User.Type, emails: type
     {
       iss: instance,
       sub: subject,
-      provider_id: subject,
       name,
       full_name: name,
       picture: avatar,

@@ -24,7 +24,6 @@ export const profileOf = (realm: string) => (login: Oidc.Login) => {
     {
       iss: realm,
       sub: login.subject,
-      provider_id: login.subject,
       name,
       full_name: name,
       custom_claims: Object.fromEntries(Object.entries(claims).filter(([key]) => !mapped.has(key)))

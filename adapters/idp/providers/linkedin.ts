@@ -21,7 +21,6 @@ export const profileOf = (login: Oidc.Login) => {
     {
       iss: login.issuer,
       sub: login.subject,
-      provider_id: login.subject,
       name: IdentityData.fullName(givenName, familyName),
       given_name: givenName,
       family_name: familyName,

@@ -45,7 +45,6 @@ export const profileOf = (bot: typeof Bot.Type) => {
     {
       iss: api,
       sub: subject,
-      provider_id: subject,
       name,
       full_name: name,
       picture: avatar,

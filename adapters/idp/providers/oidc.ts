@@ -70,7 +70,6 @@ export const standardProfile = (provider: string) => (login: Login) => {
     {
       iss: login.issuer,
       sub: login.subject,
-      provider_id: login.subject,
       name,
       full_name: name,
       picture,

@@ -24,7 +24,6 @@ export const profileOf = (login: Oidc.Login) => {
     {
       iss: api,
       sub: subject,
-      provider_id: subject,
       name,
       full_name: name,
       picture,

@@ -37,7 +37,6 @@ export const profileOf = ({ data: { me } }: typeof Me.Type) => {
     {
       iss: issuer,
       sub: me.externalId,
-      provider_id: me.externalId,
       name,
       full_name: name,
       slug: name,

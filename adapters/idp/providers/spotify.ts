@@ -47,7 +47,6 @@ export const profileOf = (user: typeof User.Type) => {
     {
       iss: api,
       sub: user.id,
-      provider_id: user.id,
       name,
       full_name: name,
       picture: avatar,

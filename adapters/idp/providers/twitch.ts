@@ -40,7 +40,6 @@ export const profileOf = (users: typeof Users.Type) => {
     {
       iss: api,
       sub: subject,
-      provider_id: subject,
       name: user?.login,
       full_name: user?.login,
       nickname: user?.display_name,

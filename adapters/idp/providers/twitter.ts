@@ -51,7 +51,6 @@ export const profileOf = (user: typeof User.Type) => {
     {
       iss: issuer,
       sub: user.id_str,
-      provider_id: user.id_str,
       name,
       full_name: name,
       preferred_username: handle,

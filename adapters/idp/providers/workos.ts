@@ -32,7 +32,6 @@ export const profileOf = (api: string, profile: typeof Profile.Type) => {
     {
       iss: api,
       sub: profile.id,
-      provider_id: profile.id,
       name,
       full_name: name,
       custom_claims: {
