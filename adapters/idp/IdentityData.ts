@@ -50,6 +50,10 @@ export const chooseEmail = (emails: ReadonlyArray<EmailCandidate>): Option.Optio
     Option.fromNullable(emails.at(-1))
   )
 
+/** The one address a provider reports, if it reports one, as the primary. */
+export const single = (email: string | undefined, verified: boolean): ReadonlyArray<EmailCandidate> =>
+  email === undefined ? [] : [{ email, verified, primary: true }]
+
 /** `value` when it says something: a non-empty string. */
 export const text = (value: unknown): string | undefined =>
   typeof value === "string" && value.trim() !== "" ? value : undefined

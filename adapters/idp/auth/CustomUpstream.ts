@@ -53,9 +53,7 @@ export const profileOf = (
         ? { custom_claims: { ...customClaims } }
         : {})
     },
-    email === undefined
-      ? []
-      : [{ email, verified: IdentityData.truthy(claims.email_verified), primary: true }]
+    IdentityData.single(email, IdentityData.truthy(claims.email_verified))
   )
 }
 

@@ -68,7 +68,7 @@ export const profileOf = (login: Oidc.Login) => {
       full_name: name,
       ...(Object.keys(custom).length === 0 ? {} : { custom_claims: custom })
     },
-    email === undefined ? [] : [{ email, verified: true, primary: true }]
+    IdentityData.single(email, true)
   )
 }
 

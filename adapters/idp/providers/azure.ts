@@ -54,7 +54,7 @@ export const profileOf = (login: Oidc.Login) => {
       full_name: IdentityData.text(claims.name),
       custom_claims: custom
     },
-    email === undefined ? [] : [{ email, verified: emailVerified(claims), primary: true }]
+    IdentityData.single(email, emailVerified(claims))
   )
 }
 

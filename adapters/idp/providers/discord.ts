@@ -49,7 +49,7 @@ export const profileOf = (user: typeof User.Type) => {
       avatar_url: avatar,
       custom_claims: { global_name: user.global_name ?? "" }
     },
-    email === undefined ? [] : [{ email, verified: user.verified === true, primary: true }]
+    IdentityData.single(email, user.verified === true)
   )
 }
 

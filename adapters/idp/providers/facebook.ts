@@ -49,7 +49,7 @@ export const profileOf = (user: typeof User.Type) => {
       picture,
       avatar_url: picture
     },
-    email === undefined ? [] : [{ email, verified: true, primary: true }]
+    IdentityData.single(email, true)
   )
 }
 

@@ -31,7 +31,7 @@ export const profileOf = (user: typeof User.Type) => {
       full_name: name,
       avatar_url: user.img_url ?? undefined
     },
-    email === undefined ? [] : [{ email, verified: true, primary: true }]
+    IdentityData.single(email, true)
   )
 }
 

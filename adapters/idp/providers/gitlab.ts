@@ -43,9 +43,7 @@ export const profileOf = (instance: string, user: typeof User.Type, emails: type
     [
       // GitLab's list of further addresses says nothing of their confirmation.
       ...emails.map((entry) => ({ email: entry.email, verified: false, primary: false })),
-      ...(primary === undefined
-        ? []
-        : [{ email: primary, verified: IdentityData.text(user.confirmed_at) !== undefined, primary: true }])
+      ...IdentityData.single(primary, IdentityData.text(user.confirmed_at) !== undefined)
     ]
   )
 }

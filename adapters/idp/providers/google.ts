@@ -27,16 +27,10 @@ export const profileOf = (login: Oidc.Login) => {
       avatar_url: picture,
       ...(hostedDomain === undefined ? {} : { custom_claims: { hd: hostedDomain } })
     },
-    email === undefined
-      ? []
-      : [
-          {
-            email,
-            verified:
-              IdentityData.truthy(claims.email_verified) || IdentityData.truthy(claims.verified_email),
-            primary: true
-          }
-        ]
+    IdentityData.single(
+      email,
+      IdentityData.truthy(claims.email_verified) || IdentityData.truthy(claims.verified_email)
+    )
   )
 }
 

@@ -28,7 +28,7 @@ export const profileOf = (realm: string) => (login: Oidc.Login) => {
       full_name: name,
       custom_claims: Object.fromEntries(Object.entries(claims).filter(([key]) => !mapped.has(key)))
     },
-    email === undefined ? [] : [{ email, verified: claims.email_verified === true, primary: true }]
+    IdentityData.single(email, claims.email_verified === true)
   )
 }
 

@@ -27,9 +27,7 @@ export const profileOf = (login: Oidc.Login) => {
       locale: IdentityData.text(claims.locale),
       picture: IdentityData.text(claims.picture)
     },
-    email === undefined
-      ? []
-      : [{ email, verified: IdentityData.truthy(claims.email_verified), primary: true }]
+    IdentityData.single(email, IdentityData.truthy(claims.email_verified))
   )
 }
 

@@ -50,7 +50,7 @@ export const profileOf = (bot: typeof Bot.Type) => {
       picture: avatar,
       avatar_url: avatar
     },
-    email === undefined ? [] : [{ email, verified: true, primary: true }]
+    IdentityData.single(email, true)
   )
 }
 

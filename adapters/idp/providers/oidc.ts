@@ -75,9 +75,7 @@ export const standardProfile = (provider: string) => (login: Login) => {
       picture,
       avatar_url: picture
     },
-    email === undefined
-      ? []
-      : [{ email, verified: IdentityData.truthy(claims.email_verified), primary: true }]
+    IdentityData.single(email, IdentityData.truthy(claims.email_verified))
   )
 }
 

@@ -32,9 +32,7 @@ export const profileOf = (login: Oidc.Login) => {
         "https://slack.com/team_id": IdentityData.text(claims["https://slack.com/team_id"]) ?? ""
       }
     },
-    email === undefined
-      ? []
-      : [{ email, verified: IdentityData.truthy(claims.email_verified), primary: true }]
+    IdentityData.single(email, IdentityData.truthy(claims.email_verified))
   )
 }
 

@@ -43,7 +43,7 @@ export const profileOf = ({ data: { me } }: typeof Me.Type) => {
       picture: avatar,
       avatar_url: avatar
     },
-    email === undefined ? [] : [{ email, verified: true, primary: true }]
+    IdentityData.single(email, true)
   )
 }
 

@@ -52,7 +52,7 @@ export const profileOf = (user: typeof User.Type) => {
       picture: avatar,
       avatar_url: avatar
     },
-    email === undefined ? [] : [{ email, verified: false, primary: true }]
+    IdentityData.single(email, false)
   )
 }
 

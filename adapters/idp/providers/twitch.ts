@@ -54,7 +54,7 @@ export const profileOf = (users: typeof Users.Type) => {
         view_count: user?.view_count ?? 0
       }
     },
-    email === undefined ? [] : [{ email, verified: true, primary: true }]
+    IdentityData.single(email, true)
   )
 }
 

@@ -58,7 +58,7 @@ export const profileOf = (user: typeof User.Type) => {
       picture: avatar,
       avatar_url: avatar
     },
-    email === undefined ? [] : [{ email, verified: true, primary: true }]
+    IdentityData.single(email, true)
   )
 }
 

@@ -39,7 +39,7 @@ export const profileOf = (api: string, profile: typeof Profile.Type) => {
         organization_id: profile.organization_id ?? ""
       }
     },
-    email === undefined ? [] : [{ email, verified: true, primary: true }]
+    IdentityData.single(email, true)
   )
 }
 
