@@ -104,7 +104,6 @@ const targetOf = (request: IdTokenRequest) =>
           : IdTokenIssuer.forProvider(name, Option.none())
       }))
     const requested = request.provider.toLowerCase()
-    if (CustomProvider.isCustom(requested)) yield* checkCustom(requested)
     let name = requested
     if (name === "") {
       for (const candidate of IdTokenIssuer.byIssuer) {
@@ -116,6 +115,8 @@ const targetOf = (request: IdTokenRequest) =>
       }
     }
     const { found, rule } = yield* ruleOf(name)
+    // Only a custom provider that cannot take the token is read again, for the words of why.
+    if (CustomProvider.isCustom(name) && Option.isNone(rule)) yield* checkCustom(name)
     if (Option.isNone(rule))
       return yield* invalid(`Custom OIDC provider ${JSON.stringify(request.provider)} not allowed`)
     const issuer = yield* Either.match(
