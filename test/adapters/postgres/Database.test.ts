@@ -83,9 +83,12 @@ describe("migrations", () => {
     Effect.gen(function* () {
       const url = yield* TestDatabase.freshUrl()
       // Each instance has its own pool, as separate processes would; without a server the
-      // embedded database (one process, one connection) can only show that a second run is a no-op.
+      // embedded database (one process, one connection) can only show that a second run is a
+      // no-op, on a data folder of its own that the status read below opens again.
+      const dataDir = mkdtempSync(join(tmpdir(), "latchkey-migrate-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
       const instance = Option.match(url, {
-        onNone: () => Database.layer({ url: Option.none(), dataDir: Option.none() }),
+        onNone: () => Database.layer({ url: Option.none(), dataDir: Option.some(dataDir) }),
         onSome: (value) => Database.layer({ url: Option.some(Redacted.make(value)), dataDir: Option.none() })
       })
       const instances = Option.isSome(url) ? 6 : 1
