@@ -9,12 +9,45 @@ import {
   OneTimeTokenStore
 } from "../../../application/auth/ports/OneTimeTokenStore.js"
 import * as Telemetry from "../../../application/Telemetry.js"
+import type { Purpose } from "../../../domain/auth/OneTimeToken.js"
 import { maxFailedAttempts, OneTimeToken } from "../../../domain/auth/OneTimeToken.js"
+import type { UserId } from "../../../domain/Ids.js"
+import * as Batched from "../Batched.js"
+import { PgPool } from "../PgPool.js"
+import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
+import * as SharedStatements from "../SharedStatements.js"
 import { AuthTables } from "./AuthTables.js"
 
 const IdRow = Schema.Struct({ id: Schema.String })
 const CreatedRow = Schema.Struct({ createdAt: Schema.DateFromSelf })
+
+/**
+ * Codes used for the verifications that arrive together (Batched.ts): each input is one element
+ * of the arrays — $1 user, $2 the purposes it may have (comma-separated), $3 the code's digest,
+ * $4 now — and `position` says which input a used token answers. PostgreSQL updates a row once
+ * per statement, so of one code presented twice in a batch one input gets it.
+ */
+const useCodesText = (tokens: string) =>
+  `WITH input AS (
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[])
+       WITH ORDINALITY AS i(user_id, purposes, code_hash, used_at, position)
+   )
+   UPDATE ${tokens} t SET used_at = i.used_at
+   FROM input i
+   WHERE t.user_id = i.user_id AND t.purpose = ANY(string_to_array(i.purposes, ','))
+     AND t.expires_at > i.used_at AND t.failed_attempts < ${maxFailedAttempts}
+     AND t.code_hash = i.code_hash AND t.used_at IS NULL
+   RETURNING t.*, i.position`
+
+const UsedRow = Schema.Struct({ ...OneTimeToken.fields, position: Schema.NumberFromString })
+
+interface CodeUse {
+  readonly userId: UserId
+  readonly purposes: ReadonlyArray<Purpose>
+  readonly codeHash: string
+  readonly now: Date
+}
 
 /**
  * One-time tokens on Postgres. Using a token is one conditional `UPDATE … RETURNING` of its row
@@ -25,9 +58,42 @@ export const layer = Layer.effect(
   OneTimeTokenStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const pool = yield* PgPool
     const tables = yield* AuthTables
     const tokens = sql(tables.name("one_time_tokens"))
     const encode = Schema.encodeSync(OneTimeToken)
+
+    const useCodeAlone = ({ userId, purposes, codeHash, now }: CodeUse) =>
+      sql`
+        UPDATE ${tokens} SET used_at = ${now}
+        WHERE user_id = ${userId} AND purpose IN ${sql.in(purposes)} AND expires_at > ${now}
+          AND failed_attempts < ${maxFailedAttempts} AND code_hash = ${codeHash} AND used_at IS NULL
+        RETURNING *`.pipe(decodeFirst(OneTimeToken))
+    const useCodesStatement = Prepared.statement(
+      `auth_use_codes_${tables.prefix}`,
+      useCodesText(tables.name("one_time_tokens"))
+    )
+    const useCodes = yield* Batched.make({
+      maxBatch: 256,
+      maxInFlight: 2,
+      run: (uses: ReadonlyArray<CodeUse>) =>
+        Prepared.run(pool, useCodesStatement, [
+          uses.map((use) => use.userId),
+          uses.map((use) => use.purposes.join(",")),
+          uses.map((use) => use.codeHash),
+          uses.map((use) => use.now)
+        ]).pipe(
+          decodeAll(UsedRow),
+          Effect.map((rows) => {
+            const byPosition = new Map<number, OneTimeToken>()
+            for (const { position, ...token } of rows) {
+              // Decoded field by field already: the class is not asked to validate them again.
+              if (!byPosition.has(position)) byPosition.set(position, new OneTimeToken(token, true))
+            }
+            return uses.map((_, i) => Option.fromNullable(byPosition.get(i + 1)))
+          })
+        )
+    })
 
     return {
       issue: Telemetry.fn("OneTimeTokenStorePg.issue")(
@@ -74,11 +140,8 @@ export const layer = Layer.effect(
       useCode: Telemetry.fn("OneTimeTokenStorePg.useCode")(
         (userId, purposes, codeHash, now) =>
           Effect.gen(function* () {
-            const used = yield* sql`
-              UPDATE ${tokens} SET used_at = ${now}
-              WHERE user_id = ${userId} AND purpose IN ${sql.in(purposes)} AND expires_at > ${now}
-                AND failed_attempts < ${maxFailedAttempts} AND code_hash = ${codeHash} AND used_at IS NULL
-              RETURNING *`.pipe(decodeFirst(OneTimeToken))
+            const use = { userId, purposes, codeHash, now }
+            const used = yield* SharedStatements.outsideTransaction(useCodes(use), useCodeAlone(use))
             if (Option.isSome(used)) return { _tag: "Used", token: used.value } satisfies CodeOutcome
             const counted = yield* sql`
               UPDATE ${tokens} SET failed_attempts = failed_attempts + 1

@@ -23,6 +23,7 @@ import * as Batched from "../Batched.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
+import * as SharedStatements from "../SharedStatements.js"
 import { AuthTables } from "./AuthTables.js"
 
 /**
@@ -87,6 +88,26 @@ const rotateText = (sessions: string, refreshTokens: string) =>
      FROM rotated r
    )
    SELECT ${sessionColumnsOf("r")}, r.position FROM rotated r`
+
+/**
+ * Sessions started together (Batched.ts), each with its first refresh token, in one statement:
+ * each input is one element of the arrays, in the order of `startedColumns`, then $15 the first
+ * token's digest. The tokens' reference to their sessions is checked at the end of the
+ * statement, when the session rows exist.
+ */
+const startedColumns = `id, user_id, aal, factor_id, not_after, user_agent, ip, tag, amr, generation,
+  refreshed_at, revoked_at, created_at, updated_at`
+const startText = (sessions: string, refreshTokens: string) =>
+  `WITH input AS (
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::timestamptz[], $6::text[],
+       $7::inet[], $8::text[], $9::jsonb[], $10::int[], $11::timestamptz[], $12::timestamptz[],
+       $13::timestamptz[], $14::timestamptz[], $15::text[])
+       AS i(${startedColumns}, token_hash)
+   ), started AS (
+     INSERT INTO ${sessions} (${startedColumns}) SELECT ${startedColumns} FROM input
+   )
+   INSERT INTO ${refreshTokens} (token_hash, user_id, session_id, generation, created_at, updated_at)
+   SELECT token_hash, user_id, id, generation, created_at, created_at FROM input`
 
 const RotatedRow = Schema.Struct({ ...SessionRowFields.fields, position: Schema.NumberFromString })
 
@@ -156,6 +177,61 @@ export const layer = Layer.effect(
           now
         )
       }).pipe(sql.withTransaction, Effect.orDie)
+
+    type SessionRowEncoded = ReturnType<typeof encodeSession>
+    interface Start {
+      readonly row: SessionRowEncoded
+      readonly firstToken: string
+    }
+
+    // The session and its first token in one statement, which is atomic on its own: one round
+    // trip where a transaction of two inserts took four. The token's reference to the session
+    // is checked at the end of the statement, when the session row exists.
+    const startAlone = (row: SessionRowEncoded, firstToken: string) =>
+      sql`
+        WITH started AS (INSERT INTO ${sessions} ${sql.insert(row)})
+        INSERT INTO ${refreshTokens} ${sql.insert({
+          tokenHash: firstToken,
+          userId: row.userId,
+          sessionId: row.id,
+          generation: row.generation,
+          createdAt: row.createdAt,
+          updatedAt: row.createdAt
+        })}`.pipe(Effect.asVoid, Effect.orDie)
+
+    // Every sign-in starts a session: those arriving together share one statement.
+    const startStatement = Prepared.statement(
+      `auth_start_sessions_${tables.prefix}`,
+      startText(tables.name("sessions"), tables.name("refresh_tokens"))
+    )
+    const column = <A>(starts: ReadonlyArray<Start>, of: (row: SessionRowEncoded) => A) =>
+      starts.map(({ row }) => of(row))
+    const startShared = yield* Batched.make({
+      maxBatch: 256,
+      maxInFlight: 2,
+      run: (starts: ReadonlyArray<Start>) =>
+        Prepared.run(pool, startStatement, [
+          column(starts, (row) => row.id),
+          column(starts, (row) => row.userId),
+          column(starts, (row) => row.aal),
+          column(starts, (row) => row.factorId),
+          column(starts, (row) => row.notAfter),
+          column(starts, (row) => row.userAgent),
+          column(starts, (row) => row.ip),
+          column(starts, (row) => row.tag),
+          column(starts, (row) => row.amr),
+          column(starts, (row) => row.generation),
+          column(starts, (row) => row.refreshedAt),
+          column(starts, (row) => row.revokedAt),
+          column(starts, (row) => row.createdAt),
+          column(starts, (row) => row.updatedAt),
+          starts.map((start) => start.firstToken)
+        ]).pipe(
+          Effect.orDie,
+          // An output per input, which Batched.ts counts (undefined would read as a missing one).
+          Effect.map(() => starts.map(() => true))
+        )
+    })
 
     const rotateStatement = Prepared.statement(
       `auth_rotate_refresh_tokens_${tables.prefix}`,
@@ -262,19 +338,10 @@ export const layer = Layer.effect(
       start: Telemetry.fn("SessionStorePg.start")(
         (session, firstToken) => {
           const row = encodeSession(session)
-          // The session and its first token in one statement, which is atomic on its own: one
-          // round trip where a transaction of two inserts took four. The token's reference to
-          // the session is checked at the end of the statement, when the session row exists.
-          return sql`
-            WITH started AS (INSERT INTO ${sessions} ${sql.insert(row)})
-            INSERT INTO ${refreshTokens} ${sql.insert({
-              tokenHash: firstToken,
-              userId: session.userId,
-              sessionId: session.id,
-              generation: session.generation,
-              createdAt: row.createdAt,
-              updatedAt: row.createdAt
-            })}`.pipe(Effect.asVoid, Effect.orDie)
+          return SharedStatements.outsideTransaction(
+            Effect.asVoid(startShared({ row, firstToken })),
+            startAlone(row, firstToken)
+          )
         },
         (session) => ({ "session.id": session.id, "user.id": session.userId })
       ),

@@ -15,12 +15,13 @@ import {
 import * as Telemetry from "../../../application/Telemetry.js"
 import * as PendingChange from "../../../domain/auth/PendingChange.js"
 import { Identity } from "../../../domain/Identity.js"
-import type { UserId } from "../../../domain/Ids.js"
+import type { IdentityId, UserId } from "../../../domain/Ids.js"
 import { User } from "../../../domain/User.js"
 import * as Batched from "../Batched.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
+import * as SharedStatements from "../SharedStatements.js"
 import * as UniqueViolation from "../UniqueViolation.js"
 import { AuthTables } from "./AuthTables.js"
 
@@ -63,7 +64,7 @@ const WithIdentitiesRow = Schema.Struct({
   identities: Schema.parseJson(Schema.Array(Schema.Struct(Identity.fields)))
 })
 
-const PasswordRow = Schema.Struct({ encryptedPassword: Schema.NullOr(Schema.String) })
+const PasswordRow = Schema.Struct({ id: Schema.String, encryptedPassword: Schema.NullOr(Schema.String) })
 
 /** What `recordSignIn`'s statement answers: whether the user was stamped, and their identities. */
 const SignInRow = Schema.Struct({
@@ -71,6 +72,47 @@ const SignInRow = Schema.Struct({
   identities: Schema.parseJson(Schema.Array(Schema.Struct(Identity.fields)))
 })
 const CountRow = Schema.Struct({ total: Schema.Number })
+
+/**
+ * `recordSignIn` for the sign-ins that arrive together (Batched.ts): each input is one element
+ * of the arrays — $1 user, $2 the identity used (null: none), $3 now — and `position` says
+ * which input a row answers. The identities are read as the stamp leaves them (the statement's
+ * own reads see the rows as they were, hence the stamp's time taken from `touched`).
+ */
+const recordSignInsText = (users: string, identities: string) =>
+  `WITH input AS (
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[])
+       WITH ORDINALITY AS i(user_id, identity_id, signed_in_at, position)
+   ), stamped AS (
+     UPDATE ${users} u SET last_sign_in_at = i.signed_in_at, updated_at = i.signed_in_at
+     FROM input i WHERE u.id = i.user_id AND u.deleted_at IS NULL RETURNING u.id
+   ), touched AS (
+     UPDATE ${identities} d SET last_sign_in_at = i.signed_in_at, updated_at = i.signed_in_at
+     FROM input i
+     WHERE d.id = i.identity_id AND d.user_id = i.user_id AND i.user_id IN (SELECT id FROM stamped)
+     RETURNING d.id, i.signed_in_at
+   )
+   SELECT i.position, (i.user_id IN (SELECT id FROM stamped)) AS stamped,
+     (SELECT coalesce(json_agg(json_build_object(
+        'id', d.id, 'userId', d.user_id, 'provider', d.provider, 'providerId', d.provider_id,
+        'identityData', d.identity_data, 'email', d.email, 'createdAt', d.created_at,
+        'updatedAt', coalesce((SELECT t.signed_in_at FROM touched t WHERE t.id = d.id LIMIT 1), d.updated_at),
+        'lastSignInAt', coalesce((SELECT t.signed_in_at FROM touched t WHERE t.id = d.id LIMIT 1), d.last_sign_in_at))
+        ORDER BY d.created_at, d.id), '[]')
+      FROM ${identities} d WHERE d.user_id = i.user_id)::text AS identities
+   FROM input i`
+
+const SignInsRow = Schema.Struct({
+  position: Schema.NumberFromString,
+  stamped: Schema.Boolean,
+  identities: SignInRow.fields.identities
+})
+
+interface SignIn {
+  readonly id: UserId
+  readonly identity: Option.Option<IdentityId>
+  readonly now: Date
+}
 
 export const layer = Layer.effect(
   UserRepository,
@@ -152,6 +194,47 @@ export const layer = Layer.effect(
         Effect.map(Option.map(toUser))
       )
 
+    // A live user by id, address or number: every sign-in starts with one of these reads, which
+    // the requests arriving together share (outside a transaction; inside one, findUser).
+    const usersWhere = (name: string, condition: string) =>
+      Prepared.statement(
+        `auth_find_users_by_${name}_${tables.prefix}`,
+        `SELECT ${userColumns} FROM ${tables.name("users")} WHERE ${condition} AND deleted_at IS NULL`
+      )
+    const sharedById = yield* SharedStatements.lookup({
+      pool,
+      statement: usersWhere("id", "id = ANY($1::uuid[])"),
+      row: UserRow,
+      // PostgreSQL writes uuids in lower case; a caller's may come in either.
+      keyOf: (row): string => row.id
+    })
+    const sharedByEmail = yield* SharedStatements.lookup({
+      pool,
+      statement: usersWhere("email", "email = ANY($1::text[]) AND is_sso_user = false"),
+      row: UserRow,
+      keyOf: (row) => Option.getOrUndefined(row.email)
+    })
+    const sharedByPhone = yield* SharedStatements.lookup({
+      pool,
+      statement: usersWhere("phone", "phone = ANY($1::text[]) AND is_sso_user = false"),
+      row: UserRow,
+      keyOf: (row) => Option.getOrUndefined(row.phone)
+    })
+    const sharedPasswordHash = yield* SharedStatements.lookup({
+      pool,
+      statement: Prepared.statement(
+        `auth_find_password_hashes_${tables.prefix}`,
+        `SELECT id, encrypted_password FROM ${tables.name("users")}
+         WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`
+      ),
+      row: PasswordRow,
+      keyOf: (row): string => row.id
+    })
+    const sharedUser = (
+      shared: Effect.Effect<Option.Option<typeof UserRow.Type>>,
+      own: Effect.Effect<Option.Option<User>>
+    ) => SharedStatements.outsideTransaction(Effect.map(shared, Option.map(toUser)), own)
+
     const findWithIdentitiesStatement = Prepared.statement(
       `auth_find_with_identities_${tables.prefix}`,
       findWithIdentitiesText(tables.name("users"), tables.name("identities"))
@@ -176,6 +259,62 @@ export const layer = Layer.effect(
     })
 
     const notFound = (id: UserId) => new UserNotFound({ userId: id })
+
+    const recordSignInAlone = (id: UserId, identity: Option.Option<IdentityId>, now: Date) => {
+      // One statement, no transaction, on every sign-in: the user stamped, the identity
+      // used stamped with it, and the identities read back as the stamp leaves them (the
+      // statement's own reads see the rows as they were, hence the CASE).
+      const used = Option.getOrNull(identity)
+      return sql`
+        WITH stamped AS (
+          UPDATE ${users} SET last_sign_in_at = ${now}, updated_at = ${now}
+          WHERE id = ${id} AND deleted_at IS NULL RETURNING id),
+        touched AS (
+          UPDATE ${identitiesTable} SET last_sign_in_at = ${now}, updated_at = ${now}
+          WHERE id = ${used}::uuid AND user_id = ${id} AND EXISTS (SELECT 1 FROM stamped)
+          RETURNING id)
+        SELECT (SELECT count(*) FROM stamped)::int AS stamped,
+          (SELECT coalesce(json_agg(json_build_object(
+            'id', i.id, 'userId', i.user_id, 'provider', i.provider, 'providerId', i.provider_id,
+            'identityData', i.identity_data, 'email', i.email, 'createdAt', i.created_at,
+            'updatedAt', CASE WHEN i.id IN (SELECT id FROM touched) THEN ${now}::timestamptz ELSE i.updated_at END,
+            'lastSignInAt', CASE WHEN i.id IN (SELECT id FROM touched) THEN ${now}::timestamptz ELSE i.last_sign_in_at END)
+            ORDER BY i.created_at, i.id), '[]')
+           FROM ${identitiesTable} i WHERE i.user_id = ${id} AND EXISTS (SELECT 1 FROM stamped))::text AS identities`.pipe(
+        decodeFirst(SignInRow),
+        Effect.flatMap((row) =>
+          Option.isNone(row) || row.value.stamped === 0
+            ? Effect.fail(notFound(id))
+            : Effect.succeed(row.value.identities.map((fields) => new Identity(fields, true)))
+        )
+      )
+    }
+
+    const recordSignInsStatement = Prepared.statement(
+      `auth_record_sign_ins_${tables.prefix}`,
+      recordSignInsText(tables.name("users"), tables.name("identities"))
+    )
+    const recordSignIns = yield* Batched.make({
+      maxBatch: 256,
+      maxInFlight: 2,
+      run: (signIns: ReadonlyArray<SignIn>) =>
+        Prepared.run(pool, recordSignInsStatement, [
+          signIns.map((signIn) => signIn.id),
+          signIns.map((signIn) => Option.getOrNull(signIn.identity)),
+          signIns.map((signIn) => signIn.now)
+        ]).pipe(
+          decodeAll(SignInsRow),
+          Effect.map((rows) => {
+            const byPosition = new Map(rows.map((row) => [row.position, row]))
+            return signIns.map((_, i) => {
+              const row = byPosition.get(i + 1)
+              return row === undefined || !row.stamped
+                ? Option.none()
+                : Option.some(row.identities.map((fields) => new Identity(fields, true)))
+            })
+          })
+        )
+    })
 
     /** Runs a statement that changes a live user and returns its id; UserNotFound when none. */
     const changeLive = (id: UserId, statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
@@ -228,14 +367,14 @@ export const layer = Layer.effect(
         (identity) => ({ "user.id": identity.userId })
       ),
       findById: Telemetry.fn("UserRepositoryPg.findById")(
-        (id) => findUser(sql`id = ${id}`),
+        (id) => sharedUser(sharedById(id.toLowerCase()), findUser(sql`id = ${id}`)),
         (id) => ({ "user.id": id })
       ),
       findByEmail: Telemetry.fn("UserRepositoryPg.findByEmail")((email) =>
-        findUser(sql`email = ${email} AND is_sso_user = false`)
+        sharedUser(sharedByEmail(email), findUser(sql`email = ${email} AND is_sso_user = false`))
       ),
       findByPhone: Telemetry.fn("UserRepositoryPg.findByPhone")((phone) =>
-        findUser(sql`phone = ${phone} AND is_sso_user = false`)
+        sharedUser(sharedByPhone(phone), findUser(sql`phone = ${phone} AND is_sso_user = false`))
       ),
       findByPendingEmail: Telemetry.fn("UserRepositoryPg.findByPendingEmail")((email) =>
         findUser(sql`email_change = ${email} AND is_sso_user = false`)
@@ -288,10 +427,12 @@ export const layer = Layer.effect(
       ),
       findPasswordHash: Telemetry.fn("UserRepositoryPg.findPasswordHash")(
         (id) =>
-          sql`SELECT encrypted_password FROM ${users} WHERE id = ${id} AND deleted_at IS NULL`.pipe(
-            decodeFirst(PasswordRow),
-            Effect.map(Option.flatMap((row) => Option.fromNullable(row.encryptedPassword)))
-          ),
+          SharedStatements.outsideTransaction(
+            sharedPasswordHash(id.toLowerCase()),
+            sql`SELECT id, encrypted_password FROM ${users} WHERE id = ${id} AND deleted_at IS NULL`.pipe(
+              decodeFirst(PasswordRow)
+            )
+          ).pipe(Effect.map(Option.flatMap((row) => Option.fromNullable(row.encryptedPassword)))),
         (id) => ({ "user.id": id })
       ),
       // Read, merge and write under the row's lock, so that concurrent updates of different
@@ -365,35 +506,13 @@ export const layer = Layer.effect(
         (id) => ({ "user.id": id })
       ),
       recordSignIn: Telemetry.fn("UserRepositoryPg.recordSignIn")(
-        (id, identity, now) => {
-          // One statement, no transaction, on every sign-in: the user stamped, the identity
-          // used stamped with it, and the identities read back as the stamp leaves them (the
-          // statement's own reads see the rows as they were, hence the CASE).
-          const used = Option.getOrNull(identity)
-          return sql`
-            WITH stamped AS (
-              UPDATE ${users} SET last_sign_in_at = ${now}, updated_at = ${now}
-              WHERE id = ${id} AND deleted_at IS NULL RETURNING id),
-            touched AS (
-              UPDATE ${identitiesTable} SET last_sign_in_at = ${now}, updated_at = ${now}
-              WHERE id = ${used}::uuid AND user_id = ${id} AND EXISTS (SELECT 1 FROM stamped)
-              RETURNING id)
-            SELECT (SELECT count(*) FROM stamped)::int AS stamped,
-              (SELECT coalesce(json_agg(json_build_object(
-                'id', i.id, 'userId', i.user_id, 'provider', i.provider, 'providerId', i.provider_id,
-                'identityData', i.identity_data, 'email', i.email, 'createdAt', i.created_at,
-                'updatedAt', CASE WHEN i.id IN (SELECT id FROM touched) THEN ${now}::timestamptz ELSE i.updated_at END,
-                'lastSignInAt', CASE WHEN i.id IN (SELECT id FROM touched) THEN ${now}::timestamptz ELSE i.last_sign_in_at END)
-                ORDER BY i.created_at, i.id), '[]')
-               FROM ${identitiesTable} i WHERE i.user_id = ${id} AND EXISTS (SELECT 1 FROM stamped))::text AS identities`.pipe(
-            decodeFirst(SignInRow),
-            Effect.flatMap((row) =>
-              Option.isNone(row) || row.value.stamped === 0
-                ? Effect.fail(notFound(id))
-                : Effect.succeed(row.value.identities.map((fields) => new Identity(fields, true)))
-            )
-          )
-        },
+        (id, identity, now) =>
+          SharedStatements.outsideTransaction(
+            Effect.flatMap(recordSignIns({ id, identity, now }), (identities) =>
+              Option.isNone(identities) ? Effect.fail(notFound(id)) : Effect.succeed(identities.value)
+            ),
+            recordSignInAlone(id, identity, now)
+          ),
         (id) => ({ "user.id": id })
       ),
       softDelete: Telemetry.fn("UserRepositoryPg.softDelete")(
