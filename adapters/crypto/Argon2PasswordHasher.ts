@@ -125,15 +125,20 @@ export const make = (
   })
 
 /**
- * The production hasher: `options` size its gate (`HashingGate.Options`, defaults there), and
- * there are as many hashing threads as the gate lets hashings run at once.
+ * The production hasher: `options.concurrency` hashing threads (`HashingGate.defaultConcurrency`
+ * unless set), and a gate that admits `HashingThreads.tasksPerThread` hashings a thread and
+ * queues `options.queue` more (`HashingGate.Options`, defaults there).
  */
 export const layer = (options: HashingGate.Options = {}): Layer.Layer<PasswordHasher> =>
   Layer.scoped(
     PasswordHasher,
     Effect.gen(function* () {
-      const gate = yield* HashingGate.make(options)
-      const threads = yield* HashingThreads.make(options.concurrency ?? HashingGate.defaultConcurrency())
+      const threadCount = options.concurrency ?? HashingGate.defaultConcurrency()
+      const gate = yield* HashingGate.make({
+        concurrency: threadCount * HashingThreads.tasksPerThread,
+        queue: options.queue ?? HashingGate.queuePerSlot * threadCount
+      })
+      const threads = yield* HashingThreads.make(threadCount)
       return yield* make(gate, threads)
     })
   )

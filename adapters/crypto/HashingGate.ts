@@ -7,17 +7,18 @@ import * as Schema from "effect/Schema"
  * threads of its own (HashingThreads.ts), so the event loop stays free, but nothing else bounds
  * how much work a storm of sign-ins queues there: each argon2id call holds 19 MiB while it runs.
  *
- * So at most `concurrency` hashings run at once and at most `queue` more wait for a turn; a
+ * So at most `concurrency` hashings are handed to the threads at once (each thread runs one and
+ * holds its next, HashingThreads.tasksPerThread) and at most `queue` more wait for a turn; a
  * call beyond that dies at once with `HashingBusy` rather than waiting out its request's
  * timeout in a queue that only grows.
  *
  * Figures on a 2-core machine: an argon2id verify (19 MiB, t=2) takes ~6 ms, a cost-10 bcrypt
- * verify ~45 ms. With the defaults there (2 running, 64 waiting) the last in line waits about
- * 0.2 s behind argon2 hashes, 1.5 s behind imported bcrypt ones, and hashing holds at most
- * 2 × 19 MiB. A waiting call holds only its request.
+ * verify ~45 ms. With the production hasher's sizes there (two threads holding 4, 64 waiting)
+ * the last in line waits about 0.2 s behind argon2 hashes, 1.5 s behind imported bcrypt ones,
+ * and hashing holds at most 2 × 19 MiB. A waiting call holds only its request.
  */
 export interface Options {
-  /** Hashings running at once; `defaultConcurrency` unless set. */
+  /** Hashings handed to the threads at once; `defaultConcurrency` unless set. */
   readonly concurrency?: number
   /** Calls waiting for a turn; `queuePerSlot` per running slot unless set. */
   readonly queue?: number
