@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -41,6 +42,12 @@ const toJose = (jwk: SigningKey.Jwk): jose.JWK => {
 const unknownKidRereadAfter = Duration.seconds(1)
 
 const isAlgorithm = Schema.is(SigningKey.Algorithm)
+
+/**
+ * Checked tokens kept (JoseAccessTokens.layer): some 2 KiB each with their claims, so a few MiB
+ * at most, for the tokens of the users active in the last moments.
+ */
+export const checkedTokensHeld = 2_048
 
 const decoder = new TextDecoder("utf-8", { fatal: true })
 const encoder = new TextEncoder()
@@ -171,18 +178,26 @@ export const layer = Layer.effect(
         return KeyRing.verifierFor(fresh, header, settings.validMethods, Option.isSome(secret), now)
       })
 
-    const verify = (token: string): Effect.Effect<Verified, BadJwt.BadJwt> =>
+    /** A token's parts as read, and the key whose signature check it passed. */
+    interface Checked {
+      readonly header: Record<string, unknown>
+      readonly payload: Record<string, unknown>
+      readonly claims: AccessTokenClaims.VerifiedClaims
+      readonly signedWith: JwsSignature.VerifyKey
+    }
+    /**
+     * Tokens whose signature passed, by their digest: a client presents one access token on
+     * every request until it refreshes, and checking an RS256 signature and decoding the claims
+     * again each time was a fifth of `GET /user`'s CPU. Only the signature check and the
+     * decoding are skipped: the key must still be in the ring and be the one that checked it
+     * (a retired key's tokens fail as before), and expiry is checked at every use. Oldest out
+     * first beyond `checkedTokensHeld`.
+     */
+    const checkedTokens = new Map<string, Checked>()
+
+    /** The token's header, payload and claims, read from its parts. */
+    const parse = (headerPart: string, payloadPart: string) =>
       Effect.gen(function* () {
-        const parts = token.split(".")
-        const [headerPart, payloadPart, signaturePart] = parts
-        if (
-          parts.length !== 3 ||
-          headerPart === undefined ||
-          payloadPart === undefined ||
-          signaturePart === undefined
-        ) {
-          return yield* BadJwt.malformed("token contains an invalid number of segments")
-        }
         const header = jsonPart(headerPart)
         if (Either.isLeft(header)) {
           return yield* BadJwt.malformed(
@@ -197,10 +212,28 @@ export const layer = Layer.effect(
         }
         const claims = AccessTokenClaims.decodeVerified(payload.right)
         if (Either.isLeft(claims)) return yield* BadJwt.malformed("could not JSON decode claim")
+        return { header: header.right, payload: payload.right, claims: claims.right }
+      })
+
+    const verify = (token: string): Effect.Effect<Verified, BadJwt.BadJwt> =>
+      Effect.gen(function* () {
+        const parts = token.split(".")
+        const [headerPart, payloadPart, signaturePart] = parts
+        if (
+          parts.length !== 3 ||
+          headerPart === undefined ||
+          payloadPart === undefined ||
+          signaturePart === undefined
+        ) {
+          return yield* BadJwt.malformed("token contains an invalid number of segments")
+        }
+        const digest = createHash("sha256").update(token).digest("base64")
+        const checked = checkedTokens.get(digest)
+        const { header, payload, claims } = checked ?? (yield* parse(headerPart, payloadPart))
         const nowMillis = yield* Clock.currentTimeMillis
-        const verifier = yield* Effect.flatten(verifierFor(header.right, new Date(nowMillis)))
+        const verifier = yield* Effect.flatten(verifierFor(header, new Date(nowMillis)))
         // verifierFor accepted the algorithm, so it is one of ours; this narrows its type.
-        const alg = header.right.alg
+        const alg = header.alg
         if (!isAlgorithm(alg)) return yield* BadJwt.algorithmUnavailable(alg)
         let key: Key
         if (verifier._tag === "Secret") {
@@ -211,25 +244,33 @@ export const layer = Layer.effect(
         } else {
           key = yield* keyOf(verifier.entry, "verify")
         }
-        const signed = JwsSignature.verifies(
-          alg,
-          token.slice(0, headerPart.length + 1 + payloadPart.length),
-          signaturePart,
-          verifyKey(key)
-        )
-        if (signed === undefined) return yield* BadJwt.malformed("could not base64 decode signature")
-        if (!signed) return yield* BadJwt.badSignature(alg)
-        const verified = claims.right
+        const signedWith = verifyKey(key)
+        if (checked?.signedWith !== signedWith) {
+          const signed = JwsSignature.verifies(
+            alg,
+            token.slice(0, headerPart.length + 1 + payloadPart.length),
+            signaturePart,
+            signedWith
+          )
+          if (signed === undefined) return yield* BadJwt.malformed("could not base64 decode signature")
+          if (!signed) return yield* BadJwt.badSignature(alg)
+          if (checked === undefined && checkedTokens.size >= checkedTokensHeld) {
+            const oldest = checkedTokens.keys().next()
+            if (oldest.done !== true) checkedTokens.delete(oldest.value)
+          }
+          checkedTokens.set(digest, { header, payload, claims, signedWith })
+        }
+        const verified = claims
         if (verified.exp !== undefined && nowMillis >= verified.exp * 1000) {
           return yield* BadJwt.expired(nowMillis - verified.exp * 1000)
         }
         if (verified.nbf !== undefined && nowMillis < verified.nbf * 1000) return yield* BadJwt.notYetValid()
-        const kid = header.right.kid
+        const kid = header.kid
         return {
           alg: verifier._tag === "Secret" ? "HS256" : verifier.entry.algorithm,
           kid: typeof kid === "string" ? Option.some(kid) : Option.none(),
           claims: verified,
-          payload: payload.right
+          payload
         } satisfies Verified
       })
 
