@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { Socket } from "node:net"
+import { isIP, type Socket } from "node:net"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -60,6 +60,19 @@ const acceptableRequestId = /^[\x21-\x7e]{1,200}$/
  * (Register.ts), and PostgreSQL cannot index a key of a few kilobytes.
  */
 const maxAddressLength = 100
+
+/**
+ * The address an entry of the client-address header names: a bare IP, or one with a port
+ * (`203.0.113.9:8080`, `[2001:db8::1]:443`), its zone left off; undefined for anything else.
+ * The first entry of `X-Forwarded-For` is whatever the client sent, and the auth service keeps
+ * the address on the session in an `inet` column, which would refuse the request's sign-in.
+ */
+const addressIn = (entry: string): string | undefined => {
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(entry)
+  const withPort = /^([\d.]+):\d{1,5}$/.exec(entry)
+  const candidate = (bracketed?.[1] ?? withPort?.[1] ?? entry).split("%")[0] ?? ""
+  return isIP(candidate) === 0 ? undefined : candidate
+}
 
 /**
  * The request target in origin form (`/path?query`). A client may send the absolute form
@@ -329,7 +342,8 @@ export const serve = <R>(options: ServerOptions<R>) =>
       if (clientIpHeader !== undefined) {
         const forwarded = req.headers[clientIpHeader]
         const first = (typeof forwarded === "string" ? forwarded : forwarded?.[0])?.split(",")[0]?.trim()
-        if (first !== undefined && first !== "" && first.length <= maxAddressLength) return first
+        const address = first !== undefined && first.length <= maxAddressLength ? addressIn(first) : undefined
+        if (address !== undefined) return address
       }
       return req.socket.remoteAddress ?? "unknown"
     }

@@ -144,6 +144,20 @@ describe("the HTTP server", () => {
           fetch(`${base}/items/1`, { headers: { "x-trace-id": "x".repeat(300) } })
         )
         expect(made.headers.get("x-trace-id")).toMatch(/^[0-9a-f-]{36}$/)
+        // The header's first entry is the client's to write: an address with a port is taken
+        // without it, and what is no address at all leaves the peer's address in its place.
+        const ipFor = (header: string) =>
+          Effect.promise(() =>
+            fetch(`${base}/items/1`, { headers: { "x-client-ip": header } }).then(
+              (response): Promise<unknown> => response.json()
+            )
+          )
+        expect(yield* ipFor("203.0.113.9:8080")).toMatchObject({ ip: "203.0.113.9" })
+        expect(yield* ipFor("[2001:db8::1]:443, 10.0.0.1")).toMatchObject({ ip: "2001:db8::1" })
+        expect(yield* ipFor("fe80::1%eth0")).toMatchObject({ ip: "fe80::1" })
+        for (const garbage of ["unknown", "1.2.3.4.5", "<script>", "[nope]:1", "2001:db8::1:99999x"]) {
+          expect(yield* ipFor(garbage)).toMatchObject({ ip: "127.0.0.1" })
+        }
       })
   )
 
