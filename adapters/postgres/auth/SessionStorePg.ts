@@ -129,17 +129,11 @@ export const layer = Layer.effect(
       `auth_find_sessions_${tables.prefix}`,
       `SELECT ${sessionColumns} FROM ${tables.name("sessions")} s WHERE id = ANY($1::uuid[])`
     )
-    const findSession = yield* Batched.make({
-      maxBatch: 256,
-      maxInFlight: 2,
-      run: (ids: ReadonlyArray<Session.SessionId>) =>
-        Prepared.run(pool, findStatement, [[...new Set(ids)]]).pipe(
-          decodeAll(SessionRow),
-          Effect.map((found) => {
-            const byId = new Map(found.map((session) => [session.id, session]))
-            return ids.map((id) => Option.fromNullable(byId.get(id)))
-          })
-        )
+    const findSession = yield* SharedStatements.lookup({
+      pool,
+      statement: findStatement,
+      row: SessionRow,
+      keyOf: (session): string => session.id
     })
 
     /** The sealed child is kept on the retired token only while there is a reuse interval. */

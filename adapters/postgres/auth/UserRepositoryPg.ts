@@ -238,24 +238,21 @@ export const layer = Layer.effect(
       `auth_find_with_identities_${tables.prefix}`,
       findWithIdentitiesText(tables.name("users"), tables.name("identities"))
     )
-    const findWithIdentities = yield* Batched.make({
-      maxBatch: 256,
-      maxInFlight: 2,
-      run: (ids: ReadonlyArray<UserId>) =>
-        Prepared.run(pool, findWithIdentitiesStatement, [[...new Set(ids)]]).pipe(
-          decodeAll(WithIdentitiesRow),
-          Effect.map((rows) => {
-            const byId = new Map(
-              rows.map(({ identities, ...user }) => [
-                user.id,
-                // Decoded field by field already: the classes are not asked to validate again.
-                { user: toUser(user), identities: identities.map((identity) => new Identity(identity, true)) }
-              ])
-            )
-            return ids.map((id) => Option.fromNullable(byId.get(id)))
-          })
-        )
+    const sharedWithIdentities = yield* SharedStatements.lookup({
+      pool,
+      statement: findWithIdentitiesStatement,
+      row: WithIdentitiesRow,
+      keyOf: (row): string => row.id
     })
+    const findWithIdentities = (id: UserId) =>
+      Effect.map(
+        sharedWithIdentities(id),
+        Option.map(({ identities, ...user }) => ({
+          user: toUser(user),
+          // Decoded field by field already: the classes are not asked to validate again.
+          identities: identities.map((identity) => new Identity(identity, true))
+        }))
+      )
 
     const notFound = (id: UserId) => new UserNotFound({ userId: id })
 
