@@ -300,35 +300,37 @@ describe("JoseAccessTokens", () => {
     }).pipe(Effect.provide(layerWith()))
   )
 
-  it.effect("a token accepted before is checked again at every use: a forged copy, expiry, its key retired", () =>
-    Effect.gen(function* () {
-      const first = yield* EnsureSigningKey.ensureSigningKey
-      const tokens = yield* AccessTokens
-      const token = yield* signNow
-      const [header, payload, signature] = token.split(".")
-      expect((yield* tokens.verify(token)).claims.sub).toBe(user.id)
-      // Its signature passed once; the same signature over other claims still does not.
-      const claims = JSON.parse(new TextDecoder().decode(jose.base64url.decode(payload ?? "")))
-      const forged = jose.base64url.encode(JSON.stringify({ ...claims, role: "service_role" }))
-      expect((yield* failureOf(tokens.verify(`${header}.${forged}.${signature}`)))?.reason).toBe(
-        "bad_signature"
-      )
-      expect((yield* tokens.verify(token)).claims.role).toBe(claims.role)
+  it.effect(
+    "a token accepted before is checked again at every use: a forged copy, expiry, its key retired",
+    () =>
+      Effect.gen(function* () {
+        const first = yield* EnsureSigningKey.ensureSigningKey
+        const tokens = yield* AccessTokens
+        const token = yield* signNow
+        const [header, payload, signature] = token.split(".")
+        expect((yield* tokens.verify(token)).claims.sub).toBe(user.id)
+        // Its signature passed once; the same signature over other claims still does not.
+        const claims = JSON.parse(new TextDecoder().decode(jose.base64url.decode(payload ?? "")))
+        const forged = jose.base64url.encode(JSON.stringify({ ...claims, role: "service_role" }))
+        expect((yield* failureOf(tokens.verify(`${header}.${forged}.${signature}`)))?.reason).toBe(
+          "bad_signature"
+        )
+        expect((yield* tokens.verify(token)).claims.role).toBe(claims.role)
 
-      // Its key retired (a leaked key): refused once the instance's view of the keys is fresh.
-      yield* AddKey.addKey("RS256")
-      yield* TestClock.adjust("15 minutes")
-      yield* RotateKeys.rotateKeys
-      const second = yield* signNow
-      expect((yield* tokens.verify(second)).claims.sub).toBe(user.id)
-      yield* RetireKey.retireKey(first.kid)
-      yield* TestClock.adjust("31 seconds")
-      expect((yield* failureOf(tokens.verify(token)))?.reason).toBe("unknown_key")
-      expect((yield* tokens.verify(second)).claims.sub).toBe(user.id)
-      // And a token accepted before is refused once it has expired.
-      yield* TestClock.adjust("1 hour")
-      expect((yield* failureOf(tokens.verify(second)))?.reason).toBe("expired")
-    }).pipe(Effect.provide(layerWith()))
+        // Its key retired (a leaked key): refused once the instance's view of the keys is fresh.
+        yield* AddKey.addKey("RS256")
+        yield* TestClock.adjust("15 minutes")
+        yield* RotateKeys.rotateKeys
+        const second = yield* signNow
+        expect((yield* tokens.verify(second)).claims.sub).toBe(user.id)
+        yield* RetireKey.retireKey(first.kid)
+        yield* TestClock.adjust("31 seconds")
+        expect((yield* failureOf(tokens.verify(token)))?.reason).toBe("unknown_key")
+        expect((yield* tokens.verify(second)).claims.sub).toBe(user.id)
+        // And a token accepted before is refused once it has expired.
+        yield* TestClock.adjust("1 hour")
+        expect((yield* failureOf(tokens.verify(second)))?.reason).toBe("expired")
+      }).pipe(Effect.provide(layerWith()))
   )
 
   it.effect("configured keys win: an oct key with key_ops sign signs HS256 and stays out of the JWKS", () =>
