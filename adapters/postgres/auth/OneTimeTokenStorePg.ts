@@ -9,8 +9,7 @@ import {
   OneTimeTokenStore
 } from "../../../application/auth/ports/OneTimeTokenStore.js"
 import * as Telemetry from "../../../application/Telemetry.js"
-import type { Purpose } from "../../../domain/auth/OneTimeToken.js"
-import { maxFailedAttempts, OneTimeToken } from "../../../domain/auth/OneTimeToken.js"
+import { maxFailedAttempts, OneTimeToken, type Purpose } from "../../../domain/auth/OneTimeToken.js"
 import type { UserId } from "../../../domain/Ids.js"
 import * as Batched from "../Batched.js"
 import { PgPool } from "../PgPool.js"
