@@ -7,42 +7,70 @@ import * as Batched from "./Batched.js"
 import * as Prepared from "./Prepared.js"
 import { decodeAll } from "./Rows.js"
 
+export interface Options<I, O, A, R> {
+  readonly sql: SqlClient.SqlClient
+  readonly pool: Pg.Pool
+  /** Takes its inputs as arrays with an element per input (`unnest`), or as one array of keys. */
+  readonly statement: Prepared.Statement
+  /** The statement's parameters for some inputs. */
+  readonly parameters: (inputs: ReadonlyArray<I>) => ReadonlyArray<unknown>
+  readonly row: Schema.Schema<A, R>
+  /** Each input's answer, in the inputs' order, from the decoded rows of their statement. */
+  readonly answers: (rows: ReadonlyArray<A>, inputs: ReadonlyArray<I>) => ReadonlyArray<O>
+}
+
 /**
- * `shared` where the caller has no transaction open, `own` inside one. Batched statements run
- * on the pool's other connections: inside a transaction they would not see its uncommitted
- * writes, and a write among them could wait on the transaction's own locks.
+ * A statement for many inputs that the requests arriving together share (Batched.ts), where the
+ * caller has no transaction open. Inside one, the same statement runs for the one input on the
+ * transaction's connection: on the pool's other connections it would not see the transaction's
+ * uncommitted writes, and a write could wait on the transaction's own locks.
  */
-export const outsideTransaction = <A, E>(
-  shared: Effect.Effect<A, E>,
-  own: Effect.Effect<A, E>
-): Effect.Effect<A, E> =>
-  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
-    Option.isNone(open) ? shared : own
+export const make = <I, O, A, R>(options: Options<I, O, A, R>) =>
+  Effect.map(
+    Batched.make({
+      maxBatch: 256,
+      maxInFlight: 2,
+      run: (inputs: ReadonlyArray<I>) =>
+        Prepared.run(options.pool, options.statement, options.parameters(inputs)).pipe(
+          decodeAll(options.row),
+          Effect.map((rows) => options.answers(rows, inputs))
+        )
+    }),
+    (shared) => {
+      const alone = (input: I) =>
+        options.sql.unsafe(options.statement.text, options.parameters([input])).pipe(
+          decodeAll(options.row),
+          Effect.flatMap((rows) => {
+            const [answer] = options.answers(rows, [input])
+            return answer === undefined
+              ? Effect.dieMessage(`${options.statement.name} answered no input`)
+              : Effect.succeed(answer)
+          })
+        )
+      return (input: I): Effect.Effect<O> =>
+        Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
+          Option.isNone(open) ? shared(input) : alone(input)
+        )
+    }
   )
 
-export interface LookupOptions<K, A, I> {
+export interface LookupOptions<K, A, R> {
+  readonly sql: SqlClient.SqlClient
   readonly pool: Pg.Pool
-  /** Takes the batch's distinct keys as its one parameter, `$1`, an array. */
+  /** Takes the distinct keys asked for as its one parameter, `$1`, an array. */
   readonly statement: Prepared.Statement
-  readonly row: Schema.Schema<A, I>
+  readonly row: Schema.Schema<A, R>
   /** The key a decoded row answers. */
   readonly keyOf: (row: A) => K
 }
 
-/**
- * A read by key that the requests arriving together share (Batched.ts): one prepared
- * statement for the batch's distinct keys, each caller given the row of its own key, if any.
- */
-export const lookup = <K, A, I>(options: LookupOptions<K, A, I>) =>
-  Batched.make({
-    maxBatch: 256,
-    maxInFlight: 2,
-    run: (keys: ReadonlyArray<K>) =>
-      Prepared.run(options.pool, options.statement, [[...new Set(keys)]]).pipe(
-        decodeAll(options.row),
-        Effect.map((rows) => {
-          const byKey = new Map(rows.map((row) => [options.keyOf(row), row]))
-          return keys.map((key) => Option.fromNullable(byKey.get(key)))
-        })
-      )
+/** A read by key (`make`): each caller gets the row of its own key, if any. */
+export const lookup = <K, A, R>(options: LookupOptions<K, A, R>) =>
+  make({
+    ...options,
+    parameters: (keys: ReadonlyArray<K>) => [[...new Set(keys)]],
+    answers: (rows, keys) => {
+      const byKey = new Map(rows.map((row) => [options.keyOf(row), row]))
+      return keys.map((key) => Option.fromNullable(byKey.get(key)))
+    }
   })

@@ -11,7 +11,6 @@ import {
 import * as Telemetry from "../../../application/Telemetry.js"
 import { maxFailedAttempts, OneTimeToken, type Purpose } from "../../../domain/auth/OneTimeToken.js"
 import type { UserId } from "../../../domain/Ids.js"
-import * as Batched from "../Batched.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
@@ -62,36 +61,29 @@ export const layer = Layer.effect(
     const tokens = sql(tables.name("one_time_tokens"))
     const encode = Schema.encodeSync(OneTimeToken)
 
-    const useCodeAlone = ({ userId, purposes, codeHash, now }: CodeUse) =>
-      sql`
-        UPDATE ${tokens} SET used_at = ${now}
-        WHERE user_id = ${userId} AND purpose IN ${sql.in(purposes)} AND expires_at > ${now}
-          AND failed_attempts < ${maxFailedAttempts} AND code_hash = ${codeHash} AND used_at IS NULL
-        RETURNING *`.pipe(decodeFirst(OneTimeToken))
     const useCodesStatement = Prepared.statement(
       `auth_use_codes_${tables.prefix}`,
       useCodesText(tables.name("one_time_tokens"))
     )
-    const useCodes = yield* Batched.make({
-      maxBatch: 256,
-      maxInFlight: 2,
-      run: (uses: ReadonlyArray<CodeUse>) =>
-        Prepared.run(pool, useCodesStatement, [
-          uses.map((use) => use.userId),
-          uses.map((use) => use.purposes.join(",")),
-          uses.map((use) => use.codeHash),
-          uses.map((use) => use.now)
-        ]).pipe(
-          decodeAll(UsedRow),
-          Effect.map((rows) => {
-            const byPosition = new Map<number, OneTimeToken>()
-            for (const { position, ...token } of rows) {
-              // Decoded field by field already: the class is not asked to validate them again.
-              if (!byPosition.has(position)) byPosition.set(position, new OneTimeToken(token, true))
-            }
-            return uses.map((_, i) => Option.fromNullable(byPosition.get(i + 1)))
-          })
-        )
+    const useCodes = yield* SharedStatements.make({
+      sql,
+      pool,
+      statement: useCodesStatement,
+      parameters: (uses: ReadonlyArray<CodeUse>) => [
+        uses.map((use) => use.userId),
+        uses.map((use) => use.purposes.join(",")),
+        uses.map((use) => use.codeHash),
+        uses.map((use) => use.now)
+      ],
+      row: UsedRow,
+      answers: (rows, uses) => {
+        const byPosition = new Map<number, OneTimeToken>()
+        for (const { position, ...token } of rows) {
+          // Decoded field by field already: the class is not asked to validate them again.
+          if (!byPosition.has(position)) byPosition.set(position, new OneTimeToken(token, true))
+        }
+        return uses.map((_, i) => Option.fromNullable(byPosition.get(i + 1)))
+      }
     })
 
     return {
@@ -139,8 +131,7 @@ export const layer = Layer.effect(
       useCode: Telemetry.fn("OneTimeTokenStorePg.useCode")(
         (userId, purposes, codeHash, now) =>
           Effect.gen(function* () {
-            const use = { userId, purposes, codeHash, now }
-            const used = yield* SharedStatements.outsideTransaction(useCodes(use), useCodeAlone(use))
+            const used = yield* useCodes({ userId, purposes, codeHash, now })
             if (Option.isSome(used)) return { _tag: "Used", token: used.value } satisfies CodeOutcome
             const counted = yield* sql`
               UPDATE ${tokens} SET failed_attempts = failed_attempts + 1

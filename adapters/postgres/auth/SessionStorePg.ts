@@ -130,6 +130,7 @@ export const layer = Layer.effect(
       `SELECT ${sessionColumns} FROM ${tables.name("sessions")} s WHERE id = ANY($1::uuid[])`
     )
     const findSession = yield* SharedStatements.lookup({
+      sql,
       pool,
       statement: findStatement,
       row: SessionRow,
@@ -178,53 +179,37 @@ export const layer = Layer.effect(
       readonly firstToken: string
     }
 
-    // The session and its first token in one statement, which is atomic on its own: one round
-    // trip where a transaction of two inserts took four. The token's reference to the session
-    // is checked at the end of the statement, when the session row exists.
-    const startAlone = (row: SessionRowEncoded, firstToken: string) =>
-      sql`
-        WITH started AS (INSERT INTO ${sessions} ${sql.insert(row)})
-        INSERT INTO ${refreshTokens} ${sql.insert({
-          tokenHash: firstToken,
-          userId: row.userId,
-          sessionId: row.id,
-          generation: row.generation,
-          createdAt: row.createdAt,
-          updatedAt: row.createdAt
-        })}`.pipe(Effect.asVoid, Effect.orDie)
-
-    // Every sign-in starts a session: those arriving together share one statement.
-    const startStatement = Prepared.statement(
-      `auth_start_sessions_${tables.prefix}`,
-      startText(tables.name("sessions"), tables.name("refresh_tokens"))
-    )
+    // Every sign-in starts a session: those arriving together share one statement, atomic on
+    // its own, where a transaction of two inserts took four round trips.
     const column = <A>(starts: ReadonlyArray<Start>, of: (row: SessionRowEncoded) => A) =>
       starts.map(({ row }) => of(row))
-    const startShared = yield* Batched.make({
-      maxBatch: 256,
-      maxInFlight: 2,
-      run: (starts: ReadonlyArray<Start>) =>
-        Prepared.run(pool, startStatement, [
-          column(starts, (row) => row.id),
-          column(starts, (row) => row.userId),
-          column(starts, (row) => row.aal),
-          column(starts, (row) => row.factorId),
-          column(starts, (row) => row.notAfter),
-          column(starts, (row) => row.userAgent),
-          column(starts, (row) => row.ip),
-          column(starts, (row) => row.tag),
-          column(starts, (row) => row.amr),
-          column(starts, (row) => row.generation),
-          column(starts, (row) => row.refreshedAt),
-          column(starts, (row) => row.revokedAt),
-          column(starts, (row) => row.createdAt),
-          column(starts, (row) => row.updatedAt),
-          starts.map((start) => start.firstToken)
-        ]).pipe(
-          Effect.orDie,
-          // An output per input, which Batched.ts counts (undefined would read as a missing one).
-          Effect.map(() => starts.map(() => true))
-        )
+    const startSession = yield* SharedStatements.make({
+      sql,
+      pool,
+      statement: Prepared.statement(
+        `auth_start_sessions_${tables.prefix}`,
+        startText(tables.name("sessions"), tables.name("refresh_tokens"))
+      ),
+      parameters: (starts: ReadonlyArray<Start>) => [
+        column(starts, (row) => row.id),
+        column(starts, (row) => row.userId),
+        column(starts, (row) => row.aal),
+        column(starts, (row) => row.factorId),
+        column(starts, (row) => row.notAfter),
+        column(starts, (row) => row.userAgent),
+        column(starts, (row) => row.ip),
+        column(starts, (row) => row.tag),
+        column(starts, (row) => row.amr),
+        column(starts, (row) => row.generation),
+        column(starts, (row) => row.refreshedAt),
+        column(starts, (row) => row.revokedAt),
+        column(starts, (row) => row.createdAt),
+        column(starts, (row) => row.updatedAt),
+        starts.map((start) => start.firstToken)
+      ],
+      row: Schema.Unknown,
+      // An answer per input, which Batched.ts counts (undefined would read as a missing one).
+      answers: (_rows, starts) => starts.map(() => true)
     })
 
     const rotateStatement = Prepared.statement(
@@ -330,13 +315,7 @@ export const layer = Layer.effect(
 
     return {
       start: Telemetry.fn("SessionStorePg.start")(
-        (session, firstToken) => {
-          const row = encodeSession(session)
-          return SharedStatements.outsideTransaction(
-            Effect.asVoid(startShared({ row, firstToken })),
-            startAlone(row, firstToken)
-          )
-        },
+        (session, firstToken) => Effect.asVoid(startSession({ row: encodeSession(session), firstToken })),
         (session) => ({ "session.id": session.id, "user.id": session.userId })
       ),
       // The live token's presentation, the common case, rotates in a shared statement; any

@@ -17,7 +17,6 @@ import * as PendingChange from "../../../domain/auth/PendingChange.js"
 import { Identity } from "../../../domain/Identity.js"
 import type { IdentityId, UserId } from "../../../domain/Ids.js"
 import { User } from "../../../domain/User.js"
-import * as Batched from "../Batched.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
@@ -59,18 +58,13 @@ const findWithIdentitiesText = (users: string, identities: string) =>
       FROM ${identities} i WHERE i.user_id = u.id)::text AS identities
    FROM ${users} u WHERE u.id = ANY($1::uuid[]) AND u.deleted_at IS NULL`
 
-const WithIdentitiesRow = Schema.Struct({
-  ...UserRow.fields,
-  identities: Schema.parseJson(Schema.Array(Schema.Struct(Identity.fields)))
-})
+/** A user's identities as one JSON array, under their field names (timestamps as ISO strings). */
+const IdentitiesJson = Schema.parseJson(Schema.Array(Schema.Struct(Identity.fields)))
+
+const WithIdentitiesRow = Schema.Struct({ ...UserRow.fields, identities: IdentitiesJson })
 
 const PasswordRow = Schema.Struct({ id: Schema.String, encryptedPassword: Schema.NullOr(Schema.String) })
 
-/** What `recordSignIn`'s statement answers: whether the user was stamped, and their identities. */
-const SignInRow = Schema.Struct({
-  stamped: Schema.Number,
-  identities: Schema.parseJson(Schema.Array(Schema.Struct(Identity.fields)))
-})
 const CountRow = Schema.Struct({ total: Schema.Number })
 
 /**
@@ -102,10 +96,11 @@ const recordSignInsText = (users: string, identities: string) =>
       FROM ${identities} d WHERE d.user_id = i.user_id)::text AS identities
    FROM input i`
 
+/** What `recordSignIns` answers for an input: whether the user was stamped, and their identities. */
 const SignInsRow = Schema.Struct({
   position: Schema.NumberFromString,
   stamped: Schema.Boolean,
-  identities: SignInRow.fields.identities
+  identities: IdentitiesJson
 })
 
 interface SignIn {
@@ -194,13 +189,14 @@ export const layer = Layer.effect(
       )
 
     // A live user by id, address or number: every sign-in starts with one of these reads, which
-    // the requests arriving together share (outside a transaction; inside one, findUser).
+    // the requests arriving together share (SharedStatements.ts).
     const usersWhere = (name: string, condition: string) =>
       Prepared.statement(
         `auth_find_users_by_${name}_${tables.prefix}`,
         `SELECT ${userColumns} FROM ${tables.name("users")} WHERE ${condition} AND deleted_at IS NULL`
       )
     const sharedById = yield* SharedStatements.lookup({
+      sql,
       pool,
       statement: usersWhere("id", "id = ANY($1::uuid[])"),
       row: UserRow,
@@ -208,18 +204,21 @@ export const layer = Layer.effect(
       keyOf: (row): string => row.id
     })
     const sharedByEmail = yield* SharedStatements.lookup({
+      sql,
       pool,
       statement: usersWhere("email", "email = ANY($1::text[]) AND is_sso_user = false"),
       row: UserRow,
       keyOf: (row) => Option.getOrUndefined(row.email)
     })
     const sharedByPhone = yield* SharedStatements.lookup({
+      sql,
       pool,
       statement: usersWhere("phone", "phone = ANY($1::text[]) AND is_sso_user = false"),
       row: UserRow,
       keyOf: (row) => Option.getOrUndefined(row.phone)
     })
     const sharedPasswordHash = yield* SharedStatements.lookup({
+      sql,
       pool,
       statement: Prepared.statement(
         `auth_find_password_hashes_${tables.prefix}`,
@@ -229,16 +228,15 @@ export const layer = Layer.effect(
       row: PasswordRow,
       keyOf: (row): string => row.id
     })
-    const sharedUser = (
-      shared: Effect.Effect<Option.Option<typeof UserRow.Type>>,
-      own: Effect.Effect<Option.Option<User>>
-    ) => SharedStatements.outsideTransaction(Effect.map(shared, Option.map(toUser)), own)
+    const userOf = (found: Effect.Effect<Option.Option<typeof UserRow.Type>>) =>
+      Effect.map(found, Option.map(toUser))
 
     const findWithIdentitiesStatement = Prepared.statement(
       `auth_find_with_identities_${tables.prefix}`,
       findWithIdentitiesText(tables.name("users"), tables.name("identities"))
     )
     const sharedWithIdentities = yield* SharedStatements.lookup({
+      sql,
       pool,
       statement: findWithIdentitiesStatement,
       row: WithIdentitiesRow,
@@ -256,60 +254,29 @@ export const layer = Layer.effect(
 
     const notFound = (id: UserId) => new UserNotFound({ userId: id })
 
-    const recordSignInAlone = (id: UserId, identity: Option.Option<IdentityId>, now: Date) => {
-      // One statement, no transaction, on every sign-in: the user stamped, the identity
-      // used stamped with it, and the identities read back as the stamp leaves them (the
-      // statement's own reads see the rows as they were, hence the CASE).
-      const used = Option.getOrNull(identity)
-      return sql`
-        WITH stamped AS (
-          UPDATE ${users} SET last_sign_in_at = ${now}, updated_at = ${now}
-          WHERE id = ${id} AND deleted_at IS NULL RETURNING id),
-        touched AS (
-          UPDATE ${identitiesTable} SET last_sign_in_at = ${now}, updated_at = ${now}
-          WHERE id = ${used}::uuid AND user_id = ${id} AND EXISTS (SELECT 1 FROM stamped)
-          RETURNING id)
-        SELECT (SELECT count(*) FROM stamped)::int AS stamped,
-          (SELECT coalesce(json_agg(json_build_object(
-            'id', i.id, 'userId', i.user_id, 'provider', i.provider, 'providerId', i.provider_id,
-            'identityData', i.identity_data, 'email', i.email, 'createdAt', i.created_at,
-            'updatedAt', CASE WHEN i.id IN (SELECT id FROM touched) THEN ${now}::timestamptz ELSE i.updated_at END,
-            'lastSignInAt', CASE WHEN i.id IN (SELECT id FROM touched) THEN ${now}::timestamptz ELSE i.last_sign_in_at END)
-            ORDER BY i.created_at, i.id), '[]')
-           FROM ${identitiesTable} i WHERE i.user_id = ${id} AND EXISTS (SELECT 1 FROM stamped))::text AS identities`.pipe(
-        decodeFirst(SignInRow),
-        Effect.flatMap((row) =>
-          Option.isNone(row) || row.value.stamped === 0
-            ? Effect.fail(notFound(id))
-            : Effect.succeed(row.value.identities.map((fields) => new Identity(fields, true)))
-        )
-      )
-    }
-
-    const recordSignInsStatement = Prepared.statement(
-      `auth_record_sign_ins_${tables.prefix}`,
-      recordSignInsText(tables.name("users"), tables.name("identities"))
-    )
-    const recordSignIns = yield* Batched.make({
-      maxBatch: 256,
-      maxInFlight: 2,
-      run: (signIns: ReadonlyArray<SignIn>) =>
-        Prepared.run(pool, recordSignInsStatement, [
-          signIns.map((signIn) => signIn.id),
-          signIns.map((signIn) => Option.getOrNull(signIn.identity)),
-          signIns.map((signIn) => signIn.now)
-        ]).pipe(
-          decodeAll(SignInsRow),
-          Effect.map((rows) => {
-            const byPosition = new Map(rows.map((row) => [row.position, row]))
-            return signIns.map((_, i) => {
-              const row = byPosition.get(i + 1)
-              return row === undefined || !row.stamped
-                ? Option.none()
-                : Option.some(row.identities.map((fields) => new Identity(fields, true)))
-            })
-          })
-        )
+    // Every sign-in ends with one: those arriving together share the statement.
+    const recordSignIns = yield* SharedStatements.make({
+      sql,
+      pool,
+      statement: Prepared.statement(
+        `auth_record_sign_ins_${tables.prefix}`,
+        recordSignInsText(tables.name("users"), tables.name("identities"))
+      ),
+      parameters: (signIns: ReadonlyArray<SignIn>) => [
+        signIns.map((signIn) => signIn.id),
+        signIns.map((signIn) => Option.getOrNull(signIn.identity)),
+        signIns.map((signIn) => signIn.now)
+      ],
+      row: SignInsRow,
+      answers: (rows, signIns) => {
+        const byPosition = new Map(rows.map((row) => [row.position, row]))
+        return signIns.map((_, i) => {
+          const row = byPosition.get(i + 1)
+          return row === undefined || !row.stamped
+            ? Option.none()
+            : Option.some(row.identities.map((fields) => new Identity(fields, true)))
+        })
+      }
     })
 
     /** Runs a statement that changes a live user and returns its id; UserNotFound when none. */
@@ -369,15 +336,11 @@ export const layer = Layer.effect(
         (identity) => ({ "user.id": identity.userId })
       ),
       findById: Telemetry.fn("UserRepositoryPg.findById")(
-        (id) => sharedUser(sharedById(id.toLowerCase()), findUser(sql`id = ${id}`)),
+        (id) => userOf(sharedById(id.toLowerCase())),
         (id) => ({ "user.id": id })
       ),
-      findByEmail: Telemetry.fn("UserRepositoryPg.findByEmail")((email) =>
-        sharedUser(sharedByEmail(email), findUser(sql`email = ${email} AND is_sso_user = false`))
-      ),
-      findByPhone: Telemetry.fn("UserRepositoryPg.findByPhone")((phone) =>
-        sharedUser(sharedByPhone(phone), findUser(sql`phone = ${phone} AND is_sso_user = false`))
-      ),
+      findByEmail: Telemetry.fn("UserRepositoryPg.findByEmail")((email) => userOf(sharedByEmail(email))),
+      findByPhone: Telemetry.fn("UserRepositoryPg.findByPhone")((phone) => userOf(sharedByPhone(phone))),
       findByPendingEmail: Telemetry.fn("UserRepositoryPg.findByPendingEmail")((email) =>
         findUser(sql`email_change = ${email} AND is_sso_user = false`)
       ),
@@ -429,12 +392,10 @@ export const layer = Layer.effect(
       ),
       findPasswordHash: Telemetry.fn("UserRepositoryPg.findPasswordHash")(
         (id) =>
-          SharedStatements.outsideTransaction(
+          Effect.map(
             sharedPasswordHash(id.toLowerCase()),
-            sql`SELECT id, encrypted_password FROM ${users} WHERE id = ${id} AND deleted_at IS NULL`.pipe(
-              decodeFirst(PasswordRow)
-            )
-          ).pipe(Effect.map(Option.flatMap((row) => Option.fromNullable(row.encryptedPassword)))),
+            Option.flatMap((row) => Option.fromNullable(row.encryptedPassword))
+          ),
         (id) => ({ "user.id": id })
       ),
       // Read, merge and write under the row's lock, so that concurrent updates of different
@@ -509,11 +470,8 @@ export const layer = Layer.effect(
       ),
       recordSignIn: Telemetry.fn("UserRepositoryPg.recordSignIn")(
         (id, identity, now) =>
-          SharedStatements.outsideTransaction(
-            Effect.flatMap(recordSignIns({ id, identity, now }), (identities) =>
-              Option.isNone(identities) ? Effect.fail(notFound(id)) : Effect.succeed(identities.value)
-            ),
-            recordSignInAlone(id, identity, now)
+          Effect.flatMap(recordSignIns({ id, identity, now }), (identities) =>
+            Option.isNone(identities) ? Effect.fail(notFound(id)) : Effect.succeed(identities.value)
           ),
         (id) => ({ "user.id": id })
       ),

@@ -6,8 +6,7 @@ import type * as Effect from "effect/Effect"
  * that must not leave half its writes behind — a user without the mail that confirms them —
  * wraps them in `run`. In the Postgres adapter that is one transaction, which every statement
  * of the auth storage adapters joins: those that concurrent requests share (Batched.ts) run
- * shared only outside one, except the user-with-identities and session reads and the refresh
- * rotation, which no such unit uses. The memory adapter runs the effect
+ * shared only outside one, except the refresh rotation, which no such unit uses. The memory adapter runs the effect
  * as it is: its writes are single steps, and tests that need a rollback run on Postgres.
  */
 export class Transactions extends Context.Tag("latchkey/auth/Transactions")<
