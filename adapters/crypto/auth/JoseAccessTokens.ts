@@ -47,7 +47,7 @@ const isAlgorithm = Schema.is(SigningKey.Algorithm)
  * Checked tokens kept (JoseAccessTokens.layer): some 2 KiB each with their claims, so a few MiB
  * at most, for the tokens of the users active in the last moments.
  */
-export const checkedTokensHeld = 2_048
+const checkedTokensHeld = 2_048
 
 const decoder = new TextDecoder("utf-8", { fatal: true })
 const encoder = new TextEncoder()
