@@ -203,20 +203,17 @@ export const layer = Layer.effect(
       // PostgreSQL writes uuids in lower case; a caller's may come in either.
       keyOf: (row): string => row.id
     })
-    const sharedByEmail = yield* SharedStatements.lookup({
-      sql,
-      pool,
-      statement: usersWhere("email", "email = ANY($1::text[]) AND is_sso_user = false"),
-      row: UserRow,
-      keyOf: (row) => Option.getOrUndefined(row.email)
-    })
-    const sharedByPhone = yield* SharedStatements.lookup({
-      sql,
-      pool,
-      statement: usersWhere("phone", "phone = ANY($1::text[]) AND is_sso_user = false"),
-      row: UserRow,
-      keyOf: (row) => Option.getOrUndefined(row.phone)
-    })
+    const byAddress = (column: "email" | "phone") =>
+      SharedStatements.lookup({
+        sql,
+        pool,
+        statement: usersWhere(column, `${column} = ANY($1::text[]) AND is_sso_user = false`),
+        row: UserRow,
+        keyOf: (row): string | undefined =>
+          column === "email" ? Option.getOrUndefined(row.email) : Option.getOrUndefined(row.phone)
+      })
+    const sharedByEmail = yield* byAddress("email")
+    const sharedByPhone = yield* byAddress("phone")
     const sharedPasswordHash = yield* SharedStatements.lookup({
       sql,
       pool,
