@@ -20,6 +20,17 @@ const ClaimedRow = Schema.Struct({
   queuedAt: Timestamp
 })
 
+/** A message's row as it is queued, due at once, under a new id. */
+export const queuedRow = (message: Message, now: Date) => ({
+  id: MessageId.make(randomUUID()),
+  kind: message.kind,
+  recipient: message.to,
+  // JSON text: the user's own keys (`Data`) must stay as they are.
+  variables: JSON.stringify(message.variables),
+  queuedAt: now,
+  dueAt: now
+})
+
 /**
  * The outbox on Postgres. Statements run through `@effect/sql`, so `enqueue` joins the
  * transaction it is called in (TransactionsPg). A claim leases the due messages it finds with
@@ -37,16 +48,9 @@ export const layer = Layer.effect(
       enqueue: Telemetry.fn("MailOutboxPg.enqueue")(
         (message, now) =>
           Effect.gen(function* () {
-            const id = MessageId.make(randomUUID())
-            yield* sql`INSERT INTO ${outbox} ${sql.insert({
-              id,
-              kind: message.kind,
-              recipient: message.to,
-              variables: JSON.stringify(message.variables),
-              queuedAt: now,
-              dueAt: now
-            })}`
-            return id
+            const row = queuedRow(message, now)
+            yield* sql`INSERT INTO ${outbox} ${sql.insert(row)}`
+            return row.id
           }).pipe(Effect.orDie),
         (message) => ({ "mail.kind": message.kind })
       ),
