@@ -3,7 +3,6 @@ import * as Option from "effect/Option"
 import { FlowState, FlowStateId, parseMethod } from "../../domain/auth/FlowState.js"
 import type { User } from "../../domain/User.js"
 import { TokenMint } from "../ports/TokenMint.js"
-import { FlowStateStore } from "./ports/FlowStateStore.js"
 
 /** A request's PKCE parameters (`""` when absent), checked by `ContactInput.pkce` already. */
 export interface Challenge {
@@ -14,29 +13,26 @@ export interface Challenge {
 /**
  * The PKCE flow a request's `code_challenge` starts for the user its mail goes to (supabase-js
  * `flowType: "pkce"`): the mail's link then ends in `redirect_to?code=…` instead of a session in
- * the fragment. None without a challenge. Joins the caller's transaction.
+ * the fragment. None without a challenge. Writes nothing: the flow is stored with the token
+ * that names it.
  */
-export const start = (user: User, challenge: Challenge, authenticationMethod: string, now: Date) =>
+export const flowFor = (user: User, challenge: Challenge, authenticationMethod: string, now: Date) =>
   Effect.gen(function* () {
-    if (challenge.codeChallenge === "") return Option.none<FlowStateId>()
+    if (challenge.codeChallenge === "") return Option.none<FlowState>()
     const method = parseMethod(challenge.codeChallengeMethod)
     // ContactInput.pkce checked the method before anything was written; this only narrows it.
     if (Option.isNone(method)) return yield* Effect.dieMessage("a PKCE method ContactInput.pkce let through")
-    const id = FlowStateId.make(yield* (yield* TokenMint).uuid)
-    yield* Effect.flatMap(FlowStateStore, (flows) =>
-      flows.create(
-        new FlowState({
-          id,
-          userId: user.id,
-          codeChallenge: challenge.codeChallenge,
-          codeChallengeMethod: method.value,
-          authenticationMethod,
-          authCodeHash: Option.none(),
-          authCodeIssuedAt: Option.none(),
-          providerTokens: Option.none(),
-          createdAt: now
-        })
-      )
+    return Option.some(
+      new FlowState({
+        id: FlowStateId.make(yield* (yield* TokenMint).uuid),
+        userId: user.id,
+        codeChallenge: challenge.codeChallenge,
+        codeChallengeMethod: method.value,
+        authenticationMethod,
+        authCodeHash: Option.none(),
+        authCodeIssuedAt: Option.none(),
+        providerTokens: Option.none(),
+        createdAt: now
+      })
     )
-    return Option.some(id)
   })

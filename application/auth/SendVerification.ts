@@ -2,9 +2,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type { FlowStateId } from "../../domain/auth/FlowState.js"
+import type { FlowState, FlowStateId } from "../../domain/auth/FlowState.js"
 import * as Mail from "../../domain/auth/Mail.js"
 import { codeSubject, OneTimeToken, OneTimeTokenId, type Purpose } from "../../domain/auth/OneTimeToken.js"
+import type { Identity } from "../../domain/Identity.js"
 import * as Time from "../../domain/Time.js"
 import type { User } from "../../domain/User.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
@@ -12,6 +13,8 @@ import { TokenMint } from "../ports/TokenMint.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings, type VerificationPaths } from "./AuthSettings.js"
 import * as PkceFlow from "./PkceFlow.js"
+import { Enrolments } from "./ports/Enrolments.js"
+import { FlowStateStore } from "./ports/FlowStateStore.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 import { type IssuedTooSoon, OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
 
@@ -71,18 +74,14 @@ export interface Unstored {
   readonly now: Date
 }
 
-/**
- * Stores a token as digests, replacing the user's last one of the purpose; `IssuedTooSoon`,
- * writing nothing, when that one is more recent than `spacing`. Joins the caller's transaction.
- */
-export const store = (token: Unstored) =>
+/** A token of `token`'s purpose, as digests, for the user's mail (or an answer) to carry. */
+export const tokenOf = (token: Unstored) =>
   Effect.gen(function* () {
     const mint = yield* TokenMint
     const hasher = yield* SecretHasher
-    const tokens = yield* OneTimeTokenStore
     const { user, now } = token
-    yield* tokens.issue(
-      new OneTimeToken({
+    return new OneTimeToken(
+      {
         id: OneTimeTokenId.make(yield* mint.uuid),
         userId: user.id,
         purpose: token.purpose,
@@ -94,8 +93,102 @@ export const store = (token: Unstored) =>
         expiresAt: Time.plus(now, Duration.toMillis(token.lifetime)),
         usedAt: Option.none(),
         flowStateId: token.flowStateId
-      }),
-      Option.map(token.spacing, (spacing) => Time.minus(now, Duration.toMillis(spacing)))
+      },
+      // Made of values already of their types: the class need not check them again.
+      true
+    )
+  })
+
+/** The latest creation time of the user's last token of the purpose that a new one may replace. */
+const notAfterOf = (spacing: Option.Option<Duration.Duration>, now: Date) =>
+  Option.map(spacing, (least) => Time.minus(now, Duration.toMillis(least)))
+
+/**
+ * Stores a token as digests, replacing the user's last one of the purpose; `IssuedTooSoon`,
+ * writing nothing, when that one is more recent than `spacing`. Joins the caller's transaction.
+ */
+export const store = (token: Unstored) =>
+  Effect.gen(function* () {
+    const tokens = yield* OneTimeTokenStore
+    yield* tokens.issue(yield* tokenOf(token), notAfterOf(token.spacing, token.now))
+  })
+
+/** A verification made ready to send: its token, flow and mail, none of them written yet. */
+export interface Prepared {
+  readonly token: OneTimeToken
+  /** The PKCE flow the link ends in, when the request sent a challenge; the token names it. */
+  readonly flow: Option.Option<FlowState>
+  readonly issued: Issued
+  /** The link and the code to type, with the spec's template variables and Supabase Auth's. */
+  readonly message: Mail.Message
+}
+
+/**
+ * A one-time token for `user`, as digests, with the PKCE flow its link ends in when the request
+ * sent a challenge, and the mail that carries it: the link and the code to type, with the
+ * spec's template variables and Supabase Auth's (`Token`, `TokenHash`, `RedirectTo`, `Data`).
+ * Writes nothing (`write`, or `Enrolments` for a new user).
+ */
+export const prepare = (verification: Verification) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    const mint = yield* TokenMint
+    const { user, now } = verification
+    const link = yield* mint.token("verification")
+    const code = yield* mint.code(settings.verification.codeLength)
+    const pkce = verification.pkce
+    const flow =
+      pkce === undefined
+        ? Option.none()
+        : yield* PkceFlow.flowFor(user, pkce.challenge, pkce.authenticationMethod, now)
+    const token = yield* tokenOf({
+      user,
+      purpose: verification.purpose,
+      to: verification.to,
+      link,
+      code,
+      lifetime: settings.verification.lifetime,
+      flowStateId: Option.map(flow, (started) => started.id),
+      spacing: verification.spacing,
+      now
+    })
+    const url = new URL(`${settings.externalUrl}${pathOf(settings.verification.paths, verification.kind)}`)
+    url.searchParams.set("token", Redacted.value(link))
+    url.searchParams.set("type", verification.type)
+    url.searchParams.set("redirect_to", verification.redirectTo)
+    const issued: Issued = { link, code, actionLink: url.toString() }
+    const message = new Mail.Message(
+      {
+        kind: verification.kind,
+        to: verification.to,
+        variables: {
+          SiteURL: settings.siteUrl,
+          Email: Option.getOrElse(user.email, () => verification.to),
+          // An email change's mails go to both addresses and name the new one.
+          ...Option.match(user.emailChange, {
+            onNone: () => ({}),
+            onSome: (address) => ({ NewEmail: address })
+          }),
+          SendingTo: verification.to,
+          ConfirmationURL: issued.actionLink,
+          Token: Redacted.value(code),
+          TokenHash: Redacted.value(link),
+          RedirectTo: verification.redirectTo,
+          Data: user.userMetadata
+        }
+      },
+      true
+    )
+    return { token, flow, issued, message } satisfies Prepared
+  })
+
+/** Stores a prepared verification's flow and token (`store`'s rules); joins the caller's transaction. */
+const write = (verification: Verification, prepared: Prepared) =>
+  Effect.gen(function* () {
+    const flow = prepared.flow
+    if (Option.isSome(flow)) yield* Effect.flatMap(FlowStateStore, (flows) => flows.create(flow.value))
+    yield* Effect.flatMap(OneTimeTokenStore, (tokens) =>
+      tokens.issue(prepared.token, notAfterOf(verification.spacing, verification.now))
     )
   })
 
@@ -107,63 +200,45 @@ export const store = (token: Unstored) =>
  */
 export const issue = (verification: Verification) =>
   Effect.gen(function* () {
-    const settings = yield* AuthSettings
-    const mint = yield* TokenMint
-    const { user, now } = verification
-    const link = yield* mint.token("verification")
-    const code = yield* mint.code(settings.verification.codeLength)
-    const pkce = verification.pkce
-    const flowStateId =
-      pkce === undefined
-        ? Option.none()
-        : yield* PkceFlow.start(user, pkce.challenge, pkce.authenticationMethod, now)
-    yield* store({
-      user,
-      purpose: verification.purpose,
-      to: verification.to,
-      link,
-      code,
-      lifetime: settings.verification.lifetime,
-      flowStateId,
-      spacing: verification.spacing,
-      now
-    })
-    const url = new URL(`${settings.externalUrl}${pathOf(settings.verification.paths, verification.kind)}`)
-    url.searchParams.set("token", Redacted.value(link))
-    url.searchParams.set("type", verification.type)
-    url.searchParams.set("redirect_to", verification.redirectTo)
-    return { link, code, actionLink: url.toString() } satisfies Issued
+    const prepared = yield* prepare(verification)
+    yield* write(verification, prepared)
+    return prepared.issued
   })
 
 /**
- * `issue`, and the token's mail queued: the link and the code to type, with the spec's template
- * variables and Supabase Auth's (`Token`, `TokenHash`, `RedirectTo`, `Data`). Both writes join
- * the caller's transaction; nothing is written when the token comes too soon.
+ * `issue`, and the token's mail queued (`prepare` says what it holds). Both writes join the
+ * caller's transaction; nothing is written when the token comes too soon.
  */
 export const mail = (verification: Verification) =>
   Effect.gen(function* () {
-    const settings = yield* AuthSettings
-    const issued = yield* issue(verification)
-    const message = new Mail.Message({
-      kind: verification.kind,
-      to: verification.to,
-      variables: {
-        SiteURL: settings.siteUrl,
-        Email: Option.getOrElse(verification.user.email, () => verification.to),
-        // An email change's mails go to both addresses and name the new one.
-        ...Option.match(verification.user.emailChange, {
-          onNone: () => ({}),
-          onSome: (address) => ({ NewEmail: address })
-        }),
-        SendingTo: verification.to,
-        ConfirmationURL: issued.actionLink,
-        Token: Redacted.value(issued.code),
-        TokenHash: Redacted.value(issued.link),
-        RedirectTo: verification.redirectTo,
-        Data: verification.user.userMetadata
-      }
-    })
-    yield* Effect.flatMap(MailOutbox, (outbox) => outbox.enqueue(message, verification.now))
+    const prepared = yield* prepare(verification)
+    yield* write(verification, prepared)
+    yield* Effect.flatMap(MailOutbox, (outbox) => outbox.enqueue(prepared.message, verification.now))
+  })
+
+/**
+ * A new user written with the token and the mail of `verification`, their confirmation: all of
+ * it or, when their address, number or an identity is someone's already, none of it
+ * (`Enrolments`). Joins the caller's transaction.
+ */
+export const enrol = (
+  verification: Verification,
+  identities: ReadonlyArray<Identity>,
+  passwordHash: Option.Option<string>
+) =>
+  Effect.gen(function* () {
+    const prepared = yield* prepare(verification)
+    yield* Effect.flatMap(Enrolments, (enrolments) =>
+      enrolments.enrol({
+        user: verification.user,
+        identities,
+        passwordHash,
+        flow: prepared.flow,
+        token: prepared.token,
+        mail: prepared.message,
+        now: verification.now
+      })
+    )
   })
 
 /** Seconds until a message of the kind may be sent again, after `error` at `now`. */
