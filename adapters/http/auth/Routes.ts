@@ -4,6 +4,7 @@ import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
 import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
 import type { CustomProviderStore } from "../../../application/auth/ports/CustomProviderStore.js"
+import type { Enrolments } from "../../../application/auth/ports/Enrolments.js"
 import type { ExternalLoginStore } from "../../../application/auth/ports/ExternalLoginStore.js"
 import type { ExternalProviders } from "../../../application/auth/ports/ExternalProviders.js"
 import type { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
@@ -67,6 +68,7 @@ export type Services =
   | TokenMint
   | RateLimiter
   | MailOutbox
+  | Enrolments
   | OneTimeTokenStore
   | FlowStateStore
   | Transactions

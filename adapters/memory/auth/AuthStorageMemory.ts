@@ -1,6 +1,7 @@
 import * as Layer from "effect/Layer"
 import * as AuthMemoryState from "./AuthMemoryState.js"
 import * as CustomProviderStoreMemory from "./CustomProviderStoreMemory.js"
+import * as EnrolmentsMemory from "./EnrolmentsMemory.js"
 import * as ExternalLoginStoreMemory from "./ExternalLoginStoreMemory.js"
 import * as FlowStateStoreMemory from "./FlowStateStoreMemory.js"
 import * as MailOutboxMemory from "./MailOutboxMemory.js"
@@ -10,13 +11,18 @@ import * as TransactionsMemory from "./TransactionsMemory.js"
 import * as UserRepositoryMemory from "./UserRepositoryMemory.js"
 
 /** Every storage port of the auth service in memory, sharing one fresh set of tables. */
-export const layer = Layer.mergeAll(
-  UserRepositoryMemory.layer,
-  SessionStoreMemory.layer,
-  MailOutboxMemory.layer,
-  OneTimeTokenStoreMemory.layer,
-  FlowStateStoreMemory.layer,
-  ExternalLoginStoreMemory.layer,
-  CustomProviderStoreMemory.layer,
-  TransactionsMemory.layer
-).pipe(Layer.provide(AuthMemoryState.layer))
+export const layer = EnrolmentsMemory.layer.pipe(
+  Layer.provideMerge(
+    Layer.mergeAll(
+      UserRepositoryMemory.layer,
+      SessionStoreMemory.layer,
+      MailOutboxMemory.layer,
+      OneTimeTokenStoreMemory.layer,
+      FlowStateStoreMemory.layer,
+      ExternalLoginStoreMemory.layer,
+      CustomProviderStoreMemory.layer,
+      TransactionsMemory.layer
+    )
+  ),
+  Layer.provide(AuthMemoryState.layer)
+)

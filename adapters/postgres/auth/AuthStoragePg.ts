@@ -1,6 +1,7 @@
 import * as Layer from "effect/Layer"
 import * as AuthTables from "./AuthTables.js"
 import * as CustomProviderStorePg from "./CustomProviderStorePg.js"
+import * as EnrolmentsPg from "./EnrolmentsPg.js"
 import * as ExternalLoginStorePg from "./ExternalLoginStorePg.js"
 import * as FlowStateStorePg from "./FlowStateStorePg.js"
 import * as MailOutboxPg from "./MailOutboxPg.js"
@@ -22,5 +23,6 @@ export const layer = (namespace: string) =>
     FlowStateStorePg.layer,
     ExternalLoginStorePg.layer,
     CustomProviderStorePg.layer,
+    EnrolmentsPg.layer,
     TransactionsPg.layer
   ).pipe(Layer.provide(AuthTables.layer(namespace)))

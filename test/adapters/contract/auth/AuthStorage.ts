@@ -1,4 +1,5 @@
 import type { Vitest } from "@effect/vitest"
+import type { Enrolments } from "../../../../application/auth/ports/Enrolments.js"
 import type { ExternalLoginStore } from "../../../../application/auth/ports/ExternalLoginStore.js"
 import type { FlowStateStore } from "../../../../application/auth/ports/FlowStateStore.js"
 import type { MailOutbox } from "../../../../application/auth/ports/MailOutbox.js"
@@ -19,5 +20,6 @@ export type AuthStorage =
   | FlowStateStore
   | ExternalLoginStore
   | TokenSealer
+  | Enrolments
 
 export type It = Vitest.MethodsNonLive<AuthStorage>

@@ -1,4 +1,5 @@
 import type { It } from "./AuthStorage.js"
+import { enrolmentsContract } from "./EnrolmentsContract.js"
 import { externalLoginStoreContract } from "./ExternalLoginStoreContract.js"
 import { flowStateStoreContract } from "./FlowStateStoreContract.js"
 import { mailOutboxContract } from "./MailOutboxContract.js"
@@ -14,4 +15,5 @@ export const authStorageContract = (it: It) => {
   oneTimeTokenStoreContract(it)
   flowStateStoreContract(it)
   externalLoginStoreContract(it)
+  enrolmentsContract(it)
 }
