@@ -53,18 +53,17 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
       yield* MessageQuota.mails(1, now)
       const spacing = settings.verification.spacing
       const redirectTo = settings.redirectTarget(request.redirectTo)
-      const confirmation = (user: User) =>
-        SendVerification.mail({
-          user,
-          purpose: "confirmation",
-          kind: "confirmation",
-          type: "signup",
-          to: email,
-          redirectTo,
-          spacing: Option.some(spacing),
-          pkce: { challenge: request, authenticationMethod: "otp" },
-          now
-        })
+      const confirmation = (user: User): SendVerification.Verification => ({
+        user,
+        purpose: "confirmation",
+        kind: "confirmation",
+        type: "signup",
+        to: email,
+        redirectTo,
+        spacing: Option.some(spacing),
+        pkce: { challenge: request, authenticationMethod: "otp" },
+        now
+      })
 
       if (Option.isSome(existing)) {
         const user = existing.value
@@ -80,7 +79,7 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
               pkce: { challenge: request, authenticationMethod: "magiclink" },
               now
             })
-          : confirmation(user)
+          : SendVerification.mail(confirmation(user))
         return yield* transactions
           .run(mail)
           .pipe(
@@ -98,17 +97,14 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
         stamps: { confirmationSentAt: Option.some(now) },
         now
       })
-      yield* transactions
-        .run(Effect.zipRight(users.insert(user, [identity], Option.none()), confirmation(user)))
-        .pipe(
-          Effect.catchTags({
-            // Made by a request a moment ago, which mailed the confirmation itself.
-            EmailExists: () => Effect.void,
-            PhoneExists: () => Effect.void,
-            IdentityExists: () => Effect.void,
-            IssuedTooSoon: () => Effect.void
-          })
-        )
+      yield* SendVerification.enrol(confirmation(user), [identity], Option.none()).pipe(
+        Effect.catchTags({
+          // Made by a request a moment ago, which mailed the confirmation itself.
+          EmailExists: () => Effect.void,
+          PhoneExists: () => Effect.void,
+          IdentityExists: () => Effect.void
+        })
+      )
       yield* Telemetry.annotate("user.id", user.id)
     })
   )

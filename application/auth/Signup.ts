@@ -110,6 +110,18 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
     const autoconfirm = provider === "email" ? settings.mailerAutoconfirm : settings.smsAutoconfirm
 
     const transactions = yield* Transactions
+    /** The confirmation mail of `user`, to `to`. */
+    const mailed = (user: User, to: string): SendVerification.Verification => ({
+      user,
+      purpose: "confirmation",
+      kind: "confirmation",
+      type: "signup",
+      to,
+      redirectTo: settings.redirectTarget(request.redirectTo),
+      spacing: Option.some(settings.verification.spacing),
+      pkce: { challenge: request, authenticationMethod: "otp" },
+      now
+    })
     /**
      * The user's confirmation sent and stamped, both or neither: a mail queued, or a code
      * texted while the request waits.
@@ -118,17 +130,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
       transactions.run(
         Effect.gen(function* () {
           if (contact._tag === "email") {
-            yield* SendVerification.mail({
-              user,
-              purpose: "confirmation",
-              kind: "confirmation",
-              type: "signup",
-              to: contact.email,
-              redirectTo: settings.redirectTarget(request.redirectTo),
-              spacing: Option.some(settings.verification.spacing),
-              pkce: { challenge: request, authenticationMethod: "otp" },
-              now
-            }).pipe(
+            yield* SendVerification.mail(mailed(user, contact.email)).pipe(
               Effect.catchTag("IssuedTooSoon", (error) =>
                 SendVerification.sentTooRecently(error, settings.verification.spacing, now)
               )
@@ -196,9 +198,14 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
     })
     const stored = users.insert(user, [identity], Option.some(passwordHash))
     if (!autoconfirm) yield* quota
-    const inserted = yield* Effect.either(
-      autoconfirm ? stored : transactions.run(Effect.zipRight(stored, confirm(user)))
-    )
+    // By email, the user, the token and the mail go in one write (Enrolments).
+    const inserted = autoconfirm
+      ? yield* Effect.either(stored)
+      : contact._tag === "email"
+        ? yield* Effect.either(
+            SendVerification.enrol(mailed(user, contact.email), [identity], Option.some(passwordHash))
+          )
+        : yield* Effect.either(Effect.asVoid(transactions.run(Effect.zipRight(stored, confirm(user)))))
     if (Either.isLeft(inserted)) {
       // The gateway refused the text (the user was not stored): its answer, not a duplicate.
       if (inserted.left._tag === "AuthError") return yield* inserted.left
