@@ -2,7 +2,7 @@
  * `npm run bench`, second part: the auth service (Supabase Auth compatible) under load, on a
  * real PostgreSQL, after bench/oauth.ts.
  *
- * Starts the service as its own process, as an operator does (`node --max-semi-space-size=4
+ * Starts the service as its own process, as an operator does (`node --max-semi-space-size=16
  * dist/bootstrap/cli.js auth serve`, configured by its environment, in an empty working
  * directory so that no `.env` is read), on a fresh database `latchkey_bench_<random>` on
  * SQL_URL's server (dropped at the end). The bench migrates it and gives it its RS256 signing
@@ -520,7 +520,7 @@ const answered = (stream: Runner.StreamOutcome) =>
 const runSection = (at: Date, m: Machine.Machine, results: ReadonlyArray<Runner.VariantResult>) =>
   [
     ...Report.runHead(at, "auth service", m, [
-      `\`node ${Runner.serverFlags.join(" ")} dist/bootstrap/cli.js auth serve\`, its own process, RS256 signing key, autoconfirm`,
+      `\`node ${Runner.serverFlags.auth.join(" ")} dist/bootstrap/cli.js auth serve\`, its own process, RS256 signing key, autoconfirm`,
       `mail over SMTP to a server in the bench's process that takes ${settings.smtpDelayMillis} ms per message`
     ]),
     ...results.flatMap((result) =>

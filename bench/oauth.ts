@@ -247,7 +247,7 @@ const memoryMet = (results: ReadonlyArray<Runner.VariantResult>) =>
 const runSection = (at: Date, m: Machine.Machine, results: ReadonlyArray<Runner.VariantResult>) =>
   [
     ...Report.runHead(at, "oauth service", m, [
-      `\`node ${Runner.serverFlags.join(" ")} dist/bootstrap/cli.js oauth serve\`, its own process, upstream elsewhere`
+      `\`node ${Runner.serverFlags.oauth.join(" ")} dist/bootstrap/cli.js oauth serve\`, its own process, upstream elsewhere`
     ]),
     ...results.flatMap((result) => Report.variantSection(result.variant.name, result, memoryTargets))
   ].join("\n")
