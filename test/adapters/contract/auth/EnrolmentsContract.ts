@@ -23,15 +23,11 @@ import type { User } from "../../../../domain/User.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
 import { concurrently } from "../Storage.js"
 import type { It } from "./AuthStorage.js"
+import { drain } from "./MailOutboxContract.js"
 
 const digest = (value: string) => SecretHash.make(createHash("sha256").update(value).digest("hex"))
 
 const lease = Duration.minutes(2)
-
-/** Leases away every message other tests left due, so that a test claims only its own. */
-const drain = Effect.flatMap(MailOutbox, (outbox) =>
-  outbox.claim(new Date("2200-01-01T00:00:00Z"), 100_000, Duration.days(365 * 100))
-)
 
 /** The messages queued since the last drain, by recipient. */
 const queuedTo = Effect.gen(function* () {

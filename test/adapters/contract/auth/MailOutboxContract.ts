@@ -22,7 +22,7 @@ const message = (to = `${randomUUID()}@example.com`) =>
  * Leases away every message other tests left due, far past any time these tests use, so that
  * each test claims only its own.
  */
-const drain = Effect.flatMap(MailOutbox, (outbox) =>
+export const drain = Effect.flatMap(MailOutbox, (outbox) =>
   outbox.claim(new Date("2200-01-01T00:00:00Z"), 100_000, Duration.days(365 * 100))
 )
 
