@@ -23,17 +23,17 @@ export const Email = Schema.Trim.pipe(
 )
 export type Email = typeof Email.Type
 
-const e164 = /^\+[1-9][0-9]{1,14}$/
+// Supabase Auth's stored form: E.164's digits without the `+`, 2 to 15, the first not zero.
+const e164Digits = /^[1-9][0-9]{1,14}$/
 
 const invalidPhoneMessage = "Invalid phone number format (E.164 required)"
 
 /**
- * A phone number in E.164: `+`, then 2 to 15 digits, the first not zero. This is the shape a
- * stored number has; turning what a client typed into one takes the numbering plans of every
- * country, which the `PhoneNumbers` port of the auth service knows.
+ * A phone number as Supabase Auth stores it, returns it and puts it in tokens: the digits of its
+ * E.164 form without the `+` (`15555550100`). A gateway that wants the `+` adds it when it sends.
  */
 export const Phone = Schema.String.pipe(
-  Schema.pattern(e164, { message: () => invalidPhoneMessage }),
+  Schema.pattern(e164Digits, { message: () => invalidPhoneMessage }),
   Schema.brand("Phone")
 )
 export type Phone = typeof Phone.Type
@@ -47,6 +47,20 @@ export class InvalidPhone extends Schema.TaggedError<InvalidPhone>()("InvalidPho
 /** The refusal of `input`, in Supabase Auth's words. */
 export const invalidPhone = (input: string): InvalidPhone =>
   new InvalidPhone({ input, message: invalidPhoneMessage })
+
+const isPhone = Schema.is(Phone)
+
+/**
+ * A number as a client (or `SMS_TEST_OTP`) wrote it, read as Supabase Auth reads it: one leading
+ * `+` and every space dropped, then the digits of an E.164 number. Nothing more is checked: no
+ * numbering plan decides which lengths a country has, so an application's existing users and
+ * test numbers (`4152127777`, the fictional `555 01xx` range) keep working, and a number Supabase
+ * Auth accepts is never refused here. Other punctuation (`-`, `(`) is refused, as there.
+ */
+export const parsePhone = (input: string): Either.Either<Phone, InvalidPhone> => {
+  const digits = (input.startsWith("+") ? input.slice(1) : input).replaceAll(" ", "")
+  return isPhone(digits) ? Either.right(digits) : Either.left(invalidPhone(input))
+}
 
 const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 

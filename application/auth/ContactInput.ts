@@ -3,9 +3,8 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as FlowState from "../../domain/auth/FlowState.js"
-import { Email, type Phone } from "../../domain/User.js"
+import { Email, type Phone, parsePhone } from "../../domain/User.js"
 import * as AuthError from "./AuthError.js"
-import { PhoneNumbers } from "./ports/PhoneNumbers.js"
 
 const decodeEmail = Schema.decodeUnknownEither(Email)
 
@@ -21,17 +20,12 @@ export const email = (input: string): Effect.Effect<Email, AuthError.AuthError> 
     onRight: Effect.succeed
   })
 
-/**
- * A phone number as a client typed it (`+` optional, spaced or punctuated as people write
- * numbers), in E.164; refused unless its length is one its country code allows.
- */
-export const phone = (input: string): Effect.Effect<Phone, AuthError.AuthError, PhoneNumbers> =>
-  Effect.flatMap(PhoneNumbers, (numbers) =>
-    Either.match(numbers.parse(input), {
-      onLeft: () => Effect.fail(AuthError.invalidPhoneFormat()),
-      onRight: Effect.succeed
-    })
-  )
+/** A phone number as a client typed it, read as Supabase Auth reads it (`User.parsePhone`). */
+export const phone = (input: string): Effect.Effect<Phone, AuthError.AuthError> =>
+  Either.match(parsePhone(input), {
+    onLeft: () => Effect.fail(AuthError.invalidPhoneFormat()),
+    onRight: Effect.succeed
+  })
 
 const challengeCharacters = /^[A-Za-z0-9._~-]+$/
 

@@ -6,13 +6,12 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Ban from "../../domain/Ban.js"
 import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
-import { Email, type User } from "../../domain/User.js"
+import { Email, parsePhone, type User } from "../../domain/User.js"
 import { PasswordHasher } from "../ports/PasswordHasher.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as IssueSession from "./IssueSession.js"
-import { PhoneNumbers } from "./ports/PhoneNumbers.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
 /** `POST /token?grant_type=password`, as decoded from the body (`""` when absent). */
@@ -45,8 +44,7 @@ const find = (request: PasswordGrantRequest) =>
         onSome: users.findByEmail
       })
     }
-    const numbers = yield* PhoneNumbers
-    return yield* Either.match(numbers.parse(request.phone), {
+    return yield* Either.match(parsePhone(request.phone), {
       onLeft: () => Effect.succeedNone,
       onRight: users.findByPhone
     })

@@ -9,7 +9,6 @@ import * as AesGcmTokenSealer from "../../adapters/crypto/auth/AesGcmTokenSealer
 import * as JoseAccessTokens from "../../adapters/crypto/auth/JoseAccessTokens.js"
 import * as RandomTokenMint from "../../adapters/crypto/RandomTokenMint.js"
 import * as Sha256SecretHasher from "../../adapters/crypto/Sha256SecretHasher.js"
-import * as LibphonenumberPhoneNumbers from "../../adapters/phone/auth/LibphonenumberPhoneNumbers.js"
 import * as AuthStoragePg from "../../adapters/postgres/auth/AuthStoragePg.js"
 import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
 import * as SigningKeyStorePg from "../../adapters/postgres/auth/SigningKeyStorePg.js"
@@ -79,7 +78,6 @@ export const core = (
     Argon2PasswordHasher.layer(),
     RandomTokenMint.layer,
     Sha256SecretHasher.layer,
-    LibphonenumberPhoneNumbers.layer,
     NodeFileSystem.layer
   ).pipe(
     Layer.provideMerge(storage),

@@ -5,9 +5,8 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as GoTemplate from "../../adapters/mail/auth/GoTemplate.js"
-import * as LibphonenumberPhoneNumbers from "../../adapters/phone/auth/LibphonenumberPhoneNumbers.js"
 import * as SmsGateways from "../../adapters/sms/auth/SmsGateways.js"
-import type { Phone } from "../../domain/User.js"
+import { type Phone, parsePhone } from "../../domain/User.js"
 import * as ConfigValues from "../ConfigValues.js"
 import * as AuthConfigValues from "./AuthConfigValues.js"
 
@@ -28,8 +27,8 @@ export interface SmsConfig {
   /** `SMS_MAX_FREQUENCY`: least time between two texts to one number. */
   readonly maxFrequency: Duration.Duration
   /**
-   * `SMS_TEST_OTP`: numbers that get a fixed code instead of a text, keyed in E.164 as phones
-   * are stored here. Supabase Auth uses them while `testOtpValidUntil` has not passed.
+   * `SMS_TEST_OTP`: numbers that get a fixed code instead of a text, keyed as phones are stored
+   * (`User.Phone`). Supabase Auth uses them while `testOtpValidUntil` has not passed.
    */
   readonly testOtp: ReadonlyMap<Phone, string>
   /** `SMS_TEST_OTP_VALID_UNTIL`; none: the test codes never expire. */
@@ -232,8 +231,9 @@ const testOtpExpected = "expected phone:code pairs separated by commas, e.g. 155
 
 /**
  * `SMS_TEST_OTP` as Supabase Auth reads a map (`phone:code,phone:code`). Its numbers, written
- * with or without `+`, are read as clients' numbers are and kept in E.164, as phones are stored
- * here; one that is not a phone number could never match a user and is refused.
+ * with or without `+` (Supabase's `config.toml` writes `4152127777`), are read as clients'
+ * numbers are and kept as phones are stored. One that is no number at all could never match a
+ * user and is refused, where Supabase Auth keeps it silently (docs/compatibility.md).
  */
 export const parseTestOtp = (value: string): Either.Either<ReadonlyMap<Phone, string>, string> => {
   const codes = new Map<Phone, string>()
@@ -243,8 +243,9 @@ export const parseTestOtp = (value: string): Either.Either<ReadonlyMap<Phone, st
     const phone = parts[0]?.trim() ?? ""
     const code = parts[1]?.trim() ?? ""
     if (parts.length !== 2 || phone === "" || code === "") return Either.left(testOtpExpected)
-    const normalized = LibphonenumberPhoneNumbers.parse(phone)
-    if (Either.isLeft(normalized)) return Either.left(`expected phone numbers in E.164, not ${phone}`)
+    const normalized = parsePhone(phone)
+    if (Either.isLeft(normalized))
+      return Either.left(`expected phone numbers of 2 to 15 digits, with or without +, not ${phone}`)
     codes.set(normalized.right, code)
   }
   return Either.right(codes)

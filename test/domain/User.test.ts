@@ -49,30 +49,55 @@ describe("User.Email", () => {
 })
 
 describe("User.Phone", () => {
-  it.each(["+12", "+14155552671", "+441632960961", "+123456789012345"])("accepts %s", (input) => {
+  it.each(["12", "14155552671", "441632960961", "123456789012345"])("accepts %s", (input) => {
     expect(decodePhone(input)).toEqual(Either.right(input))
   })
 
   it.each([
-    ["no plus", "14155552671"],
-    ["leading zero", "+04155552671"],
-    ["16 digits", "+1234567890123456"],
-    ["one digit", "+1"],
-    ["a lone 9", "+9"],
-    ["plus only", "+"],
-    ["spaces", "+1 415 555 2671"],
-    ["letters", "+1415555abcd"],
-    ["double plus", "++14155552671"],
-    ["Arabic-Indic digits", "+١٤١٥٥٥٥٢٦٧١"],
+    ["a plus", "+14155552671"],
+    ["leading zero", "04155552671"],
+    ["16 digits", "1234567890123456"],
+    ["one digit", "1"],
+    ["spaces", "1 415 555 2671"],
+    ["letters", "1415555abcd"],
+    ["Arabic-Indic digits", "١٤١٥٥٥٥٢٦٧١"],
     ["empty", ""]
   ])("refuses %s", (_, input) => {
     expect(Either.isLeft(decodePhone(input))).toBe(true)
   })
 })
 
+describe("User.parsePhone", () => {
+  it.each([
+    ["digits alone", "14155552671", "14155552671"],
+    ["a leading plus", "+14155552671", "14155552671"],
+    ["spaces anywhere", "+1 415 555 2671", "14155552671"],
+    ["a number no numbering plan has", "4152127777", "4152127777"],
+    ["the shortest", "+12", "12"],
+    ["the longest", "123456789012345", "123456789012345"]
+  ])("reads %s as Supabase Auth does", (_, input, stored) => {
+    expect(User.parsePhone(input)).toEqual(Either.right(stored))
+  })
+
+  it.each([
+    ["a leading zero", "+04155552671"],
+    ["16 digits", "+1234567890123456"],
+    ["one digit", "+1"],
+    ["a plus alone", "+"],
+    ["two pluses", "++14155552671"],
+    ["a space before the plus", " +14155552671"],
+    ["dashes", "+1-415-555-2671"],
+    ["brackets", "+1 (415) 5552671"],
+    ["a tab", "+1\t4155552671"],
+    ["letters", "+1415555abcd"],
+    ["Arabic-Indic digits", "+١٤١٥٥٥٥٢٦٧١"],
+    ["empty", ""]
+  ])("refuses %s in Supabase Auth's words", (_, input) => {
+    expect(User.parsePhone(input)).toEqual(Either.left(User.invalidPhone(input)))
+  })
+})
+
 describe("User.invalidPhone", () => {
-  // Reading what a client typed takes every country's numbering plan: the auth service's
-  // PhoneNumbers port does it (test/adapters/phone/auth/LibphonenumberPhoneNumbers.test.ts).
   it("refuses in Supabase Auth's words, keeping what was typed", () => {
     const error = User.invalidPhone("+1 555 0100")
     expect(error._tag).toBe("InvalidPhone")
@@ -131,16 +156,16 @@ describe("User.User", () => {
     expect(user.bannedUntil).toEqual(Option.none())
   })
 
-  it("normalises the email and keeps an E.164 phone", () => {
-    const user = decodeUser({ ...row, email: " USER@Example.com ", phone: "+14155552671" })
+  it("normalises the email and keeps a phone's digits", () => {
+    const user = decodeUser({ ...row, email: " USER@Example.com ", phone: "14155552671" })
     expect(user.email).toEqual(Option.some("user@example.com"))
-    expect(user.phone).toEqual(Option.some("+14155552671"))
+    expect(user.phone).toEqual(Option.some("14155552671"))
   })
 
   it.each([
     ["a non-UUID id", { id: "42" }],
     ["an invalid email", { email: "not-an-email" }],
-    ["a phone without +", { phone: "14155552671" }],
+    ["a phone with its +", { phone: "+14155552671" }],
     ["an invalid timestamp", { createdAt: "yesterday" }],
     ["an invalid Date", { createdAt: new Date(Number.NaN) }],
     ["metadata that is not an object", { userMetadata: "x" }],

@@ -21,7 +21,8 @@ export const make = (inbox: DevInbox["Type"]): SmsSender["Type"] => ({
       inbox.add({
         kind: "sms",
         from: "",
-        to: [message.to],
+        // Shown as a phone shows a number: E.164 with its `+` (stored numbers have none).
+        to: [`+${message.to}`],
         subject: Option.none(),
         text: message.body,
         html: Option.none()

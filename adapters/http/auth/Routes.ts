@@ -11,7 +11,6 @@ import type { FlowStateStore } from "../../../application/auth/ports/FlowStateSt
 import type { IdTokenVerifier } from "../../../application/auth/ports/IdTokenVerifier.js"
 import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeTokenStore.js"
-import type { PhoneNumbers } from "../../../application/auth/ports/PhoneNumbers.js"
 import type { ProviderEndpoints } from "../../../application/auth/ports/ProviderEndpoints.js"
 import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
@@ -73,7 +72,6 @@ export type Services =
   | FlowStateStore
   | Transactions
   | SmsSender
-  | PhoneNumbers
   | CaptchaSettings
   | CaptchaVerifier
   | ExternalProviders

@@ -16,7 +16,7 @@ export class SmsSendFailed extends Schema.TaggedError<SmsSendFailed>()("SmsSendF
   message: Schema.String
 }) {}
 
-/** A text to send: the number in E.164, the rendered `SMS_TEMPLATE`, and the code it carries. */
+/** A text to send: the number as stored (`User.Phone`, no `+`), the rendered `SMS_TEMPLATE`, and the code it carries. */
 export interface SmsMessage {
   readonly to: string
   readonly body: string

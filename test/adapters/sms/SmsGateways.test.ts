@@ -12,7 +12,7 @@ import * as FakeTwilioVerify from "../../support/auth/sms/FakeTwilioVerify.js"
 import * as FakeVonage from "../../support/auth/sms/FakeVonage.js"
 
 const text: SmsMessage = {
-  to: "+15555550100",
+  to: "15555550100",
   body: "Your code is 123456",
   channel: "sms",
   code: Redacted.make("123456")

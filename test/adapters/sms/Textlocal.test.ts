@@ -20,7 +20,7 @@ const settings = (
 })
 
 const text: SmsMessage = {
-  to: "+447123456789",
+  to: "447123456789",
   body: "Your code is 123456",
   channel: "sms",
   code: Redacted.make("123456")

@@ -25,7 +25,7 @@ const settings = (
 })
 
 const text: SmsMessage = {
-  to: "+15555550100",
+  to: "15555550100",
   body: "Your code is 123456",
   channel: "sms",
   code: Redacted.make("123456")

@@ -21,7 +21,7 @@ const settings = (
 })
 
 const text: SmsMessage = {
-  to: "+15555550100",
+  to: "15555550100",
   body: "Your code is 123456",
   channel: "sms",
   code: Redacted.make("123456")
@@ -51,9 +51,9 @@ describe("Twilio Verify", () => {
     Effect.gen(function* () {
       const fake = yield* FakeTwilioVerify.start
       const check = checkOf(TwilioVerify.make(settings(fake.origin)))
-      expect(yield* check("+15555550100", Redacted.make(FakeTwilioVerify.code))).toBe(true)
+      expect(yield* check("15555550100", Redacted.make(FakeTwilioVerify.code))).toBe(true)
       expect(lastForm(fake)).toEqual({ To: "+15555550100", Code: FakeTwilioVerify.code })
-      expect(yield* check("+15555550100", Redacted.make("000000"))).toBe(false)
+      expect(yield* check("15555550100", Redacted.make("000000"))).toBe(false)
     })
   )
 
@@ -62,9 +62,9 @@ describe("Twilio Verify", () => {
       const fake = yield* FakeTwilioVerify.start
       const check = checkOf(TwilioVerify.make(settings(fake.origin)))
       fake.answer("expired")
-      expect(yield* check("+15555550100", Redacted.make(FakeTwilioVerify.code))).toBe(false)
+      expect(yield* check("15555550100", Redacted.make(FakeTwilioVerify.code))).toBe(false)
       fake.answer("exhausted")
-      expect(yield* check("+15555550100", Redacted.make(FakeTwilioVerify.code))).toBe(false)
+      expect(yield* check("15555550100", Redacted.make(FakeTwilioVerify.code))).toBe(false)
     })
   )
 
@@ -95,7 +95,7 @@ describe("Twilio Verify", () => {
         fake.answer("badGateway")
         const sender = TwilioVerify.make(settings(fake.origin))
         expect((yield* Effect.flip(sender.send(text))).message).toBe("Twilio Verify answered 502")
-        expect((yield* Effect.flip(checkOf(sender)("+15555550100", Redacted.make("1"))))._tag).toBe(
+        expect((yield* Effect.flip(checkOf(sender)("15555550100", Redacted.make("1"))))._tag).toBe(
           "SmsSendFailed"
         )
       })
@@ -107,7 +107,7 @@ describe("Twilio Verify", () => {
         const sender = TwilioVerify.make(settings(`http://127.0.0.1:${port}`))
         const error = yield* Effect.flip(sender.send(text))
         expect(error.message).toBe("could not reach Twilio Verify (ECONNREFUSED)")
-        const checked = yield* Effect.flip(checkOf(sender)("+15555550100", Redacted.make("123456")))
+        const checked = yield* Effect.flip(checkOf(sender)("15555550100", Redacted.make("123456")))
         expect(checked.message).toBe("could not reach Twilio Verify (ECONNREFUSED)")
       })
     )

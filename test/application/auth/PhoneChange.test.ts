@@ -52,7 +52,7 @@ describe("phone changes, on memory adapters under TestClock", () => {
       if (outcome._tag !== "SignedIn") return yield* Effect.dieMessage("autoconfirm signs in")
       const signedIn = yield* Authenticate.user(Redacted.value(outcome.grant.access.token))
 
-      const first = "+15555550101"
+      const first = "15555550101"
       const pending = yield* updateUser(signedIn, phoneChange(first))
       expect(pending.user.phoneChange).toEqual(Option.some(first))
       expect(pending.user.phone).toEqual(Option.none())
@@ -70,7 +70,7 @@ describe("phone changes, on memory adapters under TestClock", () => {
       expect(yield* notices).toEqual([["identity_linked_notification", "phone"]])
 
       yield* TestClock.adjust(Duration.minutes(2))
-      const second = "+15555550102"
+      const second = "15555550102"
       yield* updateUser(signedIn, phoneChange(second))
       const [again] = yield* SentTexts.codesTo(second)
       // The old number's code cannot confirm the new one.

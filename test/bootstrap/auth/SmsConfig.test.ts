@@ -249,16 +249,18 @@ describe("SMS configuration", () => {
   })
 
   describe("SMS_TEST_OTP", () => {
-    it.effect("reads phone:code pairs, the numbers in E.164 whether written with + or not", () =>
+    it.effect("reads phone:code pairs, the numbers stored as digits whether written with + or not", () =>
       Effect.gen(function* () {
         const c = yield* config({
-          AUTHSVC_SMS_TEST_OTP: "15555550100:123456, +44 7700 900123:654321",
+          AUTHSVC_SMS_TEST_OTP: "15555550100:123456, +44 7700 900123:654321, 4152127777:123456",
           AUTHSVC_SMS_TEST_OTP_VALID_UNTIL: "2030-01-31T12:00:00+01:00"
         })
         expect(c.testOtp).toEqual(
           new Map([
-            ["+15555550100", "123456"],
-            ["+447700900123", "654321"]
+            ["15555550100", "123456"],
+            ["447700900123", "654321"],
+            // Supabase's config.toml: a number no country's numbering plan has.
+            ["4152127777", "123456"]
           ])
         )
         expect(c.testOtpValidUntil).toEqual(Option.some(new Date("2030-01-31T11:00:00Z")))
@@ -274,7 +276,10 @@ describe("SMS configuration", () => {
         expect(yield* report({ AUTHSVC_SMS_TEST_OTP: "15555550100:123456,:1" })).toEqual(expected)
         expect(yield* report({ AUTHSVC_SMS_TEST_OTP: "15555550100:12:34" })).toEqual(expected)
         expect(yield* report({ AUTHSVC_SMS_TEST_OTP: "phone:123456" })).toEqual([
-          "AUTHSVC_SMS_TEST_OTP: expected phone numbers in E.164, not phone"
+          "AUTHSVC_SMS_TEST_OTP: expected phone numbers of 2 to 15 digits, with or without +, not phone"
+        ])
+        expect(yield* report({ AUTHSVC_SMS_TEST_OTP: "+0155:123456" })).toEqual([
+          "AUTHSVC_SMS_TEST_OTP: expected phone numbers of 2 to 15 digits, with or without +, not +0155"
         ])
       })
     )

@@ -185,7 +185,7 @@ describe("npm start: sign-up confirmed through the development inbox", () => {
     const code = /(\d{6})/.exec(text?.text ?? "")?.[1] ?? ""
     const verified = await supabase.auth.verifyOtp({ phone, token: code, type: "sms" })
     expect(verified.error).toBeNull()
-    expect(verified.data.user?.phone).toBe(phone)
+    expect(verified.data.user?.phone).toBe(phone.slice(1))
     expect(verified.data.user?.phone_confirmed_at).toBeTruthy()
   })
 

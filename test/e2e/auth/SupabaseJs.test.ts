@@ -125,10 +125,15 @@ describe("the auth service through supabase-js", () => {
     const phone = `+1555${String(Math.floor(Date.now() % 10_000_000)).padStart(7, "0")}`
     const signUp = await app().auth.signUp({ phone, password })
     expect(signUp.error).toBeNull()
-    expect(signUp.data.user?.phone).toBe(phone)
+    // Stored and returned as Supabase Auth does: the digits, without the `+`.
+    expect(signUp.data.user?.phone).toBe(phone.slice(1))
     const signIn = await app().auth.signInWithPassword({ phone, password })
     expect(signIn.error).toBeNull()
     expect(signIn.data.user?.id).toBe(signUp.data.user?.id)
+    const claims = JSON.parse(
+      Buffer.from(signIn.data.session?.access_token.split(".")[1] ?? "", "base64url").toString()
+    )
+    expect(claims.phone).toBe(phone.slice(1))
   })
 
   it("signs out one session, the others, or all of them", async () => {

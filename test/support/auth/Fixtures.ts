@@ -12,9 +12,9 @@ export const t0 = new Date("2026-01-01T00:00:00.000Z")
 
 export const email = (address: string = `${randomUUID()}@example.com`) => Schema.decodeSync(Email)(address)
 
-/** A random E.164 number, unlikely to repeat within a run. */
+/** A random number as stored (E.164's digits), unlikely to repeat within a run. */
 export const phone = () =>
-  Schema.decodeSync(Phone)(`+1${String(randomBytes(6).readUIntBE(0, 6) % 10_000_000_000).padStart(10, "5")}`)
+  Schema.decodeSync(Phone)(`1${String(randomBytes(6).readUIntBE(0, 6) % 10_000_000_000).padStart(10, "5")}`)
 
 export const user = (fields: Partial<ConstructorParameters<typeof User>[0]> = {}) =>
   new User({

@@ -9,7 +9,6 @@ import * as AuthStorageMemory from "../../../adapters/memory/auth/AuthStorageMem
 import * as SigningKeyStoreMemory from "../../../adapters/memory/auth/SigningKeyStoreMemory.js"
 import * as PasswordHasherMemory from "../../../adapters/memory/PasswordHasherMemory.js"
 import * as RateLimiterMemory from "../../../adapters/memory/RateLimiterMemory.js"
-import * as LibphonenumberPhoneNumbers from "../../../adapters/phone/auth/LibphonenumberPhoneNumbers.js"
 import { AuthSettings, noProviders } from "../../../application/auth/AuthSettings.js"
 import { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import type * as Mail from "../../../domain/auth/Mail.js"
@@ -95,7 +94,6 @@ export const layer = (overrides: Partial<Settings> = {}) =>
     PasswordHasherMemory.layer,
     Sha256SecretHasher.layer,
     RandomTokenMint.layer,
-    LibphonenumberPhoneNumbers.layer,
     SentTexts.layer,
     RateLimiterMemory.layer
   )

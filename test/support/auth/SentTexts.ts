@@ -26,8 +26,10 @@ export const layer: Layer.Layer<SmsSender | SentTexts> = Layer.effectContext(
   })
 )
 
-/** The codes texted to `to`, oldest first. */
+/** The codes texted to `to` (with or without its `+`), oldest first. */
 export const codesTo = (to: string) =>
   Effect.map(Effect.flatMap(SentTexts, Ref.get), (all) =>
-    all.filter((message) => message.to === to).map((message) => message.body.replace(/\D/g, ""))
+    all
+      .filter((message) => message.to === to.replace(/^\+/, ""))
+      .map((message) => message.body.replace(/\D/g, ""))
   )

@@ -20,13 +20,13 @@ describe("InboxSmsSender", () => {
       expect(Option.isNone(sms.check)).toBe(true)
 
       const first = yield* sms.send({
-        to: "+15555550100",
+        to: "15555550100",
         body: "Your code is 123456",
         channel: "sms",
         code: Redacted.make("123456")
       })
       const second = yield* sms.send({
-        to: "+15555550101",
+        to: "15555550101",
         body: "Your code is 654321 https://example.com/app",
         channel: "whatsapp",
         code: Redacted.make("654321")
