@@ -42,7 +42,10 @@ const levels: Record<string, LogLevel.LogLevel> = {
   error: LogLevel.Error,
   warn: LogLevel.Warning,
   info: LogLevel.Info,
-  debug: LogLevel.Debug
+  debug: LogLevel.Debug,
+  // Also taken by Supabase Auth's logger (logrus), so its deployments' values start here too.
+  warning: LogLevel.Warning,
+  trace: LogLevel.Trace
 }
 
 /** `LOG_LEVEL` as the auth spec names its values; both services read it the same way. */
@@ -52,7 +55,7 @@ export const logLevel = check(
   (value) => {
     const level = levels[value.toLowerCase()]
     return level === undefined
-      ? Either.left("expected one of panic, fatal, error, warn, info, debug")
+      ? Either.left("expected one of panic, fatal, error, warn, info, debug, trace")
       : Either.right(level)
   }
 )

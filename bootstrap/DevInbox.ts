@@ -79,6 +79,7 @@ export const authServer = (start: AuthStart.Loaded) =>
         ).pipe(Layer.provide(Layer.merge(kept, logging(start.config))))
         const auth = AuthServer.serve(start.config, {
           warnings: start.warnings,
+          notices: start.notices,
           smsSender: InboxSmsSender.layer.pipe(Layer.provide(kept))
         })
         // Side by side: a layer built before another hands it its logger, and the service's own

@@ -27,7 +27,7 @@ const authServer = (mode: AuthStart.Mode) =>
         )
       : Effect.map(
           Effect.promise(() => import("./auth/AuthServer.js")),
-          (AuthServer) => AuthServer.serve(start.config, { warnings: start.warnings })
+          (AuthServer) => AuthServer.serve(start.config, { warnings: start.warnings, notices: start.notices })
         )
   )
 

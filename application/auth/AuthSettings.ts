@@ -35,8 +35,12 @@ export const noProviders: Readonly<Record<ProviderKey, boolean>> = {
   workos: false
 }
 
-/** `MAILER_URLPATHS_INVITE`, `_CONFIRMATION`, `_RECOVERY` and `_EMAIL_CHANGE`. */
-export interface VerificationPaths {
+/**
+ * Where each kind's mailed link goes, an absolute URL (`MAILER_URLPATHS_INVITE`, `_CONFIRMATION`,
+ * `_RECOVERY` and `_EMAIL_CHANGE`, resolved against `API_EXTERNAL_URL`); its query is replaced by
+ * the link's own.
+ */
+export interface VerificationLinks {
   readonly invite: string
   readonly confirmation: string
   readonly recovery: string
@@ -62,7 +66,7 @@ export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
       readonly codeLength: number
       readonly lifetime: Duration.Duration
       /** `MAILER_URLPATHS_<KIND>`: the path of each link (a magic link takes recovery's). */
-      readonly paths: VerificationPaths
+      readonly links: VerificationLinks
       /** `MAILER_SECURE_EMAIL_CHANGE_ENABLED`: the current address confirms a change too. */
       readonly secureEmailChange: boolean
       /** `SMTP_MAX_FREQUENCY`: least time between two mails of one kind to one user. */

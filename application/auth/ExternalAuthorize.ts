@@ -1,5 +1,6 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as CustomProvider from "../../domain/auth/CustomProvider.js"
@@ -64,6 +65,9 @@ export const authorize = Telemetry.fn("ExternalAuthorize.authorize")((request: A
     const name = request.provider.toLowerCase()
     const provider = yield* (yield* ExternalProviders).find(name)
     if (Option.isNone(provider)) return yield* unsupported(name)
+    const upstream = provider.value.upstream
+    if (Either.isLeft(upstream))
+      return yield* AuthError.validationFailed(`Unsupported provider: ${upstream.left}`)
     const settings = yield* AuthSettings
     yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
     const now = new Date(yield* Clock.currentTimeMillis)
@@ -76,7 +80,7 @@ export const authorize = Telemetry.fn("ExternalAuthorize.authorize")((request: A
       if (value !== undefined && value !== "") parameters[theirs] = value
     }
     yield* Telemetry.annotate("upstream.provider", name)
-    const location = yield* provider.value.upstream
+    const location = yield* upstream.right
       .authorizationUrl({
         state: Redacted.value(state),
         nonce,

@@ -23,7 +23,7 @@ import { AuthSettings } from "./AuthSettings.js"
 import * as IssueSession from "./IssueSession.js"
 import * as ProviderTokenSeal from "./ProviderTokenSeal.js"
 import { ExternalLoginStore } from "./ports/ExternalLoginStore.js"
-import { type ExternalProvider, ExternalProviders } from "./ports/ExternalProviders.js"
+import { ExternalProviders } from "./ports/ExternalProviders.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 import { Transactions } from "./ports/Transactions.js"
@@ -303,7 +303,8 @@ const providerRefusal = (query: URLSearchParams) => {
 /** The session, or in the PKCE flow the code the application exchanges for it. */
 const finish = (
   login: ExternalLogin,
-  provider: ExternalProvider,
+  /** The upstream's own name for itself (an OpenID provider's entry names itself generically). */
+  upstreamName: string,
   signedIn: { readonly user: User; readonly identity: Identity },
   profile: UpstreamProfile.UpstreamProfile,
   request: CallbackRequest,
@@ -347,7 +348,7 @@ const finish = (
       _tag: "Session",
       target: login.redirectTo,
       grant,
-      provider: provider.upstream.name,
+      provider: upstreamName,
       providerTokens: Option.fromNullable(profile.tokens)
     } satisfies CallbackOutcome
   })
@@ -402,11 +403,14 @@ export const callback = Telemetry.fn("ExternalCallback.callback")((request: Call
     const provider = yield* (yield* ExternalProviders).find(login.provider)
     if (Option.isNone(provider))
       return failed(AuthError.validationFailed("Unsupported provider: provider is not enabled"))
+    const upstream = provider.value.upstream
+    if (Either.isLeft(upstream))
+      return failed(AuthError.validationFailed(`Unsupported provider: ${upstream.left}`))
     yield* Telemetry.annotate("upstream.provider", login.provider)
 
     const outcome = yield* Effect.gen(function* () {
       const { codeVerifier, nonce } = yield* UpstreamSecrets.fromState(state)
-      const answered = yield* provider.value.upstream
+      const answered = yield* upstream.right
         .exchange(request.url, {
           state,
           nonce,
@@ -466,7 +470,7 @@ export const callback = Telemetry.fn("ExternalCallback.callback")((request: Call
           status: 422
         })
       }
-      return yield* finish(login, provider.value, signedIn, profile, request, now)
+      return yield* finish(login, upstream.right.name, signedIn, profile, request, now)
     }).pipe(Effect.catchTag("AuthError", (error) => Effect.succeed(failed(error))))
     return outcome
   })

@@ -11,7 +11,7 @@ import type { User } from "../../domain/User.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as AuthError from "./AuthError.js"
-import { AuthSettings, type VerificationPaths } from "./AuthSettings.js"
+import { AuthSettings, type VerificationLinks } from "./AuthSettings.js"
 import * as PkceFlow from "./PkceFlow.js"
 import { Enrolments } from "./ports/Enrolments.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
@@ -42,22 +42,22 @@ export interface Verification {
 export interface Issued {
   readonly link: Redacted.Redacted<string>
   readonly code: Redacted.Redacted<string>
-  /** `API_EXTERNAL_URL` + the path, with `token`, `type` and `redirect_to`. */
+  /** The kind's link (`VerificationLinks`), with `token`, `type` and `redirect_to`. */
   readonly actionLink: string
 }
 
-/** The `MAILER_URLPATHS_*` of a mail's link: a magic link goes where recovery goes, as in Supabase Auth. */
-const pathOf = (paths: VerificationPaths, kind: Mail.Kind): string => {
+/** Where a mail's link goes: a magic link goes where recovery goes, as in Supabase Auth. */
+const linkOf = (links: VerificationLinks, kind: Mail.Kind): string => {
   switch (kind) {
     case "invite":
-      return paths.invite
+      return links.invite
     case "recovery":
     case "magic_link":
-      return paths.recovery
+      return links.recovery
     case "email_change":
-      return paths.emailChange
+      return links.emailChange
     default:
-      return paths.confirmation
+      return links.confirmation
   }
 }
 
@@ -152,7 +152,9 @@ export const prepare = (verification: Verification) =>
       spacing: verification.spacing,
       now
     })
-    const url = new URL(`${settings.externalUrl}${pathOf(settings.verification.paths, verification.kind)}`)
+    const url = new URL(linkOf(settings.verification.links, verification.kind))
+    // The link's own parameters replace any query the configured URL has, as in Supabase Auth.
+    url.search = ""
     url.searchParams.set("token", Redacted.value(link))
     url.searchParams.set("type", verification.type)
     url.searchParams.set("redirect_to", verification.redirectTo)

@@ -5,15 +5,12 @@ import * as Either from "effect/Either"
 import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import * as Schema from "effect/Schema"
 import type * as SmtpMailer from "../../adapters/mail/auth/SmtpMailer.js"
 import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComposer.js"
-import type { VerificationPaths } from "../../application/auth/AuthSettings.js"
 import * as DeliverMail from "../../application/auth/DeliverMail.js"
 import type { Limit } from "../../application/ports/RateLimiter.js"
 import * as Mail from "../../domain/auth/Mail.js"
 import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
-import { Email } from "../../domain/User.js"
 import * as ConfigValues from "../ConfigValues.js"
 import * as TelemetryConfig from "../TelemetryConfig.js"
 import * as AuthConfigValues from "./AuthConfigValues.js"
@@ -110,19 +107,46 @@ export interface MailerConfig {
   readonly otpExpSeconds: number
   /** `MAILER_OTP_LENGTH`: digits of a mailed code, 6 to 10. */
   readonly otpLength: number
-  /** `MAILER_URLPATHS_<KIND>`: the path of each kind's link. */
-  readonly urlPaths: VerificationPaths
+  /** `MAILER_URLPATHS_<KIND>` that are set: where each kind's link goes (`resolveLink`). */
+  readonly urlPaths: UrlPaths
   /** `MAILER_SECURE_EMAIL_CHANGE_ENABLED`: both addresses confirm an email change. */
   readonly secureEmailChange: boolean
   /** `SMTP_MAX_FREQUENCY`: least time between two mails of one kind to one user. */
   readonly maxFrequency: Duration.Duration
-  /** `MAILER_TEMPLATES_<KIND>` that are set: http(s) URLs of HTML templates. */
+  /** `MAILER_TEMPLATES_<KIND>` that are set, as written (`resolveTemplate`). */
   readonly templates: Partial<Record<Mail.Kind, string>>
   /** The notifications whose `MAILER_NOTIFICATIONS_<KIND>_ENABLED` is on. */
   readonly notifications: ReadonlySet<Mail.Notification>
   /** `MAILER_LINK_CONFIRMATION_PAGE`: GET /verify shows a button to press instead of using the link. */
   readonly linkConfirmationPage: boolean
 }
+
+/** `MAILER_URLPATHS_INVITE`, `_CONFIRMATION`, `_RECOVERY` and `_EMAIL_CHANGE`; none when unset. */
+export interface UrlPaths {
+  readonly invite: Option.Option<string>
+  readonly confirmation: Option.Option<string>
+  readonly recovery: Option.Option<string>
+  readonly emailChange: Option.Option<string>
+}
+
+/**
+ * Where a kind's link goes: a `MAILER_URLPATHS_<KIND>` resolved against `API_EXTERNAL_URL` as
+ * Supabase Auth resolves it (RFC 3986: a URL stays as it is, `/auth/v1/verify` replaces the
+ * external URL's path); unset, `/verify` under `API_EXTERNAL_URL`, path included, which is the
+ * link Supabase Auth's default means wherever its external URL has no path.
+ */
+export const resolveLink = (externalUrl: string, path: Option.Option<string>): string =>
+  Option.match(path, {
+    onNone: () => `${externalUrl}/verify`,
+    onSome: (reference) => new URL(reference, externalUrl).href
+  })
+
+/**
+ * Where a `MAILER_TEMPLATES_<KIND>` is fetched from: a value starting with `http` is a URL, any
+ * other is appended to `SITE_URL`, as Supabase Auth reads it.
+ */
+export const resolveTemplate = (siteUrl: string, value: string): string =>
+  value.startsWith("http") ? value : `${siteUrl}${value}`
 
 /** Supabase Auth's default lifetime of a mailed link or code: a day. */
 export const defaultOtpExpSeconds = 86_400
@@ -210,7 +234,8 @@ export const defaultAdminRoles: ReadonlyArray<string> = ["service_role", "supaba
 export const defaultExpSeconds = 3600
 
 const jwtFields = Config.all({
-  secret: Config.option(ConfigValues.secret("AUTHSVC_JWT_SECRET", 32)),
+  // Any length, as Supabase Auth takes it; ConfigWarnings warns of a short one.
+  secret: Config.option(Config.redacted("AUTHSVC_JWT_SECRET")),
   keys: ConfigValues.check(
     "AUTHSVC_JWT_KEYS",
     Config.string("AUTHSVC_JWT_KEYS").pipe(Config.withDefault("[]")),
@@ -242,23 +267,25 @@ const jwtFields = Config.all({
   )
 )
 
-const decodeEmail = Schema.decodeUnknownEither(Email)
-
 /** The most connections `SMTP_MAX_CONNECTIONS` may ask of a mail server. */
 const maxSmtpConnections = 100
 
-/** `SMTP_HOST` with what it needs beside it: a port and a From address are required with it. */
+/** Supabase Auth's `SMTP_PORT` when it is unset. */
+export const defaultSmtpPort = 587
+
+/**
+ * `SMTP_HOST` with what goes with it. Supabase Auth starts without a port (587) or a From
+ * address (every mail then fails), so this service does too; ConfigWarnings names the latter.
+ */
 const smtpFields = Config.all({
   host: Config.option(Config.string("AUTHSVC_SMTP_HOST")),
   port: Config.option(ConfigValues.port("AUTHSVC_SMTP_PORT")),
   user: Config.option(Config.string("AUTHSVC_SMTP_USER")),
   pass: Config.option(Config.redacted("AUTHSVC_SMTP_PASS")),
-  adminEmail: Config.option(
-    ConfigValues.check("AUTHSVC_SMTP_ADMIN_EMAIL", Config.string("AUTHSVC_SMTP_ADMIN_EMAIL"), (value) =>
-      Either.isRight(decodeEmail(value))
-        ? Either.right(value.trim())
-        : Either.left("expected an email address")
-    )
+  // As written: Supabase Auth puts it in the From header as it is when no sender name is set,
+  // so `Admin <admin@example.com>` works there, and here.
+  adminEmail: Config.option(Config.string("AUTHSVC_SMTP_ADMIN_EMAIL")).pipe(
+    Config.map(Option.filter((value) => value.trim() !== ""))
   ),
   senderName: Config.option(Config.string("AUTHSVC_SMTP_SENDER_NAME")),
   // Not a Supabase Auth variable: how many messages an instance sends at once (one connection
@@ -279,24 +306,14 @@ const smtpFields = Config.all({
   Config.mapOrFail((smtp): Either.Either<Option.Option<SmtpConfig>, ConfigError.ConfigError> => {
     const host = Option.filter(smtp.host, (value) => value.trim() !== "")
     if (Option.isNone(host)) return Either.right(Option.none())
-    if (Option.isNone(smtp.port)) {
-      return Either.left(ConfigValues.invalid("AUTHSVC_SMTP_PORT", "is required with AUTHSVC_SMTP_HOST"))
-    }
-    if (Option.isNone(smtp.adminEmail)) {
-      return Either.left(
-        ConfigValues.invalid(
-          "AUTHSVC_SMTP_ADMIN_EMAIL",
-          "is required with AUTHSVC_SMTP_HOST: the From address"
-        )
-      )
-    }
     return Either.right(
       Option.some({
         host: host.value.trim(),
-        port: smtp.port.value,
+        // Supabase Auth's port when none is given: mail submission (RFC 6409).
+        port: Option.getOrElse(smtp.port, () => defaultSmtpPort),
         user: Option.filter(smtp.user, (value) => value !== ""),
         pass: smtp.pass,
-        adminEmail: smtp.adminEmail.value,
+        adminEmail: Option.map(smtp.adminEmail, (value) => value.trim()),
         senderName: Option.filter(smtp.senderName, (value) => value.trim() !== ""),
         maxConnections: smtp.maxConnections
       })
@@ -304,14 +321,24 @@ const smtpFields = Config.all({
   })
 )
 
-/** Each `MAILER_SUBJECTS_<KIND>` that is set, checked to be a template this service renders. */
+/**
+ * Each `MAILER_SUBJECTS_<KIND>` that is set and parses as a template this service renders. One
+ * that does not is left for the built-in subject, as Supabase Auth does with a subject it cannot
+ * parse; ConfigWarnings names it.
+ */
+/** The variable of a kind's subject. */
+export const subjectVariable = (kind: Mail.Kind) => `AUTHSVC_MAILER_SUBJECTS_${kind.toUpperCase()}`
+
+/** Whether `subject` is a template this service renders. */
+export const parsesAsSubject = (subject: string): boolean =>
+  Either.isRight(TemplateMailComposer.parseSubject(subject))
+
 const subjectsField = Config.all(
-  Mail.Kind.literals.map((kind) => {
-    const name = `AUTHSVC_MAILER_SUBJECTS_${kind.toUpperCase()}`
-    return Config.option(
-      ConfigValues.check(name, Config.string(name), TemplateMailComposer.parseSubject)
-    ).pipe(Config.map((subject) => [kind, subject] as const))
-  })
+  Mail.Kind.literals.map((kind) =>
+    Config.option(Config.string(subjectVariable(kind))).pipe(
+      Config.map((subject) => [kind, Option.filter(subject, parsesAsSubject)] as const)
+    )
+  )
 ).pipe(
   Config.map((entries) => {
     const subjects: Partial<Record<Mail.Kind, string>> = {}
@@ -321,24 +348,26 @@ const subjectsField = Config.all(
 )
 
 /**
- * Each `MAILER_TEMPLATES_<KIND>` that is set, checked to be an https URL: the mail worker fetches
- * through the outbound guard, which calls nothing else, so a plain-http one is refused at start
- * rather than at every mail.
+ * Each `MAILER_TEMPLATES_<KIND>` that is set: an http or https URL, or, as Supabase Auth reads
+ * one that does not start with `http`, a path appended to `SITE_URL` (`resolveTemplate`). The
+ * mail worker fetches it through the outbound guard, which decides at each fetch where it may go
+ * (plain http only to an allowed private address); a fetch it refuses leaves the built-in body.
  */
 const templatesField = Config.all(
   Mail.Kind.literals.map((kind) => {
     const name = `AUTHSVC_MAILER_TEMPLATES_${kind.toUpperCase()}`
-    return Config.option(
-      ConfigValues.check(name, Config.string(name), (value) => {
-        try {
-          return new URL(value).protocol === "https:"
-            ? Either.right(value)
-            : Either.left("expected an https URL of an HTML template")
-        } catch {
-          return Either.left("expected an https URL of an HTML template")
-        }
-      })
-    ).pipe(Config.map((url) => [kind, url] as const))
+    return Config.option(Config.string(name)).pipe(
+      Config.map(
+        (url) =>
+          [
+            kind,
+            Option.filter(
+              Option.map(url, (value) => value.trim()),
+              (value) => value !== ""
+            )
+          ] as const
+      )
+    )
   })
 ).pipe(
   Config.map((entries) => {
@@ -348,12 +377,18 @@ const templatesField = Config.all(
   })
 )
 
-/** A `MAILER_URLPATHS_<KIND>`: a path, `/verify` by default. */
+/**
+ * A `MAILER_URLPATHS_<KIND>`: a path or a whole URL, as Supabase Auth takes it (the Supabase CLI
+ * writes `http://127.0.0.1:54321/auth/v1/verify`); `resolveLink` makes the link of it. Refused
+ * only when it is no URL reference at all.
+ */
 const urlPath = (name: string) =>
-  ConfigValues.check(name, Config.string(name).pipe(Config.withDefault("/verify")), (path) =>
-    /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(path)
-      ? Either.right(path)
-      : Either.left("expected a path starting with /")
+  Config.option(
+    ConfigValues.check(name, Config.string(name), (value) =>
+      URL.canParse(value.trim(), "http://reference.invalid/")
+        ? Either.right(value.trim())
+        : Either.left("expected a path such as /verify, or a URL")
+    )
   )
 
 /** Each `MAILER_NOTIFICATIONS_<KIND>_ENABLED`, off unless set. */
@@ -375,11 +410,7 @@ const mailerFields = Config.all({
   // The spec's 900 s; a bare number is seconds, a Go duration (`1m30s`) also reads.
   maxFrequency: AuthConfigValues.secondsOrDuration("AUTHSVC_SMTP_MAX_FREQUENCY", Duration.seconds(900)),
   otpExp: AuthConfigValues.wholeNumberNamed("AUTHSVC_MAILER_OTP_EXP", defaultOtpExpSeconds),
-  otpLength: ConfigValues.check(
-    "AUTHSVC_MAILER_OTP_LENGTH",
-    AuthConfigValues.wholeNumberNamed("AUTHSVC_MAILER_OTP_LENGTH", 6),
-    (length) => (length >= 6 && length <= 10 ? Either.right(length) : Either.left("expected 6 to 10 digits"))
-  ),
+  otpLength: AuthConfigValues.codeLength("AUTHSVC_MAILER_OTP_LENGTH"),
   urlPaths: Config.all({
     invite: urlPath("AUTHSVC_MAILER_URLPATHS_INVITE"),
     confirmation: urlPath("AUTHSVC_MAILER_URLPATHS_CONFIRMATION"),
@@ -404,7 +435,7 @@ const mailerFields = Config.all({
 )
 
 const fields = Config.all({
-  siteUrl: AuthConfigValues.httpUrl("AUTHSVC_SITE_URL"),
+  siteUrl: AuthConfigValues.siteUrl("AUTHSVC_SITE_URL"),
   uriAllowList: ConfigValues.list("AUTHSVC_URI_ALLOW_LIST"),
   disableSignup: ConfigValues.bool("AUTHSVC_DISABLE_SIGNUP", false),
   mailerAutoconfirm: ConfigValues.bool("AUTHSVC_MAILER_AUTOCONFIRM", false),
@@ -475,20 +506,5 @@ const fields = Config.all({
   telemetry: TelemetryConfig.read("AUTHSVC_")
 })
 
-/** Rules that tie variables together, each reported on the variable to fix. */
-const crossCheck = (config: AuthConfig): Either.Either<AuthConfig, ConfigError.ConfigError> => {
-  const signing = JwtKeys.signingKey(config.jwt.keys)
-  const methods = Option.getOrUndefined(config.jwt.validMethods)
-  if (signing !== undefined && methods !== undefined && !methods.includes(signing.alg)) {
-    return Either.left(
-      ConfigValues.invalid(
-        "AUTHSVC_JWT_VALID_METHODS",
-        `leaves out ${signing.alg}, the algorithm of the signing key in AUTHSVC_JWT_KEYS`
-      )
-    )
-  }
-  return Either.right(config)
-}
-
 /** Everything `latchkey auth serve` needs, validated together. */
-export const server: Config.Config<AuthConfig> = Config.mapOrFail(fields, crossCheck)
+export const server: Config.Config<AuthConfig> = fields

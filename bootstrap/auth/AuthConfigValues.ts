@@ -103,15 +103,37 @@ export const httpUrl = (name: string) =>
   })
 
 /**
+ * `SITE_URL`: any absolute URL, kept as written but for a trailing slash. Supabase Auth reads it
+ * as text: a mobile app's own scheme (`com.example.app://callback`) is a site URL it takes.
+ */
+export const siteUrl = (name: string) =>
+  ConfigValues.check(name, Config.string(name), (value) => {
+    const trimmed = value.trim()
+    return URL.canParse(trimmed)
+      ? Either.right(trimmed.replace(/\/+$/, ""))
+      : Either.left("expected an absolute URL, e.g. https://example.com")
+  })
+
+/**
  * `DB_NAMESPACE`: written into SQL as the start of every table name, so only what Postgres reads
- * unquoted as part of an identifier, short enough to leave room under its 63-byte limit.
+ * unquoted as part of an identifier, short enough to leave room under its 63-byte limit. Supabase
+ * Auth names the schema of its tables with it, `auth` by default; this service keeps its tables
+ * in the `auth` schema always, so `auth` means no prefix (docs/compatibility.md).
  */
 export const tablePrefix = (name: string) =>
   ConfigValues.check(name, Config.string(name).pipe(Config.withDefault("")), (value) =>
-    value === "" || /^[a-z_][a-z0-9_]{0,19}$/.test(value)
-      ? Either.right(value)
-      : Either.left("expected at most 20 of a-z, 0-9 and _, not starting with a digit")
+    value === "" || value === "auth"
+      ? Either.right("")
+      : /^[a-z_][a-z0-9_]{0,19}$/.test(value)
+        ? Either.right(value)
+        : Either.left("expected at most 20 of a-z, 0-9 and _, not starting with a digit")
   )
+
+/**
+ * The names Supabase Auth's database layer takes for PostgreSQL: `postgres`, and the synonyms it
+ * maps to it (`postgresql`, `pg`, `pgx`), which it starts with after a deprecation notice.
+ */
+export const postgresDrivers: ReadonlyArray<string> = ["postgres", "postgresql", "pg", "pgx"]
 
 /** `DB_DRIVER`: the spec's one dialect. Unset means postgres, the only choice there is. */
 export const databaseDriver = (name: string) =>
@@ -119,7 +141,22 @@ export const databaseDriver = (name: string) =>
     name,
     Config.string(name).pipe(Config.withDefault("postgres")),
     (value): Either.Either<"postgres", string> =>
-      value.trim() === "postgres" ? Either.right("postgres") : Either.left("expected postgres")
+      postgresDrivers.includes(value.trim()) ? Either.right("postgres") : Either.left("expected postgres")
+  )
+
+/** The length Supabase Auth gives a code whose configured length is out of its range. */
+export const defaultCodeLength = 6
+
+/** Whether `length` is one Supabase Auth texts and mails codes of. */
+export const isCodeLength = (length: number): boolean => length >= 6 && length <= 10
+
+/**
+ * `MAILER_OTP_LENGTH`, `SMS_OTP_LENGTH`: digits of a code, 6 to 10. Another whole number is
+ * read as 6, as Supabase Auth reads it; ConfigWarnings says so.
+ */
+export const codeLength = (name: string) =>
+  Config.map(wholeNumberNamed(name, defaultCodeLength), (length) =>
+    isCodeLength(length) ? length : defaultCodeLength
   )
 
 /**

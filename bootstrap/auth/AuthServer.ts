@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as CaptchaProviders from "../../adapters/captcha/auth/CaptchaProviders.js"
 import * as JoseIdTokenVerifier from "../../adapters/crypto/auth/JoseIdTokenVerifier.js"
 import * as HashingGate from "../../adapters/crypto/HashingGate.js"
@@ -36,6 +37,7 @@ import * as RedirectAllowList from "../../domain/RedirectAllowList.js"
 import * as Telemetry from "../Telemetry.js"
 import * as Version from "../Version.js"
 import type { AuthConfig } from "./AuthConfig.js"
+import * as AuthConfigModule from "./AuthConfig.js"
 import * as AuthLayers from "./AuthLayers.js"
 import * as ExternalConfig from "./ExternalConfig.js"
 
@@ -47,8 +49,10 @@ export interface ServeOptions {
   readonly shutdownTimeout?: Duration.DurationInput | undefined
   /** How long the stored signing keys are reused before being read again (30 s). */
   readonly keyCacheLifetime?: Duration.DurationInput | undefined
-  /** Warnings about the configuration to log once the logger is up (AuthVariables.warnings). */
+  /** Warnings about the configuration to log once the logger is up (AuthStart.Loaded). */
   readonly warnings?: ReadonlyArray<string> | undefined
+  /** Start-up lines to log once the logger is up (AuthStart.Loaded's notices). */
+  readonly notices?: ReadonlyArray<string> | undefined
   /** The SMS gateway, over the one `SMS_PROVIDER` names (the development inbox's sink). */
   readonly smsSender?: Layer.Layer<SmsSender> | undefined
   /** The external providers, over those `EXTERNAL_<X>_*` configures (local fakes of them). */
@@ -99,14 +103,25 @@ export const externalProviders = (
       for (const provider of config.externalProviders) {
         const entry = ProviderCatalog.find(provider.name)
         if (Option.isNone(entry)) return yield* Effect.dieMessage(`no catalog entry for ${provider.name}`)
-        const upstream = yield* entry.value.build({
-          clientId: provider.clientId,
-          clientSecret: provider.secret,
-          ...Option.match(provider.url, { onNone: () => ({}), onSome: (url) => ({ issuerUrl: url }) }),
-          ...(testing.outboundLoopback === undefined ? {} : { allowedLoopback: testing.outboundLoopback }),
-          ...(testing.providerOrigins?.[provider.name] === undefined
-            ? {}
-            : { endpointOrigin: testing.providerOrigins[provider.name] })
+        // One enabled without a setting its page needs is kept, unusable there (ExternalConfig).
+        const upstream = yield* Option.match(provider.unusable, {
+          onSome: (unusable) => Effect.succeed(Either.left(unusable.reason)),
+          onNone: () =>
+            Effect.map(
+              entry.value.build({
+                clientId: provider.clientId,
+                // A usable provider has its secret (ExternalConfig: none makes it unusable).
+                clientSecret: Option.getOrElse(provider.secret, () => Redacted.make("")),
+                ...Option.match(provider.url, { onNone: () => ({}), onSome: (url) => ({ issuerUrl: url }) }),
+                ...(testing.outboundLoopback === undefined
+                  ? {}
+                  : { allowedLoopback: testing.outboundLoopback }),
+                ...(testing.providerOrigins?.[provider.name] === undefined
+                  ? {}
+                  : { endpointOrigin: testing.providerOrigins[provider.name] })
+              }),
+              Either.right
+            )
         })
         built.set(provider.name, {
           upstream,
@@ -144,7 +159,15 @@ export const settings = (config: AuthConfig) => {
     verification: {
       codeLength: config.mailer.otpLength,
       lifetime: Duration.seconds(config.mailer.otpExpSeconds),
-      paths: config.mailer.urlPaths,
+      links: {
+        invite: AuthConfigModule.resolveLink(config.api.externalUrl, config.mailer.urlPaths.invite),
+        confirmation: AuthConfigModule.resolveLink(
+          config.api.externalUrl,
+          config.mailer.urlPaths.confirmation
+        ),
+        recovery: AuthConfigModule.resolveLink(config.api.externalUrl, config.mailer.urlPaths.recovery),
+        emailChange: AuthConfigModule.resolveLink(config.api.externalUrl, config.mailer.urlPaths.emailChange)
+      },
       secureEmailChange: config.mailer.secureEmailChange,
       spacing: config.mailer.maxFrequency
     },
@@ -157,10 +180,8 @@ export const settings = (config: AuthConfig) => {
     anonymousEnabled: config.external.anonymousUsers,
     mailerAutoconfirm: config.mailerAutoconfirm,
     smsAutoconfirm: config.smsAutoconfirm,
-    smsProvider: Option.match(config.sms.gateway, {
-      onNone: () => "",
-      onSome: (gateway) => gateway.provider
-    }),
+    // As written, as Supabase Auth reports it, even when that gateway cannot send.
+    smsProvider: Option.getOrElse(config.sms.provider, () => ""),
     limits: { emailSent: config.rateLimit.emailSent, smsSent: config.rateLimit.smsSent },
     answerFloor: EvenTiming.floor,
     sms: {
@@ -212,6 +233,7 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
   const core = AuthLayers.core(config, { queryTimeout }, options.keyCacheLifetime)
   const prepared = Layer.effectDiscard(
     Effect.gen(function* () {
+      for (const notice of options.notices ?? []) yield* Effect.logInfo(notice)
       for (const warning of options.warnings ?? []) yield* Effect.logWarning(warning)
       yield* Migrations.run(AuthTables.migrationTarget(config.db.namespace))
       yield* ensureSigningKey
@@ -254,7 +276,14 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
             SmtpMailer.layer(smtp),
             TemplateMailComposer.layer({
               subjects: config.mailer.subjects,
-              templates: { urls: config.mailer.templates }
+              templates: {
+                urls: Object.fromEntries(
+                  Object.entries(config.mailer.templates).map(([kind, value]) => [
+                    kind,
+                    AuthConfigModule.resolveTemplate(config.siteUrl, value)
+                  ])
+                )
+              }
             })
           )
         )

@@ -3,6 +3,8 @@ import * as Effect from "effect/Effect"
 import * as AuthConfig from "./AuthConfig.js"
 import * as AuthEnvironment from "./AuthEnvironment.js"
 import * as AuthVariables from "./AuthVariables.js"
+import * as ConfigWarnings from "./ConfigWarnings.js"
+import * as GoTrueNames from "./GoTrueNames.js"
 
 /** How the auth service is being started. */
 export type Mode =
@@ -58,15 +60,20 @@ export const adjust = (mode: Mode, loaded: AuthEnvironment.Variables): AuthEnvir
   return adjusted
 }
 
-/** The variables the auth service reads in `mode`: `.env` and the environment, adjusted. */
+/**
+ * The variables the auth service reads in `mode`: `.env` and the environment, Supabase Auth's
+ * names read as ours (GoTrueNames), adjusted for `mode`.
+ */
 export const variables = (mode: Mode): Effect.Effect<AuthEnvironment.Variables, ConfigError> =>
-  Effect.map(AuthEnvironment.load(), (loaded) => adjust(mode, loaded))
+  Effect.map(AuthEnvironment.load(), (loaded) => adjust(mode, GoTrueNames.translate(loaded).variables))
 
 /** What the auth service starts with. */
 export interface Loaded {
   readonly config: AuthConfig.AuthConfig
-  /** Warnings about the configuration (AuthVariables.warnings). */
+  /** Warnings about the configuration (AuthVariables.warnings, ConfigWarnings). */
   readonly warnings: ReadonlyArray<string>
+  /** Start-up lines that are no warning: which of Supabase Auth's names were read. */
+  readonly notices: ReadonlyArray<string>
   /** The variables the configuration was read from, development defaults included. */
   readonly variables: AuthEnvironment.Variables
   /**
@@ -76,19 +83,30 @@ export interface Loaded {
   readonly mailToInbox: boolean
 }
 
-/** The configuration and the warnings about it, for `mode`. */
-export const load = (mode: Mode): Effect.Effect<Loaded, ConfigError> =>
+/** The configuration and what to say about it, from variables as read, for `mode`. */
+export const fromVariables = (
+  mode: Mode,
+  loaded: AuthEnvironment.Variables
+): Effect.Effect<Loaded, ConfigError> =>
   Effect.gen(function* () {
-    const loaded = yield* AuthEnvironment.load()
-    const vars = adjust(mode, loaded)
+    const translated = GoTrueNames.translate(loaded)
+    const vars = adjust(mode, translated.variables)
     const config = yield* Effect.withConfigProvider(AuthConfig.server, AuthEnvironment.provider(vars))
     return {
       config,
-      warnings: AuthVariables.warnings(vars),
+      warnings: [
+        ...AuthVariables.warnings(vars, translated.sources),
+        ...ConfigWarnings.warnings(config, vars, translated.sources)
+      ],
+      notices: GoTrueNames.notice(translated),
       variables: vars,
-      mailToInbox: mailsToInbox(mode, loaded)
+      mailToInbox: mailsToInbox(mode, translated.variables)
     }
   })
+
+/** The configuration and what to say about it, for `mode`. */
+export const load = (mode: Mode): Effect.Effect<Loaded, ConfigError> =>
+  Effect.flatMap(AuthEnvironment.load(), (loaded) => fromVariables(mode, loaded))
 
 /** The database part only, for `latchkey auth migrate` and the operator commands. */
 export const loadDatabase = Effect.flatMap(variables("alone"), (vars) =>

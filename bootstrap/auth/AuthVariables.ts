@@ -115,17 +115,58 @@ export const read: ReadonlySet<string> = new Set(
 /** The spec's external providers: the keys of `external` in the /settings response. */
 export const providers: ReadonlyArray<string> = providerKeys
 
-/** Families of later features (email, SMS, captcha, MFA, hooks, SAML), by the start of the name. */
-const laterFamilies = ["SMTP_", "MAILER_", "SMS_", "SECURITY_CAPTCHA_", "MFA_", "HOOK_", "SAML_"].map(
-  (family) => `${prefix}${family}`
-)
+/**
+ * Families of Supabase Auth settings this service does not read (yet), by the start of the name:
+ * its configuration sections, whose other members are read here. A Supabase Auth environment
+ * sets many of them (the Supabase CLI sets MFA, sessions, web3 and passkey switches).
+ */
+const laterFamilies = [
+  "API_",
+  "AUDIT_LOG_",
+  "CORS_",
+  "CUSTOM_OAUTH_",
+  "DB_",
+  "EXPERIMENTAL_",
+  // Supabase Auth's providers and settings beyond the spec's eighteen.
+  "EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS",
+  "EXTERNAL_EMAIL_",
+  "EXTERNAL_FLOW_STATE_EXPIRY_DURATION",
+  "EXTERNAL_FLY_",
+  "EXTERNAL_IOS_BUNDLE_ID",
+  "EXTERNAL_KAKAO_",
+  "EXTERNAL_LINKEDIN_OIDC_",
+  "EXTERNAL_OIDC_PROVIDER_CACHE_TTL",
+  "EXTERNAL_REDIRECTURL",
+  "EXTERNAL_SKIP_NONCE_CHECK",
+  "EXTERNAL_SLACK_OIDC_",
+  "EXTERNAL_VERCEL_MARKETPLACE_",
+  "EXTERNAL_WEB3_",
+  "EXTERNAL_X_",
+  "EXTERNAL_ZOOM_",
+  "HOOK_",
+  "INDEX_WORKER_",
+  "JWT_",
+  "LOG_",
+  "MAILER_",
+  "METRICS_",
+  "MFA_",
+  "OAUTH_SERVER_",
+  "PASSKEY_",
+  "PASSWORD_",
+  "PROFILER_",
+  "RATE_LIMIT_",
+  "RELOADING_",
+  "SAML_",
+  "SECURITY_",
+  "SESSIONS_",
+  "SMS_",
+  "SMTP_",
+  "TRACING_",
+  "WEBAUTHN_"
+].map((family) => `${prefix}${family}`)
 
-/** Single variables of later features: multi-instance mode, JWT groups, the other rate limits. */
-const laterNames: ReadonlySet<string> = new Set(
-  ["OPERATOR_TOKEN", "API_ENDPOINT", "JWT_ADMIN_GROUP_NAME", "JWT_DEFAULT_GROUP_NAME", "RATE_LIMIT_SSO"].map(
-    (name) => `${prefix}${name}`
-  )
-)
+/** Single variables of later features: multi-instance mode. */
+const laterNames: ReadonlySet<string> = new Set(["OPERATOR_TOKEN"].map((name) => `${prefix}${name}`))
 
 /** A variable accepted now and read once its feature lands. */
 export const isLater = (name: string): boolean =>
@@ -133,12 +174,17 @@ export const isLater = (name: string): boolean =>
 
 /**
  * At most two lines: the set variables of later features, then the unknown `AUTHSVC_` ones,
- * each list sorted. None when every set variable is read now.
+ * each list sorted and each named as it was written (`sources`: the `GOTRUE_` name one of ours
+ * was read from). None when every set variable is read now.
  */
-export const warnings = (variables: Variables): ReadonlyArray<string> => {
-  const set = [...variables.keys()].filter((name) => name.startsWith(prefix) && !read.has(name)).sort()
-  const later = set.filter(isLater)
-  const unknown = set.filter((name) => !isLater(name))
+export const warnings = (
+  variables: Variables,
+  sources: ReadonlyMap<string, string> = new Map()
+): ReadonlyArray<string> => {
+  const set = [...variables.keys()].filter((name) => name.startsWith(prefix) && !read.has(name))
+  const written = (names: ReadonlyArray<string>) => names.map((name) => sources.get(name) ?? name).sort()
+  const later = written(set.filter(isLater))
+  const unknown = written(set.filter((name) => !isLater(name)))
   return [
     ...(later.length === 0 ? [] : [`ignored until their feature lands: ${later.join(", ")}`]),
     ...(unknown.length === 0 ? [] : [`unknown variables, ignored: ${unknown.join(", ")}`])

@@ -48,12 +48,16 @@ const readKey = (jwk: unknown, position: number): Either.Either<JwtKey, string> 
     return Either.left(`${key}: expected alg ${algorithms.join(", ")}`)
   }
   if (kty !== keyTypeOf[alg]) return Either.left(`${key}: alg ${alg} needs kty ${keyTypeOf[alg]}`)
-  if (!isStringList(keyOps)) return Either.left(`${key}: expected key_ops, a list such as ["sign","verify"]`)
+  // Without `key_ops` a key only verifies, as in Supabase Auth, which signs with the one key
+  // whose operations include `sign`.
+  if (keyOps !== undefined && !isStringList(keyOps))
+    return Either.left(`${key}: expected key_ops, a list such as ["sign","verify"]`)
+  const operations = keyOps ?? []
   // The signing key must carry its private part: `k` of a symmetric key, `d` of the others.
-  if (keyOps.includes("sign") && !isNonEmptyString(alg === "HS256" ? jwk.k : jwk.d)) {
+  if (operations.includes("sign") && !isNonEmptyString(alg === "HS256" ? jwk.k : jwk.d)) {
     return Either.left(`${key}: a signing key needs its private part (${alg === "HS256" ? "k" : "d"})`)
   }
-  return Either.right({ kid, alg, keyOps, jwk: Redacted.make(jwk) })
+  return Either.right({ kid, alg, keyOps: operations, jwk: Redacted.make(jwk) })
 }
 
 /**
@@ -68,6 +72,8 @@ export const parse = (text: string): Either.Either<ReadonlyArray<JwtKey>, string
   } catch {
     return Either.left("expected a JSON array of JWKs (the value is no valid JSON)")
   }
+  // `null` is no keys to Supabase Auth's decoder, as `[]` is.
+  if (json === null) return Either.right([])
   if (!Array.isArray(json)) return Either.left("expected a JSON array of JWKs")
   const keys: Array<JwtKey> = []
   const seen = new Set<string>()
@@ -87,14 +93,21 @@ export const parse = (text: string): Either.Either<ReadonlyArray<JwtKey>, string
   return Either.right(keys)
 }
 
-/** Reads `JWT_VALID_METHODS`: a comma-separated list of the algorithms above. */
-export const parseMethods = (text: string): Either.Either<ReadonlyArray<Algorithm>, string> => {
-  const methods = text
+/** The entries of a `JWT_VALID_METHODS` list as written. */
+export const methodNames = (text: string): ReadonlyArray<string> =>
+  text
     .split(",")
     .map((entry) => entry.trim())
     .filter((entry) => entry !== "")
-  const valid = methods.filter(isAlgorithm)
-  return valid.length === methods.length && valid.length > 0
-    ? Either.right(valid)
+
+/**
+ * Reads `JWT_VALID_METHODS`: a comma-separated list of algorithms. Supabase Auth takes any name;
+ * those this service cannot verify with (`RS512`, …) admit nothing here, and ConfigWarnings
+ * names them. A list of no name at all is refused: it cannot mean anything.
+ */
+export const parseMethods = (text: string): Either.Either<ReadonlyArray<Algorithm>, string> => {
+  const methods = methodNames(text)
+  return methods.length > 0
+    ? Either.right(methods.filter(isAlgorithm))
     : Either.left(`expected a comma-separated list of ${algorithms.join(", ")}`)
 }

@@ -1,5 +1,5 @@
 import * as Config from "effect/Config"
-import * as ConfigError from "effect/ConfigError"
+import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -16,8 +16,18 @@ import * as AuthConfigValues from "./AuthConfigValues.js"
  */
 
 export interface SmsConfig {
-  /** `SMS_PROVIDER` with its credentials; none when unset: no text is sent. */
+  /** `SMS_PROVIDER` as written (what /settings reports); none when unset. */
+  readonly provider: Option.Option<string>
+  /**
+   * The gateway `SMS_PROVIDER` names, with its credentials; none when unset, or when it cannot
+   * send (`unusable`): no text is sent then, and the phone flows say "Unable to get SMS provider".
+   */
   readonly gateway: Option.Option<SmsGateways.Gateway>
+  /**
+   * Why a set `SMS_PROVIDER` cannot send: a gateway this service does not speak, or the
+   * variables of its credentials that are empty. Supabase Auth starts so and fails each text.
+   */
+  readonly unusable: Option.Option<string>
   /** `SMS_TEMPLATE`, as written (Go template syntax, `{{ .Code }}`), checked to parse. */
   readonly template: string
   /** `SMS_OTP_EXP`: seconds a texted code stays valid. */
@@ -50,19 +60,14 @@ const isProvider = (value: string): value is SmsGateways.Provider =>
   SmsGateways.providers.some((provider) => provider === value)
 
 /** `SMS_PROVIDER`; none when unset or blank, as Supabase Auth reads an empty one. */
-const providerField = Config.option(
-  ConfigValues.check(
-    providerName,
-    Config.string(providerName),
-    (value): Either.Either<Option.Option<SmsGateways.Provider>, string> => {
-      const trimmed = value.trim()
-      if (trimmed === "") return Either.right(Option.none())
-      return isProvider(trimmed)
-        ? Either.right(Option.some(trimmed))
-        : Either.left(`expected one of ${SmsGateways.providers.join(", ")} (unset: no SMS)`)
-    }
+const providerField = Config.option(Config.string(providerName)).pipe(
+  Config.map((value) =>
+    Option.filter(
+      Option.map(value, (v) => v.trim()),
+      (v) => v !== ""
+    )
   )
-).pipe(Config.map(Option.flatten))
+)
 
 /** A setting that is none when unset or only spaces. */
 const text = (name: string) =>
@@ -100,131 +105,96 @@ const credentialFields = Config.all({
 
 type Credentials = Config.Config.Success<typeof credentialFields>
 
-/** The chosen gateway's `variable`, with what it holds: a line of the report when it is unset. */
-const need = <A>(
-  provider: SmsGateways.Provider,
-  variable: string,
-  meaning: string,
-  value: Option.Option<A>
-): Either.Either<A, ConfigError.ConfigError> =>
-  Either.fromOption(value, () =>
-    ConfigValues.invalid(variable, `is required with ${providerName}=${provider}: ${meaning}`)
-  )
+/** The chosen gateway's `variable`, or its name when it is empty. */
+const need = <A>(variable: string, value: Option.Option<A>): Either.Either<A, string> =>
+  Either.fromOption(value, () => variable)
 
-/** Every missing credential at once, one line each, so that one start-up names them all. */
-const missing = (
-  ...fields: ReadonlyArray<Either.Either<unknown, ConfigError.ConfigError>>
-): Either.Either<void, ConfigError.ConfigError> => {
-  let error: ConfigError.ConfigError | undefined
-  for (const field of fields) {
-    if (Either.isLeft(field)) error = error === undefined ? field.left : ConfigError.And(error, field.left)
-  }
-  return error === undefined ? Either.void : Either.left(error)
-}
+/** The variables of `fields` that are empty, all of them, so that one start names them all. */
+const missingOf = (fields: ReadonlyArray<Either.Either<unknown, string>>): ReadonlyArray<string> =>
+  fields.flatMap((field) => (Either.isLeft(field) ? [field.left] : []))
 
 const gatewayOf = (
   provider: SmsGateways.Provider,
   c: Credentials
-): Either.Either<SmsGateways.Gateway, ConfigError.ConfigError> => {
+): Either.Either<SmsGateways.Gateway, ReadonlyArray<string>> => {
   switch (provider) {
     case "twilio": {
-      const accountSid = need(
-        provider,
-        "AUTHSVC_SMS_TWILIO_ACCOUNT_SID",
-        "the account SID",
-        c.twilioAccountSid
-      )
-      const authToken = need(provider, "AUTHSVC_SMS_TWILIO_AUTH_TOKEN", "the auth token", c.twilioAuthToken)
-      const messageServiceSid = need(
-        provider,
-        "AUTHSVC_SMS_TWILIO_MESSAGE_SERVICE_SID",
-        "a Messaging Service SID (MG…) or the sender's phone number",
-        c.twilioMessageServiceSid
-      )
-      return Either.flatMap(missing(accountSid, authToken, messageServiceSid), () =>
-        Either.map(Either.all({ accountSid, authToken, messageServiceSid }), (settings) => ({
-          provider,
-          settings: { ...settings, contentSid: c.twilioContentSid }
-        }))
-      )
+      const accountSid = need("AUTHSVC_SMS_TWILIO_ACCOUNT_SID", c.twilioAccountSid)
+      const authToken = need("AUTHSVC_SMS_TWILIO_AUTH_TOKEN", c.twilioAuthToken)
+      const messageServiceSid = need("AUTHSVC_SMS_TWILIO_MESSAGE_SERVICE_SID", c.twilioMessageServiceSid)
+      return Either.mapBoth(Either.all({ accountSid, authToken, messageServiceSid }), {
+        onLeft: () => missingOf([accountSid, authToken, messageServiceSid]),
+        onRight: (settings) => ({ provider, settings: { ...settings, contentSid: c.twilioContentSid } })
+      })
     }
     case "twilio_verify": {
-      const accountSid = need(
-        provider,
-        "AUTHSVC_SMS_TWILIO_VERIFY_ACCOUNT_SID",
-        "the account SID",
-        c.twilioVerifyAccountSid
-      )
-      const authToken = need(
-        provider,
-        "AUTHSVC_SMS_TWILIO_VERIFY_AUTH_TOKEN",
-        "the auth token",
-        c.twilioVerifyAuthToken
-      )
-      const serviceSid = need(
-        provider,
-        "AUTHSVC_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID",
-        "the Verify service SID (VA…)",
-        c.twilioVerifyServiceSid
-      )
-      return Either.flatMap(missing(accountSid, authToken, serviceSid), () =>
-        Either.map(Either.all({ accountSid, authToken, serviceSid }), (settings) => ({ provider, settings }))
-      )
+      const accountSid = need("AUTHSVC_SMS_TWILIO_VERIFY_ACCOUNT_SID", c.twilioVerifyAccountSid)
+      const authToken = need("AUTHSVC_SMS_TWILIO_VERIFY_AUTH_TOKEN", c.twilioVerifyAuthToken)
+      const serviceSid = need("AUTHSVC_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID", c.twilioVerifyServiceSid)
+      return Either.mapBoth(Either.all({ accountSid, authToken, serviceSid }), {
+        onLeft: () => missingOf([accountSid, authToken, serviceSid]),
+        onRight: (settings) => ({ provider, settings })
+      })
     }
     case "messagebird": {
-      const accessKey = need(
-        provider,
-        "AUTHSVC_SMS_MESSAGEBIRD_ACCESS_KEY",
-        "the access key",
-        c.messageBirdAccessKey
-      )
-      const originator = need(
-        provider,
-        "AUTHSVC_SMS_MESSAGEBIRD_ORIGINATOR",
-        "the sender, a phone number or a name",
-        c.messageBirdOriginator
-      )
-      return Either.flatMap(missing(accessKey, originator), () =>
-        Either.map(Either.all({ accessKey, originator }), (settings) => ({ provider, settings }))
-      )
+      const accessKey = need("AUTHSVC_SMS_MESSAGEBIRD_ACCESS_KEY", c.messageBirdAccessKey)
+      const originator = need("AUTHSVC_SMS_MESSAGEBIRD_ORIGINATOR", c.messageBirdOriginator)
+      return Either.mapBoth(Either.all({ accessKey, originator }), {
+        onLeft: () => missingOf([accessKey, originator]),
+        onRight: (settings) => ({ provider, settings })
+      })
     }
     case "textlocal": {
-      const apiKey = need(provider, "AUTHSVC_SMS_TEXTLOCAL_API_KEY", "the API key", c.textlocalApiKey)
-      const sender = need(
-        provider,
-        "AUTHSVC_SMS_TEXTLOCAL_SENDER",
-        "the sender name Textlocal approved",
-        c.textlocalSender
-      )
-      return Either.flatMap(missing(apiKey, sender), () =>
-        Either.map(Either.all({ apiKey, sender }), (settings) => ({ provider, settings }))
-      )
+      const apiKey = need("AUTHSVC_SMS_TEXTLOCAL_API_KEY", c.textlocalApiKey)
+      const sender = need("AUTHSVC_SMS_TEXTLOCAL_SENDER", c.textlocalSender)
+      return Either.mapBoth(Either.all({ apiKey, sender }), {
+        onLeft: () => missingOf([apiKey, sender]),
+        onRight: (settings) => ({ provider, settings })
+      })
     }
     case "vonage": {
-      const apiKey = need(provider, "AUTHSVC_SMS_VONAGE_API_KEY", "the API key", c.vonageApiKey)
-      const apiSecret = need(provider, "AUTHSVC_SMS_VONAGE_API_SECRET", "the API secret", c.vonageApiSecret)
-      const from = need(
-        provider,
-        "AUTHSVC_SMS_VONAGE_FROM",
-        "the sender, a phone number or a name",
-        c.vonageFrom
-      )
-      return Either.flatMap(missing(apiKey, apiSecret, from), () =>
-        Either.map(Either.all({ apiKey, apiSecret, from }), (settings) => ({ provider, settings }))
-      )
+      const apiKey = need("AUTHSVC_SMS_VONAGE_API_KEY", c.vonageApiKey)
+      const apiSecret = need("AUTHSVC_SMS_VONAGE_API_SECRET", c.vonageApiSecret)
+      const from = need("AUTHSVC_SMS_VONAGE_FROM", c.vonageFrom)
+      return Either.mapBoth(Either.all({ apiKey, apiSecret, from }), {
+        onLeft: () => missingOf([apiKey, apiSecret, from]),
+        onRight: (settings) => ({ provider, settings })
+      })
     }
   }
 }
 
-/** `SMS_PROVIDER`, and the credentials of the gateway it names, each required then. */
+interface GatewayChoice {
+  readonly provider: Option.Option<string>
+  readonly gateway: Option.Option<SmsGateways.Gateway>
+  readonly unusable: Option.Option<string>
+}
+
+/**
+ * `SMS_PROVIDER`, and the credentials of the gateway it names. Supabase Auth starts with a
+ * gateway it does not know or without its credentials, and fails each text; so does this
+ * service, saying why once at start (ConfigWarnings).
+ */
 const gatewayField = Config.all({ provider: providerField, credentials: credentialFields }).pipe(
-  Config.mapOrFail(
-    ({ provider, credentials }): Either.Either<Option.Option<SmsGateways.Gateway>, ConfigError.ConfigError> =>
-      Option.match(provider, {
-        onNone: () => Either.right(Option.none()),
-        onSome: (chosen) => Either.map(gatewayOf(chosen, credentials), Option.some)
-      })
-  )
+  Config.map(({ provider, credentials }): GatewayChoice => {
+    if (Option.isNone(provider)) return { provider, gateway: Option.none(), unusable: Option.none() }
+    const chosen = provider.value
+    if (!isProvider(chosen)) {
+      return {
+        provider,
+        gateway: Option.none(),
+        unusable: Option.some(`it is none of ${SmsGateways.providers.join(", ")}`)
+      }
+    }
+    return Either.match(gatewayOf(chosen, credentials), {
+      onLeft: (missing) => ({
+        provider,
+        gateway: Option.none(),
+        unusable: Option.some(`${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} unset`)
+      }),
+      onRight: (gateway) => ({ provider, gateway: Option.some(gateway), unusable: Option.none() })
+    })
+  })
 )
 
 const testOtpExpected = "expected phone:code pairs separated by commas, e.g. 15555550100:123456"
@@ -285,22 +255,12 @@ export const parseTemplate = (source: string): Either.Either<string, string> =>
     onRight: () => source
   })
 
-const otpLengthName = "AUTHSVC_SMS_OTP_LENGTH"
-
 /** Everything about texted codes, validated together; read beside `AuthConfig.server`. */
 export const sms: Config.Config<SmsConfig> = Config.all({
   gateway: gatewayField,
-  template: ConfigValues.check(
-    "AUTHSVC_SMS_TEMPLATE",
-    Config.string("AUTHSVC_SMS_TEMPLATE").pipe(Config.withDefault(defaultTemplate)),
-    parseTemplate
-  ),
+  template: Config.string("AUTHSVC_SMS_TEMPLATE").pipe(Config.withDefault(defaultTemplate)),
   otpExp: AuthConfigValues.wholeNumberNamed("AUTHSVC_SMS_OTP_EXP", defaultOtpExpSeconds),
-  otpLength: ConfigValues.check(
-    otpLengthName,
-    AuthConfigValues.wholeNumberNamed(otpLengthName, 6),
-    (length) => (length >= 6 && length <= 10 ? Either.right(length) : Either.left("expected 6 to 10 digits"))
-  ),
+  otpLength: AuthConfigValues.codeLength("AUTHSVC_SMS_OTP_LENGTH"),
   maxFrequency: AuthConfigValues.secondsOrDuration("AUTHSVC_SMS_MAX_FREQUENCY", defaultMaxFrequency),
   testOtp: ConfigValues.check(
     "AUTHSVC_SMS_TEST_OTP",
@@ -315,9 +275,17 @@ export const sms: Config.Config<SmsConfig> = Config.all({
     )
   )
 }).pipe(
-  Config.map(
-    (fields): SmsConfig => ({
-      gateway: fields.gateway,
+  Config.mapOrFail((fields): Either.Either<SmsConfig, ConfigError.ConfigError> => {
+    // Checked when a gateway is named, as Supabase Auth checks it; without one no text is ever
+    // rendered, and Supabase Auth never reads it.
+    if (Option.isSome(fields.gateway.provider)) {
+      const parsed = parseTemplate(fields.template)
+      if (Either.isLeft(parsed)) return Either.left(ConfigValues.invalid("AUTHSVC_SMS_TEMPLATE", parsed.left))
+    }
+    return Either.right({
+      provider: fields.gateway.provider,
+      gateway: fields.gateway.gateway,
+      unusable: fields.gateway.unusable,
       template: fields.template,
       // 0 is Supabase Auth's "unset", which it replaces by the default too.
       otpExpSeconds: fields.otpExp === 0 ? defaultOtpExpSeconds : fields.otpExp,
@@ -326,5 +294,5 @@ export const sms: Config.Config<SmsConfig> = Config.all({
       testOtp: fields.testOtp,
       testOtpValidUntil: fields.testOtpValidUntil
     })
-  )
+  })
 )

@@ -102,7 +102,7 @@ describe("telemetry configuration", () => {
           "AUTHSVC_METRICS_EXPORTER: expected opentelemetry or prometheus",
           "OTEL_EXPORTER_PROMETHEUS_PORT: expected a port number, 0 to 65535",
           "AUTHSVC_REQUEST_ID_HEADER: expected an HTTP header name, e.g. X-Request-Id",
-          "LOG_LEVEL: expected one of panic, fatal, error, warn, info, debug"
+          "LOG_LEVEL: expected one of panic, fatal, error, warn, info, debug, trace"
         ])
       )
     })

@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { CustomProviderStore } from "../../../application/auth/ports/CustomProviderStore.js"
@@ -54,7 +55,7 @@ export const layer = (configured: ReadonlyMap<string, ExternalProvider>, custom:
           )
           if (Option.isNone(upstream)) return Option.none<ExternalProvider>()
           const provider: ExternalProvider = {
-            upstream: upstream.value,
+            upstream: Either.right(upstream.value),
             redirectUri: custom.redirectUri,
             emailOptional: saved.emailOptional,
             passThrough: {},

@@ -11,8 +11,12 @@ export interface SmtpSettings {
   readonly port: number
   readonly user: Option.Option<string>
   readonly pass: Option.Option<Redacted.Redacted>
-  /** `SMTP_ADMIN_EMAIL`: the From address. */
-  readonly adminEmail: string
+  /**
+   * `SMTP_ADMIN_EMAIL`: the From address, or a whole From (`Admin <admin@example.com>`) when no
+   * sender name is set, as Supabase Auth writes it. None: mail leaves without a From, which most
+   * servers refuse (ConfigWarnings says so at start).
+   */
+  readonly adminEmail: Option.Option<string>
   /** `SMTP_SENDER_NAME`: the From name; the address when unset. */
   readonly senderName: Option.Option<string>
   /**
@@ -68,17 +72,21 @@ export const layer = (settings: SmtpSettings) =>
         ),
         (pool) => Effect.sync(() => pool.close())
       )
-      const from = {
-        name: Option.getOrElse(settings.senderName, () => settings.adminEmail),
-        address: settings.adminEmail
-      }
-      const domain = settings.adminEmail.slice(settings.adminEmail.lastIndexOf("@") + 1) || "localhost"
+      const from = Option.map(settings.adminEmail, (address) =>
+        Option.match(settings.senderName, {
+          onNone: () => address,
+          onSome: (name) => ({ name, address })
+        })
+      )
+      // The message id's domain: the From address's, whatever surrounds it.
+      const domain =
+        /@([^\s>@]+)>?\s*$/.exec(Option.getOrElse(settings.adminEmail, () => ""))?.[1] ?? "localhost"
       return {
         deliver: (mail, id) =>
           Effect.tryPromise({
             try: () =>
               transport.sendMail({
-                from,
+                ...Option.match(from, { onNone: () => ({}), onSome: (value) => ({ from: value }) }),
                 to: mail.to,
                 subject: mail.subject,
                 text: mail.text,

@@ -1,12 +1,18 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
 import type * as Option from "effect/Option"
 import type * as IdTokenIssuer from "../../../domain/auth/IdTokenIssuer.js"
 import type { UpstreamIdentityProvider } from "../../ports/UpstreamIdentityProvider.js"
 
 /** One enabled provider, built from its `EXTERNAL_<X>_*` variables. */
 export interface ExternalProvider {
-  readonly upstream: Context.Tag.Service<typeof UpstreamIdentityProvider>
+  /**
+   * The provider's sign-in page and code exchange; or, for one enabled without a setting they
+   * need, why not, in Supabase Auth's words (`missing OAuth secret`), which a sign-in through its
+   * page is refused with. ID-token sign-ins need neither and work either way.
+   */
+  readonly upstream: Either.Either<Context.Tag.Service<typeof UpstreamIdentityProvider>, string>
   /** `EXTERNAL_<X>_REDIRECT_URI`: our callback as registered at the provider. */
   readonly redirectUri: string
   /** `EXTERNAL_<X>_EMAIL_OPTIONAL`: a sign-in without an address is let through. */

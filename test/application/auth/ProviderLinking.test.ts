@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
@@ -12,6 +13,7 @@ import {
 import { UserRepository } from "../../../application/auth/ports/UserRepository.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import { signup } from "../../../application/auth/Signup.js"
+import type { UpstreamRequest } from "../../../application/ports/UpstreamIdentityProvider.js"
 import type { UpstreamProfile } from "../../../domain/UpstreamProfile.js"
 import { Email } from "../../../domain/User.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
@@ -28,16 +30,16 @@ const client = { userAgent: Option.none(), ip: Option.none() }
 const answers = new Map<string, UpstreamProfile>()
 
 const scripted = (name: string): ExternalProvider => ({
-  upstream: {
+  upstream: Either.right({
     name,
-    authorizationUrl: (request) =>
+    authorizationUrl: (request: UpstreamRequest) =>
       Effect.succeed(new URL(`https://${name}.example/authorize?state=${request.state}`)),
     exchange: () =>
       Effect.suspend(() => {
         const answer = answers.get(name)
         return answer === undefined ? Effect.dieMessage(`no answer for ${name}`) : Effect.succeed(answer)
       })
-  },
+  }),
   redirectUri: "https://auth.example.com/callback",
   emailOptional: name === "optional",
   passThrough: {},

@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as AuthConfig from "../../../bootstrap/auth/AuthConfig.js"
 import * as AuthEnvironment from "../../../bootstrap/auth/AuthEnvironment.js"
+import * as ConfigWarnings from "../../../bootstrap/auth/ConfigWarnings.js"
 import * as ConfigReport from "../../../bootstrap/ConfigReport.js"
 
 const required = {
@@ -24,6 +25,12 @@ const load = (env: Record<string, string>) => loadFrom(Option.none(), env)
 
 /** The config of a start that must succeed. */
 const config = (env: Record<string, string>) => Effect.map(load(env), Either.getOrThrow)
+
+/** The warnings of a start that must succeed (ConfigWarnings), each naming its variable. */
+const warningsOf = (env: Record<string, string>) =>
+  Effect.map(config(env), (c) =>
+    ConfigWarnings.warnings(c, AuthEnvironment.merge(Option.none(), { ...required, ...env }))
+  )
 
 /** The report of a start that must fail. */
 const report = (env: Record<string, string>) =>
@@ -84,7 +91,7 @@ describe("auth configuration", () => {
     })
   )
 
-  it.effect("takes absolute http(s) URLs for SITE_URL and API_EXTERNAL_URL, without a trailing slash", () =>
+  it.effect("takes absolute URLs for SITE_URL and API_EXTERNAL_URL, without a trailing slash", () =>
     Effect.gen(function* () {
       const c = yield* config({
         AUTHSVC_SITE_URL: "http://localhost:3000/",
@@ -92,14 +99,18 @@ describe("auth configuration", () => {
       })
       expect(c.siteUrl).toBe("http://localhost:3000")
       expect(c.api.externalUrl).toBe("https://project.example.com/auth/v1")
+      // A mobile app's own scheme is a site URL to Supabase Auth, which reads it as text.
+      expect((yield* config({ AUTHSVC_SITE_URL: "com.example.app://callback" })).siteUrl).toBe(
+        "com.example.app://callback"
+      )
       expect(
-        yield* report({ AUTHSVC_SITE_URL: "localhost:3000", AUTHSVC_API_EXTERNAL_URL: "/auth" })
+        yield* report({ AUTHSVC_SITE_URL: "app.example.com", AUTHSVC_API_EXTERNAL_URL: "/auth" })
       ).toEqual([
-        "AUTHSVC_SITE_URL: expected an absolute http or https URL",
+        "AUTHSVC_SITE_URL: expected an absolute URL, e.g. https://example.com",
         "AUTHSVC_API_EXTERNAL_URL: expected an absolute http or https URL"
       ])
-      expect(yield* report({ AUTHSVC_SITE_URL: "https://user:hunter2@app.example.com" })).toEqual([
-        "AUTHSVC_SITE_URL: expected an absolute http or https URL without credentials"
+      expect(yield* report({ AUTHSVC_API_EXTERNAL_URL: "https://user:hunter2@auth.example.com" })).toEqual([
+        "AUTHSVC_API_EXTERNAL_URL: expected an absolute http or https URL without credentials"
       ])
     })
   )
@@ -329,58 +340,159 @@ describe("auth configuration", () => {
   })
 
   describe("mail templates", () => {
-    it.effect("takes https template URLs and refuses plain http at start", () =>
+    it.effect("takes http and https URLs, and paths under SITE_URL, as Supabase Auth does", () =>
       Effect.gen(function* () {
         const c = yield* config({
-          AUTHSVC_MAILER_TEMPLATES_MAGIC_LINK: "https://templates.example.com/magic.html"
+          AUTHSVC_MAILER_TEMPLATES_MAGIC_LINK: "https://templates.example.com/magic.html",
+          // The Supabase CLI's: a sidecar on its own network, over plain http.
+          AUTHSVC_MAILER_TEMPLATES_RECOVERY: "http://supabase_kong_app:8000/email/recovery.html",
+          AUTHSVC_MAILER_TEMPLATES_INVITE: "/templates/invite.html"
         })
-        expect(c.mailer.templates.magic_link).toBe("https://templates.example.com/magic.html")
+        expect(c.mailer.templates).toEqual({
+          magic_link: "https://templates.example.com/magic.html",
+          recovery: "http://supabase_kong_app:8000/email/recovery.html",
+          invite: "/templates/invite.html"
+        })
+        expect(AuthConfig.resolveTemplate(c.siteUrl, "/templates/invite.html")).toBe(
+          "https://app.example.com/templates/invite.html"
+        )
         expect(
-          yield* report({ AUTHSVC_MAILER_TEMPLATES_RECOVERY: "http://templates.example.com/recovery.html" })
-        ).toEqual(["AUTHSVC_MAILER_TEMPLATES_RECOVERY: expected an https URL of an HTML template"])
+          AuthConfig.resolveTemplate(c.siteUrl, "http://supabase_kong_app:8000/email/recovery.html")
+        ).toBe("http://supabase_kong_app:8000/email/recovery.html")
+      })
+    )
+  })
+
+  describe("mail links (MAILER_URLPATHS_*)", () => {
+    it.effect("take a path or a whole URL, resolved as Supabase Auth resolves them", () =>
+      Effect.gen(function* () {
+        const c = yield* config({
+          // The Supabase CLI's.
+          AUTHSVC_MAILER_URLPATHS_CONFIRMATION: "http://127.0.0.1:54321/auth/v1/verify",
+          // Supabase's self-hosting compose file's.
+          AUTHSVC_MAILER_URLPATHS_RECOVERY: "/auth/v1/verify",
+          AUTHSVC_API_EXTERNAL_URL: "https://project.example.com/auth/v1"
+        })
+        expect(c.mailer.urlPaths).toEqual({
+          invite: Option.none(),
+          confirmation: Option.some("http://127.0.0.1:54321/auth/v1/verify"),
+          recovery: Option.some("/auth/v1/verify"),
+          emailChange: Option.none()
+        })
+        const link = (path: Option.Option<string>) => AuthConfig.resolveLink(c.api.externalUrl, path)
+        expect(link(c.mailer.urlPaths.confirmation)).toBe("http://127.0.0.1:54321/auth/v1/verify")
+        // A path replaces the external URL's path, as Go's ResolveReference does.
+        expect(link(c.mailer.urlPaths.recovery)).toBe("https://project.example.com/auth/v1/verify")
+        expect(link(Option.some("/verify"))).toBe("https://project.example.com/verify")
+        // Unset, the link is /verify under the external URL, its path included.
+        expect(link(c.mailer.urlPaths.invite)).toBe("https://project.example.com/auth/v1/verify")
+        expect(yield* report({ AUTHSVC_MAILER_URLPATHS_INVITE: "http://[::1" })).toEqual([
+          "AUTHSVC_MAILER_URLPATHS_INVITE: expected a path such as /verify, or a URL"
+        ])
+      })
+    )
+  })
+
+  describe("code lengths", () => {
+    it.effect("read a length outside 6 to 10 as 6, as Supabase Auth does, with a warning", () =>
+      Effect.gen(function* () {
+        const env = { AUTHSVC_MAILER_OTP_LENGTH: "4", AUTHSVC_SMS_OTP_LENGTH: "12" }
+        const c = yield* config(env)
+        expect([c.mailer.otpLength, c.sms.otpLength]).toEqual([6, 6])
+        expect(yield* warningsOf(env)).toEqual([
+          "AUTHSVC_MAILER_OTP_LENGTH is 4: codes have 6 to 10 digits, so they have 6, as Supabase Auth makes them",
+          "AUTHSVC_SMS_OTP_LENGTH is 12: codes have 6 to 10 digits, so they have 6, as Supabase Auth makes them"
+        ])
+        const kept = yield* config({ AUTHSVC_MAILER_OTP_LENGTH: "8", AUTHSVC_SMS_OTP_LENGTH: "10" })
+        expect([kept.mailer.otpLength, kept.sms.otpLength]).toEqual([8, 10])
+        expect(yield* report({ AUTHSVC_SMS_OTP_LENGTH: "six" })).toEqual([
+          "AUTHSVC_SMS_OTP_LENGTH: expected a whole number, 0 or more"
+        ])
       })
     )
   })
 
   describe("external providers", () => {
-    it.effect("an enabled provider needs its client id and secret, Keycloak its realm URL", () =>
-      Effect.gen(function* () {
-        expect(yield* report({ AUTHSVC_EXTERNAL_GITHUB_ENABLED: "true" })).toEqual([
-          "AUTHSVC_EXTERNAL_GITHUB_CLIENT_ID: is required with AUTHSVC_EXTERNAL_GITHUB_ENABLED"
-        ])
-        expect(
-          yield* report({
+    it.effect(
+      "an enabled provider without its client id, secret or realm URL starts, unusable, with a warning",
+      () =>
+        Effect.gen(function* () {
+          const unusable = (env: Record<string, string>) =>
+            Effect.map(config(env), (c) =>
+              c.externalProviders.map((provider) => [provider.name, provider.unusable])
+            )
+          expect(yield* unusable({ AUTHSVC_EXTERNAL_GITHUB_ENABLED: "true" })).toEqual([
+            [
+              "github",
+              Option.some({
+                variable: "AUTHSVC_EXTERNAL_GITHUB_CLIENT_ID",
+                reason: "missing OAuth client ID"
+              })
+            ]
+          ])
+          // The Supabase CLI passes a secret it could not resolve as an empty value.
+          const google = {
+            AUTHSVC_EXTERNAL_GOOGLE_ENABLED: "true",
+            AUTHSVC_EXTERNAL_GOOGLE_CLIENT_ID: "web-id"
+          }
+          expect(yield* unusable(google)).toEqual([
+            [
+              "google",
+              Option.some({ variable: "AUTHSVC_EXTERNAL_GOOGLE_SECRET", reason: "missing OAuth secret" })
+            ]
+          ])
+          expect(yield* warningsOf(google)).toEqual([
+            `AUTHSVC_EXTERNAL_GOOGLE_SECRET is unset: sign-ins through google's page answer "Unsupported provider: missing OAuth secret" (sign-ins with its ID tokens work)`
+          ])
+          const keycloak = {
             AUTHSVC_EXTERNAL_KEYCLOAK_ENABLED: "true",
             AUTHSVC_EXTERNAL_KEYCLOAK_CLIENT_ID: "app",
             AUTHSVC_EXTERNAL_KEYCLOAK_SECRET: "secret"
+          }
+          expect(yield* unusable(keycloak)).toEqual([
+            [
+              "keycloak",
+              Option.some({
+                variable: "AUTHSVC_EXTERNAL_KEYCLOAK_URL",
+                reason: "unable to find URL for the Keycloak provider"
+              })
+            ]
+          ])
+          // A disabled provider's settings are not read, as in Supabase Auth; an enabled one's are.
+          expect(
+            yield* unusable({
+              AUTHSVC_EXTERNAL_GITLAB_ENABLED: "false",
+              AUTHSVC_EXTERNAL_GITLAB_URL: "ftp://gitlab.example.com"
+            })
+          ).toEqual([])
+          expect(
+            yield* report({
+              AUTHSVC_EXTERNAL_GITLAB_ENABLED: "true",
+              AUTHSVC_EXTERNAL_GITLAB_URL: "ftp://gitlab.example.com"
+            })
+          ).toEqual(["AUTHSVC_EXTERNAL_GITLAB_URL: expected an absolute http or https URL"])
+          const c = yield* config({
+            AUTHSVC_EXTERNAL_GITHUB_ENABLED: "true",
+            AUTHSVC_EXTERNAL_GITHUB_CLIENT_ID: " app-id ",
+            AUTHSVC_EXTERNAL_GITHUB_SECRET: "the-secret",
+            AUTHSVC_EXTERNAL_GOOGLE_ENABLED: "false",
+            // A comma list, as Supabase Auth reads it: the first id for the web flow, all for ID tokens.
+            AUTHSVC_EXTERNAL_APPLE_ENABLED: "true",
+            AUTHSVC_EXTERNAL_APPLE_CLIENT_ID: "com.example.web, com.example.ios,",
+            AUTHSVC_EXTERNAL_APPLE_SECRET: "the-apple-secret"
           })
-        ).toEqual([
-          "AUTHSVC_EXTERNAL_KEYCLOAK_URL: is required with AUTHSVC_EXTERNAL_KEYCLOAK_ENABLED: the realm's URL"
-        ])
-        expect(
-          yield* report({
-            AUTHSVC_EXTERNAL_GITLAB_ENABLED: "false",
-            AUTHSVC_EXTERNAL_GITLAB_URL: "ftp://gitlab.example.com"
-          })
-        ).toEqual(["AUTHSVC_EXTERNAL_GITLAB_URL: expected an absolute http or https URL"])
-        const c = yield* config({
-          AUTHSVC_EXTERNAL_GITHUB_ENABLED: "true",
-          AUTHSVC_EXTERNAL_GITHUB_CLIENT_ID: " app-id ",
-          AUTHSVC_EXTERNAL_GITHUB_SECRET: "the-secret",
-          AUTHSVC_EXTERNAL_GOOGLE_ENABLED: "false",
-          // A comma list, as Supabase Auth reads it: the first id for the web flow, all for ID tokens.
-          AUTHSVC_EXTERNAL_APPLE_ENABLED: "true",
-          AUTHSVC_EXTERNAL_APPLE_CLIENT_ID: "com.example.web, com.example.ios,",
-          AUTHSVC_EXTERNAL_APPLE_SECRET: "the-apple-secret"
+          expect(
+            c.externalProviders.map((provider) => [provider.name, provider.clientId, provider.clientIds])
+          ).toEqual([
+            ["apple", "com.example.web", ["com.example.web", "com.example.ios"]],
+            ["github", "app-id", ["app-id"]]
+          ])
+          expect(c.externalProviders.map((provider) => provider.unusable)).toEqual([
+            Option.none(),
+            Option.none()
+          ])
+          expect(String(c.externalProviders[1]?.secret)).not.toContain("the-secret")
         })
-        expect(
-          c.externalProviders.map((provider) => [provider.name, provider.clientId, provider.clientIds])
-        ).toEqual([
-          ["apple", "com.example.web", ["com.example.web", "com.example.ios"]],
-          ["github", "app-id", ["app-id"]]
-        ])
-        expect(String(c.externalProviders[0]?.secret)).not.toContain("the-secret")
-      })
     )
   })
 
@@ -388,14 +500,18 @@ describe("auth configuration", () => {
     const secret = "a-secret-of-at-least-thirty-two-characters"
 
     it.effect(
-      "keeps JWT_SECRET redacted, and refuses one shorter than 32 characters without echoing it",
+      "keeps JWT_SECRET redacted; takes a short one, as Supabase Auth does, warning without echoing it",
       () =>
         Effect.gen(function* () {
           const c = yield* config({ AUTHSVC_JWT_SECRET: secret })
           expect(c.jwt.secret.pipe(Option.map(Redacted.value))).toEqual(Option.some(secret))
           expect(String(c.jwt.secret)).not.toContain(secret)
-          const lines = yield* report({ AUTHSVC_JWT_SECRET: "hunter2" })
-          expect(lines).toEqual(["AUTHSVC_JWT_SECRET: expected a secret of at least 32 characters"])
+          expect(yield* warningsOf({ AUTHSVC_JWT_SECRET: secret })).toEqual([])
+          const lines = yield* warningsOf({ AUTHSVC_JWT_SECRET: "hunter2" })
+          expect(lines).toEqual([
+            "AUTHSVC_JWT_SECRET has 7 characters: anyone holding one token can try to guess a key this short offline, then sign tokens of any user; use at least 32 random characters"
+          ])
+          expect(lines.join("\n")).not.toContain("hunter2")
         })
     )
 
@@ -412,9 +528,14 @@ describe("auth configuration", () => {
       })
     )
 
-    it.effect("refuses an unknown method in JWT_VALID_METHODS", () =>
+    it.effect("takes methods it does not verify with in JWT_VALID_METHODS, naming them in a warning", () =>
       Effect.gen(function* () {
-        expect(yield* report({ AUTHSVC_JWT_VALID_METHODS: "RS256,none" })).toEqual([
+        const env = { AUTHSVC_JWT_VALID_METHODS: "RS256,RS512,none" }
+        expect((yield* config(env)).jwt.validMethods).toEqual(Option.some(["RS256"]))
+        expect(yield* warningsOf(env)).toEqual([
+          "AUTHSVC_JWT_VALID_METHODS names RS512, none, which this service does not verify: tokens signed so are refused (403 bad_jwt); it verifies HS256, RS256, ES256, EdDSA"
+        ])
+        expect(yield* report({ AUTHSVC_JWT_VALID_METHODS: " , " })).toEqual([
           "AUTHSVC_JWT_VALID_METHODS: expected a comma-separated list of HS256, RS256, ES256, EdDSA"
         ])
       })
@@ -431,15 +552,15 @@ describe("auth configuration", () => {
       d: "d"
     }
 
-    it.effect("reads JWT_KEYS and refuses valid methods that leave out the signing key's algorithm", () =>
+    it.effect("reads JWT_KEYS, and warns of valid methods that leave out the signing key's algorithm", () =>
       Effect.gen(function* () {
         const keys = JSON.stringify([signing])
         const c = yield* config({ AUTHSVC_JWT_KEYS: keys })
         expect(c.jwt.keys.map((key) => [key.kid, key.alg, key.keyOps])).toEqual([
           ["k1", "ES256", ["sign", "verify"]]
         ])
-        expect(yield* report({ AUTHSVC_JWT_KEYS: keys, AUTHSVC_JWT_VALID_METHODS: "RS256" })).toEqual([
-          "AUTHSVC_JWT_VALID_METHODS: leaves out ES256, the algorithm of the signing key in AUTHSVC_JWT_KEYS"
+        expect(yield* warningsOf({ AUTHSVC_JWT_KEYS: keys, AUTHSVC_JWT_VALID_METHODS: "RS256" })).toEqual([
+          "AUTHSVC_JWT_VALID_METHODS leaves out ES256, the algorithm of the signing key in AUTHSVC_JWT_KEYS: every token this service issues is refused (403 bad_jwt) until the list includes it"
         ])
       })
     )
@@ -505,10 +626,21 @@ describe("auth configuration", () => {
       })
     )
 
-    it.effect("accepts postgres as DB_DRIVER and nothing else", () =>
+    it.effect(
+      "reads Supabase Auth's DB_NAMESPACE=auth, the schema this service always uses, as no prefix",
+      () =>
+        Effect.gen(function* () {
+          expect((yield* config({ AUTHSVC_DB_NAMESPACE: "auth" })).db.namespace).toBe("")
+        })
+    )
+
+    it.effect("accepts postgres as DB_DRIVER, and Supabase Auth's synonyms of it with a warning", () =>
       Effect.gen(function* () {
-        expect(Either.isRight(yield* load({ AUTHSVC_DB_DRIVER: "postgres" }))).toBe(true)
-        for (const driver of ["mysql", "postgresql", "Postgres"]) {
+        expect(yield* warningsOf({ AUTHSVC_DB_DRIVER: "postgres" })).toEqual([])
+        expect(yield* warningsOf({ AUTHSVC_DB_DRIVER: "pgx" })).toEqual([
+          "AUTHSVC_DB_DRIVER is pgx, read as postgres; write postgres"
+        ])
+        for (const driver of ["mysql", "sqlite3", "Postgres"]) {
           expect(yield* report({ AUTHSVC_DB_DRIVER: driver })).toEqual([
             "AUTHSVC_DB_DRIVER: expected postgres"
           ])
@@ -587,7 +719,7 @@ describe("auth configuration", () => {
             port: 465,
             user: Option.some("mailer"),
             pass: Option.some("hunter2"),
-            adminEmail: "auth@example.com",
+            adminEmail: Option.some("auth@example.com"),
             senderName: Option.some("Example"),
             maxConnections: 5
           })
@@ -612,21 +744,24 @@ describe("auth configuration", () => {
       })
     )
 
-    it.effect("requires a port and a From address with SMTP_HOST, and a valid one of each", () =>
+    it.effect("starts with SMTP_HOST alone, as Supabase Auth does: port 587, and a warning of no From", () =>
       Effect.gen(function* () {
+        const alone = { AUTHSVC_SMTP_HOST: "smtp.example.com" }
         expect(
-          yield* report({ AUTHSVC_SMTP_HOST: "smtp.example.com", AUTHSVC_SMTP_ADMIN_EMAIL: "a@example.com" })
-        ).toEqual(["AUTHSVC_SMTP_PORT: is required with AUTHSVC_SMTP_HOST"])
-        expect(yield* report({ AUTHSVC_SMTP_HOST: "smtp.example.com", AUTHSVC_SMTP_PORT: "25" })).toEqual([
-          "AUTHSVC_SMTP_ADMIN_EMAIL: is required with AUTHSVC_SMTP_HOST: the From address"
+          Option.map((yield* config(alone)).smtp, ({ port, adminEmail }) => ({ port, adminEmail }))
+        ).toEqual(Option.some({ port: 587, adminEmail: Option.none() }))
+        expect(yield* warningsOf(alone)).toEqual([
+          "AUTHSVC_SMTP_ADMIN_EMAIL is unset: mail leaves without a From address, which most mail servers refuse; set it to the sender's address"
         ])
-        expect(
-          yield* report({
-            AUTHSVC_SMTP_HOST: "h",
-            AUTHSVC_SMTP_PORT: "25",
-            AUTHSVC_SMTP_ADMIN_EMAIL: "not an address"
-          })
-        ).toEqual(["AUTHSVC_SMTP_ADMIN_EMAIL: expected an email address"])
+        // A whole From, as Supabase Auth writes one when no sender name is set.
+        const named = { ...alone, AUTHSVC_SMTP_ADMIN_EMAIL: "Example <auth@example.com>" }
+        expect(Option.map((yield* config(named)).smtp, ({ adminEmail }) => adminEmail)).toEqual(
+          Option.some(Option.some("Example <auth@example.com>"))
+        )
+        expect(yield* warningsOf(named)).toEqual([])
+        expect(yield* report({ ...alone, AUTHSVC_SMTP_PORT: "smtp" })).toEqual([
+          "AUTHSVC_SMTP_PORT: expected a port number, 0 to 65535"
+        ])
       })
     )
 
@@ -635,9 +770,13 @@ describe("auth configuration", () => {
         expect(
           (yield* config({ AUTHSVC_MAILER_SUBJECTS_REAUTHENTICATION: "Code: {{ .Token }}" })).mailer.subjects
         ).toEqual({ reauthentication: "Code: {{ .Token }}" })
-        const lines = yield* report({ AUTHSVC_MAILER_SUBJECTS_MAGIC_LINK: "{{ range .X }}" })
-        expect(lines).toHaveLength(1)
-        expect(lines[0]).toMatch(/^AUTHSVC_MAILER_SUBJECTS_MAGIC_LINK: unsupported action/)
+        // One it cannot render leaves the built-in subject, as Supabase Auth does with one it
+        // cannot parse, and says so at start.
+        const unparsed = { AUTHSVC_MAILER_SUBJECTS_MAGIC_LINK: "{{ range .X }}" }
+        expect((yield* config(unparsed)).mailer.subjects).toEqual({})
+        expect(yield* warningsOf(unparsed)).toEqual([
+          "AUTHSVC_MAILER_SUBJECTS_MAGIC_LINK does not parse as a template (fields, if, else and not are read): the built-in subject is used, as Supabase Auth does with a subject it cannot parse"
+        ])
       })
     )
   })
@@ -676,7 +815,7 @@ describe("auth configuration", () => {
       expect(lines).toContain("AUTHSVC_DISABLE_SIGNUP: expected true or false (also 1/0, t/f)")
       expect(lines).toContain("AUTHSVC_JWT_EXP: expected a whole number, 0 or more")
       expect(lines).toContain("AUTHSVC_DB_DRIVER: expected postgres")
-      expect(lines).toContain("LOG_LEVEL: expected one of panic, fatal, error, warn, info, debug")
+      expect(lines).toContain("LOG_LEVEL: expected one of panic, fatal, error, warn, info, debug, trace")
     })
   )
 })

@@ -83,12 +83,13 @@ describe("auth variables", () => {
           "AUTHSVC_SITEURL",
           "AUTHSVC_MFA_TOTP_ENROLL_ENABLED",
           "AUTHSVC_EXTERNAL_MASTODON_ENABLED",
+          "AUTHSVC_EXTERNAL_ZOOM_ENABLED",
           "GOTRUE_SITE_URL",
           "PATH"
         ])
       )
     ).toEqual([
-      "ignored until their feature lands: AUTHSVC_MFA_TOTP_ENROLL_ENABLED",
+      "ignored until their feature lands: AUTHSVC_EXTERNAL_ZOOM_ENABLED, AUTHSVC_MFA_TOTP_ENROLL_ENABLED",
       "unknown variables, ignored: AUTHSVC_EXTERNAL_MASTODON_ENABLED, AUTHSVC_SITEURL"
     ])
   })

@@ -36,9 +36,19 @@ describe("JWT_KEYS", () => {
     expect(JwtKeys.signingKey(keys)?.kid).toBe("rsa-1")
   })
 
-  it("takes a symmetric signing key with its k, and an empty array as no keys", () => {
+  it("takes a symmetric signing key with its k, and an empty array or null as no keys", () => {
     expect(Either.map(parse([hmac]), (keys) => keys.map((key) => key.alg))).toEqual(Either.right(["HS256"]))
     expect(parse([])).toEqual(Either.right([]))
+    expect(JwtKeys.parse("null")).toEqual(Either.right([]))
+  })
+
+  it("takes a key without key_ops as one that only verifies, as Supabase Auth does", () => {
+    const keys = Either.getOrThrow(parse([rsaSigning, { ...edVerifying, key_ops: undefined }]))
+    expect(keys.map((key) => [key.kid, key.keyOps])).toEqual([
+      ["rsa-1", ["sign", "verify"]],
+      ["ed-old", []]
+    ])
+    expect(JwtKeys.signingKey(keys)?.kid).toBe("rsa-1")
   })
 
   it.each([
@@ -61,8 +71,8 @@ describe("JWT_KEYS", () => {
       "key 1: alg RS256 needs kty RSA"
     ],
     [
-      "missing key_ops",
-      JSON.stringify([{ ...rsaSigning, key_ops: undefined }]),
+      "key_ops that is no list",
+      JSON.stringify([{ ...rsaSigning, key_ops: "sign" }]),
       'key 1: expected key_ops, a list such as ["sign","verify"]'
     ],
     [
@@ -102,7 +112,18 @@ describe("JWT_VALID_METHODS", () => {
     expect(JwtKeys.parseMethods(" RS256 ,HS256,, EdDSA")).toEqual(Either.right(["RS256", "HS256", "EdDSA"]))
   })
 
-  it.each(["none", "RS256,PS256", "rs256", ","])("refuses %j", (text) => {
+  it.each([
+    ["none", []],
+    ["RS256,PS256", ["RS256"]],
+    ["rs256", []]
+  ])(
+    "takes %j, keeping only the algorithms it verifies with (ConfigWarnings names the rest)",
+    (text, kept) => {
+      expect(JwtKeys.parseMethods(text)).toEqual(Either.right(kept))
+    }
+  )
+
+  it.each([",", " , "])("refuses %j, which names no method", (text) => {
     expect(JwtKeys.parseMethods(text)).toEqual(
       Either.left("expected a comma-separated list of HS256, RS256, ES256, EdDSA")
     )

@@ -45,7 +45,7 @@ describe("oauth configuration", () => {
       if (Either.isLeft(result)) {
         const lines = ConfigReport.lines(result.left)
         expect(lines).toContain("SQL_URL: expected a postgres:// or postgresql:// URL")
-        expect(lines).toContain("LOG_LEVEL: expected one of panic, fatal, error, warn, info, debug")
+        expect(lines).toContain("LOG_LEVEL: expected one of panic, fatal, error, warn, info, debug, trace")
         expect(lines.join("\n")).not.toContain("hunter2")
       }
     })

@@ -32,7 +32,12 @@ export const settings = (overrides: Partial<Settings> = {}) =>
     verification: {
       codeLength: 6,
       lifetime: Duration.days(1),
-      paths: { invite: "/verify", confirmation: "/verify", recovery: "/verify", emailChange: "/verify" },
+      links: {
+        invite: "http://localhost:8081/verify",
+        confirmation: "http://localhost:8081/verify",
+        recovery: "http://localhost:8081/verify",
+        emailChange: "http://localhost:8081/verify"
+      },
       secureEmailChange: true,
       spacing: Duration.seconds(60)
     },

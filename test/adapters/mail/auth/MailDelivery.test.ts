@@ -41,7 +41,7 @@ const mailerFor = (catcher: SmtpCatcher.SmtpCatcher, maxConnections?: number) =>
         port: catcher.port,
         user: Option.none(),
         pass: Option.none(),
-        adminEmail: "auth@example.com",
+        adminEmail: Option.some("auth@example.com"),
         senderName: Option.some("Example Auth"),
         maxConnections
       }),

@@ -1,0 +1,103 @@
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Mail from "../../domain/auth/Mail.js"
+import * as AuthConfig from "./AuthConfig.js"
+import * as AuthConfigValues from "./AuthConfigValues.js"
+import type { Variables } from "./AuthEnvironment.js"
+import * as JwtKeys from "./JwtKeys.js"
+
+/**
+ * What a configuration Supabase Auth starts with, and so this service starts with too, leaves
+ * risky or unable to work: one line each, naming the variable as it was written (a `GOTRUE_`
+ * name when that was read) and what follows from it. Logged once at start, before anything is
+ * served, so that the first sign of such a setting is not a failed sign-in.
+ */
+
+/** The shortest HS256 secret that is not a warning: RFC 7518 §3.2's 256 bits, one a character. */
+export const shortSecret = 32
+
+const codeLengths = ["AUTHSVC_MAILER_OTP_LENGTH", "AUTHSVC_SMS_OTP_LENGTH"]
+
+export const warnings = (
+  config: AuthConfig.AuthConfig,
+  variables: Variables,
+  sources: ReadonlyMap<string, string> = new Map()
+): ReadonlyArray<string> => {
+  const written = (name: string) => sources.get(name) ?? name
+  const lines: Array<string> = []
+
+  Option.map(config.jwt.secret, (secret) => {
+    const length = Redacted.value(secret).length
+    if (length < shortSecret) {
+      lines.push(
+        `${written("AUTHSVC_JWT_SECRET")} has ${length} characters: anyone holding one token can try to guess a key this short offline, then sign tokens of any user; use at least ${shortSecret} random characters`
+      )
+    }
+  })
+
+  const methods = variables.get("AUTHSVC_JWT_VALID_METHODS")
+  if (methods !== undefined) {
+    const unknown = JwtKeys.methodNames(methods).filter((name) => !JwtKeys.isAlgorithm(name))
+    if (unknown.length > 0) {
+      lines.push(
+        `${written("AUTHSVC_JWT_VALID_METHODS")} names ${unknown.join(", ")}, which this service does not verify: tokens signed so are refused (403 bad_jwt); it verifies ${JwtKeys.algorithms.join(", ")}`
+      )
+    }
+  }
+  const signing = JwtKeys.signingKey(config.jwt.keys)
+  const valid = Option.getOrUndefined(config.jwt.validMethods)
+  if (signing !== undefined && valid !== undefined && !valid.includes(signing.alg)) {
+    lines.push(
+      `${written("AUTHSVC_JWT_VALID_METHODS")} leaves out ${signing.alg}, the algorithm of the signing key in ${written("AUTHSVC_JWT_KEYS")}: every token this service issues is refused (403 bad_jwt) until the list includes it`
+    )
+  }
+
+  for (const name of codeLengths) {
+    const value = variables.get(name)
+    const length = value === undefined ? Number.NaN : Number(value.trim())
+    if (Number.isInteger(length) && length !== 0 && !AuthConfigValues.isCodeLength(length)) {
+      lines.push(
+        `${written(name)} is ${length}: codes have 6 to 10 digits, so they have ${AuthConfigValues.defaultCodeLength}, as Supabase Auth makes them`
+      )
+    }
+  }
+
+  const driver = variables.get("AUTHSVC_DB_DRIVER")?.trim()
+  if (driver !== undefined && driver !== "postgres") {
+    lines.push(`${written("AUTHSVC_DB_DRIVER")} is ${driver}, read as postgres; write postgres`)
+  }
+
+  Option.map(config.smtp, (smtp) => {
+    if (Option.isNone(smtp.adminEmail)) {
+      lines.push(
+        `${written("AUTHSVC_SMTP_ADMIN_EMAIL")} is unset: mail leaves without a From address, which most mail servers refuse; set it to the sender's address`
+      )
+    }
+  })
+
+  for (const kind of Mail.Kind.literals) {
+    const name = AuthConfig.subjectVariable(kind)
+    const subject = variables.get(name)
+    if (subject !== undefined && !AuthConfig.parsesAsSubject(subject)) {
+      lines.push(
+        `${written(name)} does not parse as a template (fields, if, else and not are read): the built-in subject is used, as Supabase Auth does with a subject it cannot parse`
+      )
+    }
+  }
+
+  for (const provider of config.externalProviders) {
+    Option.map(provider.unusable, (unusable) => {
+      lines.push(
+        `${written(unusable.variable)} is unset: sign-ins through ${provider.name}'s page answer "Unsupported provider: ${unusable.reason}"${Option.isNone(provider.secret) && provider.clientIds.length > 0 ? " (sign-ins with its ID tokens work)" : ""}`
+      )
+    })
+  }
+
+  Option.map(config.sms.unusable, (why) => {
+    lines.push(
+      `${written("AUTHSVC_SMS_PROVIDER")} is ${Option.getOrElse(config.sms.provider, () => "")}, but ${why.replace(/AUTHSVC_[A-Z0-9_]+/g, written)}: no text can be sent, and the phone flows answer 422 sms_send_failed "Unable to get SMS provider" (SMS_TEST_OTP numbers still work)`
+    )
+  })
+
+  return lines
+}
