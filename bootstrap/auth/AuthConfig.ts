@@ -8,6 +8,7 @@ import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as SmtpMailer from "../../adapters/mail/auth/SmtpMailer.js"
 import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComposer.js"
+import * as PrivateAddresses from "../../adapters/outbound/PrivateAddresses.js"
 import type { VerificationPaths } from "../../application/auth/AuthSettings.js"
 import * as DeliverMail from "../../application/auth/DeliverMail.js"
 import type { Limit } from "../../application/ports/RateLimiter.js"
@@ -116,7 +117,10 @@ export interface MailerConfig {
   readonly secureEmailChange: boolean
   /** `SMTP_MAX_FREQUENCY`: least time between two mails of one kind to one user. */
   readonly maxFrequency: Duration.Duration
-  /** `MAILER_TEMPLATES_<KIND>` that are set: http(s) URLs of HTML templates. */
+  /**
+   * `MAILER_TEMPLATES_<KIND>` that are set: https URLs of HTML templates, or plain http ones
+   * once private addresses are allowed (a template server beside the service).
+   */
   readonly templates: Partial<Record<Mail.Kind, string>>
   /** The notifications whose `MAILER_NOTIFICATIONS_<KIND>_ENABLED` is on. */
   readonly notifications: ReadonlySet<Mail.Notification>
@@ -144,6 +148,16 @@ export interface RateLimitConfig {
   readonly verify: Limit
 }
 
+/** Where outbound calls may go besides public addresses. */
+export interface OutboundConfig {
+  /**
+   * `OUTBOUND_ALLOWED_PRIVATE_ADDRESSES` (with the prefix): private addresses at which identity
+   * providers, their keys, templates, gateways and captcha providers may be reached, over https
+   * or plain http; none by default.
+   */
+  readonly allowedPrivateAddresses: PrivateAddresses.AllowList
+}
+
 export interface AuthConfig {
   /** `SITE_URL`, without a trailing slash. */
   readonly siteUrl: string
@@ -167,6 +181,7 @@ export interface AuthConfig {
   readonly captcha: Option.Option<CaptchaConfig.CaptchaConfig>
   readonly rateLimit: RateLimitConfig
   readonly security: SecurityConfig
+  readonly outbound: OutboundConfig
   readonly api: ApiConfig
   readonly jwt: JwtConfig
   readonly db: DatabaseConfig
@@ -320,23 +335,26 @@ const subjectsField = Config.all(
   })
 )
 
+/** The variable of the private addresses outbound calls may reach. */
+export const allowedPrivateAddressesVariable = "AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES"
+
+const templateExpected = `expected an https URL of an HTML template (plain http only with ${allowedPrivateAddressesVariable} set)`
+
 /**
- * Each `MAILER_TEMPLATES_<KIND>` that is set, checked to be an https URL: the mail worker fetches
- * through the outbound guard, which calls nothing else, so a plain-http one is refused at start
- * rather than at every mail.
+ * Each `MAILER_TEMPLATES_<KIND>` that is set, checked to be an http(s) URL: the mail worker fetches
+ * through the outbound guard, which takes plain http only to the private addresses the operator
+ * lists, so a plain-http one without such a list is refused at start (`crossCheck`) rather than
+ * at every mail.
  */
 const templatesField = Config.all(
   Mail.Kind.literals.map((kind) => {
     const name = `AUTHSVC_MAILER_TEMPLATES_${kind.toUpperCase()}`
     return Config.option(
       ConfigValues.check(name, Config.string(name), (value) => {
-        try {
-          return new URL(value).protocol === "https:"
-            ? Either.right(value)
-            : Either.left("expected an https URL of an HTML template")
-        } catch {
-          return Either.left("expected an https URL of an HTML template")
-        }
+        const protocol = URL.canParse(value) ? new URL(value).protocol : ""
+        return protocol === "https:" || protocol === "http:"
+          ? Either.right(value)
+          : Either.left(templateExpected)
       })
     ).pipe(Config.map((url) => [kind, url] as const))
   })
@@ -465,6 +483,9 @@ const fields = Config.all({
     manualLinkingEnabled: ConfigValues.bool("AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED", false),
     svcForwardedForEnabled: ConfigValues.bool("AUTHSVC_SECURITY_SVC_FORWARDED_FOR_ENABLED", false)
   }),
+  outbound: Config.all({
+    allowedPrivateAddresses: ConfigValues.privateAddresses(allowedPrivateAddressesVariable)
+  }),
   api: Config.all({
     host: ConfigValues.listenHost("AUTHSVC_API_HOST", "0.0.0.0"),
     port: preferring(ConfigValues.port("AUTHSVC_API_PORT"), ConfigValues.portNamed("PORT", 8081)),
@@ -477,6 +498,15 @@ const fields = Config.all({
 
 /** Rules that tie variables together, each reported on the variable to fix. */
 const crossCheck = (config: AuthConfig): Either.Either<AuthConfig, ConfigError.ConfigError> => {
+  if (PrivateAddresses.isEmpty(config.outbound.allowedPrivateAddresses)) {
+    for (const [kind, url] of Object.entries(config.mailer.templates)) {
+      if (new URL(url).protocol !== "https:") {
+        return Either.left(
+          ConfigValues.invalid(`AUTHSVC_MAILER_TEMPLATES_${kind.toUpperCase()}`, templateExpected)
+        )
+      }
+    }
+  }
   const signing = JwtKeys.signingKey(config.jwt.keys)
   const methods = Option.getOrUndefined(config.jwt.validMethods)
   if (signing !== undefined && methods !== undefined && !methods.includes(signing.alg)) {

@@ -54,11 +54,6 @@ export interface ServeOptions {
   /** The external providers, over those `EXTERNAL_<X>_*` configures (local fakes of them). */
   readonly externalProviders?: Layer.Layer<ExternalProviders> | undefined
   /**
-   * Tests only: `host:port` pairs of loopback servers (a local upstream) the external providers
-   * may call; the outbound guard refuses loopback addresses otherwise. No variable sets it.
-   */
-  readonly outboundLoopback?: ReadonlyArray<string> | undefined
-  /**
    * Tests only: every endpoint of a provider at this origin instead, paths kept (a local fake of
    * that provider, `Credentials.endpointOrigin`), by provider name. No variable sets it.
    */
@@ -87,12 +82,10 @@ const smsText = (template: string) => {
 
 /**
  * The enabled external providers, each built from the catalog with its credentials; a
- * configuration that can never work (a plain-http issuer off this machine) stops the start.
+ * configuration that can never work (a plain-http issuer off this machine, with no private
+ * address allowed) stops the start.
  */
-export const externalProviders = (
-  config: AuthConfig,
-  testing: Pick<ServeOptions, "outboundLoopback" | "providerOrigins"> = {}
-) =>
+export const externalProviders = (config: AuthConfig, testing: Pick<ServeOptions, "providerOrigins"> = {}) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const built = new Map<string, ExternalProvider>()
@@ -103,7 +96,7 @@ export const externalProviders = (
           clientId: provider.clientId,
           clientSecret: provider.secret,
           ...Option.match(provider.url, { onNone: () => ({}), onSome: (url) => ({ issuerUrl: url }) }),
-          ...(testing.outboundLoopback === undefined ? {} : { allowedLoopback: testing.outboundLoopback }),
+          allowedPrivateAddresses: config.outbound.allowedPrivateAddresses,
           ...(testing.providerOrigins?.[provider.name] === undefined
             ? {}
             : { endpointOrigin: testing.providerOrigins[provider.name] })
@@ -125,7 +118,7 @@ export const externalProviders = (
       return ExternalProviderRegistry.layer(built, {
         enabled: config.customOAuth.enabled,
         redirectUri: `${callbackBase.replace(/\/+$/, "")}/callback`,
-        ...(testing.outboundLoopback === undefined ? {} : { allowedLoopback: testing.outboundLoopback })
+        allowedPrivateAddresses: config.outbound.allowedPrivateAddresses
       })
     })
   )
@@ -210,6 +203,7 @@ const mailPollInterval = Duration.seconds(1)
  */
 export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
   const core = AuthLayers.core(config, { queryTimeout }, options.keyCacheLifetime)
+  const reach = config.outbound.allowedPrivateAddresses
   const prepared = Layer.effectDiscard(
     Effect.gen(function* () {
       for (const warning of options.warnings ?? []) yield* Effect.logWarning(warning)
@@ -254,7 +248,7 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
             SmtpMailer.layer(smtp),
             TemplateMailComposer.layer({
               subjects: config.mailer.subjects,
-              templates: { urls: config.mailer.templates }
+              templates: { urls: config.mailer.templates, allowedPrivateAddresses: reach }
             })
           )
         )
@@ -267,11 +261,17 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
         http,
         Telemetry.metrics(config.telemetry, { serviceName }),
         options.smsSender ??
-          Option.match(config.sms.gateway, { onNone: () => NoSmsGateway.layer, onSome: SmsGateways.layer }),
-        options.captcha ?? CaptchaProviders.layer(config.captcha),
+          Option.match(config.sms.gateway, {
+            onNone: () => NoSmsGateway.layer,
+            onSome: (gateway) => SmsGateways.layer(gateway, { allowedPrivateAddresses: reach })
+          }),
+        options.captcha ??
+          CaptchaProviders.layer(
+            Option.map(config.captcha, (captcha) => ({ ...captcha, allowedPrivateAddresses: reach }))
+          ),
         options.externalProviders ?? externalProviders(config, options),
-        JoseIdTokenVerifier.layer({ allowedLoopback: options.outboundLoopback }),
-        ProviderEndpointsGuarded.layer({ allowedLoopback: options.outboundLoopback })
+        JoseIdTokenVerifier.layer({ allowedPrivateAddresses: reach }),
+        ProviderEndpointsGuarded.layer({ allowedPrivateAddresses: reach })
       )
     ),
     Layer.provide(prepared),

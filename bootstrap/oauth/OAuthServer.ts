@@ -14,6 +14,7 @@ import * as Routes from "../../adapters/http/oauth/Routes.js"
 import * as Server from "../../adapters/http/Server.js"
 import * as ProviderCatalog from "../../adapters/idp/ProviderCatalog.js"
 import * as Oidc from "../../adapters/idp/providers/oidc.js"
+import * as PrivateAddresses from "../../adapters/outbound/PrivateAddresses.js"
 import * as DatabaseUnavailable from "../../adapters/postgres/DatabaseUnavailable.js"
 import * as Migrations from "../../adapters/postgres/Migrations.js"
 import { OAuthSettings } from "../../application/oauth/OAuthSettings.js"
@@ -21,7 +22,7 @@ import { reapIdleClients } from "../../application/oauth/ReapIdleClients.js"
 import { UpstreamIdentityProvider } from "../../application/ports/UpstreamIdentityProvider.js"
 import { ClientId } from "../../domain/Ids.js"
 import * as Telemetry from "../Telemetry.js"
-import type { OAuthConfig } from "./OAuthConfig.js"
+import type * as OAuthConfig from "./OAuthConfig.js"
 import * as OAuthLayers from "./OAuthLayers.js"
 
 export class SchemaNotReady extends Schema.TaggedError<SchemaNotReady>()("SchemaNotReady", {
@@ -45,7 +46,7 @@ const requireSchema = Effect.gen(function* () {
  * The upstream: one from the catalog, or the dev upstream — an embedded OpenID provider on an
  * ephemeral loopback port, registered with our callback, with a random client secret.
  */
-const upstream = (config: OAuthConfig) => {
+const upstream = (config: OAuthConfig.OAuthConfig) => {
   const callbackUrl = `${config.baseUrl}/callback`
   if (config.provider === "dev") {
     return Layer.scoped(
@@ -63,8 +64,12 @@ const upstream = (config: OAuthConfig) => {
           clientId: "latchkey-dev",
           clientSecret: Redacted.make(clientSecret),
           issuerUrl: dev.issuer,
-          // Built here, never from configuration: the guard lets calls reach this one loopback server.
-          allowedLoopback: [dev.issuer.host]
+          // Started here on loopback: the guard lets calls reach this one address besides the
+          // operator's.
+          allowedPrivateAddresses: PrivateAddresses.including(
+            config.allowedPrivateAddresses,
+            dev.issuer.hostname
+          )
         })
       })
     )
@@ -72,6 +77,7 @@ const upstream = (config: OAuthConfig) => {
   return ProviderCatalog.layer(config.provider, {
     clientId: Option.getOrElse(config.upstreamClientId, () => ""),
     clientSecret: Option.getOrElse(config.upstreamClientSecret, () => Redacted.make("")),
+    allowedPrivateAddresses: config.allowedPrivateAddresses,
     ...Option.match(config.issuerUrl, { onNone: () => ({}), onSome: (url) => ({ issuerUrl: new URL(url) }) })
   })
 }
@@ -94,8 +100,8 @@ const clientCache = CachedClientRepository.layer({
 
 /** What only tests set; production (`latchkey oauth serve`) passes nothing. */
 export interface ServeOptions {
-  /** The metadata-document fetcher's test options: a loopback allow-list and a test CA. */
-  readonly clientMetadata?: ClientMetadataFetcherHttp.Options | undefined
+  /** The metadata-document fetcher's test options: a test CA, a shorter time limit. */
+  readonly clientMetadata?: Pick<ClientMetadataFetcherHttp.Options, "ca" | "timeout"> | undefined
   /** Spans go here instead of to an OTLP collector. */
   readonly spanProcessor?: SpanProcessor | undefined
   /** How long requests in flight may take to finish once shutdown starts. */
@@ -116,7 +122,7 @@ const maxBodyBytes = 64 * 1024
 const serviceName = "latchkey-oauth"
 
 /** `latchkey oauth serve`: the HTTP server on the configured host and port, until interrupted. */
-export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
+export const serve = (config: OAuthConfig.OAuthConfig, options: ServeOptions = {}) => {
   const core = OAuthLayers.core(config, { queryTimeout, ...options.databaseTimeouts })
   const settings = Layer.succeed(OAuthSettings, {
     issuer: config.baseUrl,
@@ -153,7 +159,10 @@ export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
         settings,
         http,
         upstream(config),
-        ClientMetadataFetcherHttp.layer(options.clientMetadata),
+        ClientMetadataFetcherHttp.layer({
+          ...options.clientMetadata,
+          allowedPrivateAddresses: config.allowedPrivateAddresses
+        }),
         clientCache,
         Telemetry.metrics(config.telemetry, { serviceName })
       )

@@ -14,6 +14,7 @@ import * as AddressRange from "../../outbound/AddressRange.js"
 import type * as Exchange from "../../outbound/Exchange.js"
 import * as GuardedFetch from "../../outbound/GuardedFetch.js"
 import type { OutboundFailure } from "../../outbound/OutboundFailure.js"
+import type * as PrivateAddresses from "../../outbound/PrivateAddresses.js"
 import * as DocumentCache from "./DocumentCache.js"
 
 /**
@@ -36,11 +37,10 @@ const maxTimeToLive = Duration.hours(24)
 
 export interface Options {
   /**
-   * Tests only: `host:port` pairs (as in the URL, `127.0.0.1:8443`, `[::1]:8443`) whose host may
-   * resolve to a loopback address. Nothing else is exempt from the address check, and
-   * production (`OAuthServer.serve` without options) never sets it.
+   * The private addresses the operator allows (`OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`), which
+   * every outbound call of the service may reach, documents included; none by default.
    */
-  readonly allowedLoopback?: ReadonlyArray<string>
+  readonly allowedPrivateAddresses?: PrivateAddresses.AllowList
   /**
    * Tests only: the PEM certificates to trust instead of Node's root store, for a server with
    * a throw-away certificate. TLS verification itself is never turned off.
@@ -124,7 +124,9 @@ const download = (url: URL, options: Options, timeout: Duration.Duration) =>
       maxBytes: maxBodyBytes,
       redirect: "manual",
       screen,
-      ...(options.allowedLoopback === undefined ? {} : { allowedLoopback: options.allowedLoopback }),
+      ...(options.allowedPrivateAddresses === undefined
+        ? {}
+        : { allowedPrivateAddresses: options.allowedPrivateAddresses }),
       ...(options.ca === undefined ? {} : { ca: options.ca })
     }
   ).pipe(

@@ -329,6 +329,9 @@ describe("auth configuration", () => {
   })
 
   describe("mail templates", () => {
+    const expected =
+      "expected an https URL of an HTML template (plain http only with AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES set)"
+
     it.effect("takes https template URLs and refuses plain http at start", () =>
       Effect.gen(function* () {
         const c = yield* config({
@@ -337,7 +340,46 @@ describe("auth configuration", () => {
         expect(c.mailer.templates.magic_link).toBe("https://templates.example.com/magic.html")
         expect(
           yield* report({ AUTHSVC_MAILER_TEMPLATES_RECOVERY: "http://templates.example.com/recovery.html" })
-        ).toEqual(["AUTHSVC_MAILER_TEMPLATES_RECOVERY: expected an https URL of an HTML template"])
+        ).toEqual([`AUTHSVC_MAILER_TEMPLATES_RECOVERY: ${expected}`])
+        expect(
+          yield* report({ AUTHSVC_MAILER_TEMPLATES_RECOVERY: "ftp://templates.example.com/r.html" })
+        ).toEqual([`AUTHSVC_MAILER_TEMPLATES_RECOVERY: ${expected}`])
+      })
+    )
+
+    it.effect("takes a plain-http template from a sidecar once private addresses are allowed", () =>
+      Effect.gen(function* () {
+        const c = yield* config({
+          AUTHSVC_MAILER_TEMPLATES_RECOVERY: "http://templates:8080/recovery.html",
+          AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "10.0.0.0/8"
+        })
+        expect(c.mailer.templates.recovery).toBe("http://templates:8080/recovery.html")
+      })
+    )
+  })
+
+  describe("outbound calls", () => {
+    it.effect("reach no private address by default; the list reads IPv4 and IPv6 addresses and ranges", () =>
+      Effect.gen(function* () {
+        expect((yield* config({})).outbound.allowedPrivateAddresses.ranges).toEqual([])
+        const c = yield* config({
+          AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: " 10.0.0.0/8, 192.168.1.20 ,fd00::/8,,::1"
+        })
+        expect(c.outbound.allowedPrivateAddresses.ranges).toEqual([
+          "10.0.0.0/8",
+          "192.168.1.20/32",
+          "fd00::/8",
+          "::1/128"
+        ])
+        expect(c.outbound.allowedPrivateAddresses.variable).toBe("AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES")
+      })
+    )
+
+    it.effect("a bad entry stops the start with one line naming the variable and what is expected", () =>
+      Effect.gen(function* () {
+        expect(yield* report({ AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "10.0.0.0/8,keycloak" })).toEqual([
+          "AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: expected comma-separated IP addresses and CIDR ranges, e.g. 10.0.0.0/8,fd00::/8,127.0.0.1: keycloak is neither"
+        ])
       })
     )
   })
