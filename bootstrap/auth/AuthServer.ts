@@ -33,9 +33,10 @@ import type { ExternalProvider, ExternalProviders } from "../../application/auth
 import type { SmsSender } from "../../application/auth/ports/SmsSender.js"
 import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
 import * as RedirectAllowList from "../../domain/RedirectAllowList.js"
+import * as OutboundReach from "../OutboundReach.js"
 import * as Telemetry from "../Telemetry.js"
 import * as Version from "../Version.js"
-import type { AuthConfig } from "./AuthConfig.js"
+import { type AuthConfig, allowedPrivateAddressesVariable } from "./AuthConfig.js"
 import * as AuthLayers from "./AuthLayers.js"
 import * as ExternalConfig from "./ExternalConfig.js"
 
@@ -53,6 +54,11 @@ export interface ServeOptions {
   readonly smsSender?: Layer.Layer<SmsSender> | undefined
   /** The external providers, over those `EXTERNAL_<X>_*` configures (local fakes of them). */
   readonly externalProviders?: Layer.Layer<ExternalProviders> | undefined
+  /**
+   * Where `AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES` came from when it was not set (`latchkey
+   * dev`'s default), for the start-up line that lists it.
+   */
+  readonly privateAddressesSource?: string | undefined
   /**
    * Tests only: every endpoint of a provider at this origin instead, paths kept (a local fake of
    * that provider, `Credentials.endpointOrigin`), by provider name. No variable sets it.
@@ -194,6 +200,26 @@ const clientIpHeader = (config: AuthConfig): Option.Option<string> =>
     config.security.svcForwardedForEnabled ? Option.some("Svc-Forwarded-For") : Option.none()
   )
 
+/**
+ * The URLs the configuration names that the service calls out to: the providers' own addresses
+ * (`EXTERNAL_<X>_URL`: a realm, an instance, a tenant) and the mail templates. The gateways and
+ * captcha providers are at fixed public addresses.
+ */
+const configuredDestinations = (config: AuthConfig): ReadonlyArray<OutboundReach.Configured> => [
+  ...config.externalProviders.flatMap((provider) =>
+    Option.toArray(
+      Option.map(provider.url, (url) => ({
+        variable: `AUTHSVC_EXTERNAL_${provider.name.toUpperCase()}_URL`,
+        url: url.href
+      }))
+    )
+  ),
+  ...Object.entries(config.mailer.templates).map(([kind, url]) => ({
+    variable: `AUTHSVC_MAILER_TEMPLATES_${kind.toUpperCase()}`,
+    url
+  }))
+]
+
 /** How often an idle mail worker looks for due mail (one indexed statement). */
 const mailPollInterval = Duration.seconds(1)
 
@@ -204,6 +230,17 @@ const mailPollInterval = Duration.seconds(1)
 export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
   const core = AuthLayers.core(config, { queryTimeout }, options.keyCacheLifetime)
   const reach = config.outbound.allowedPrivateAddresses
+  const outbound = Layer.scopedDiscard(
+    OutboundReach.announce(
+      {
+        service: "auth",
+        variable: allowedPrivateAddressesVariable,
+        allowed: reach,
+        source: options.privateAddressesSource
+      },
+      configuredDestinations(config)
+    )
+  )
   const prepared = Layer.effectDiscard(
     Effect.gen(function* () {
       for (const warning of options.warnings ?? []) yield* Effect.logWarning(warning)
@@ -254,7 +291,7 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
         )
       )
   })
-  return Layer.merge(server, mail).pipe(
+  return Layer.mergeAll(server, mail, outbound).pipe(
     Layer.provide(
       Layer.mergeAll(
         settings(config),

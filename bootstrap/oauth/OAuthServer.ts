@@ -21,8 +21,9 @@ import { OAuthSettings } from "../../application/oauth/OAuthSettings.js"
 import { reapIdleClients } from "../../application/oauth/ReapIdleClients.js"
 import { UpstreamIdentityProvider } from "../../application/ports/UpstreamIdentityProvider.js"
 import { ClientId } from "../../domain/Ids.js"
+import * as OutboundReach from "../OutboundReach.js"
 import * as Telemetry from "../Telemetry.js"
-import type * as OAuthConfig from "./OAuthConfig.js"
+import * as OAuthConfig from "./OAuthConfig.js"
 import * as OAuthLayers from "./OAuthLayers.js"
 
 export class SchemaNotReady extends Schema.TaggedError<SchemaNotReady>()("SchemaNotReady", {
@@ -98,10 +99,15 @@ const clientCache = CachedClientRepository.layer({
   capacity: CachedClientRepository.maxClients
 })
 
-/** What only tests set; production (`latchkey oauth serve`) passes nothing. */
+/** What only tests (and `latchkey dev`'s defaults) set; `latchkey oauth serve` passes nothing. */
 export interface ServeOptions {
   /** The metadata-document fetcher's test options: a test CA, a shorter time limit. */
   readonly clientMetadata?: Pick<ClientMetadataFetcherHttp.Options, "ca" | "timeout"> | undefined
+  /**
+   * Where `OUTBOUND_ALLOWED_PRIVATE_ADDRESSES` came from when the environment did not set it
+   * (`latchkey dev`'s default), for the start-up line that lists it.
+   */
+  readonly privateAddressesSource?: string | undefined
   /** Spans go here instead of to an OTLP collector. */
   readonly spanProcessor?: SpanProcessor | undefined
   /** How long requests in flight may take to finish once shutdown starts. */
@@ -151,8 +157,21 @@ export const serve = (config: OAuthConfig.OAuthConfig, options: ServeOptions = {
     })
   )
   const background = Layer.scopedDiscard(Effect.forkScoped(reaper))
+  const outbound = Layer.scopedDiscard(
+    OutboundReach.announce(
+      {
+        service: "oauth",
+        variable: OAuthConfig.allowedPrivateAddressesVariable,
+        allowed: config.allowedPrivateAddresses,
+        source: options.privateAddressesSource
+      },
+      config.provider === "oidc"
+        ? Option.toArray(Option.map(config.issuerUrl, (url) => ({ variable: "OAUTH2_ISSUER_URL", url })))
+        : []
+    )
+  )
   const checked = Layer.effectDiscard(requireSchema)
-  return Layer.mergeAll(server, background).pipe(
+  return Layer.mergeAll(server, background, outbound).pipe(
     // Metrics come up before the server, so that its first requests are counted.
     Layer.provide(
       Layer.mergeAll(
