@@ -57,7 +57,12 @@ export const refusalOf = (
     const url = URL.canParse(configured.url) ? new URL(configured.url) : undefined
     if (url === undefined) return Option.none()
     const prefix = `${reach.service}: ${configured.variable}`
-    const screened = Destination.screen(url, reach.allowed)
+    // Plain http with no list is refused for want of a listed address: judged by its addresses
+    // below, so that the warning says which ones to list.
+    const screened = Option.orElse(
+      url.protocol === "http:" ? Option.none() : Destination.schemeRefusal(url, reach.allowed),
+      () => Destination.hostRefusal(url)
+    )
     if (Option.isSome(screened)) {
       return Option.some(`${prefix}: the outbound guard will refuse it: ${screened.value}`)
     }

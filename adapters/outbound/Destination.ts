@@ -105,21 +105,24 @@ export const refusalMessage = (url: URL, refusal: Refusal, list: PrivateAddresse
 }
 
 /**
- * The checks made before any resolution: scheme, user information, metadata host names. Plain
- * http is refused here when no private address is allowed: it could go nowhere.
+ * The scheme's refusal, made before any resolution: plain http is refused here when no private
+ * address is allowed, since it could go nowhere.
  */
-export const screen = (url: URL, list: PrivateAddresses.AllowList): Option.Option<string> => {
-  const host = url.hostname
+export const schemeRefusal = (url: URL, list: PrivateAddresses.AllowList): Option.Option<string> => {
   const httpAllowed = !PrivateAddresses.isEmpty(list)
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && httpAllowed)) {
-    return Option.some(
-      httpAllowed
-        ? `only https destinations are contacted, and plain http ones at private addresses ${
-            list.variable ?? "the operator"
-          } lists`
-        : "only https destinations are contacted"
-    )
-  }
+  if (url.protocol === "https:" || (url.protocol === "http:" && httpAllowed)) return Option.none()
+  return Option.some(
+    httpAllowed
+      ? `only https destinations are contacted, and plain http ones at private addresses ${
+          list.variable ?? "the operator"
+        } lists`
+      : "only https destinations are contacted"
+  )
+}
+
+/** The refusals no list lifts, made before any resolution: user information, metadata names. */
+export const hostRefusal = (url: URL): Option.Option<string> => {
+  const host = url.hostname
   if (url.username !== "" || url.password !== "") {
     return Option.some("the URL must not carry user information")
   }
@@ -128,6 +131,10 @@ export const screen = (url: URL, list: PrivateAddresses.AllowList): Option.Optio
   }
   return Option.none()
 }
+
+/** The checks made before any resolution: scheme, user information, metadata host names. */
+export const screen = (url: URL, list: PrivateAddresses.AllowList): Option.Option<string> =>
+  Option.orElse(schemeRefusal(url, list), () => hostRefusal(url))
 
 /** The host as DNS wants it: an IPv6 literal without its brackets. */
 export const hostnameOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, "$1")

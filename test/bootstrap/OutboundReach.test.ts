@@ -61,6 +61,11 @@ describe("OutboundReach.refusalOf: a configured URL the guard would refuse", () 
     Effect.gen(function* () {
       expect(yield* warningFor(PrivateAddresses.none, "http://localhost:8080/realms/acme")).toEqual(
         Option.some(
+          "oauth: OAUTH2_ISSUER_URL: localhost resolves to 127.0.0.1 (loopback), ::1 (loopback), which the outbound guard refuses: add them to OUTBOUND_ALLOWED_PRIVATE_ADDRESSES to let the service reach localhost"
+        )
+      )
+      expect(yield* warningFor(PrivateAddresses.none, "ftp://localhost/")).toEqual(
+        Option.some(
           "oauth: OAUTH2_ISSUER_URL: the outbound guard will refuse it: only https destinations are contacted"
         )
       )
