@@ -111,12 +111,11 @@ export const refusalMessage = (url: URL, refusal: Refusal, list: PrivateAddresse
 export const schemeRefusal = (url: URL, list: PrivateAddresses.AllowList): Option.Option<string> => {
   const httpAllowed = !PrivateAddresses.isEmpty(list)
   if (url.protocol === "https:" || (url.protocol === "http:" && httpAllowed)) return Option.none()
+  if (list.variable === undefined) return Option.some("only https destinations are contacted")
   return Option.some(
     httpAllowed
-      ? `only https destinations are contacted, and plain http ones at private addresses ${
-          list.variable ?? "the operator"
-        } lists`
-      : "only https destinations are contacted"
+      ? `only https destinations are contacted, and plain http ones at private addresses ${list.variable} lists`
+      : `only https destinations are contacted: plain http goes only to private addresses ${list.variable} lists, and it lists none`
   )
 }
 

@@ -177,7 +177,7 @@ describe("hCaptcha", () => {
   it.scoped("does not post to a provider at an address the outbound guard refuses", () =>
     Effect.gen(function* () {
       const fake = yield* HCaptchaFake.start(secret)
-      // The fake's loopback address, without the test-only allowance the other tests give.
+      // The fake's loopback address, without the private addresses the other tests allow.
       const withoutAllowance = HCaptcha.make({
         secret: Redacted.make(secret),
         timeout: Duration.seconds(5),

@@ -423,6 +423,16 @@ describe("GuardedFetch: the operator's private addresses (OUTBOUND_ALLOWED_PRIVA
         GuardedFetch.request({ url: "http://public.test/" }, { resolve: dns.resolve })
       )
       expect(none.message).toBe("only https destinations are contacted")
+      // An empty list read from its variable says which one would let plain http through.
+      const empty = yield* Effect.flip(
+        GuardedFetch.request(
+          { url: "http://public.test/" },
+          { resolve: dns.resolve, allowedPrivateAddresses: Allowed.allowing() }
+        )
+      )
+      expect(empty.message).toBe(
+        "only https destinations are contacted: plain http goes only to private addresses OUTBOUND_ALLOWED_PRIVATE_ADDRESSES lists, and it lists none"
+      )
       expect(dns.asked).toEqual([])
       const listed = yield* Effect.flip(
         GuardedFetch.request(
