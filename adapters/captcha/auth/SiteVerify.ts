@@ -16,8 +16,8 @@ import type * as PrivateAddresses from "../../outbound/PrivateAddresses.js"
  * The `siteverify` call hCaptcha and Cloudflare Turnstile share (Turnstile copied hCaptcha's,
  * which copied reCAPTCHA's): a form-encoded POST of the secret and the token, answered with
  * `{"success": bool, "error-codes": [...]}` and fields neither service reads here. The call goes
- * through the outbound guard (`GuardedFetch`): https to public addresses only, the connection
- * pinned to the checked address.
+ * through the outbound guard (`GuardedFetch`): https to public addresses (or to the private
+ * ones the operator lists), the connection pinned to the checked address.
  */
 
 /** The largest answer read; a verification result is a few hundred bytes. */

@@ -21,7 +21,8 @@ import * as DocumentCache from "./DocumentCache.js"
  * Fetches Client ID Metadata Documents over https. Any client can make us fetch any URL (it
  * only has to send it as `client_id`), so this is a server-side request forgery surface, and
  * every fetch goes through the outbound guard (`GuardedFetch`): the host is resolved first,
- * every address it resolves to must be public unicast, and the connection goes to the very
+ * every address it resolves to must be public unicast (or one of the private addresses the
+ * operator lists for all of the service's outbound calls), and the connection goes to the very
  * address that was checked, so a DNS answer that changes between the check and the connect
  * (rebinding) cannot point us at an internal service. Redirects are not followed (the draft
  * wants the document at its own URL), bodies are capped and slow servers cut off.
@@ -51,8 +52,8 @@ export interface Options {
 }
 
 /**
- * Only ordinary public unicast addresses are fetched from (the guard's `AddressRange`):
- * loopback, RFC 1918, unique local, link-local, CGNAT, unspecified, multicast, broadcast,
+ * Only ordinary public unicast addresses are fetched from (the guard's `AddressRange`), besides
+ * those the operator lists (`Options.allowedPrivateAddresses`): loopback, RFC 1918, unique local, link-local, CGNAT, unspecified, multicast, broadcast,
  * documentation, reserved and cloud metadata addresses are all refused, and IPv6 forms that
  * embed an IPv4 address are judged by it (mapped, NAT64) or refused (6to4, Teredo, …).
  */

@@ -50,8 +50,9 @@ const reasonOf = (failure: OutboundFailure, maxBytes: number): string => {
 /**
  * The body of `url` as text, at most `maxBytes`, within `timeout`; a reason when not. Through
  * the outbound guard, since a template URL is a request the server makes on its own: https to
- * public addresses only, redirects followed (as Supabase Auth's client does) but each one
- * checked again.
+ * public addresses, https or plain http to the private ones the operator lists (a template
+ * server beside the service), redirects followed (as Supabase Auth's client does) but each
+ * one checked again.
  */
 const fetchText = (
   url: string,

@@ -8,8 +8,8 @@ import type * as PrivateAddresses from "../../outbound/PrivateAddresses.js"
 
 /**
  * The one HTTP call every SMS gateway makes: a form posted through the outbound guard
- * (`GuardedFetch`: https to public addresses only, the connection pinned to the checked
- * address), within a time limit, its answer read as JSON when it is JSON. What cannot reach
+ * (`GuardedFetch`: https to public addresses, or to the private ones the operator lists, the
+ * connection pinned to the checked address), within a time limit, its answer read as JSON when it is JSON. What cannot reach
  * the gateway is an `SmsSendFailed` here; what the gateway answered is for each gateway to read.
  */
 
