@@ -5,6 +5,7 @@ import * as Either from "effect/Either"
 import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as PrivateAddresses from "../adapters/outbound/PrivateAddresses.js"
 import { ClientId } from "../domain/Ids.js"
 
 /**
@@ -87,21 +88,41 @@ export const publicUrl = (name: string, fallback: string) =>
     return Either.right(url.toString().replace(/\/+$/, ""))
   })
 
-const issuerExpected = "expected an https URL (http only for a loopback issuer)"
+/** What an issuer must be, for the variable of the service's private addresses. */
+export const issuerExpected = (allowList: string) =>
+  `expected an https URL (http only for a loopback issuer, or with ${allowList} set)`
 
-/** An OpenID issuer: https, or http on a loopback host (local IdPs, tests). */
-export const issuerUrl = (name: string) =>
+/**
+ * An OpenID issuer: an http(s) URL. Whether plain http can work depends on the private
+ * addresses allowed (`plainHttpWorks`), which the service's cross-checks decide.
+ */
+export const issuerUrl = (name: string, allowList: string) =>
   check(name, Config.string(name), (value) => {
     let url: URL
     try {
       url = new URL(value)
     } catch {
-      return Either.left(issuerExpected)
+      return Either.left(issuerExpected(allowList))
     }
-    return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname))
+    return url.protocol === "https:" || url.protocol === "http:"
       ? Either.right(value)
-      : Either.left(issuerExpected)
+      : Either.left(issuerExpected(allowList))
   })
+
+/**
+ * Whether an http(s) URL the service calls out to can be reached at all: https always; plain
+ * http on this machine's loopback names, or anywhere once some private address is allowed,
+ * since the outbound guard then decides by address at each call. Refusing the rest at start
+ * keeps a secret-bearing URL that can never work from waiting for the first login to fail.
+ */
+export const plainHttpWorks = (value: string, allowed: PrivateAddresses.AllowList): boolean => {
+  const url = URL.canParse(value) ? new URL(value) : undefined
+  return (
+    url !== undefined &&
+    (url.protocol === "https:" ||
+      (url.protocol === "http:" && (isLoopbackHost(url.hostname) || !PrivateAddresses.isEmpty(allowed))))
+  )
+}
 
 /** A client id as the domain accepts it (`ClientId`). */
 export const clientId = (name: string, fallback: string) =>
@@ -192,6 +213,14 @@ export const list = (name: string) =>
         .filter((entry) => entry !== "")
     )
   )
+
+/**
+ * `OUTBOUND_ALLOWED_PRIVATE_ADDRESSES` and the auth service's `AUTHSVC_` one: comma-separated IP
+ * addresses and CIDR ranges (IPv4, IPv6) that outbound calls may reach besides public
+ * addresses (PrivateAddresses); empty by default.
+ */
+export const privateAddresses = (name: string) =>
+  check(name, list(name), (entries) => PrivateAddresses.parse(entries, name))
 
 /** An HTTP header name (RFC 9110 token). */
 export const headerName = (name: string) =>

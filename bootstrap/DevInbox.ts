@@ -8,7 +8,7 @@ import * as DevInbox from "../adapters/devinbox/DevInbox.js"
 import * as InboxHttp from "../adapters/devinbox/InboxHttp.js"
 import * as InboxSmtpServer from "../adapters/devinbox/InboxSmtpServer.js"
 import * as JsonLogger from "../adapters/telemetry/JsonLogger.js"
-import type { AuthConfig } from "./auth/AuthConfig.js"
+import { type AuthConfig, allowedPrivateAddressesVariable } from "./auth/AuthConfig.js"
 import * as AuthEnvironment from "./auth/AuthEnvironment.js"
 import * as AuthServer from "./auth/AuthServer.js"
 import type * as AuthStart from "./auth/AuthStart.js"
@@ -80,7 +80,10 @@ export const authServer = (start: AuthStart.Loaded) =>
         const auth = AuthServer.serve(start.config, {
           warnings: start.warnings,
           notices: start.notices,
-          smsSender: InboxSmsSender.layer.pipe(Layer.provide(kept))
+          smsSender: InboxSmsSender.layer.pipe(Layer.provide(kept)),
+          privateAddressesSource: start.defaulted.has(allowedPrivateAddressesVariable)
+            ? "the default of latchkey dev"
+            : undefined
         })
         // Side by side: a layer built before another hands it its logger, and the service's own
         // would then write each of its lines twice. Mail that comes before the SMTP server

@@ -1,18 +1,46 @@
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as AuthStart from "./auth/AuthStart.js"
+import * as OutboundReach from "./OutboundReach.js"
 import * as OAuthConfig from "./oauth/OAuthConfig.js"
+
+/**
+ * What `latchkey dev` fills in for the oauth service when the environment leaves it unset:
+ * outbound calls may reach this machine's loopback, where a developer runs an identity provider.
+ */
+const oauthDevelopmentDefaults: ReadonlyMap<string, string> = new Map([
+  [OAuthConfig.allowedPrivateAddressesVariable, OutboundReach.developmentDefault]
+])
+
+/** Under `dev`, the environment and then the development defaults; else the environment. */
+const oauthConfig = (mode: AuthStart.Mode) =>
+  mode === "dev"
+    ? Effect.withConfigProvider(
+        OAuthConfig.server,
+        ConfigProvider.orElse(ConfigProvider.fromEnv(), () =>
+          ConfigProvider.fromMap(new Map(oauthDevelopmentDefaults))
+        )
+      )
+    : OAuthConfig.server
 
 /**
  * The oauth service's server, loaded only when something serves: the operator commands never
  * pay for the HTTP stack.
  */
-const oauthServer = Effect.flatMap(OAuthConfig.server, (config) =>
-  Effect.map(
-    Effect.promise(() => import("./oauth/OAuthServer.js")),
-    (OAuthServer) => OAuthServer.serve(config)
+const oauthServer = (mode: AuthStart.Mode) =>
+  Effect.flatMap(oauthConfig(mode), (config) =>
+    Effect.map(
+      Effect.promise(() => import("./oauth/OAuthServer.js")),
+      (OAuthServer) =>
+        OAuthServer.serve(config, {
+          privateAddressesSource:
+            mode === "dev" && process.env[OAuthConfig.allowedPrivateAddressesVariable] === undefined
+              ? "the default of latchkey dev"
+              : undefined
+        })
+    )
   )
-)
 
 /**
  * The auth service's server, in the given mode (AuthStart.Mode); under `dev` with the
@@ -32,7 +60,7 @@ const authServer = (mode: AuthStart.Mode) =>
   )
 
 /** `latchkey oauth serve`, until interrupted. */
-export const serveOAuth = Effect.flatMap(oauthServer, Layer.launch)
+export const serveOAuth = Effect.flatMap(oauthServer("alone"), Layer.launch)
 
 /** `latchkey auth serve`, until interrupted. */
 export const serveAuth = Effect.flatMap(authServer("alone"), Layer.launch)
@@ -43,6 +71,6 @@ export const serveAuth = Effect.flatMap(authServer("alone"), Layer.launch)
  * value stops the process before it listens anywhere.
  */
 export const serveAll = (mode: "beside" | "dev" = "beside") =>
-  Effect.flatMap(Effect.all([authServer(mode), oauthServer]), ([auth, oauth]) =>
+  Effect.flatMap(Effect.all([authServer(mode), oauthServer(mode)]), ([auth, oauth]) =>
     Layer.launch(Layer.mergeAll(auth, oauth))
   )

@@ -44,6 +44,12 @@ export interface StartOptions {
    * that the `keycloak` provider, which addresses them without discovery, can sign in here.
    */
   readonly keycloakPaths?: boolean
+  /**
+   * A Keycloak realm's name: the issuer is `http://127.0.0.1:PORT/realms/<realm>` and every
+   * endpoint is served under that path, as Keycloak serves a realm (with `keycloakPaths`, at its
+   * very paths). Absent: the issuer is the origin.
+   */
+  readonly realm?: string
 }
 
 export interface DevUpstream {
@@ -67,12 +73,12 @@ ${body}
 </html>
 `
 
-const loginForm = (uid: string, problem?: string): string =>
+const loginForm = (base: string, uid: string, problem?: string): string =>
   page(
     "Sign in to the development upstream",
     `<p>Any email address signs in; there is no password. For development only.</p>
 ${problem === undefined ? "" : `<p role="alert">${Html.escapeText(problem)}</p>`}
-<form method="post" action="/interaction/${encodeURIComponent(uid)}">
+<form method="post" action="${Html.escapeText(base)}/interaction/${encodeURIComponent(uid)}">
 <label>Email <input type="email" name="email" required autofocus></label>
 <button type="submit">Sign in</button>
 </form>`
@@ -117,8 +123,12 @@ const maxAccounts = 10_000
 
 const interactionPath = /^\/interaction\/[A-Za-z0-9_-]+$/
 
-/** Serves `/interaction/:uid` (our login form); everything else is oidc-provider's. */
-const handler = (provider: Provider, accounts: Accounts) => {
+/**
+ * Serves `/interaction/:uid` (our login form); everything else is oidc-provider's. Under a
+ * realm (`base`), only paths under it are served, each handed on without it: oidc-provider then
+ * finds the prefix in `originalUrl` and puts it in every URL it makes.
+ */
+const handler = (provider: Provider, accounts: Accounts, base: string) => {
   const oidc = provider.callback()
 
   const interaction = async (req: IncomingMessage, res: ServerResponse) => {
@@ -131,16 +141,24 @@ const handler = (provider: Provider, accounts: Accounts) => {
     if (details.prompt.name !== "login") {
       return send(res, 400, page("Unexpected prompt", `<p>${Html.escapeText(details.prompt.name)}</p>`))
     }
-    if (req.method === "GET") return send(res, 200, loginForm(details.uid))
+    if (req.method === "GET") return send(res, 200, loginForm(base, details.uid))
     if (req.method !== "POST") return send(res, 405, page("Method not allowed", ""))
     const email = (await readForm(req)).get("email")?.trim() ?? ""
-    if (!email.includes("@")) return send(res, 400, loginForm(details.uid, "Enter an email address."))
+    if (!email.includes("@")) return send(res, 400, loginForm(base, details.uid, "Enter an email address."))
     const accountId = subjectOf(email)
     accounts.set(accountId, email)
     await provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false })
   }
 
   return (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? "/"
+    if (base !== "") {
+      if (url !== base && !url.startsWith(`${base}/`) && !url.startsWith(`${base}?`)) {
+        return send(res, 404, page("Not found", ""))
+      }
+      Object.assign(req, { originalUrl: url })
+      req.url = url.slice(base.length) === "" ? "/" : url.slice(base.length)
+    }
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname
     if (!interactionPath.test(path)) return void oidc(req, res)
     interaction(req, res).catch(() => {
@@ -153,7 +171,8 @@ const handler = (provider: Provider, accounts: Accounts) => {
 const configuration = (
   options: StartOptions,
   signingKey: Record<string, unknown>,
-  accounts: Accounts
+  accounts: Accounts,
+  base: string
 ): Configuration => ({
   adapter: DevUpstreamStorage.make(),
   clients: options.clients.map((client) => ({
@@ -180,7 +199,7 @@ const configuration = (
     : {}),
   cookies: { keys: [randomBytes(32).toString("base64url")] },
   features: { devInteractions: { enabled: false } },
-  interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+  interactions: { url: (_ctx, interaction) => `${base}/interaction/${interaction.uid}` },
   jwks: { keys: [signingKey] },
   pkce: { required: () => true },
   // No consent screen: the grant is made (or widened) to whatever the client asks for, as a
@@ -268,10 +287,14 @@ export const start = Telemetry.fn("DevUpstream.start")(
       if (address === null || typeof address === "string") {
         return yield* new DevUpstreamFailed({ message: "The dev upstream is not on a TCP port" })
       }
-      const issuer = new URL(`http://127.0.0.1:${address.port}`)
+      const base = options.realm === undefined ? "" : `/realms/${encodeURIComponent(options.realm)}`
+      const issuer = new URL(`http://127.0.0.1:${address.port}${base}`)
       const accounts: Accounts = BoundedCache.make({ maxEntries: maxAccounts })
-      const provider = new ProviderClass(issuer.origin, configuration(options, signingKey, accounts))
-      server.on("request", handler(provider, accounts))
+      const provider = new ProviderClass(
+        `${issuer.origin}${base}`,
+        configuration(options, signingKey, accounts, base)
+      )
+      server.on("request", handler(provider, accounts, base))
       yield* Telemetry.annotate("upstream.issuer", issuer.href)
       return { issuer }
     })

@@ -9,6 +9,7 @@ import {
   type UpstreamRequest
 } from "../../application/ports/UpstreamIdentityProvider.js"
 import * as GuardedFetch from "../outbound/GuardedFetch.js"
+import * as PrivateAddresses from "../outbound/PrivateAddresses.js"
 import type { Credentials } from "./ProviderEntry.js"
 import * as UpstreamFailure from "./UpstreamFailure.js"
 
@@ -20,31 +21,36 @@ export const timeout = 10
 const loopbackHosts: ReadonlySet<string> = new Set(["127.0.0.1", "[::1]", "localhost"])
 
 /**
- * https, or plain http on this machine where nobody sits in between (the dev upstream); any
- * other http address would send our client secret and the user's tokens in the clear. This is
- * only the first check, made at start-up without any network call: every call then goes
- * through the outbound guard (`guardedFetch`), which refuses a loopback address unless the
- * credentials allow-list it, which only tests and the dev upstream do. A loopback issuer from
- * configuration therefore passes here and is refused at the first login.
+ * https, or plain http where it can work: on this machine, or anywhere once the operator allows
+ * private addresses. This is only the first check, made at start-up without any network call:
+ * every call then goes through the outbound guard (`guardedFetch`), which takes plain http only
+ * to the private addresses the operator lists, so neither our client secret nor the user's
+ * tokens cross the internet in the clear. A loopback issuer without that list passes here, is
+ * warned of at start and refused at the first login.
  */
-export const transportOf = (url: URL): "https" | "loopback-http" | "refused" =>
+export const transportOf = (
+  url: URL,
+  allowed: PrivateAddresses.AllowList = PrivateAddresses.none
+): "https" | "plain-http" | "refused" =>
   url.protocol === "https:"
     ? "https"
-    : url.protocol === "http:" && loopbackHosts.has(url.hostname)
-      ? "loopback-http"
+    : url.protocol === "http:" && (loopbackHosts.has(url.hostname) || !PrivateAddresses.isEmpty(allowed))
+      ? "plain-http"
       : "refused"
 
 /** Refuses an address whose transport would expose secrets; `what` names it in the message. */
 export const checkTransport = (
   provider: string,
   what: string,
-  url: URL
-): Effect.Effect<"https" | "loopback-http", UpstreamLoginFailed> => {
-  const transport = transportOf(url)
+  url: URL,
+  credentials: Pick<Credentials, "allowedPrivateAddresses">
+): Effect.Effect<"https" | "plain-http", UpstreamLoginFailed> => {
+  const allowed = credentials.allowedPrivateAddresses ?? PrivateAddresses.none
+  const transport = transportOf(url, allowed)
   return transport === "refused"
     ? Effect.fail(
         new UpstreamLoginFailed({
-          message: `The ${provider} provider's ${what} must be https (plain http only on 127.0.0.1, [::1] or localhost): ${url.href}`
+          message: `The ${provider} provider's ${what} must be https (plain http only on 127.0.0.1, [::1] or localhost, or at private addresses ${allowed.variable ?? "the operator"} lists): ${url.href}`
         })
       )
     : Effect.succeed(transport)
@@ -61,7 +67,9 @@ export const guardedFetch = (credentials: Credentials): GuardedFetch.Fetch =>
 /** The guard's options for a provider's calls that do not go through openid-client. */
 export const guardOptions = (credentials: Credentials): GuardedFetch.Options => ({
   timeout: Duration.seconds(timeout),
-  ...(credentials.allowedLoopback === undefined ? {} : { allowedLoopback: credentials.allowedLoopback })
+  ...(credentials.allowedPrivateAddresses === undefined
+    ? {}
+    : { allowedPrivateAddresses: credentials.allowedPrivateAddresses })
 })
 
 /**
@@ -163,7 +171,7 @@ const conformingFetch =
 
 /**
  * A client of a provider at known endpoints (no discovery), calling out through the guard. Plain
- * http is allowed only on this machine, for local fakes and the dev upstream.
+ * http is allowed where `transportOf` allows it, and the guard then decides each call.
  */
 export const configuration = (
   provider: string,
@@ -176,8 +184,8 @@ export const configuration = (
     let insecure = false
     for (const endpoint of endpoints) {
       if (endpoint === undefined) continue
-      const transport = yield* checkTransport(provider, "endpoint", new URL(endpoint))
-      insecure = insecure || transport === "loopback-http"
+      const transport = yield* checkTransport(provider, "endpoint", new URL(endpoint), credentials)
+      insecure = insecure || transport === "plain-http"
     }
     const secret = Redacted.value(credentials.clientSecret)
     const config = new client.Configuration(

@@ -5,6 +5,7 @@ import type {
   UpstreamIdentityProvider,
   UpstreamLoginFailed
 } from "../../application/ports/UpstreamIdentityProvider.js"
+import type * as PrivateAddresses from "../outbound/PrivateAddresses.js"
 
 /** The port's service: what one entry of the catalog builds. */
 export type Upstream = Context.Tag.Service<typeof UpstreamIdentityProvider>
@@ -25,12 +26,12 @@ export interface Credentials {
    */
   readonly endpointOrigin?: URL
   /**
-   * `host:port` pairs (`127.0.0.1:8443`) of loopback servers the outbound guard may call: a
-   * local fake of the provider in tests, the dev upstream in development. Every call to a
+   * The private addresses the outbound guard may call (`PrivateAddresses`): the operator's
+   * (`OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`, `AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`), for a
+   * provider inside the network, and the dev upstream's own loopback address. Every call to a
    * provider goes through the guard, which refuses loopback and private addresses otherwise.
-   * Never set from configuration.
    */
-  readonly allowedLoopback?: ReadonlyArray<string>
+  readonly allowedPrivateAddresses?: PrivateAddresses.AllowList
 }
 
 /**

@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import * as Destination from "./Destination.js"
 import * as Exchange from "./Exchange.js"
 import { DestinationRefused, type OutboundFailure, OutboundTimedOut } from "./OutboundFailure.js"
+import * as PrivateAddresses from "./PrivateAddresses.js"
 import * as RedirectWalk from "./RedirectWalk.js"
 
 /**
@@ -13,9 +14,10 @@ import * as RedirectWalk from "./RedirectWalk.js"
  * gateways, captcha providers and (through `makeFetch`) the external identity providers. Any
  * of those URLs may be chosen by someone other than the operator, or point somewhere the
  * operator did not mean, so every call is a server-side request forgery surface. The guard:
- * - goes only to https (plain http only to a loopback address a test allow-listed);
- * - resolves the host and refuses it unless every address is public unicast
- *   (`AddressRange`), and cloud metadata services by name and by address;
+ * - goes only to https, and to plain http only at private addresses the operator allows;
+ * - resolves the host and refuses it unless every address is public unicast (`AddressRange`)
+ *   or a private address the operator allows (`PrivateAddresses`), and cloud metadata services
+ *   by name and by address whatever the operator allows;
  * - connects to exactly the addresses it checked (`PinnedLookup`), so DNS rebinding cannot
  *   move the connection elsewhere after the check;
  * - follows redirects by hand, checking each hop as the first, at most `maxRedirects`;
@@ -45,11 +47,11 @@ export interface Options {
    */
   readonly screen?: (head: Exchange.Head) => Option.Option<string>
   /**
-   * Tests only: `host:port` pairs as the URL writes them (`127.0.0.1:8443`) whose host may be a
-   * loopback address, over https or plain http, for servers on 127.0.0.1. Nothing read from
-   * the environment or a configuration file sets it; every other range stays refused.
+   * The private addresses the operator allows (`PrivateAddresses`, from
+   * `OUTBOUND_ALLOWED_PRIVATE_ADDRESSES` or `AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`): reached
+   * over https or plain http. None by default: public addresses only, over https only.
    */
-  readonly allowedLoopback?: ReadonlyArray<string>
+  readonly allowedPrivateAddresses?: PrivateAddresses.AllowList
   /** Tests only: PEM certificates to trust instead of Node's root store. */
   readonly ca?: ReadonlyArray<string>
   /** Tests only: the resolver of host names; the operating system's by default. */
@@ -146,7 +148,7 @@ export const request = (
     const timeout = Duration.decode(options.timeout ?? defaultTimeout)
     const mode = options.redirect ?? "follow"
     const policy: Destination.Policy = {
-      allowedLoopback: new Set(options.allowedLoopback ?? []),
+      allowedPrivateAddresses: options.allowedPrivateAddresses ?? PrivateAddresses.none,
       resolve: options.resolve ?? Destination.systemResolver
     }
     const settings: Exchange.Settings = {

@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as SmtpMailer from "../../adapters/mail/auth/SmtpMailer.js"
 import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComposer.js"
+import type * as PrivateAddresses from "../../adapters/outbound/PrivateAddresses.js"
 import * as DeliverMail from "../../application/auth/DeliverMail.js"
 import type { Limit } from "../../application/ports/RateLimiter.js"
 import * as Mail from "../../domain/auth/Mail.js"
@@ -168,6 +169,16 @@ export interface RateLimitConfig {
   readonly verify: Limit
 }
 
+/** Where outbound calls may go besides public addresses. */
+export interface OutboundConfig {
+  /**
+   * `OUTBOUND_ALLOWED_PRIVATE_ADDRESSES` (with the prefix): private addresses at which identity
+   * providers, their keys, templates, gateways and captcha providers may be reached, over https
+   * or plain http; none by default.
+   */
+  readonly allowedPrivateAddresses: PrivateAddresses.AllowList
+}
+
 export interface AuthConfig {
   /** `SITE_URL`, without a trailing slash. */
   readonly siteUrl: string
@@ -191,6 +202,7 @@ export interface AuthConfig {
   readonly captcha: Option.Option<CaptchaConfig.CaptchaConfig>
   readonly rateLimit: RateLimitConfig
   readonly security: SecurityConfig
+  readonly outbound: OutboundConfig
   readonly api: ApiConfig
   readonly jwt: JwtConfig
   readonly db: DatabaseConfig
@@ -347,6 +359,9 @@ const subjectsField = Config.all(
   })
 )
 
+/** The variable of the private addresses outbound calls may reach. */
+export const allowedPrivateAddressesVariable = "AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES"
+
 /**
  * Each `MAILER_TEMPLATES_<KIND>` that is set: an http or https URL, or, as Supabase Auth reads
  * one that does not start with `http`, a path appended to `SITE_URL` (`resolveTemplate`). The
@@ -495,6 +510,9 @@ const fields = Config.all({
     ),
     manualLinkingEnabled: ConfigValues.bool("AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED", false),
     svcForwardedForEnabled: ConfigValues.bool("AUTHSVC_SECURITY_SVC_FORWARDED_FOR_ENABLED", false)
+  }),
+  outbound: Config.all({
+    allowedPrivateAddresses: ConfigValues.privateAddresses(allowedPrivateAddressesVariable)
   }),
   api: Config.all({
     host: ConfigValues.listenHost("AUTHSVC_API_HOST", "0.0.0.0"),

@@ -34,10 +34,11 @@ import type { ExternalProvider, ExternalProviders } from "../../application/auth
 import type { SmsSender } from "../../application/auth/ports/SmsSender.js"
 import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
 import * as RedirectAllowList from "../../domain/RedirectAllowList.js"
+import * as OutboundReach from "../OutboundReach.js"
 import * as Telemetry from "../Telemetry.js"
 import * as Version from "../Version.js"
-import type { AuthConfig } from "./AuthConfig.js"
 import * as AuthConfigModule from "./AuthConfig.js"
+import { type AuthConfig, allowedPrivateAddressesVariable } from "./AuthConfig.js"
 import * as AuthLayers from "./AuthLayers.js"
 import * as ExternalConfig from "./ExternalConfig.js"
 
@@ -58,10 +59,10 @@ export interface ServeOptions {
   /** The external providers, over those `EXTERNAL_<X>_*` configures (local fakes of them). */
   readonly externalProviders?: Layer.Layer<ExternalProviders> | undefined
   /**
-   * Tests only: `host:port` pairs of loopback servers (a local upstream) the external providers
-   * may call; the outbound guard refuses loopback addresses otherwise. No variable sets it.
+   * Where `AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES` came from when it was not set (`latchkey
+   * dev`'s default), for the start-up line that lists it.
    */
-  readonly outboundLoopback?: ReadonlyArray<string> | undefined
+  readonly privateAddressesSource?: string | undefined
   /**
    * Tests only: every endpoint of a provider at this origin instead, paths kept (a local fake of
    * that provider, `Credentials.endpointOrigin`), by provider name. No variable sets it.
@@ -91,12 +92,10 @@ const smsText = (template: string) => {
 
 /**
  * The enabled external providers, each built from the catalog with its credentials; a
- * configuration that can never work (a plain-http issuer off this machine) stops the start.
+ * configuration that can never work (a plain-http issuer off this machine, with no private
+ * address allowed) stops the start.
  */
-export const externalProviders = (
-  config: AuthConfig,
-  testing: Pick<ServeOptions, "outboundLoopback" | "providerOrigins"> = {}
-) =>
+export const externalProviders = (config: AuthConfig, testing: Pick<ServeOptions, "providerOrigins"> = {}) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const built = new Map<string, ExternalProvider>()
@@ -113,9 +112,7 @@ export const externalProviders = (
                 // A usable provider has its secret (ExternalConfig: none makes it unusable).
                 clientSecret: Option.getOrElse(provider.secret, () => Redacted.make("")),
                 ...Option.match(provider.url, { onNone: () => ({}), onSome: (url) => ({ issuerUrl: url }) }),
-                ...(testing.outboundLoopback === undefined
-                  ? {}
-                  : { allowedLoopback: testing.outboundLoopback }),
+                allowedPrivateAddresses: config.outbound.allowedPrivateAddresses,
                 ...(testing.providerOrigins?.[provider.name] === undefined
                   ? {}
                   : { endpointOrigin: testing.providerOrigins[provider.name] })
@@ -140,7 +137,7 @@ export const externalProviders = (
       return ExternalProviderRegistry.layer(built, {
         enabled: config.customOAuth.enabled,
         redirectUri: `${callbackBase.replace(/\/+$/, "")}/callback`,
-        ...(testing.outboundLoopback === undefined ? {} : { allowedLoopback: testing.outboundLoopback })
+        allowedPrivateAddresses: config.outbound.allowedPrivateAddresses
       })
     })
   )
@@ -222,6 +219,26 @@ const clientIpHeader = (config: AuthConfig): Option.Option<string> =>
     config.security.svcForwardedForEnabled ? Option.some("Svc-Forwarded-For") : Option.none()
   )
 
+/**
+ * The URLs the configuration names that the service calls out to: the providers' own addresses
+ * (`EXTERNAL_<X>_URL`: a realm, an instance, a tenant) and the mail templates. The gateways and
+ * captcha providers are at fixed public addresses.
+ */
+const configuredDestinations = (config: AuthConfig): ReadonlyArray<OutboundReach.Configured> => [
+  ...config.externalProviders.flatMap((provider) =>
+    Option.toArray(
+      Option.map(provider.url, (url) => ({
+        variable: `AUTHSVC_EXTERNAL_${provider.name.toUpperCase()}_URL`,
+        url: url.href
+      }))
+    )
+  ),
+  ...Object.entries(config.mailer.templates).map(([kind, value]) => ({
+    variable: `AUTHSVC_MAILER_TEMPLATES_${kind.toUpperCase()}`,
+    url: AuthConfigModule.resolveTemplate(config.siteUrl, value)
+  }))
+]
+
 /** How often an idle mail worker looks for due mail (one indexed statement). */
 const mailPollInterval = Duration.seconds(1)
 
@@ -231,6 +248,18 @@ const mailPollInterval = Duration.seconds(1)
  */
 export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
   const core = AuthLayers.core(config, { queryTimeout }, options.keyCacheLifetime)
+  const reach = config.outbound.allowedPrivateAddresses
+  const outbound = Layer.scopedDiscard(
+    OutboundReach.announce(
+      {
+        service: "auth",
+        variable: allowedPrivateAddressesVariable,
+        allowed: reach,
+        source: options.privateAddressesSource
+      },
+      configuredDestinations(config)
+    )
+  )
   const prepared = Layer.effectDiscard(
     Effect.gen(function* () {
       for (const notice of options.notices ?? []) yield* Effect.logInfo(notice)
@@ -282,25 +311,32 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
                     kind,
                     AuthConfigModule.resolveTemplate(config.siteUrl, value)
                   ])
-                )
+                ),
+                allowedPrivateAddresses: reach
               }
             })
           )
         )
       )
   })
-  return Layer.merge(server, mail).pipe(
+  return Layer.mergeAll(server, mail, outbound).pipe(
     Layer.provide(
       Layer.mergeAll(
         settings(config),
         http,
         Telemetry.metrics(config.telemetry, { serviceName }),
         options.smsSender ??
-          Option.match(config.sms.gateway, { onNone: () => NoSmsGateway.layer, onSome: SmsGateways.layer }),
-        options.captcha ?? CaptchaProviders.layer(config.captcha),
+          Option.match(config.sms.gateway, {
+            onNone: () => NoSmsGateway.layer,
+            onSome: (gateway) => SmsGateways.layer(gateway, { allowedPrivateAddresses: reach })
+          }),
+        options.captcha ??
+          CaptchaProviders.layer(
+            Option.map(config.captcha, (captcha) => ({ ...captcha, allowedPrivateAddresses: reach }))
+          ),
         options.externalProviders ?? externalProviders(config, options),
-        JoseIdTokenVerifier.layer({ allowedLoopback: options.outboundLoopback }),
-        ProviderEndpointsGuarded.layer({ allowedLoopback: options.outboundLoopback })
+        JoseIdTokenVerifier.layer({ allowedPrivateAddresses: reach }),
+        ProviderEndpointsGuarded.layer({ allowedPrivateAddresses: reach })
       )
     ),
     Layer.provide(prepared),

@@ -1,5 +1,6 @@
 import type { ConfigError } from "effect/ConfigError"
 import * as Effect from "effect/Effect"
+import * as OutboundReach from "../OutboundReach.js"
 import * as AuthConfig from "./AuthConfig.js"
 import * as AuthEnvironment from "./AuthEnvironment.js"
 import * as AuthVariables from "./AuthVariables.js"
@@ -20,7 +21,8 @@ export type Mode =
  * localhost:8081, phone and anonymous sign-ins on. Addresses and numbers are confirmed as in
  * production: the mail and the texts go to the development inbox (bootstrap/DevInbox.ts). The
  * hourly caps on messages are raised: a developer trying flows sends more than 30 an hour, and
- * nothing leaves the machine.
+ * nothing leaves the machine. Outbound calls may reach this machine's loopback, where a
+ * developer runs an identity provider or a template server.
  */
 export const developmentDefaults: ReadonlyMap<string, string> = new Map([
   ["AUTHSVC_SITE_URL", "http://localhost:3000"],
@@ -28,7 +30,8 @@ export const developmentDefaults: ReadonlyMap<string, string> = new Map([
   ["AUTHSVC_EXTERNAL_PHONE_ENABLED", "true"],
   ["AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", "true"],
   ["AUTHSVC_RATE_LIMIT_EMAIL_SENT", "1000"],
-  ["AUTHSVC_RATE_LIMIT_SMS_SENT", "1000"]
+  ["AUTHSVC_RATE_LIMIT_SMS_SENT", "1000"],
+  [AuthConfig.allowedPrivateAddressesVariable, OutboundReach.developmentDefault]
 ])
 
 /**
@@ -81,6 +84,8 @@ export interface Loaded {
    * must receive it on `config.smtp`'s port.
    */
   readonly mailToInbox: boolean
+  /** The variables `latchkey dev` filled in because they were unset. */
+  readonly defaulted: ReadonlySet<string>
 }
 
 /** The configuration and what to say about it, from variables as read, for `mode`. */
@@ -100,7 +105,8 @@ export const fromVariables = (
       ],
       notices: GoTrueNames.notice(translated),
       variables: vars,
-      mailToInbox: mailsToInbox(mode, translated.variables)
+      mailToInbox: mailsToInbox(mode, translated.variables),
+      defaulted: new Set([...vars.keys()].filter((name) => !translated.variables.has(name)))
     }
   })
 

@@ -5,6 +5,7 @@ import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type { ProviderName } from "../../adapters/idp/ProviderCatalog.js"
+import type * as PrivateAddresses from "../../adapters/outbound/PrivateAddresses.js"
 import type { Limit } from "../../application/ports/RateLimiter.js"
 import * as ConfigValues from "../ConfigValues.js"
 import * as TelemetryConfig from "../TelemetryConfig.js"
@@ -30,6 +31,11 @@ export interface OAuthConfig {
   readonly rateLimitHeader: Option.Option<string>
   /** `SCOPES_SUPPORTED`: the scopes the metadata document advertises. */
   readonly scopesSupported: ReadonlyArray<string>
+  /**
+   * `OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`: the private addresses outbound calls (the upstream,
+   * client metadata documents) may reach, over https or plain http; none by default.
+   */
+  readonly allowedPrivateAddresses: PrivateAddresses.AllowList
   readonly telemetry: TelemetryConfig.TelemetryConfig
 }
 
@@ -41,6 +47,9 @@ export const database = Config.all({
 })
 
 export const cliClientId = ConfigValues.clientId("CLI_CLIENT_ID", "cli")
+
+/** The variable of the private addresses outbound calls may reach. */
+export const allowedPrivateAddressesVariable = "OUTBOUND_ALLOWED_PRIVATE_ADDRESSES"
 
 const fields = Config.all({
   sqlUrl: Config.option(ConfigValues.postgresUrl("SQL_URL")),
@@ -59,12 +68,13 @@ const fields = Config.all({
   )("OAUTH2_PROVIDER").pipe(Config.withDefault("dev")),
   upstreamClientId: Config.option(Config.string("OAUTH2_CLIENT_ID")),
   upstreamClientSecret: Config.option(Config.redacted("OAUTH2_CLIENT_SECRET")),
-  issuerUrl: Config.option(ConfigValues.issuerUrl("OAUTH2_ISSUER_URL")),
+  issuerUrl: Config.option(ConfigValues.issuerUrl("OAUTH2_ISSUER_URL", allowedPrivateAddressesVariable)),
   introspectionToken: Config.option(ConfigValues.secret("INTROSPECTION_TOKEN", 32)),
   cliClientId,
   registerRateLimit: ConfigValues.rateLimit("REGISTER_RATE_LIMIT", "20/hour"),
   rateLimitHeader: Config.option(ConfigValues.headerName("RATE_LIMIT_HEADER")),
   scopesSupported: ConfigValues.list("SCOPES_SUPPORTED"),
+  allowedPrivateAddresses: ConfigValues.privateAddresses(allowedPrivateAddressesVariable),
   telemetry: TelemetryConfig.read("")
 })
 
@@ -91,6 +101,14 @@ const crossCheck = (config: OAuthConfig): Either.Either<OAuthConfig, ConfigError
   }
   if (config.provider === "oidc" && Option.isNone(config.issuerUrl)) {
     problems.push(ConfigValues.invalid("OAUTH2_ISSUER_URL", "is required with OAUTH2_PROVIDER=oidc"))
+  }
+  if (
+    Option.isSome(config.issuerUrl) &&
+    !ConfigValues.plainHttpWorks(config.issuerUrl.value, config.allowedPrivateAddresses)
+  ) {
+    problems.push(
+      ConfigValues.invalid("OAUTH2_ISSUER_URL", ConfigValues.issuerExpected(allowedPrivateAddressesVariable))
+    )
   }
   const [first, ...rest] = problems
   if (first === undefined) return Either.right(config)

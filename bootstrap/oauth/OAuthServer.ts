@@ -14,14 +14,16 @@ import * as Routes from "../../adapters/http/oauth/Routes.js"
 import * as Server from "../../adapters/http/Server.js"
 import * as ProviderCatalog from "../../adapters/idp/ProviderCatalog.js"
 import * as Oidc from "../../adapters/idp/providers/oidc.js"
+import * as PrivateAddresses from "../../adapters/outbound/PrivateAddresses.js"
 import * as DatabaseUnavailable from "../../adapters/postgres/DatabaseUnavailable.js"
 import * as Migrations from "../../adapters/postgres/Migrations.js"
 import { OAuthSettings } from "../../application/oauth/OAuthSettings.js"
 import { reapIdleClients } from "../../application/oauth/ReapIdleClients.js"
 import { UpstreamIdentityProvider } from "../../application/ports/UpstreamIdentityProvider.js"
 import { ClientId } from "../../domain/Ids.js"
+import * as OutboundReach from "../OutboundReach.js"
 import * as Telemetry from "../Telemetry.js"
-import type { OAuthConfig } from "./OAuthConfig.js"
+import * as OAuthConfig from "./OAuthConfig.js"
 import * as OAuthLayers from "./OAuthLayers.js"
 
 export class SchemaNotReady extends Schema.TaggedError<SchemaNotReady>()("SchemaNotReady", {
@@ -45,7 +47,7 @@ const requireSchema = Effect.gen(function* () {
  * The upstream: one from the catalog, or the dev upstream — an embedded OpenID provider on an
  * ephemeral loopback port, registered with our callback, with a random client secret.
  */
-const upstream = (config: OAuthConfig) => {
+const upstream = (config: OAuthConfig.OAuthConfig) => {
   const callbackUrl = `${config.baseUrl}/callback`
   if (config.provider === "dev") {
     return Layer.scoped(
@@ -63,8 +65,12 @@ const upstream = (config: OAuthConfig) => {
           clientId: "latchkey-dev",
           clientSecret: Redacted.make(clientSecret),
           issuerUrl: dev.issuer,
-          // Built here, never from configuration: the guard lets calls reach this one loopback server.
-          allowedLoopback: [dev.issuer.host]
+          // Started here on loopback: the guard lets calls reach this one address besides the
+          // operator's.
+          allowedPrivateAddresses: PrivateAddresses.including(
+            config.allowedPrivateAddresses,
+            dev.issuer.hostname
+          )
         })
       })
     )
@@ -72,6 +78,7 @@ const upstream = (config: OAuthConfig) => {
   return ProviderCatalog.layer(config.provider, {
     clientId: Option.getOrElse(config.upstreamClientId, () => ""),
     clientSecret: Option.getOrElse(config.upstreamClientSecret, () => Redacted.make("")),
+    allowedPrivateAddresses: config.allowedPrivateAddresses,
     ...Option.match(config.issuerUrl, { onNone: () => ({}), onSome: (url) => ({ issuerUrl: new URL(url) }) })
   })
 }
@@ -92,10 +99,15 @@ const clientCache = CachedClientRepository.layer({
   capacity: CachedClientRepository.maxClients
 })
 
-/** What only tests set; production (`latchkey oauth serve`) passes nothing. */
+/** What only tests (and `latchkey dev`'s defaults) set; `latchkey oauth serve` passes nothing. */
 export interface ServeOptions {
-  /** The metadata-document fetcher's test options: a loopback allow-list and a test CA. */
-  readonly clientMetadata?: ClientMetadataFetcherHttp.Options | undefined
+  /** The metadata-document fetcher's test options: a test CA, a shorter time limit. */
+  readonly clientMetadata?: Pick<ClientMetadataFetcherHttp.Options, "ca" | "timeout"> | undefined
+  /**
+   * Where `OUTBOUND_ALLOWED_PRIVATE_ADDRESSES` came from when the environment did not set it
+   * (`latchkey dev`'s default), for the start-up line that lists it.
+   */
+  readonly privateAddressesSource?: string | undefined
   /** Spans go here instead of to an OTLP collector. */
   readonly spanProcessor?: SpanProcessor | undefined
   /** How long requests in flight may take to finish once shutdown starts. */
@@ -116,7 +128,7 @@ const maxBodyBytes = 64 * 1024
 const serviceName = "latchkey-oauth"
 
 /** `latchkey oauth serve`: the HTTP server on the configured host and port, until interrupted. */
-export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
+export const serve = (config: OAuthConfig.OAuthConfig, options: ServeOptions = {}) => {
   const core = OAuthLayers.core(config, { queryTimeout, ...options.databaseTimeouts })
   const settings = Layer.succeed(OAuthSettings, {
     issuer: config.baseUrl,
@@ -145,15 +157,31 @@ export const serve = (config: OAuthConfig, options: ServeOptions = {}) => {
     })
   )
   const background = Layer.scopedDiscard(Effect.forkScoped(reaper))
+  const outbound = Layer.scopedDiscard(
+    OutboundReach.announce(
+      {
+        service: "oauth",
+        variable: OAuthConfig.allowedPrivateAddressesVariable,
+        allowed: config.allowedPrivateAddresses,
+        source: options.privateAddressesSource
+      },
+      config.provider === "oidc"
+        ? Option.toArray(Option.map(config.issuerUrl, (url) => ({ variable: "OAUTH2_ISSUER_URL", url })))
+        : []
+    )
+  )
   const checked = Layer.effectDiscard(requireSchema)
-  return Layer.mergeAll(server, background).pipe(
+  return Layer.mergeAll(server, background, outbound).pipe(
     // Metrics come up before the server, so that its first requests are counted.
     Layer.provide(
       Layer.mergeAll(
         settings,
         http,
         upstream(config),
-        ClientMetadataFetcherHttp.layer(options.clientMetadata),
+        ClientMetadataFetcherHttp.layer({
+          ...options.clientMetadata,
+          allowedPrivateAddresses: config.allowedPrivateAddresses
+        }),
         clientCache,
         Telemetry.metrics(config.telemetry, { serviceName })
       )

@@ -5,6 +5,7 @@ import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Captcha from "../../../application/auth/Captcha.js"
 import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
+import type * as PrivateAddresses from "../../outbound/PrivateAddresses.js"
 import * as HCaptcha from "./HCaptcha.js"
 import * as Turnstile from "./Turnstile.js"
 
@@ -19,10 +20,10 @@ export interface CaptchaProviderSettings {
   /** The provider's origin; its real one when unset. For tests against a local fake. */
   readonly baseUrl?: string
   /**
-   * Tests only: `host:port` of a fake on a loopback address, which the outbound guard refuses
-   * otherwise. The configuration never sets it.
+   * The private addresses the operator allows (`AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`),
+   * which the outbound guard refuses otherwise.
    */
-  readonly allowedLoopback?: ReadonlyArray<string>
+  readonly allowedPrivateAddresses?: PrivateAddresses.AllowList
 }
 
 /** The verifier of `settings.provider`. */
@@ -31,7 +32,9 @@ export const verifier = (settings: CaptchaProviderSettings): Layer.Layer<Captcha
     secret: settings.secret,
     timeout: settings.timeout,
     ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl }),
-    ...(settings.allowedLoopback === undefined ? {} : { allowedLoopback: settings.allowedLoopback })
+    ...(settings.allowedPrivateAddresses === undefined
+      ? {}
+      : { allowedPrivateAddresses: settings.allowedPrivateAddresses })
   }
   switch (settings.provider) {
     case "hcaptcha":

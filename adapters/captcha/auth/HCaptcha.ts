@@ -5,6 +5,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
 import * as Telemetry from "../../../application/Telemetry.js"
+import type * as PrivateAddresses from "../../outbound/PrivateAddresses.js"
 import * as SiteVerify from "./SiteVerify.js"
 
 /** Where Supabase Auth asks hCaptcha; `api.hcaptcha.com` answers the same. */
@@ -22,8 +23,8 @@ export interface HCaptchaSettings {
   readonly siteKey?: Option.Option<string>
   /** The origin `/siteverify` is posted to; tests point it at a local fake. */
   readonly baseUrl?: string
-  /** Tests only: the fake's `host:port` on a loopback address (`SiteVerify.Call`). */
-  readonly allowedLoopback?: ReadonlyArray<string>
+  /** The private addresses the operator allows (`SiteVerify.Call`). */
+  readonly allowedPrivateAddresses?: PrivateAddresses.AllowList
 }
 
 /**
@@ -33,7 +34,10 @@ export interface HCaptchaSettings {
 export const make = (settings: HCaptchaSettings): Context.Tag.Service<CaptchaVerifier> => {
   const url = `${(settings.baseUrl ?? defaultBaseUrl).replace(/\/+$/, "")}/siteverify`
   const siteKey = settings.siteKey ?? Option.none()
-  const call: SiteVerify.Call = { timeout: settings.timeout, allowedLoopback: settings.allowedLoopback }
+  const call: SiteVerify.Call = {
+    timeout: settings.timeout,
+    allowedPrivateAddresses: settings.allowedPrivateAddresses
+  }
   return {
     provider: "hcaptcha",
     verify: Telemetry.fn("HCaptcha.verify")(

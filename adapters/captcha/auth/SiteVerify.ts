@@ -10,13 +10,14 @@ import {
 } from "../../../application/auth/ports/CaptchaVerifier.js"
 import * as GuardedFetch from "../../outbound/GuardedFetch.js"
 import type { OutboundFailure } from "../../outbound/OutboundFailure.js"
+import type * as PrivateAddresses from "../../outbound/PrivateAddresses.js"
 
 /**
  * The `siteverify` call hCaptcha and Cloudflare Turnstile share (Turnstile copied hCaptcha's,
  * which copied reCAPTCHA's): a form-encoded POST of the secret and the token, answered with
  * `{"success": bool, "error-codes": [...]}` and fields neither service reads here. The call goes
- * through the outbound guard (`GuardedFetch`): https to public addresses only, the connection
- * pinned to the checked address.
+ * through the outbound guard (`GuardedFetch`): https to public addresses (or to the private
+ * ones the operator lists), the connection pinned to the checked address.
  */
 
 /** The largest answer read; a verification result is a few hundred bytes. */
@@ -40,10 +41,10 @@ export interface Call {
   /** How long the call may take, the answer included. */
   readonly timeout: Duration.Duration
   /**
-   * Tests only: `host:port` pairs of fakes on a loopback address, which the outbound guard
-   * refuses otherwise (`GuardedFetch.Options.allowedLoopback`). The configuration never sets it.
+   * The private addresses the operator allows (`AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`),
+   * which the outbound guard refuses otherwise.
    */
-  readonly allowedLoopback?: ReadonlyArray<string> | undefined
+  readonly allowedPrivateAddresses?: PrivateAddresses.AllowList | undefined
 }
 
 /** Why the call failed, without the request: its form holds the secret. */
@@ -92,7 +93,9 @@ export const post = (url: string, form: URLSearchParams, call: Call) =>
       // A redirected POST loses its body (Go's client turns it into a GET); neither provider
       // redirects its siteverify, so one is a misconfigured URL, refused outright.
       redirect: "error",
-      ...(call.allowedLoopback === undefined ? {} : { allowedLoopback: call.allowedLoopback })
+      ...(call.allowedPrivateAddresses === undefined
+        ? {}
+        : { allowedPrivateAddresses: call.allowedPrivateAddresses })
     }
   ).pipe(
     Effect.mapError((failure) => new CaptchaUnavailable({ message: reasonOf(failure, call.timeout) })),

@@ -5,6 +5,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
 import * as Telemetry from "../../../application/Telemetry.js"
+import type * as PrivateAddresses from "../../outbound/PrivateAddresses.js"
 import * as SiteVerify from "./SiteVerify.js"
 
 export const defaultBaseUrl = "https://challenges.cloudflare.com"
@@ -16,8 +17,8 @@ export interface TurnstileSettings {
   readonly timeout: Duration.Duration
   /** The origin `/turnstile/v0/siteverify` is posted to; tests point it at a local fake. */
   readonly baseUrl?: string
-  /** Tests only: the fake's `host:port` on a loopback address (`SiteVerify.Call`). */
-  readonly allowedLoopback?: ReadonlyArray<string>
+  /** The private addresses the operator allows (`SiteVerify.Call`). */
+  readonly allowedPrivateAddresses?: PrivateAddresses.AllowList
 }
 
 /**
@@ -27,7 +28,10 @@ export interface TurnstileSettings {
  */
 export const make = (settings: TurnstileSettings): Context.Tag.Service<CaptchaVerifier> => {
   const url = `${(settings.baseUrl ?? defaultBaseUrl).replace(/\/+$/, "")}/turnstile/v0/siteverify`
-  const call: SiteVerify.Call = { timeout: settings.timeout, allowedLoopback: settings.allowedLoopback }
+  const call: SiteVerify.Call = {
+    timeout: settings.timeout,
+    allowedPrivateAddresses: settings.allowedPrivateAddresses
+  }
   return {
     provider: "turnstile",
     verify: Telemetry.fn("Turnstile.verify")(

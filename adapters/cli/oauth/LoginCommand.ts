@@ -97,7 +97,7 @@ const discover = Telemetry.fn("OAuthLogin.discover")((issuer: string, clientId: 
       try: () =>
         client.discovery(url, clientId, undefined, client.None(), {
           algorithm: "oauth2",
-          ...(transport === "loopback-http" ? { execute: [client.allowInsecureRequests] } : {})
+          ...(transport === "plain-http" ? { execute: [client.allowInsecureRequests] } : {})
         }),
       catch: (cause) => new LoginFailed({ message: `cannot discover ${issuer}: ${describe(cause)}` })
     })

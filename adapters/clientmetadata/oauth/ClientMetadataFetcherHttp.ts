@@ -14,13 +14,15 @@ import * as AddressRange from "../../outbound/AddressRange.js"
 import type * as Exchange from "../../outbound/Exchange.js"
 import * as GuardedFetch from "../../outbound/GuardedFetch.js"
 import type { OutboundFailure } from "../../outbound/OutboundFailure.js"
+import type * as PrivateAddresses from "../../outbound/PrivateAddresses.js"
 import * as DocumentCache from "./DocumentCache.js"
 
 /**
  * Fetches Client ID Metadata Documents over https. Any client can make us fetch any URL (it
  * only has to send it as `client_id`), so this is a server-side request forgery surface, and
  * every fetch goes through the outbound guard (`GuardedFetch`): the host is resolved first,
- * every address it resolves to must be public unicast, and the connection goes to the very
+ * every address it resolves to must be public unicast (or one of the private addresses the
+ * operator lists for all of the service's outbound calls), and the connection goes to the very
  * address that was checked, so a DNS answer that changes between the check and the connect
  * (rebinding) cannot point us at an internal service. Redirects are not followed (the draft
  * wants the document at its own URL), bodies are capped and slow servers cut off.
@@ -36,11 +38,10 @@ const maxTimeToLive = Duration.hours(24)
 
 export interface Options {
   /**
-   * Tests only: `host:port` pairs (as in the URL, `127.0.0.1:8443`, `[::1]:8443`) whose host may
-   * resolve to a loopback address. Nothing else is exempt from the address check, and
-   * production (`OAuthServer.serve` without options) never sets it.
+   * The private addresses the operator allows (`OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`), which
+   * every outbound call of the service may reach, documents included; none by default.
    */
-  readonly allowedLoopback?: ReadonlyArray<string>
+  readonly allowedPrivateAddresses?: PrivateAddresses.AllowList
   /**
    * Tests only: the PEM certificates to trust instead of Node's root store, for a server with
    * a throw-away certificate. TLS verification itself is never turned off.
@@ -51,8 +52,8 @@ export interface Options {
 }
 
 /**
- * Only ordinary public unicast addresses are fetched from (the guard's `AddressRange`):
- * loopback, RFC 1918, unique local, link-local, CGNAT, unspecified, multicast, broadcast,
+ * Only ordinary public unicast addresses are fetched from (the guard's `AddressRange`), besides
+ * those the operator lists (`Options.allowedPrivateAddresses`): loopback, RFC 1918, unique local, link-local, CGNAT, unspecified, multicast, broadcast,
  * documentation, reserved and cloud metadata addresses are all refused, and IPv6 forms that
  * embed an IPv4 address are judged by it (mapped, NAT64) or refused (6to4, Teredo, …).
  */
@@ -124,7 +125,9 @@ const download = (url: URL, options: Options, timeout: Duration.Duration) =>
       maxBytes: maxBodyBytes,
       redirect: "manual",
       screen,
-      ...(options.allowedLoopback === undefined ? {} : { allowedLoopback: options.allowedLoopback }),
+      ...(options.allowedPrivateAddresses === undefined
+        ? {}
+        : { allowedPrivateAddresses: options.allowedPrivateAddresses }),
       ...(options.ca === undefined ? {} : { ca: options.ca })
     }
   ).pipe(

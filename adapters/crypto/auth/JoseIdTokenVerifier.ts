@@ -11,10 +11,11 @@ import {
 import * as Telemetry from "../../../application/Telemetry.js"
 import * as BoundedCache from "../../BoundedCache.js"
 import * as GuardedFetch from "../../outbound/GuardedFetch.js"
+import type * as PrivateAddresses from "../../outbound/PrivateAddresses.js"
 
 export interface Settings {
-  /** Test-only: loopback `host:port`s the guard may reach (a local provider). */
-  readonly allowedLoopback?: ReadonlyArray<string> | undefined
+  /** The private addresses the operator allows (a provider inside the network). */
+  readonly allowedPrivateAddresses?: PrivateAddresses.AllowList | undefined
 }
 
 const Discovery = Schema.Struct({ issuer: Schema.String, jwks_uri: Schema.String })
@@ -33,7 +34,9 @@ export const layer = (settings: Settings = {}) =>
     const guarded = GuardedFetch.makeFetch({
       timeout: "10 seconds",
       maxBytes: 256 * 1024,
-      ...(settings.allowedLoopback === undefined ? {} : { allowedLoopback: settings.allowedLoopback })
+      ...(settings.allowedPrivateAddresses === undefined
+        ? {}
+        : { allowedPrivateAddresses: settings.allowedPrivateAddresses })
     })
     // By issuer. Azure's issuer is read from the token (one per tenant), so how many there are is
     // the callers' choice: the least recently used key set goes past a ceiling.

@@ -16,8 +16,11 @@ import * as OidcProvider from "../providers/oidc.js"
  * Auth's standard claim names.
  */
 
-/** Test-only reach of the outbound guard (`Credentials`); never from configuration. */
-export type Reach = Pick<Credentials, "allowedLoopback" | "endpointOrigin">
+/**
+ * Where the outbound guard may go beyond public addresses (`Credentials`): the operator's
+ * private addresses; in tests also a local fake's origin.
+ */
+export type Reach = Pick<Credentials, "allowedPrivateAddresses" | "endpointOrigin">
 
 /** The standard claims Supabase Auth keeps of any OpenID or OAuth 2.0 provider. */
 const standardClaims = [

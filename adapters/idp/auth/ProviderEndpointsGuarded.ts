@@ -7,13 +7,14 @@ import { EndpointRefused, ProviderEndpoints } from "../../../application/auth/po
 import { Discovery } from "../../../domain/auth/CustomProvider.js"
 import * as Destination from "../../outbound/Destination.js"
 import * as GuardedFetch from "../../outbound/GuardedFetch.js"
+import * as PrivateAddresses from "../../outbound/PrivateAddresses.js"
 
 export interface Settings {
   /**
-   * Tests only: `host:port` pairs of loopback servers (a local provider) the guard may call,
-   * over plain http too. Never set from configuration.
+   * The private addresses the operator allows (`AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`): a
+   * custom provider inside the network, reached over https or plain http.
    */
-  readonly allowedLoopback?: ReadonlyArray<string> | undefined
+  readonly allowedPrivateAddresses?: PrivateAddresses.AllowList | undefined
   /** Tests only: the resolver of host names. */
   readonly resolve?: Destination.Resolver | undefined
 }
@@ -30,21 +31,25 @@ const Document = Schema.Record({ key: Schema.String, value: Schema.Unknown })
  * document fetched through the guard, with Supabase Auth's messages where it has them.
  */
 export const layer = (settings: Settings = {}) => {
+  const allowed = settings.allowedPrivateAddresses ?? PrivateAddresses.none
   const check = (text: string): Effect.Effect<void, EndpointRefused> =>
     Effect.gen(function* () {
       const url = URL.canParse(text) ? new URL(text) : undefined
       if (url === undefined) return yield* refused("Invalid URL format")
-      const exempt = (settings.allowedLoopback ?? []).includes(Destination.hostPort(url))
-      if (url.protocol !== "https:" && !(exempt && url.protocol === "http:"))
-        return yield* refused("URL must use HTTPS")
+      // Plain http only where the guard takes it: at private addresses the operator lists.
+      // Anywhere else it gets Supabase Auth's refusal of plain http, whatever the reason.
+      const plain = url.protocol === "http:" && !PrivateAddresses.isEmpty(allowed)
+      if (url.protocol !== "https:" && !plain) return yield* refused("URL must use HTTPS")
       if (url.hostname === "") return yield* refused("URL must have a valid hostname")
       yield* Destination.check(url, {
-        allowedLoopback: new Set(settings.allowedLoopback ?? []),
+        allowedPrivateAddresses: allowed,
         resolve: settings.resolve ?? Destination.systemResolver
       }).pipe(
         Effect.catchTags({
-          DestinationRefused: (error) => Effect.fail(refused(`URL cannot be used: ${error.message}`)),
-          DestinationUnreachable: () => Effect.fail(refused("Unable to resolve hostname"))
+          DestinationRefused: (error) =>
+            Effect.fail(refused(plain ? "URL must use HTTPS" : `URL cannot be used: ${error.message}`)),
+          DestinationUnreachable: () =>
+            Effect.fail(refused(plain ? "URL must use HTTPS" : "Unable to resolve hostname"))
         })
       )
     })
@@ -57,7 +62,7 @@ export const layer = (settings: Settings = {}) => {
         { url: discoveryUrl, headers: { accept: "application/json" } },
         {
           maxBytes: 256 * 1024,
-          ...(settings.allowedLoopback === undefined ? {} : { allowedLoopback: settings.allowedLoopback }),
+          allowedPrivateAddresses: allowed,
           ...(settings.resolve === undefined ? {} : { resolve: settings.resolve })
         }
       ).pipe(

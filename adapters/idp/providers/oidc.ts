@@ -86,7 +86,7 @@ const discover = (
   authentication: OAuthClient.ClientAuthentication
 ) =>
   Effect.gen(function* () {
-    const transport = yield* OAuthClient.checkTransport(name, "issuer", issuer)
+    const transport = yield* OAuthClient.checkTransport(name, "issuer", issuer, credentials)
     return Telemetry.fn("OidcProvider.discover")(
       () =>
         Effect.tryPromise({
@@ -104,7 +104,7 @@ const discover = (
                 timeout: OAuthClient.timeout,
                 // The discovered Configuration keeps it: keys, tokens and user info go through the guard too.
                 [client.customFetch]: OAuthClient.guardedFetch(credentials),
-                ...(transport === "loopback-http" ? { execute: [client.allowInsecureRequests] } : {})
+                ...(transport === "plain-http" ? { execute: [client.allowInsecureRequests] } : {})
               }
             ),
           catch: UpstreamFailure.failed(`Discovery of the ${name} provider at ${issuer.href} failed`)

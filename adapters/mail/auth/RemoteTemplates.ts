@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import type { Kind } from "../../../domain/auth/Mail.js"
 import * as GuardedFetch from "../../outbound/GuardedFetch.js"
 import type { OutboundFailure } from "../../outbound/OutboundFailure.js"
+import type * as PrivateAddresses from "../../outbound/PrivateAddresses.js"
 import * as GoTemplate from "./GoTemplate.js"
 
 export interface RemoteTemplateOptions {
@@ -18,11 +19,10 @@ export interface RemoteTemplateOptions {
   /** The largest template taken, in bytes. */
   readonly maxBytes?: number
   /**
-   * Tests only: `host:port` pairs of template servers on a loopback address, which the
-   * outbound guard refuses otherwise (`GuardedFetch.Options.allowedLoopback`). The
-   * configuration never sets it.
+   * The private addresses the operator allows (`AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`): a
+   * template server inside the network, which the outbound guard refuses otherwise.
    */
-  readonly allowedLoopback?: ReadonlyArray<string>
+  readonly allowedPrivateAddresses?: PrivateAddresses.AllowList
 }
 
 export const defaultFreshFor = Duration.minutes(10)
@@ -50,8 +50,9 @@ const reasonOf = (failure: OutboundFailure, maxBytes: number): string => {
 /**
  * The body of `url` as text, at most `maxBytes`, within `timeout`; a reason when not. Through
  * the outbound guard, since a template URL is a request the server makes on its own: https to
- * public addresses only, redirects followed (as Supabase Auth's client does) but each one
- * checked again.
+ * public addresses, https or plain http to the private ones the operator lists (a template
+ * server beside the service), redirects followed (as Supabase Auth's client does) but each
+ * one checked again.
  */
 const fetchText = (
   url: string,
@@ -67,7 +68,9 @@ const fetchText = (
       // An error page is not a template: dropped before its body is read.
       screen: (head) =>
         head.status >= 200 && head.status < 300 ? Option.none() : Option.some(`status ${head.status}`),
-      ...(options.allowedLoopback === undefined ? {} : { allowedLoopback: options.allowedLoopback })
+      ...(options.allowedPrivateAddresses === undefined
+        ? {}
+        : { allowedPrivateAddresses: options.allowedPrivateAddresses })
     }
   ).pipe(
     Effect.map(GuardedFetch.text),

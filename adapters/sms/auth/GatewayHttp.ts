@@ -4,11 +4,12 @@ import * as Option from "effect/Option"
 import { type Channel, SmsSendFailed } from "../../../application/auth/ports/SmsSender.js"
 import * as GuardedFetch from "../../outbound/GuardedFetch.js"
 import type { OutboundFailure } from "../../outbound/OutboundFailure.js"
+import type * as PrivateAddresses from "../../outbound/PrivateAddresses.js"
 
 /**
  * The one HTTP call every SMS gateway makes: a form posted through the outbound guard
- * (`GuardedFetch`: https to public addresses only, the connection pinned to the checked
- * address), within a time limit, its answer read as JSON when it is JSON. What cannot reach
+ * (`GuardedFetch`: https to public addresses, or to the private ones the operator lists, the
+ * connection pinned to the checked address), within a time limit, its answer read as JSON when it is JSON. What cannot reach
  * the gateway is an `SmsSendFailed` here; what the gateway answered is for each gateway to read.
  */
 
@@ -25,11 +26,10 @@ export interface Endpoint {
   /** How long a call may take, the answer's body included; 10 s by default. */
   readonly timeout?: Duration.DurationInput | undefined
   /**
-   * Tests only: `host:port` pairs of fakes on a loopback address (`127.0.0.1:PORT`), which the
-   * outbound guard refuses otherwise, over plain http too. Off unless a test sets it; the
-   * configuration never does.
+   * The private addresses the operator allows (`AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`),
+   * which the outbound guard refuses otherwise; none by default.
    */
-  readonly allowedLoopback?: ReadonlyArray<string> | undefined
+  readonly allowedPrivateAddresses?: PrivateAddresses.AllowList | undefined
 }
 
 export interface Answer {
@@ -114,7 +114,9 @@ export const postForm = (
       timeout,
       maxBytes: maxAnswerBytes,
       redirect: "manual",
-      ...(endpoint.allowedLoopback === undefined ? {} : { allowedLoopback: endpoint.allowedLoopback })
+      ...(endpoint.allowedPrivateAddresses === undefined
+        ? {}
+        : { allowedPrivateAddresses: endpoint.allowedPrivateAddresses })
     }
   ).pipe(
     Effect.map((response) => ({ status: response.status, json: parseJson(GuardedFetch.text(response)) })),

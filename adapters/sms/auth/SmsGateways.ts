@@ -1,6 +1,7 @@
 import type * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import { SmsSender } from "../../../application/auth/ports/SmsSender.js"
+import type * as GatewayHttp from "./GatewayHttp.js"
 import * as MessageBird from "./MessageBird.js"
 import * as Textlocal from "./Textlocal.js"
 import * as Twilio from "./Twilio.js"
@@ -20,20 +21,24 @@ export type Gateway =
   | { readonly provider: "textlocal"; readonly settings: Textlocal.TextlocalSettings }
   | { readonly provider: "vonage"; readonly settings: Vonage.VonageSettings }
 
-export const make = (gateway: Gateway): Context.Tag.Service<SmsSender> => {
+/** What every gateway's calls may reach besides public addresses (`GatewayHttp.Endpoint`). */
+export type Reach = Pick<GatewayHttp.Endpoint, "allowedPrivateAddresses">
+
+export const make = (gateway: Gateway, reach: Reach = {}): Context.Tag.Service<SmsSender> => {
   switch (gateway.provider) {
     case "twilio":
-      return Twilio.make(gateway.settings)
+      return Twilio.make({ ...gateway.settings, ...reach })
     case "twilio_verify":
-      return TwilioVerify.make(gateway.settings)
+      return TwilioVerify.make({ ...gateway.settings, ...reach })
     case "messagebird":
-      return MessageBird.make(gateway.settings)
+      return MessageBird.make({ ...gateway.settings, ...reach })
     case "textlocal":
-      return Textlocal.make(gateway.settings)
+      return Textlocal.make({ ...gateway.settings, ...reach })
     case "vonage":
-      return Vonage.make(gateway.settings)
+      return Vonage.make({ ...gateway.settings, ...reach })
   }
 }
 
 /** The `SmsSender` of the configured gateway. */
-export const layer = (gateway: Gateway): Layer.Layer<SmsSender> => Layer.succeed(SmsSender, make(gateway))
+export const layer = (gateway: Gateway, reach: Reach = {}): Layer.Layer<SmsSender> =>
+  Layer.succeed(SmsSender, make(gateway, reach))

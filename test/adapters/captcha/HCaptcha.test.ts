@@ -12,6 +12,7 @@ import * as Captcha from "../../../application/auth/Captcha.js"
 import * as HCaptchaFake from "../../support/auth/captcha/HCaptchaFake.js"
 import * as SiteVerifyFake from "../../support/auth/captcha/SiteVerifyFake.js"
 import { freePort } from "../../support/FreePort.js"
+import * as Allowed from "../../support/outbound/Allowed.js"
 
 const secret = "0x51a7e5ec2e7-hcaptcha-secret"
 const ip = Option.some("203.0.113.7")
@@ -21,8 +22,8 @@ const verifier = (baseUrl: string, options: { timeout?: Duration.Duration; siteK
     secret: Redacted.make(secret),
     timeout: options.timeout ?? Duration.seconds(5),
     baseUrl,
-    // The fakes listen on 127.0.0.1, which the outbound guard refuses unless a test allows it.
-    allowedLoopback: [new URL(baseUrl).host],
+    // The fakes listen on 127.0.0.1, which the outbound guard refuses unless the operator's list names it.
+    allowedPrivateAddresses: Allowed.localhost,
     ...(options.siteKey === undefined ? {} : { siteKey: Option.some(options.siteKey) })
   })
 
@@ -176,7 +177,7 @@ describe("hCaptcha", () => {
   it.scoped("does not post to a provider at an address the outbound guard refuses", () =>
     Effect.gen(function* () {
       const fake = yield* HCaptchaFake.start(secret)
-      // The fake's loopback address, without the test-only allowance the other tests give.
+      // The fake's loopback address, without the private addresses the other tests allow.
       const withoutAllowance = HCaptcha.make({
         secret: Redacted.make(secret),
         timeout: Duration.seconds(5),
@@ -211,7 +212,7 @@ describe("hCaptcha through CaptchaProviders and Captcha.check", () => {
           secret: Redacted.make(secret),
           timeout: Duration.seconds(5),
           baseUrl: fake.baseUrl,
-          allowedLoopback: [new URL(fake.baseUrl).host]
+          allowedPrivateAddresses: Allowed.localhost
         })
       )
       const check = (token: string | undefined) =>

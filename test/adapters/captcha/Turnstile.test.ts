@@ -10,17 +10,18 @@ import * as Captcha from "../../../application/auth/Captcha.js"
 import * as SiteVerifyFake from "../../support/auth/captcha/SiteVerifyFake.js"
 import * as TurnstileFake from "../../support/auth/captcha/TurnstileFake.js"
 import { freePort } from "../../support/FreePort.js"
+import * as Allowed from "../../support/outbound/Allowed.js"
 
 const secret = "0x4AAAAAAA-turnstile-secret"
 const ip = Option.some("2001:db8::7")
 
 const verifier = (baseUrl: string, timeout: Duration.Duration = Duration.seconds(5)) =>
-  // The fakes listen on 127.0.0.1, which the outbound guard refuses unless a test allows it.
+  // The fakes listen on 127.0.0.1, which the outbound guard refuses unless the operator's list names it.
   Turnstile.make({
     secret: Redacted.make(secret),
     timeout,
     baseUrl,
-    allowedLoopback: [new URL(baseUrl).host]
+    allowedPrivateAddresses: Allowed.localhost
   })
 
 /** The failure's message, for a verification that must fail. */
@@ -136,7 +137,7 @@ describe("Turnstile through CaptchaProviders and Captcha.check", () => {
           secret: Redacted.make(secret),
           timeout: Duration.seconds(5),
           baseUrl: fake.baseUrl,
-          allowedLoopback: [new URL(fake.baseUrl).host]
+          allowedPrivateAddresses: Allowed.localhost
         })
       )
       const check = (token: string | undefined) =>
@@ -161,7 +162,7 @@ describe("Turnstile through CaptchaProviders and Captcha.check", () => {
           secret: Redacted.make(secret),
           timeout: Duration.millis(100),
           baseUrl: fake.baseUrl,
-          allowedLoopback: [new URL(fake.baseUrl).host]
+          allowedPrivateAddresses: Allowed.localhost
         })
       )
       const timedOut = yield* Effect.flip(Captcha.check("0.token", ip).pipe(Effect.provide(hanging)))

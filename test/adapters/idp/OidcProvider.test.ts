@@ -13,6 +13,7 @@ import {
 } from "../../../application/ports/UpstreamIdentityProvider.js"
 import { freePort } from "../../support/FreePort.js"
 import { loginThroughForm } from "../../support/oauth/DevUpstreamLogin.js"
+import * as Allowed from "../../support/outbound/Allowed.js"
 
 // Never requested: the login stops at the redirect to it. Any port other than the upstream's.
 const redirectUri = "http://127.0.0.1:5999/callback"
@@ -38,7 +39,7 @@ const oidcAt = (issuerUrl: URL) =>
     clientId,
     clientSecret: Redacted.make(clientSecret),
     issuerUrl,
-    allowedLoopback: [issuerUrl.host]
+    allowedPrivateAddresses: Allowed.localhost
   })
 
 /** Logs `email` in at the upstream and returns the callback URL and the request it answers. */
@@ -184,10 +185,20 @@ layer(Layer.scoped(Upstream, startUpstream()))("oidc provider against the dev up
 describe("oidc provider", () => {
   it.effect("refuses a plain-http issuer off this machine when built, before any network call", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip(oidcAt(new URL("http://idp.example.com/realms/main")))
+      // No private address allowed: plain http could go nowhere.
+      const error = yield* Effect.flip(
+        ProviderCatalog.build("oidc", {
+          clientId,
+          clientSecret: Redacted.make(clientSecret),
+          issuerUrl: new URL("http://idp.example.com/realms/main")
+        })
+      )
       expect(error).toBeInstanceOf(UpstreamLoginFailed)
       expect(error.message).toContain("must be https")
       expect(error.message).toContain("http://idp.example.com/realms/main")
+      // With private addresses allowed, the guard decides at each call, by address.
+      const upstream = yield* oidcAt(new URL("http://keycloak.internal:8080/realms/acme"))
+      expect(upstream.name).toBe("oidc")
     })
   )
 

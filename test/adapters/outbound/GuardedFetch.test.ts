@@ -6,8 +6,10 @@ import * as client from "openid-client"
 import * as Destination from "../../../adapters/outbound/Destination.js"
 import * as GuardedFetch from "../../../adapters/outbound/GuardedFetch.js"
 import { DestinationRefused, DestinationUnreachable } from "../../../adapters/outbound/OutboundFailure.js"
+import * as PrivateAddresses from "../../../adapters/outbound/PrivateAddresses.js"
 import * as DocumentServer from "../../support/oauth/DocumentServer.js"
 import { allowed, refused } from "../../support/outbound/Addresses.js"
+import * as Allowed from "../../support/outbound/Allowed.js"
 import * as RecordingServer from "../../support/outbound/RecordingServer.js"
 
 /** A resolver answering from `table` (a function: an answer per call), recording what it was asked. */
@@ -97,7 +99,7 @@ describe("GuardedFetch: what is refused", () => {
       // The check alone, so that no connection leaves the machine.
       for (const address of allowed) {
         const destination = yield* Destination.check(new URL("https://public.test/"), {
-          allowedLoopback: new Set(),
+          allowedPrivateAddresses: PrivateAddresses.none,
           resolve: resolverOf(() => [address, "93.184.215.14"]).resolve
         })
         expect(destination.addresses.map((entry) => entry.address)).toEqual([address, "93.184.215.14"])
@@ -116,7 +118,7 @@ describe("GuardedFetch: what is refused", () => {
         const error = yield* Effect.flip(
           GuardedFetch.request(
             { url: `http://mixed.test:${server.port}/` },
-            { resolve: dns.resolve, allowedLoopback: [`mixed.test:${server.port}`] }
+            { resolve: dns.resolve, allowedPrivateAddresses: Allowed.localhost }
           )
         )
         expect(error.message).toContain("mixed.test resolves to a private address")
@@ -124,31 +126,37 @@ describe("GuardedFetch: what is refused", () => {
       })
   )
 
-  it.scoped("refuses loopback unless the test allow-list names that very host and port", () =>
+  it.scoped("refuses loopback unless the operator's list names the address, whatever the port", () =>
     Effect.gen(function* () {
       const server = yield* RecordingServer.start({ "/": RecordingServer.answer(200, "reached") })
       const dns = resolverOf((name) => (name === "localhost" ? ["127.0.0.1", "::1"] : undefined))
-      const attempts: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
-        [server.origin, []],
-        [`https://127.0.0.1:${server.port}/`, []],
-        [`http://localhost:${server.port}/`, []],
-        [server.origin, [`127.0.0.1:${server.port + 1}`]],
-        [server.origin, [`localhost:${server.port}`]],
-        [`http://localhost:${server.port}/`, [`127.0.0.1:${server.port}`]]
+      const attempts: ReadonlyArray<readonly [string, PrivateAddresses.AllowList]> = [
+        [server.origin, PrivateAddresses.none],
+        [`https://127.0.0.1:${server.port}/`, PrivateAddresses.none],
+        [`http://localhost:${server.port}/`, PrivateAddresses.none],
+        [server.origin, Allowed.allowing("127.0.0.2", "10.0.0.0/8")],
+        // Every address of the name must be listed: ::1 is not.
+        [`http://localhost:${server.port}/`, Allowed.localhost]
       ]
-      for (const [url, allowedLoopback] of attempts) {
+      for (const [url, allowedPrivateAddresses] of attempts) {
         const error = yield* Effect.flip(
-          GuardedFetch.request({ url }, { resolve: dns.resolve, allowedLoopback })
+          GuardedFetch.request({ url }, { resolve: dns.resolve, allowedPrivateAddresses })
         )
         expect(error._tag, url).toBe("DestinationRefused")
       }
       expect(server.connections()).toBe(0)
-      // Named, it is reached.
-      const reached = yield* GuardedFetch.request(
-        { url: server.origin },
-        { allowedLoopback: [server.hostPort] }
-      )
-      expect(GuardedFetch.text(reached)).toBe("reached")
+      // Listed, alone or in a range, it is reached, under its address or under a name.
+      for (const [url, list] of [
+        [server.origin, Allowed.localhost],
+        [server.origin, Allowed.allowing("127.0.0.0/8")],
+        [`http://localhost:${server.port}/`, Allowed.allowing("127.0.0.1", "::1")]
+      ] as const) {
+        const reached = yield* GuardedFetch.request(
+          { url },
+          { resolve: dns.resolve, allowedPrivateAddresses: list }
+        )
+        expect(GuardedFetch.text(reached), url).toBe("reached")
+      }
     })
   )
 
@@ -191,22 +199,35 @@ describe("GuardedFetch: what is refused", () => {
 
   it.scoped("refuses every forbidden destination reached through a redirect, and contacts none of them", () =>
     Effect.gen(function* () {
-      // The one server the test allows redirects to each target in turn; the internal server
-      // is a loopback service the allow-list does not name, reachable only by those redirects.
-      const internal = yield* RecordingServer.start({ "/": RecordingServer.answer(200, "internal") })
+      // The one server the list allows (127.0.0.1) redirects to each target in turn; the
+      // internal server is a loopback service on an address the list does not name (127.0.0.2),
+      // reachable only by those redirects.
       const entry = yield* RecordingServer.start({ "/to": RecordingServer.redirectToQuery })
+      const internal = yield* RecordingServer.start(
+        { "/": RecordingServer.answer(200, "internal") },
+        { host: "127.0.0.2" }
+      )
       const dns = resolverOf((name) =>
-        name === "internal.test" || name === "localhost" ? ["127.0.0.1"] : namesTable.get(name)
+        name === "internal.test" || name === "localhost"
+          ? ["127.0.0.2"]
+          : name === "public.test"
+            ? ["93.184.215.14"]
+            : namesTable.get(name)
       )
       const targets = [
-        ...literalClasses.map(([, address]) => literalUrl(address, "/latest/meta-data/")),
-        ...namedClasses.map(({ name }) => `https://${name}/`),
-        `https://127.0.0.1:${internal.port}/`,
-        `http://127.0.0.1:${internal.port}/`,
+        // The entry's own address is listed: every other refused one is a target.
+        ...literalClasses
+          .filter(([, address]) => !PrivateAddresses.includes(Allowed.localhost, address))
+          .map(([, address]) => literalUrl(address, "/latest/meta-data/")),
+        ...namedClasses
+          .filter(({ address }) => !PrivateAddresses.includes(Allowed.localhost, address))
+          .map(({ name }) => `https://${name}/`),
+        `https://127.0.0.2:${internal.port}/`,
+        `http://127.0.0.2:${internal.port}/`,
         `http://localhost:${internal.port}/`,
         `https://internal.test:${internal.port}/`,
-        `http://[::ffff:127.0.0.1]:${internal.port}/`,
-        "http://2130706433/",
+        `http://[::ffff:127.0.0.2]:${internal.port}/`,
+        "http://2130706434/",
         "https://metadata.google.internal/computeMetadata/v1/",
         "http://public.test/"
       ]
@@ -214,13 +235,215 @@ describe("GuardedFetch: what is refused", () => {
         const error = yield* Effect.flip(
           GuardedFetch.request(
             { url: `${entry.origin}/to?to=${encodeURIComponent(target)}` },
-            { resolve: dns.resolve, allowedLoopback: [entry.hostPort] }
+            { resolve: dns.resolve, allowedPrivateAddresses: Allowed.localhost }
           )
         )
         expect(error._tag, target).toBe("DestinationRefused")
       }
       expect(entry.requests()).toHaveLength(targets.length)
       expect(internal.connections()).toBe(0)
+    })
+  )
+})
+
+describe("GuardedFetch: the operator's private addresses (OUTBOUND_ALLOWED_PRIVATE_ADDRESSES)", () => {
+  const list = Allowed.allowing("10.0.0.0/8", "fd00::/8", "192.168.1.20")
+  const checked = (url: string, answers: ReadonlyArray<string>, allowedPrivateAddresses = list) =>
+    Destination.check(new URL(url), { allowedPrivateAddresses, resolve: resolverOf(() => answers).resolve })
+
+  it.effect("lets through a name whose every address lies in a listed range, over https or plain http", () =>
+    Effect.gen(function* () {
+      for (const [url, answers] of [
+        ["https://keycloak.internal/realms/acme", ["10.1.2.3"]],
+        ["http://keycloak.internal:8080/realms/acme", ["10.1.2.3", "10.200.0.1"]],
+        ["http://keycloak.internal:8080/", ["fd12:3456::1"]],
+        ["http://templates.internal/", ["192.168.1.20"]],
+        // A public address beside a listed one, over https: each passes on its own.
+        ["https://both.internal/", ["10.1.2.3", "93.184.215.14"]]
+      ] as const) {
+        const destination = yield* checked(url, answers)
+        expect(
+          destination.addresses.map((entry) => entry.address),
+          url
+        ).toEqual(answers)
+      }
+    })
+  )
+
+  it.effect("refuses an address outside every listed range, and says which variable would list it", () =>
+    Effect.gen(function* () {
+      for (const [url, answers, message] of [
+        [
+          "https://keycloak.internal/",
+          ["192.168.1.21"],
+          "keycloak.internal resolves to a private address, which is not contacted unless OUTBOUND_ALLOWED_PRIVATE_ADDRESSES lists it"
+        ],
+        [
+          "https://keycloak.internal/",
+          ["127.0.0.1"],
+          "keycloak.internal resolves to a loopback address, which is not contacted unless OUTBOUND_ALLOWED_PRIVATE_ADDRESSES lists it"
+        ],
+        [
+          "http://keycloak.internal/",
+          ["172.16.0.1"],
+          "keycloak.internal resolves to a private address; plain http goes only to private addresses OUTBOUND_ALLOWED_PRIVATE_ADDRESSES lists"
+        ],
+        // A public address is reached over https only, listed or not.
+        [
+          "http://public.test/",
+          ["93.184.215.14"],
+          "public.test resolves to a unicast address; plain http goes only to private addresses OUTBOUND_ALLOWED_PRIVATE_ADDRESSES lists"
+        ]
+      ] as const) {
+        const error = yield* Effect.flip(checked(url, answers))
+        expect(error._tag, url).toBe("DestinationRefused")
+        expect(error.message, url).toBe(message)
+      }
+    })
+  )
+
+  it.effect("refuses a name whose answers mix a listed address with a refused one, over either scheme", () =>
+    Effect.gen(function* () {
+      for (const [url, answers] of [
+        ["https://mixed.internal/", ["10.1.2.3", "192.168.7.7"]],
+        ["https://mixed.internal/", ["192.168.7.7", "10.1.2.3"]],
+        ["http://mixed.internal/", ["10.1.2.3", "127.0.0.1"]],
+        // Plain http: the public address beside the listed one is not reached in the clear.
+        ["http://mixed.internal/", ["10.1.2.3", "93.184.215.14"]]
+      ] as const) {
+        const error = yield* Effect.flip(checked(url, answers))
+        expect(error._tag, `${url} ${answers.join(",")}`).toBe("DestinationRefused")
+      }
+    })
+  )
+
+  it.effect(
+    "refuses cloud metadata addresses inside a listed range, and metadata names, whatever the list",
+    () =>
+      Effect.gen(function* () {
+        const everything = Allowed.allowing("0.0.0.0/0", "::/0")
+        for (const address of [
+          "169.254.169.254",
+          "169.254.170.2",
+          "fd00:ec2::254",
+          "100.100.100.200",
+          "::ffff:169.254.169.254",
+          "64:ff9b::a9fe:a9fe"
+        ]) {
+          for (const scheme of ["https", "http"]) {
+            const error = yield* Effect.flip(checked(`${scheme}://metadata.test/`, [address], everything))
+            expect(error._tag, address).toBe("DestinationRefused")
+            expect(error.message, address).toContain("cloudMetadata address")
+          }
+        }
+        // Its neighbours in the same listed range pass.
+        const neighbour = yield* checked(
+          "http://link.test/",
+          ["169.254.1.1"],
+          Allowed.allowing("169.254.0.0/16")
+        )
+        expect(neighbour.addresses.map((entry) => entry.address)).toEqual(["169.254.1.1"])
+        const dns = noDns()
+        for (const url of [
+          "https://metadata.google.internal/",
+          "http://metadata/",
+          "http://instance-data/"
+        ]) {
+          const error = yield* Effect.flip(
+            GuardedFetch.request({ url }, { resolve: dns.resolve, allowedPrivateAddresses: everything })
+          )
+          expect(error.message, url).toContain("is a cloud metadata service, which is never contacted")
+        }
+        expect(dns.asked).toEqual([])
+      })
+  )
+
+  it.effect("judges an IPv4-mapped IPv6 address as the IPv4 address it carries, listed either way", () =>
+    Effect.gen(function* () {
+      for (const [answer, allowed] of [
+        ["::ffff:10.1.2.3", list],
+        ["10.1.2.3", Allowed.allowing("::ffff:10.0.0.0/104")],
+        ["::ffff:10.1.2.3", Allowed.allowing("::ffff:10.0.0.0/104")]
+      ] as const) {
+        const destination = yield* checked("http://mapped.internal/", [answer], allowed)
+        expect(
+          destination.addresses.map((entry) => entry.address),
+          answer
+        ).toEqual([answer])
+      }
+      for (const answer of ["::ffff:192.168.1.21", "::ffff:127.0.0.1"]) {
+        const error = yield* Effect.flip(checked("http://mapped.internal/", [answer]))
+        expect(error._tag, answer).toBe("DestinationRefused")
+      }
+      // NAT64 goes to a translator, not the listed host: only a listed IPv6 range takes it.
+      const nat64 = yield* Effect.flip(checked("https://nat64.internal/", ["64:ff9b::a01:203"]))
+      expect(nat64.message).toContain("resolves to a nat64-private address")
+    })
+  )
+
+  it.scoped(
+    "reaches a listed loopback server over plain http, and refuses its redirect to one not listed",
+    () =>
+      Effect.gen(function* () {
+        const internal = yield* RecordingServer.start(
+          { "/": RecordingServer.answer(200, "internal") },
+          { host: "127.0.0.2" }
+        )
+        const entry = yield* RecordingServer.start({
+          "/to": RecordingServer.redirectToQuery,
+          "/here": RecordingServer.answer(200, "entry")
+        })
+        const options = { allowedPrivateAddresses: Allowed.localhost }
+        const reached = yield* GuardedFetch.request({ url: `${entry.origin}/here` }, options)
+        expect(GuardedFetch.text(reached)).toBe("entry")
+        const error = yield* Effect.flip(
+          GuardedFetch.request(
+            { url: `${entry.origin}/to?to=${encodeURIComponent(`${internal.origin}/`)}` },
+            options
+          )
+        )
+        expect(error._tag).toBe("DestinationRefused")
+        expect(error.message).toBe(
+          "127.0.0.2 resolves to a loopback address; plain http goes only to private addresses OUTBOUND_ALLOWED_PRIVATE_ADDRESSES lists"
+        )
+        expect(internal.connections()).toBe(0)
+        // Listed too, the same redirect is followed.
+        const followed = yield* GuardedFetch.request(
+          { url: `${entry.origin}/to?to=${encodeURIComponent(`${internal.origin}/`)}` },
+          { allowedPrivateAddresses: Allowed.allowing("127.0.0.1", "127.0.0.2") }
+        )
+        expect(GuardedFetch.text(followed)).toBe("internal")
+      })
+  )
+
+  it.effect("with no list, refuses plain http before resolving; with one, resolves and judges it", () =>
+    Effect.gen(function* () {
+      const dns = resolverOf(() => ["93.184.215.14"])
+      const none = yield* Effect.flip(
+        GuardedFetch.request({ url: "http://public.test/" }, { resolve: dns.resolve })
+      )
+      expect(none.message).toBe("only https destinations are contacted")
+      // An empty list read from its variable says which one would let plain http through.
+      const empty = yield* Effect.flip(
+        GuardedFetch.request(
+          { url: "http://public.test/" },
+          { resolve: dns.resolve, allowedPrivateAddresses: Allowed.allowing() }
+        )
+      )
+      expect(empty.message).toBe(
+        "only https destinations are contacted: plain http goes only to private addresses OUTBOUND_ALLOWED_PRIVATE_ADDRESSES lists, and it lists none"
+      )
+      expect(dns.asked).toEqual([])
+      const listed = yield* Effect.flip(
+        GuardedFetch.request(
+          { url: "ftp://public.test/" },
+          { resolve: dns.resolve, allowedPrivateAddresses: list }
+        )
+      )
+      expect(listed.message).toBe(
+        "only https destinations are contacted, and plain http ones at private addresses OUTBOUND_ALLOWED_PRIVATE_ADDRESSES lists"
+      )
+      expect(dns.asked).toEqual([])
     })
   )
 })
@@ -235,7 +458,7 @@ describe("GuardedFetch: the connection goes to the checked address", () => {
       )
       // The first answer is checked and connected to; any later one would be the rebinding.
       const dns = resolverOf((_name, call) => (call === 1 ? ["127.0.0.1"] : ["127.0.0.2"]))
-      const options = { resolve: dns.resolve, allowedLoopback: [`pinned.test:${first.port}`] }
+      const options = { resolve: dns.resolve, allowedPrivateAddresses: Allowed.allowing("127.0.0.0/8") }
       const url = `http://pinned.test:${first.port}/`
       const answer = yield* GuardedFetch.request({ url }, options)
       expect(GuardedFetch.text(answer)).toBe("first")
@@ -262,7 +485,7 @@ describe("GuardedFetch: the connection goes to the checked address", () => {
       const options = {
         resolve: dns.resolve,
         ca: [server.cert],
-        allowedLoopback: [`localhost:${port}`, `elsewhere.test:${port}`]
+        allowedPrivateAddresses: Allowed.localhost
       }
       // The certificate names localhost: reached through the pinned address.
       const answer = yield* GuardedFetch.request({ url: `https://localhost:${port}/` }, options)
@@ -290,7 +513,7 @@ describe("GuardedFetch: limits", () => {
         },
         "/exact": RecordingServer.answer(200, "x".repeat(limit))
       })
-      const options = { maxBytes: limit, allowedLoopback: [server.hostPort] }
+      const options = { maxBytes: limit, allowedPrivateAddresses: Allowed.localhost }
       for (const path of ["/announced", "/streamed"]) {
         const error = yield* Effect.flip(GuardedFetch.request({ url: `${server.origin}${path}` }, options))
         expect(error._tag, path).toBe("AnswerTooLarge")
@@ -319,7 +542,7 @@ describe("GuardedFetch: limits", () => {
         const error = yield* Effect.flip(
           GuardedFetch.request(
             { url: `${server.origin}${path}` },
-            { timeout, allowedLoopback: [server.hostPort] }
+            { timeout, allowedPrivateAddresses: Allowed.localhost }
           )
         )
         // The configured limit gave up, not the 10 s default: a call that never gave up would
@@ -336,12 +559,10 @@ describe("GuardedFetch: limits", () => {
         "/Accounts/AC-secret/hang": RecordingServer.hang,
         "/Accounts/AC-secret/big": RecordingServer.answer(200, "x".repeat(100))
       })
-      const closed = yield* RecordingServer.start({})
-      const closedPort = closed.port
       const options = {
         timeout: Duration.millis(200),
         maxBytes: 10,
-        allowedLoopback: [server.hostPort, `127.0.0.1:${closedPort}`]
+        allowedPrivateAddresses: Allowed.localhost
       }
       const urls = [
         `${server.origin}/Accounts/AC-secret/hang?token=tok-secret`,
@@ -370,7 +591,7 @@ describe("GuardedFetch: redirects", () => {
         "/end": RecordingServer.answer(200, "end"),
         "/nowhere": RecordingServer.redirect("http://[::1")
       })
-      const options = { allowedLoopback: [server.hostPort] }
+      const options = { allowedPrivateAddresses: Allowed.localhost }
       const followed = yield* GuardedFetch.request(
         { url: `${server.origin}/r3` },
         { ...options, maxRedirects: 3 }
@@ -415,7 +636,7 @@ describe("GuardedFetch: redirects", () => {
       const post = (path: string) =>
         GuardedFetch.request(
           { url: `${server.origin}${path}`, method: "POST", body: new URLSearchParams({ a: "1" }) },
-          { allowedLoopback: [server.hostPort] }
+          { allowedPrivateAddresses: Allowed.localhost }
         )
       const ends = () => server.requests().filter((request) => request.path === "/end")
       yield* post("/see-other")
@@ -438,7 +659,7 @@ describe("GuardedFetch: redirects", () => {
         "/end": RecordingServer.answer(200, "same")
       })
       const headers = { authorization: "Bearer credential", cookie: "session=credential", "x-kept": "yes" }
-      const options = { allowedLoopback: [server.hostPort, other.hostPort] }
+      const options = { allowedPrivateAddresses: Allowed.localhost }
       yield* GuardedFetch.request({ url: `${server.origin}/same`, headers }, options)
       yield* GuardedFetch.request({ url: `${server.origin}/cross`, headers }, options)
       const sameEnd = server.requests().find((request) => request.path === "/end")
@@ -462,7 +683,7 @@ describe("GuardedFetch: answers", () => {
         })
         const options = {
           maxBytes: 100,
-          allowedLoopback: [server.hostPort],
+          allowedPrivateAddresses: Allowed.localhost,
           screen: (head: { readonly status: number }) =>
             head.status === 200 ? Option.none() : Option.some(`answered ${head.status}`)
         }
@@ -482,7 +703,7 @@ describe("GuardedFetch: answers", () => {
     Effect.gen(function* () {
       const closed = yield* Effect.scoped(RecordingServer.start({}))
       const error = yield* Effect.flip(
-        GuardedFetch.request({ url: closed.origin }, { allowedLoopback: [closed.hostPort] })
+        GuardedFetch.request({ url: closed.origin }, { allowedPrivateAddresses: Allowed.localhost })
       )
       expect(error).toBeInstanceOf(DestinationUnreachable)
       expect(error instanceof DestinationUnreachable ? error.code : undefined).toBe("ECONNREFUSED")
@@ -502,7 +723,7 @@ describe("GuardedFetch.makeFetch", () => {
         "/moved": RecordingServer.redirect("/json"),
         "/hang": RecordingServer.hang
       })
-      const guarded = GuardedFetch.makeFetch({ allowedLoopback: [server.hostPort] })
+      const guarded = GuardedFetch.makeFetch({ allowedPrivateAddresses: Allowed.localhost })
       const json = yield* Effect.promise(() => guarded(`${server.origin}/json`))
       expect(json.status).toBe(200)
       expect(json.headers.get("content-type")).toBe("application/json")
@@ -552,7 +773,7 @@ describe("GuardedFetch.makeFetch", () => {
       })
       // The type openid-client asks for: the guard's fetch is one without a cast.
       const customFetch: client.CustomFetch = GuardedFetch.makeFetch({
-        allowedLoopback: [server.hostPort],
+        allowedPrivateAddresses: Allowed.localhost,
         ca: [server.cert]
       })
       const config = yield* Effect.promise(() =>

@@ -6,6 +6,7 @@ import * as MessageBird from "../../../adapters/sms/auth/MessageBird.js"
 import { type SmsMessage, SmsSendFailed } from "../../../application/auth/ports/SmsSender.js"
 import * as FakeMessageBird from "../../support/auth/sms/FakeMessageBird.js"
 import { freePort } from "../../support/FreePort.js"
+import * as Allowed from "../../support/outbound/Allowed.js"
 
 const settings = (
   baseUrl: string,
@@ -14,8 +15,8 @@ const settings = (
   accessKey: Redacted.make(FakeMessageBird.accessKey),
   originator: FakeMessageBird.originator,
   baseUrl,
-  // The fakes listen on 127.0.0.1, which the outbound guard refuses unless a test allows it.
-  allowedLoopback: [new URL(baseUrl).host],
+  // The fakes listen on 127.0.0.1, which the outbound guard refuses unless the operator's list names it.
+  allowedPrivateAddresses: Allowed.localhost,
   ...overrides
 })
 

@@ -10,6 +10,7 @@ import * as FakeTextlocal from "../../support/auth/sms/FakeTextlocal.js"
 import * as FakeTwilio from "../../support/auth/sms/FakeTwilio.js"
 import * as FakeTwilioVerify from "../../support/auth/sms/FakeTwilioVerify.js"
 import * as FakeVonage from "../../support/auth/sms/FakeVonage.js"
+import * as Allowed from "../../support/outbound/Allowed.js"
 
 const text: SmsMessage = {
   to: "15555550100",
@@ -49,7 +50,7 @@ const gateways = Effect.gen(function* () {
           messageServiceSid: "+15555550199",
           contentSid: Option.none(),
           baseUrl: twilio.origin,
-          allowedLoopback: [new URL(twilio.origin).host]
+          allowedPrivateAddresses: Allowed.localhost
         }
       },
       FakeTwilio.messageSid
@@ -62,7 +63,7 @@ const gateways = Effect.gen(function* () {
           authToken: Redacted.make(FakeTwilioVerify.authToken),
           serviceSid: FakeTwilioVerify.serviceSid,
           baseUrl: verify.origin,
-          allowedLoopback: [new URL(verify.origin).host]
+          allowedPrivateAddresses: Allowed.localhost
         }
       },
       FakeTwilioVerify.verificationSid
@@ -74,7 +75,7 @@ const gateways = Effect.gen(function* () {
           accessKey: Redacted.make(FakeMessageBird.accessKey),
           originator: FakeMessageBird.originator,
           baseUrl: messageBird.origin,
-          allowedLoopback: [new URL(messageBird.origin).host]
+          allowedPrivateAddresses: Allowed.localhost
         }
       },
       FakeMessageBird.messageId
@@ -86,7 +87,7 @@ const gateways = Effect.gen(function* () {
           apiKey: Redacted.make(FakeTextlocal.apiKey),
           sender: FakeTextlocal.sender,
           baseUrl: textlocal.origin,
-          allowedLoopback: [new URL(textlocal.origin).host]
+          allowedPrivateAddresses: Allowed.localhost
         }
       },
       FakeTextlocal.messageId
@@ -99,7 +100,7 @@ const gateways = Effect.gen(function* () {
           apiSecret: Redacted.make(FakeVonage.apiSecret),
           from: FakeVonage.from,
           baseUrl: vonage.origin,
-          allowedLoopback: [new URL(vonage.origin).host]
+          allowedPrivateAddresses: Allowed.localhost
         }
       },
       FakeVonage.messageId

@@ -6,6 +6,7 @@ import * as Textlocal from "../../../adapters/sms/auth/Textlocal.js"
 import { type SmsMessage, SmsSendFailed } from "../../../application/auth/ports/SmsSender.js"
 import * as FakeTextlocal from "../../support/auth/sms/FakeTextlocal.js"
 import { freePort } from "../../support/FreePort.js"
+import * as Allowed from "../../support/outbound/Allowed.js"
 
 const settings = (
   baseUrl: string,
@@ -14,8 +15,8 @@ const settings = (
   apiKey: Redacted.make(FakeTextlocal.apiKey),
   sender: FakeTextlocal.sender,
   baseUrl,
-  // The fakes listen on 127.0.0.1, which the outbound guard refuses unless a test allows it.
-  allowedLoopback: [new URL(baseUrl).host],
+  // The fakes listen on 127.0.0.1, which the outbound guard refuses unless the operator's list names it.
+  allowedPrivateAddresses: Allowed.localhost,
   ...overrides
 })
 

@@ -7,6 +7,7 @@ import * as Twilio from "../../../adapters/sms/auth/Twilio.js"
 import { type SmsMessage, SmsSendFailed } from "../../../application/auth/ports/SmsSender.js"
 import * as FakeTwilio from "../../support/auth/sms/FakeTwilio.js"
 import { freePort } from "../../support/FreePort.js"
+import * as Allowed from "../../support/outbound/Allowed.js"
 
 const messagingService = "MG0123456789abcdef0123456789abcdef"
 
@@ -19,8 +20,8 @@ const settings = (
   messageServiceSid: messagingService,
   contentSid: Option.none(),
   baseUrl,
-  // The fakes listen on 127.0.0.1, which the outbound guard refuses unless a test allows it.
-  allowedLoopback: [new URL(baseUrl).host],
+  // The fakes listen on 127.0.0.1, which the outbound guard refuses unless the operator's list names it.
+  allowedPrivateAddresses: Allowed.localhost,
   ...overrides
 })
 
@@ -164,8 +165,8 @@ describe("Twilio Programmable Messaging", () => {
     it.scoped("does not call a gateway at an address the outbound guard refuses", () =>
       Effect.gen(function* () {
         const fake = yield* FakeTwilio.start
-        // The fake's loopback address, without the test-only allowance the other tests give.
-        const sender = Twilio.make(settings(fake.origin, { allowedLoopback: undefined }))
+        // The fake's loopback address, without the private addresses the other tests allow.
+        const sender = Twilio.make(settings(fake.origin, { allowedPrivateAddresses: undefined }))
         const error = yield* Effect.flip(sender.send(text))
         expect(error).toEqual(
           new SmsSendFailed({ message: "could not reach Twilio (its address is not one we call)" })

@@ -6,6 +6,7 @@ import * as Vonage from "../../../adapters/sms/auth/Vonage.js"
 import { type SmsMessage, SmsSendFailed } from "../../../application/auth/ports/SmsSender.js"
 import * as FakeVonage from "../../support/auth/sms/FakeVonage.js"
 import { freePort } from "../../support/FreePort.js"
+import * as Allowed from "../../support/outbound/Allowed.js"
 
 const settings = (
   baseUrl: string,
@@ -15,8 +16,8 @@ const settings = (
   apiSecret: Redacted.make(FakeVonage.apiSecret),
   from: FakeVonage.from,
   baseUrl,
-  // The fakes listen on 127.0.0.1, which the outbound guard refuses unless a test allows it.
-  allowedLoopback: [new URL(baseUrl).host],
+  // The fakes listen on 127.0.0.1, which the outbound guard refuses unless the operator's list names it.
+  allowedPrivateAddresses: Allowed.localhost,
   ...overrides
 })
 

@@ -412,6 +412,32 @@ describe("auth configuration", () => {
     )
   })
 
+  describe("outbound calls", () => {
+    it.effect("reach no private address by default; the list reads IPv4 and IPv6 addresses and ranges", () =>
+      Effect.gen(function* () {
+        expect((yield* config({})).outbound.allowedPrivateAddresses.ranges).toEqual([])
+        const c = yield* config({
+          AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: " 10.0.0.0/8, 192.168.1.20 ,fd00::/8,,::1"
+        })
+        expect(c.outbound.allowedPrivateAddresses.ranges).toEqual([
+          "10.0.0.0/8",
+          "192.168.1.20/32",
+          "fd00::/8",
+          "::1/128"
+        ])
+        expect(c.outbound.allowedPrivateAddresses.variable).toBe("AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES")
+      })
+    )
+
+    it.effect("a bad entry stops the start with one line naming the variable and what is expected", () =>
+      Effect.gen(function* () {
+        expect(yield* report({ AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "10.0.0.0/8,keycloak" })).toEqual([
+          "AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: expected comma-separated IP addresses and CIDR ranges, e.g. 10.0.0.0/8,fd00::/8,127.0.0.1: keycloak is neither"
+        ])
+      })
+    )
+  })
+
   describe("external providers", () => {
     it.effect(
       "an enabled provider without its client id, secret or realm URL starts, unusable, with a warning",

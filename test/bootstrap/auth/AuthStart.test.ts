@@ -73,8 +73,20 @@ describe("latchkey dev's development defaults", () => {
         const config = yield* configIn(mode, deployed)
         expect(Option.isNone(config.smtp)).toBe(true)
         expect(config.external.anonymousUsers).toBe(false)
+        expect(config.outbound.allowedPrivateAddresses.ranges).toEqual([])
         expect(AuthStart.mailsToInbox(mode, variables(deployed))).toBe(false)
       }
+    })
+  )
+
+  it.effect("let outbound calls reach this machine's loopback, unless the user set the list", () =>
+    Effect.gen(function* () {
+      expect((yield* configIn("dev", {})).outbound.allowedPrivateAddresses.ranges).toEqual([
+        "127.0.0.0/8",
+        "::1/128"
+      ])
+      const set = yield* configIn("dev", { AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "10.0.0.0/8" })
+      expect(set.outbound.allowedPrivateAddresses.ranges).toEqual(["10.0.0.0/8"])
     })
   )
 })

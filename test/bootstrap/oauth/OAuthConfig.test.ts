@@ -72,9 +72,38 @@ describe("oauth configuration", () => {
       for (const issuer of ["https://exa mple.com", "id.example.com", "http://id.example.com"]) {
         const config = yield* loadServer({ ...oidc, OAUTH2_ISSUER_URL: issuer })
         expect(config).toEqual(
-          Either.left(["OAUTH2_ISSUER_URL: expected an https URL (http only for a loopback issuer)"])
+          Either.left([
+            "OAUTH2_ISSUER_URL: expected an https URL (http only for a loopback issuer, or with OUTBOUND_ALLOWED_PRIVATE_ADDRESSES set)"
+          ])
         )
       }
+    })
+  )
+
+  it.effect("takes a plain-http issuer inside the network once private addresses are allowed", () =>
+    Effect.gen(function* () {
+      const issuer = "http://keycloak.internal:8080/realms/acme"
+      const config = yield* loadServer({
+        ...oidc,
+        OAUTH2_ISSUER_URL: issuer,
+        OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "10.0.0.0/8,fd00::/8"
+      })
+      expect(Either.map(config, (c) => [c.issuerUrl, c.allowedPrivateAddresses.ranges])).toEqual(
+        Either.right([Option.some(issuer), ["10.0.0.0/8", "fd00::/8"]])
+      )
+    })
+  )
+
+  it.effect("reaches no private address by default, and stops on a bad entry of the list", () =>
+    Effect.gen(function* () {
+      expect(Either.map(yield* loadServer({}), (c) => c.allowedPrivateAddresses.ranges)).toEqual(
+        Either.right([])
+      )
+      expect(yield* loadServer({ OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1,10.0.0.0/40" })).toEqual(
+        Either.left([
+          "OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: expected comma-separated IP addresses and CIDR ranges, e.g. 10.0.0.0/8,fd00::/8,127.0.0.1: 10.0.0.0/40 has no prefix length of 0 to 32"
+        ])
+      )
     })
   )
 

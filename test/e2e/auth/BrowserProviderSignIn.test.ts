@@ -77,9 +77,9 @@ beforeAll(async () => {
           AUTHSVC_EXTERNAL_KEYCLOAK_ENABLED: "true",
           AUTHSVC_EXTERNAL_KEYCLOAK_CLIENT_ID: clientId,
           AUTHSVC_EXTERNAL_KEYCLOAK_SECRET: clientSecret,
-          AUTHSVC_EXTERNAL_KEYCLOAK_URL: upstream.issuer.href
-        },
-        outboundLoopback: [upstream.issuer.host]
+          AUTHSVC_EXTERNAL_KEYCLOAK_URL: upstream.issuer.href,
+          AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1"
+        }
       }),
       scope
     )

@@ -10,6 +10,7 @@ import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as HCaptchaFake from "../../support/auth/captcha/HCaptchaFake.js"
 import * as SiteVerifyFake from "../../support/auth/captcha/SiteVerifyFake.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+import * as Allowed from "../../support/outbound/Allowed.js"
 
 const secret = "0x-hcaptcha-secret-of-the-site"
 
@@ -38,7 +39,7 @@ beforeAll(async () => {
             timeout: Duration.seconds(2),
             baseUrl: hcaptcha.baseUrl,
             // The fake listens on 127.0.0.1, which the outbound guard refuses unless allowed.
-            allowedLoopback: [new URL(hcaptcha.baseUrl).host]
+            allowedPrivateAddresses: Allowed.localhost
           })
         )
       }),

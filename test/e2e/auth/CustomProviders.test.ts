@@ -38,9 +38,11 @@ beforeAll(async () => {
     Scope.extend(
       AuthServerHarness.start({
         port,
-        env: { AUTHSVC_CUSTOM_OAUTH_MAX_PROVIDERS: "50" },
-        // Both providers are on loopback, which the outbound guard refuses unless allow-listed.
-        outboundLoopback: [upstream.issuer.host, fake.origin.host]
+        env: {
+          AUTHSVC_CUSTOM_OAUTH_MAX_PROVIDERS: "50",
+          // Both providers are on loopback, which the outbound guard refuses unless listed.
+          AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1"
+        }
       }),
       scope
     )

@@ -35,10 +35,10 @@ beforeAll(async () => {
           AUTHSVC_EXTERNAL_KEYCLOAK_CLIENT_ID: clientId,
           AUTHSVC_EXTERNAL_KEYCLOAK_SECRET: clientSecret,
           AUTHSVC_EXTERNAL_KEYCLOAK_URL: upstream.issuer.href,
-          AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED: "true"
-        },
-        // The upstream is on loopback, which the outbound guard refuses unless allow-listed.
-        outboundLoopback: [upstream.issuer.host]
+          AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED: "true",
+          // The upstream is on loopback, which the outbound guard refuses unless listed.
+          AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1"
+        }
       }),
       scope
     )

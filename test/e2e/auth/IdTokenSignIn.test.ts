@@ -49,9 +49,9 @@ beforeAll(async () => {
           // A web client first, then the native app: ID tokens may be for either.
           AUTHSVC_EXTERNAL_KEYCLOAK_CLIENT_ID: `web-client,${clientId}`,
           AUTHSVC_EXTERNAL_KEYCLOAK_SECRET: "not-used-by-native-sign-in",
-          AUTHSVC_EXTERNAL_KEYCLOAK_URL: issuer
-        },
-        outboundLoopback: [new URL(issuer).host]
+          AUTHSVC_EXTERNAL_KEYCLOAK_URL: issuer,
+          AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1"
+        }
       }),
       scope
     )

@@ -9,6 +9,7 @@ import * as SmsGateways from "../../../adapters/sms/auth/SmsGateways.js"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 import * as FakeTwilio from "../../support/auth/sms/FakeTwilio.js"
+import * as Allowed from "../../support/outbound/Allowed.js"
 
 const messagingService = "MG0123456789abcdef0123456789abcdef"
 const testNumber = "+15550001234"
@@ -42,7 +43,7 @@ beforeAll(async () => {
             contentSid: Option.none(),
             baseUrl: twilio.origin,
             // The fake listens on 127.0.0.1, which the outbound guard refuses unless allowed.
-            allowedLoopback: [new URL(twilio.origin).host]
+            allowedPrivateAddresses: Allowed.localhost
           }
         })
       }),

@@ -20,7 +20,9 @@ describe("a public client identified by its Client ID Metadata Document, over HT
         })
         const clientId = `${documents.origin}/oauth/client.json`
         const { baseUrl } = yield* Server.start({
-          clientMetadata: { allowedLoopback: [documents.hostPort], ca: [documents.cert] }
+          // The documents are on loopback, which the outbound guard refuses unless listed.
+          env: { OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1" },
+          clientMetadata: { ca: [documents.cert] }
         })
         yield* Effect.promise(async () => {
           const metadata = await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()
@@ -79,7 +81,9 @@ describe("a public client identified by its Client ID Metadata Document, over HT
       Effect.gen(function* () {
         const documents = yield* DocumentServer.start({})
         const { baseUrl } = yield* Server.start({
-          clientMetadata: { allowedLoopback: [documents.hostPort], ca: [documents.cert] }
+          // The documents are on loopback, which the outbound guard refuses unless listed.
+          env: { OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1" },
+          clientMetadata: { ca: [documents.cert] }
         })
         const clientId = `${documents.origin}/missing.json`
         yield* Effect.promise(async () => {

@@ -45,8 +45,6 @@ export const start = (
     readonly port?: number
     /** Captcha protection: a real provider adapter pointed at a local fake. */
     readonly captcha?: Layer.Layer<CaptchaSettings | CaptchaVerifier>
-    /** `host:port` of loopback servers the external providers may call (a local upstream). */
-    readonly outboundLoopback?: ReadonlyArray<string>
     /** A local fake's origin per provider name: every endpoint of that provider goes there. */
     readonly providerOrigins?: Readonly<Record<string, URL>>
   } = {}
@@ -87,7 +85,6 @@ export const start = (
           keyCacheLifetime: options.keyCacheLifetime,
           smsSender: options.smsSender,
           captcha: options.captcha,
-          outboundLoopback: options.outboundLoopback,
           providerOrigins: options.providerOrigins
         })
       ).pipe(Effect.orDie)

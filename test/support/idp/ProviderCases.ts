@@ -4,6 +4,7 @@ import * as Redacted from "effect/Redacted"
 import { generateKeyPair, SignJWT } from "jose"
 import type * as ProviderCatalog from "../../../adapters/idp/ProviderCatalog.js"
 import type { Credentials } from "../../../adapters/idp/ProviderEntry.js"
+import * as Allowed from "../outbound/Allowed.js"
 import * as FakeProvider from "./FakeProvider.js"
 
 /**
@@ -750,7 +751,7 @@ export const credentialsFor = (testCase: Case, fake: FakeProvider.FakeProvider) 
     clientId,
     clientSecret: Redacted.make(secret),
     endpointOrigin: fake.origin,
-    allowedLoopback: [fake.origin.host],
+    allowedPrivateAddresses: Allowed.localhost,
     ...testCase.credentials?.(fake)
   }))
 

@@ -9,7 +9,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
-import type * as ClientMetadataFetcherHttp from "../../../adapters/clientmetadata/oauth/ClientMetadataFetcherHttp.js"
 import * as Migrations from "../../../adapters/postgres/Migrations.js"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
 import type { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
@@ -41,8 +40,11 @@ export const start = (
      */
     readonly env?: Readonly<Record<string, string | undefined>>
     readonly seed?: Effect.Effect<void, unknown, ClientRepository | TokenMint | SecretHasher>
-    /** For a test's own metadata documents: the loopback allow-list and test CA of the fetcher. */
-    readonly clientMetadata?: ClientMetadataFetcherHttp.Options
+    /**
+     * For a test's own metadata documents: the fetcher's test CA and time limit (their loopback
+     * address is allowed as an operator allows it, by `OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`).
+     */
+    readonly clientMetadata?: OAuthServer.ServeOptions["clientMetadata"]
     /** Changes to the configuration that no environment variable can express. */
     readonly configure?: (config: OAuthConfig.OAuthConfig) => OAuthConfig.OAuthConfig
     /** Spans of the run, for tests of the telemetry. */

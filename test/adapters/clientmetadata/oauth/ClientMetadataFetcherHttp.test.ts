@@ -5,6 +5,7 @@ import * as Either from "effect/Either"
 import * as TestClock from "effect/TestClock"
 import * as ClientMetadataFetcherHttp from "../../../../adapters/clientmetadata/oauth/ClientMetadataFetcherHttp.js"
 import * as DocumentServer from "../../../support/oauth/DocumentServer.js"
+import * as Allowed from "../../../support/outbound/Allowed.js"
 
 const documentFor =
   (path: string, fields: Record<string, unknown> = {}) =>
@@ -16,9 +17,13 @@ const documentFor =
     ...fields
   })
 
-/** A fetcher that may reach this test's server (loopback allowed for it, its certificate trusted). */
+/** A fetcher that may reach this test's server (its address allowed, its certificate trusted). */
 const fetcherFor = (server: DocumentServer.DocumentServer, options: ClientMetadataFetcherHttp.Options = {}) =>
-  ClientMetadataFetcherHttp.make({ allowedLoopback: [server.hostPort], ca: [server.cert], ...options })
+  ClientMetadataFetcherHttp.make({
+    allowedPrivateAddresses: Allowed.localhost,
+    ca: [server.cert],
+    ...options
+  })
 
 /** The reason a fetch failed, or a test failure if it succeeded. */
 const reasonOf = <A>(effect: Effect.Effect<A, { readonly reason: string }>) =>
@@ -88,7 +93,7 @@ describe("ClientMetadataFetcherHttp", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.live("refuses loopback without the allow-list, before any connection", () =>
+  it.live("refuses loopback that the operator's list does not name, before any connection", () =>
     Effect.gen(function* () {
       const server = yield* DocumentServer.start({
         "/client.json": DocumentServer.json(documentFor("/client.json"))
@@ -99,18 +104,20 @@ describe("ClientMetadataFetcherHttp", () => {
       const port = new URL(server.origin).port
       const byName = yield* reasonOf(fetcher.fetch(new URL(`https://localhost:${port}/client.json`)))
       expect(byName).toContain("loopback")
-      // The allow-list names host and port: another port of the same host stays refused.
-      const otherPort = yield* ClientMetadataFetcherHttp.make({
-        allowedLoopback: ["127.0.0.1:1"],
+      // The list names addresses: another loopback address than the server's leaves it refused.
+      const otherAddress = yield* ClientMetadataFetcherHttp.make({
+        allowedPrivateAddresses: Allowed.allowing("127.0.0.2"),
         ca: [server.cert]
       })
-      expect(yield* reasonOf(otherPort.fetch(new URL(`${server.origin}/client.json`)))).toContain("loopback")
+      expect(yield* reasonOf(otherAddress.fetch(new URL(`${server.origin}/client.json`)))).toContain(
+        "loopback"
+      )
       expect(server.connections()).toBe(0)
       expect(server.hits("/client.json")).toBe(0)
     }).pipe(Effect.scoped)
   )
 
-  it.live("refuses private, link-local, CGNAT and cloud metadata addresses, even when allow-listed", () =>
+  it.live("refuses private, link-local, CGNAT and cloud metadata addresses; metadata even when listed", () =>
     Effect.gen(function* () {
       const targets = [
         "https://10.0.0.1/client.json",
@@ -124,13 +131,21 @@ describe("ClientMetadataFetcherHttp", () => {
         "https://[::ffff:10.0.0.1]/client.json",
         "https://[ff02::1]/client.json"
       ]
-      // Loopback is the only range the test allow-list can open, and only for its own entries.
-      const fetcher = yield* ClientMetadataFetcherHttp.make({
-        allowedLoopback: targets.map((target) => `${new URL(target).hostname}:443`)
-      })
+      const fetcher = yield* ClientMetadataFetcherHttp.make()
       for (const target of targets) {
         const reason = yield* reasonOf(fetcher.fetch(new URL(target)))
         expect(reason, target).toMatch(/resolves to a \w+ address/)
+      }
+      // A list whose ranges hold the metadata services does not open them.
+      const listing = yield* ClientMetadataFetcherHttp.make({
+        allowedPrivateAddresses: Allowed.allowing("169.254.0.0/16", "fd00::/8")
+      })
+      for (const target of [
+        "https://169.254.169.254/latest/meta-data",
+        "https://[fd00:ec2::254]/client.json"
+      ]) {
+        const reason = yield* reasonOf(listing.fetch(new URL(target)))
+        expect(reason, target).toMatch(/resolves to a cloudMetadata address, which is not contacted$/)
       }
     })
   )
@@ -196,7 +211,7 @@ describe("ClientMetadataFetcherHttp", () => {
       const server = yield* DocumentServer.start({
         "/client.json": DocumentServer.json(documentFor("/client.json"))
       })
-      const fetcher = yield* ClientMetadataFetcherHttp.make({ allowedLoopback: [server.hostPort] })
+      const fetcher = yield* ClientMetadataFetcherHttp.make({ allowedPrivateAddresses: Allowed.localhost })
       expect(yield* reasonOf(fetcher.fetch(new URL(`${server.origin}/client.json`)))).toMatch(/certificate/i)
     }).pipe(Effect.scoped)
   )

@@ -7,6 +7,7 @@ import * as OAuth1Client from "../../../../adapters/idp/OAuth1Client.js"
 import * as ProviderCatalog from "../../../../adapters/idp/ProviderCatalog.js"
 import type { UpstreamRequest } from "../../../../application/ports/UpstreamIdentityProvider.js"
 import * as TwitterFake from "../../../support/idp/TwitterFake.js"
+import * as Allowed from "../../../support/outbound/Allowed.js"
 
 const { consumerKey, consumerSecret, requestToken, accessToken, oauthParameters } = TwitterFake
 const redirectUri = "https://auth.example.com/callback"
@@ -24,7 +25,7 @@ const startTwitter = Effect.gen(function* () {
     clientId: consumerKey,
     clientSecret: Redacted.make(consumerSecret),
     endpointOrigin: fake.origin,
-    allowedLoopback: [fake.origin.host]
+    allowedPrivateAddresses: Allowed.localhost
   })
   return { fake, upstream }
 })
@@ -145,7 +146,7 @@ describe("twitter provider (OAuth 1.0a) against a local fake", () => {
         clientId: consumerKey,
         clientSecret: Redacted.make("not-the-secret"),
         endpointOrigin: fake.origin,
-        allowedLoopback: [fake.origin.host]
+        allowedPrivateAddresses: Allowed.localhost
       })
       const error = yield* Effect.flip(upstream.authorizationUrl(newRequest()))
       expect(error.message).toBe("Asking twitter for a request token failed: HTTP 401")

@@ -4,18 +4,22 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
 import * as TemplateMailComposer from "../../../../adapters/mail/auth/TemplateMailComposer.js"
+import type * as PrivateAddresses from "../../../../adapters/outbound/PrivateAddresses.js"
 import { MailComposer } from "../../../../application/auth/ports/MailComposer.js"
 import { Message } from "../../../../domain/auth/Mail.js"
+import * as Allowed from "../../../support/outbound/Allowed.js"
 
-/** A local template server: each path's body (or status), and how often each was asked for. */
+/**
+ * A local template server on `host` (a loopback address): each path's body (or status), and how
+ * often each was asked for.
+ */
 const templateServer = (
-  routes: Record<string, { status?: number; body?: string; hang?: boolean; location?: string }>
+  routes: Record<string, { status?: number; body?: string; hang?: boolean; location?: string }>,
+  host = "127.0.0.1"
 ) =>
   Effect.acquireRelease(
     Effect.async<{
       url: (path: string) => string
-      /** For the guard's test-only loopback allow-list. */
-      hostPort: string
       hits: Map<string, number>
       server: Server
     }>((resume) => {
@@ -31,13 +35,12 @@ const templateServer = (
         })
         response.end(route?.body ?? "")
       })
-      server.listen(0, "127.0.0.1", () => {
+      server.listen(0, host, () => {
         const address = server.address()
         const port = typeof address === "object" && address !== null ? address.port : 0
         resume(
           Effect.succeed({
-            url: (path: string) => `http://127.0.0.1:${port}${path}`,
-            hostPort: `127.0.0.1:${port}`,
+            url: (path: string) => `http://${host}:${port}${path}`,
             hits,
             server
           })
@@ -77,7 +80,7 @@ describe("MAILER_TEMPLATES_<KIND>: templates fetched from a URL", () => {
             subjects: {},
             templates: {
               urls: { confirmation: served.url("/confirm.html") },
-              allowedLoopback: [served.hostPort]
+              allowedPrivateAddresses: Allowed.localhost
             }
           })
         )
@@ -117,7 +120,7 @@ describe("MAILER_TEMPLATES_<KIND>: templates fetched from a URL", () => {
             templates: {
               urls: { confirmation: served.url(path) },
               timeout: Duration.millis(300),
-              allowedLoopback: [served.hostPort]
+              allowedPrivateAddresses: Allowed.localhost
             }
           })
         )
@@ -138,7 +141,7 @@ describe("MAILER_TEMPLATES_<KIND>: templates fetched from a URL", () => {
           subjects: {},
           templates: {
             urls: { confirmation: served.url("/confirm.html") },
-            allowedLoopback: [served.hostPort]
+            allowedPrivateAddresses: Allowed.localhost
           }
         })
       )
@@ -152,27 +155,28 @@ describe("MAILER_TEMPLATES_<KIND>: templates fetched from a URL", () => {
 
   it.scoped("fetches through the outbound guard: a redirect is followed only where the guard allows", () =>
     Effect.gen(function* () {
-      const internal = yield* templateServer({ "/internal.html": { body: custom } })
+      // On another loopback address than the one the list names.
+      const internal = yield* templateServer({ "/internal.html": { body: custom } }, "127.0.0.2")
       const served = yield* templateServer({
         "/moved.html": { status: 302, location: "/confirm.html" },
         "/confirm.html": { body: custom },
         "/to-internal.html": { status: 302, location: internal.url("/internal.html") }
       })
-      const composerFor = (url: string, allowedLoopback: ReadonlyArray<string>) =>
+      const composerFor = (url: string, allowedPrivateAddresses: PrivateAddresses.AllowList) =>
         Effect.provide(
           MailComposer,
           TemplateMailComposer.layer({
             subjects: {},
-            templates: { urls: { confirmation: url }, allowedLoopback }
+            templates: { urls: { confirmation: url }, allowedPrivateAddresses }
           })
         )
-      const followed = yield* composerFor(served.url("/moved.html"), [served.hostPort])
+      const followed = yield* composerFor(served.url("/moved.html"), Allowed.localhost)
       expect((yield* followed.compose(message)).html).toContain("Hi &lt;Ada&gt;")
-      // A loopback server the allow-list does not name, directly or through a redirect: refused,
-      // and the built-in body used.
+      // A loopback server the list does not name, directly or through a redirect: refused, and
+      // the built-in body used.
       for (const [url, allowed] of [
-        [internal.url("/internal.html"), [served.hostPort]],
-        [served.url("/to-internal.html"), [served.hostPort]]
+        [internal.url("/internal.html"), Allowed.localhost],
+        [served.url("/to-internal.html"), Allowed.localhost]
       ] as const) {
         const composer = yield* composerFor(url, allowed)
         expect((yield* composer.compose(message)).html).toMatch(/^<!doctype html>/)
