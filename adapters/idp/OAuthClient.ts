@@ -38,23 +38,28 @@ export const transportOf = (
       ? "plain-http"
       : "refused"
 
-/** Refuses an address whose transport would expose secrets; `what` names it in the message. */
+/**
+ * How a provider's address is called: https, or plain http, which only the outbound guard
+ * decides on at each call (it takes plain http to the private addresses the operator lists
+ * alone, so neither our client secret nor the user's tokens cross the internet in the clear).
+ * Supabase Auth starts with a plain-http provider address wherever it points, so this service
+ * does too; a start-up warning names the variable that would let it through (OutboundReach).
+ * Any other scheme cannot be called at all. `what` names the address in the message.
+ */
 export const checkTransport = (
   provider: string,
   what: string,
-  url: URL,
-  credentials: Pick<Credentials, "allowedPrivateAddresses">
-): Effect.Effect<"https" | "plain-http", UpstreamLoginFailed> => {
-  const allowed = credentials.allowedPrivateAddresses ?? PrivateAddresses.none
-  const transport = transportOf(url, allowed)
-  return transport === "refused"
-    ? Effect.fail(
-        new UpstreamLoginFailed({
-          message: `The ${provider} provider's ${what} must be https (plain http only on 127.0.0.1, [::1] or localhost, or at private addresses ${allowed.variable ?? "the operator"} lists): ${url.href}`
-        })
-      )
-    : Effect.succeed(transport)
-}
+  url: URL
+): Effect.Effect<"https" | "plain-http", UpstreamLoginFailed> =>
+  url.protocol === "https:"
+    ? Effect.succeed("https")
+    : url.protocol === "http:"
+      ? Effect.succeed("plain-http")
+      : Effect.fail(
+          new UpstreamLoginFailed({
+            message: `The ${provider} provider's ${what} must be an http or https URL: ${url.href}`
+          })
+        )
 
 /**
  * The outbound guard as openid-client's `customFetch`: every call to a provider (discovery,
@@ -184,7 +189,7 @@ export const configuration = (
     let insecure = false
     for (const endpoint of endpoints) {
       if (endpoint === undefined) continue
-      const transport = yield* checkTransport(provider, "endpoint", new URL(endpoint), credentials)
+      const transport = yield* checkTransport(provider, "endpoint", new URL(endpoint))
       insecure = insecure || transport === "plain-http"
     }
     const secret = Redacted.value(credentials.clientSecret)

@@ -86,7 +86,7 @@ const discover = (
   authentication: OAuthClient.ClientAuthentication
 ) =>
   Effect.gen(function* () {
-    const transport = yield* OAuthClient.checkTransport(name, "issuer", issuer, credentials)
+    const transport = yield* OAuthClient.checkTransport(name, "issuer", issuer)
     return Telemetry.fn("OidcProvider.discover")(
       () =>
         Effect.tryPromise({

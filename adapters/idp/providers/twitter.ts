@@ -75,7 +75,7 @@ const failed = (message: string) =>
 export const make = (credentials: Credentials): Effect.Effect<Upstream, UpstreamLoginFailed> =>
   Effect.gen(function* () {
     const at = (path: string) => OAuthClient.relocate(`${api}${path}`, credentials.endpointOrigin)
-    yield* OAuthClient.checkTransport("twitter", "endpoint", at("/"), credentials)
+    yield* OAuthClient.checkTransport("twitter", "endpoint", at("/"))
     const guard = OAuthClient.guardOptions(credentials)
     const consumer: OAuth1Client.Credential = {
       key: credentials.clientId,

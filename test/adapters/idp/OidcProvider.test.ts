@@ -183,23 +183,32 @@ layer(Layer.scoped(Upstream, startUpstream()))("oidc provider against the dev up
 })
 
 describe("oidc provider", () => {
-  it.effect("refuses a plain-http issuer off this machine when built, before any network call", () =>
-    Effect.gen(function* () {
-      // No private address allowed: plain http could go nowhere.
-      const error = yield* Effect.flip(
-        ProviderCatalog.build("oidc", {
+  it.effect(
+    "takes a plain-http issuer when built, as Supabase Auth does; the guard refuses it at the first call",
+    () =>
+      Effect.gen(function* () {
+        // No private address allowed: the first call (discovery) is refused, naming no secret.
+        const upstream = yield* ProviderCatalog.build("oidc", {
           clientId,
           clientSecret: Redacted.make(clientSecret),
           issuerUrl: new URL("http://idp.example.com/realms/main")
         })
-      )
-      expect(error).toBeInstanceOf(UpstreamLoginFailed)
-      expect(error.message).toContain("must be https")
-      expect(error.message).toContain("http://idp.example.com/realms/main")
-      // With private addresses allowed, the guard decides at each call, by address.
-      const upstream = yield* oidcAt(new URL("http://keycloak.internal:8080/realms/acme"))
-      expect(upstream.name).toBe("oidc")
-    })
+        const error = yield* Effect.flip(upstream.authorizationUrl(newRequest()))
+        expect(error).toBeInstanceOf(UpstreamLoginFailed)
+        expect(error.message).not.toContain(clientSecret)
+        // Another scheme cannot be called at all: refused when built.
+        const ftp = yield* Effect.flip(
+          ProviderCatalog.build("oidc", {
+            clientId,
+            clientSecret: Redacted.make(clientSecret),
+            issuerUrl: new URL("ftp://idp.example.com/realms/main")
+          })
+        )
+        expect(ftp.message).toContain("must be an http or https URL")
+        // With private addresses allowed, the guard decides at each call, by address.
+        const allowed = yield* oidcAt(new URL("http://keycloak.internal:8080/realms/acme"))
+        expect(allowed.name).toBe("oidc")
+      })
   )
 
   it.effect("accepts https and loopback http issuers without contacting them (discovery is lazy)", () =>

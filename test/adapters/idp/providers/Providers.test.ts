@@ -266,13 +266,22 @@ describe("provider configuration", () => {
     })
   )
 
-  it.effect("an instance URL in plain http off this machine is refused", () =>
-    Effect.gen(function* () {
-      const error = yield* Effect.flip(
-        ProviderCatalog.build("gitlab", { ...base, issuerUrl: new URL("http://gitlab.internal.example") })
-      )
-      expect(error.message).toMatch(/must be https/)
-    })
+  it.effect(
+    "an instance URL in plain http is taken, as Supabase Auth takes it; another scheme is refused",
+    () =>
+      Effect.gen(function* () {
+        // The outbound guard decides at each call whether plain http may go there.
+        const gitlab = yield* ProviderCatalog.build("gitlab", {
+          ...base,
+          issuerUrl: new URL("http://gitlab.internal.example")
+        })
+        const url = yield* gitlab.authorizationUrl(newRequest())
+        expect(`${url.origin}${url.pathname}`).toBe("http://gitlab.internal.example/oauth/authorize")
+        const error = yield* Effect.flip(
+          ProviderCatalog.build("gitlab", { ...base, issuerUrl: new URL("ftp://gitlab.internal.example") })
+        )
+        expect(error.message).toMatch(/must be an http or https URL/)
+      })
   )
 
   it.effect("apple's secret must be the client secret JWT made for this client", () =>
