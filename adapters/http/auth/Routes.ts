@@ -49,6 +49,7 @@ import * as Recover from "./Recover.js"
 import * as Resend from "./Resend.js"
 import * as Settings from "./Settings.js"
 import * as Signup from "./Signup.js"
+import * as Sso from "./Sso.js"
 import * as Token from "./Token.js"
 import * as UpdateUser from "./UpdateUser.js"
 import * as Verify from "./Verify.js"
@@ -114,6 +115,12 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   Route.make("POST", "/otp", Otp.handle, { accepts: json, cors: true }),
   Route.make("POST", "/invite", InviteUser.handle, { accepts: json, cors: true }),
   Route.make("GET", "/reauthenticate", Reauthenticate.handle, { cors: true }),
+  Route.make("POST", "/sso", Sso.handle, { accepts: json, cors: true }),
+  Route.make("GET", "/sso/saml/metadata", Sso.handle, { cors: true }),
+  Route.make("POST", "/sso/saml/acs", Sso.handle, {
+    accepts: [...json, "application/x-www-form-urlencoded"],
+    cors: true
+  }),
   // Browser navigations, not calls of supabase-js: no CORS.
   Route.make("GET", "/authorize", Authorize.handle),
   Route.make("GET", "/callback", Callback.handle),

@@ -232,4 +232,15 @@ describe("the auth service through supabase-js", () => {
     expect(jwks.keys.length).toBeGreaterThan(0)
     for (const key of jwks.keys) expect(Object.keys(key)).not.toContain("d")
   })
+  it("answers single sign-on as Supabase Auth does with SAML off", async () => {
+    const sso = await app().auth.signInWithSSO({ domain: "example.com" })
+    expect(apiError(sso.error)).toEqual({
+      status: 404,
+      code: "saml_provider_disabled",
+      message: "SAML 2.0 is disabled"
+    })
+    const metadata = await fetch(`${baseUrl}/auth/v1/sso/saml/metadata`)
+    expect(metadata.status).toBe(404)
+    expect(metadata.headers.get("x-sb-error-code")).toBe("saml_provider_disabled")
+  })
 })
