@@ -36,13 +36,19 @@ export interface DatabaseOptions {
    * Servers set one for the same reason as `connectTimeout`.
    */
   readonly queryTimeout?: Duration.DurationInput
+  /**
+   * How long a connection may sit idle before the pool closes it (node-postgres's 10 s when
+   * unset; zero keeps idle connections open).
+   */
+  readonly idleTimeout?: Duration.DurationInput
 }
 
 const defaultConnectTimeout = Duration.seconds(5)
 
 const timeouts = (options: DatabaseOptions): Pg.PoolConfig => ({
   connectionTimeoutMillis: Duration.toMillis(options.connectTimeout ?? defaultConnectTimeout),
-  ...(options.queryTimeout === undefined ? {} : { query_timeout: Duration.toMillis(options.queryTimeout) })
+  ...(options.queryTimeout === undefined ? {} : { query_timeout: Duration.toMillis(options.queryTimeout) }),
+  ...(options.idleTimeout === undefined ? {} : { idleTimeoutMillis: Duration.toMillis(options.idleTimeout) })
 })
 
 type ConnectCallback = (
@@ -98,13 +104,14 @@ const naming = {
  * prepared statements of the hot endpoints), so the embedded database's single connection and
  * a server's connection limit are both respected.
  */
-const pooled = (config: Pg.PoolConfig) =>
+const pooled = (config: Pg.PoolConfig, onConnect?: (client: Pg.PoolClient) => void) =>
   Effect.gen(function* () {
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const pool = new RetryingPool({ application_name: "latchkey", ...config })
         // A broken idle connection is dropped by the pool; the next query opens another.
         pool.on("error", () => {})
+        if (onConnect !== undefined) pool.on("connect", onConnect)
         return pool
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("1 second"))
@@ -125,9 +132,25 @@ const pooled = (config: Pg.PoolConfig) =>
   })
 
 /**
+ * PGlite runs one session for the life of the process, whichever connection speaks to it: when
+ * the pool closes its connection (idle, or broken) and opens another, the session still holds
+ * what the old one left (named statements, which the new connection would prepare again and be
+ * told "already exists"; an open transaction; advisory locks). So each new connection first
+ * ends that session's state, as a new server session starts without it. node-postgres sends
+ * these before any statement of the one who asked for the connection, in order.
+ */
+const freshSession = (client: Pg.PoolClient) => {
+  // A transaction left open by a connection that broke mid-way, then everything else.
+  // Separate statements: DISCARD ALL cannot run inside a transaction block.
+  client.query("ROLLBACK").catch(() => {})
+  client.query("DISCARD ALL").catch(() => {})
+}
+
+/**
  * Starts PGlite and serves it on an ephemeral loopback port, so that the one Postgres adapter
  * speaks to it through the same `@effect/sql-pg` client as to a real server. PGlite runs a
- * single session: the pool must hold exactly one connection.
+ * single session: the pool must hold exactly one connection, and a new one starts the session
+ * afresh (`freshSession`).
  */
 const embedded = (dataDir: Option.Option<string>, limits: Pg.PoolConfig) =>
   Effect.gen(function* () {
@@ -167,14 +190,17 @@ const embedded = (dataDir: Option.Option<string>, limits: Pg.PoolConfig) =>
       (server) => Effect.promise(() => server.stop())
     )
     const port = Number(server.getServerConn().split(":").pop())
-    return yield* pooled({
-      host: "127.0.0.1",
-      port,
-      database: "postgres",
-      user: "postgres",
-      max: 1,
-      ...limits
-    })
+    return yield* pooled(
+      {
+        host: "127.0.0.1",
+        port,
+        database: "postgres",
+        user: "postgres",
+        max: 1,
+        ...limits
+      },
+      freshSession
+    )
   })
 
 export const layer = (options: DatabaseOptions) =>

@@ -38,6 +38,11 @@ export interface DatabaseConfig {
   readonly namespace: string
   /** `DB_MAX_POOL_SIZE`; none for 0, which leaves the pool at node-postgres's default of 10. */
   readonly maxPoolSize: Option.Option<number>
+  /**
+   * `DB_CONN_MAX_IDLE_TIME`: how long a connection may sit idle before the pool closes it; none
+   * when unset (node-postgres's 10 s). Zero keeps idle connections open, as in Supabase Auth.
+   */
+  readonly connMaxIdleTime: Option.Option<Duration.Duration>
 }
 
 export interface ApiConfig {
@@ -224,14 +229,16 @@ const databaseFields = Config.all({
   ),
   dataDir: ConfigValues.dataDir("auth"),
   namespace: AuthConfigValues.tablePrefix("AUTHSVC_DB_NAMESPACE"),
-  maxPoolSize: AuthConfigValues.wholeNumberNamed("AUTHSVC_DB_MAX_POOL_SIZE", 0)
+  maxPoolSize: AuthConfigValues.wholeNumberNamed("AUTHSVC_DB_MAX_POOL_SIZE", 0),
+  connMaxIdleTime: AuthConfigValues.optionalSecondsOrDuration("AUTHSVC_DB_CONN_MAX_IDLE_TIME")
 }).pipe(
   Config.map(
     (fields): DatabaseConfig => ({
       url: fields.url,
       dataDir: fields.dataDir,
       namespace: fields.namespace,
-      maxPoolSize: fields.maxPoolSize === 0 ? Option.none() : Option.some(fields.maxPoolSize)
+      maxPoolSize: fields.maxPoolSize === 0 ? Option.none() : Option.some(fields.maxPoolSize),
+      connMaxIdleTime: fields.connMaxIdleTime
     })
   )
 )

@@ -41,6 +41,13 @@ const goDuration = (value: string): Either.Either<Duration.Duration, string> =>
         Ban.BanRequest.$match({ Unban: () => Duration.zero, BanFor: ({ duration }) => duration })
       )
 
+const parseSecondsOrDuration = (value: string): Either.Either<Duration.Duration, string> => {
+  const trimmed = value.trim()
+  const seconds = parseWhole(trimmed)
+  if (seconds !== undefined) return Either.right(Duration.seconds(seconds))
+  return Either.mapLeft(goDuration(trimmed), () => "expected seconds or a Go duration, e.g. 10, 10s or 1m30s")
+}
+
 /**
  * Seconds, for a setting Supabase Auth keeps as an `int` of seconds (so a bare `10` is 10 s, as
  * there), or a Go duration such as `10s` or `1m30s`, which the spec's `string` type invites.
@@ -49,16 +56,12 @@ export const secondsOrDuration = (name: string, fallback: Duration.Duration) =>
   ConfigValues.check(
     name,
     Config.string(name).pipe(Config.withDefault(`${Duration.toSeconds(fallback)}`)),
-    (value) => {
-      const trimmed = value.trim()
-      const seconds = parseWhole(trimmed)
-      if (seconds !== undefined) return Either.right(Duration.seconds(seconds))
-      return Either.mapLeft(
-        goDuration(trimmed),
-        () => "expected seconds or a Go duration, e.g. 10, 10s or 1m30s"
-      )
-    }
+    parseSecondsOrDuration
   )
+
+/** As `secondsOrDuration`, none when unset. */
+export const optionalSecondsOrDuration = (name: string) =>
+  Config.option(ConfigValues.check(name, Config.string(name), parseSecondsOrDuration))
 
 // Go's ParseFloat takes more (exponents, hex, inf); a request count needs only decimals.
 const decimal = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/

@@ -34,6 +34,10 @@ export const database = (
       onNone: () => ({}),
       onSome: (max) => ({ maxConnections: max })
     }),
+    ...Option.match(config.db.connMaxIdleTime, {
+      onNone: () => ({}),
+      onSome: (idle) => ({ idleTimeout: idle })
+    }),
     ...timeouts
   }).pipe(Layer.provideMerge(Logger.minimumLogLevel(config.logLevel)))
 

@@ -56,6 +56,7 @@ export const read: ReadonlySet<string> = new Set(
     "DB_DATABASE_URL",
     "DB_NAMESPACE",
     "DB_MAX_POOL_SIZE",
+    "DB_CONN_MAX_IDLE_TIME",
     "SMTP_HOST",
     "SMTP_PORT",
     "SMTP_USER",

@@ -44,7 +44,8 @@ const ensureBuilt = () => {
   console.log("[latchkey tests] building dist/ (npm run build): the sources are newer than the build")
   const npm = process.platform === "win32" ? "npm.cmd" : "npm"
   const result = spawnSync(npm, ["run", "build"], { cwd: root, stdio: "inherit" })
-  if (result.status !== 0) throw new Error("npm run build failed")
+  // The other tests still run; those that start the executable fail on the broken build.
+  if (result.status !== 0) console.log("[latchkey tests] npm run build failed: end-to-end tests will fail")
 }
 
 /**

@@ -3,15 +3,21 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as AuthTables from "../../../adapters/postgres/auth/AuthTables.js"
 import * as Database from "../../../adapters/postgres/Database.js"
 import * as Migrations from "../../../adapters/postgres/Migrations.js"
 import * as OAuthStoragePg from "../../../adapters/postgres/oauth/OAuthStoragePg.js"
+import { PgPool } from "../../../adapters/postgres/PgPool.js"
+import * as RateLimiterPg from "../../../adapters/postgres/RateLimiterPg.js"
 import { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
+import { RateLimiter } from "../../../application/ports/RateLimiter.js"
 import * as Fixtures from "../../support/oauth/Fixtures.js"
 import * as TestDatabase from "../../support/TestDatabase.js"
 
@@ -24,6 +30,47 @@ const embeddedIn = (dataDir: string) =>
 const migrate = Migrations.run("oauth").pipe(Effect.provide(NodeFileSystem.layer))
 
 describe("the embedded database", () => {
+  it.live(
+    "serves both services' named statements on the connection that replaces one the pool closed idle",
+    () =>
+      Effect.gen(function* () {
+        yield* migrate
+        yield* Migrations.run(AuthTables.migrationTarget("")).pipe(Effect.provide(NodeFileSystem.layer))
+        const pool = yield* PgPool
+        const clients = yield* ClientRepository
+        const limiter = yield* RateLimiter
+        const client = Fixtures.client()
+        yield* clients.insert(client)
+        const limit = { max: 10, window: Duration.minutes(5) }
+        // The oauth service's client lookup and the auth service's rate limit: named statements.
+        const round = Effect.all([
+          clients.findById(client.id),
+          limiter.consume("idle-test", limit, new Date())
+        ])
+        const closedIdle = yield* Deferred.make<void>()
+        pool.once("remove", () => Deferred.unsafeDone(closedIdle, Effect.void))
+        yield* round
+        // PGlite keeps its one session while the pool closes the idle connection and opens
+        // another; the statements prepared on the first must not stand in the second's way.
+        yield* Deferred.await(closedIdle)
+        expect(pool.totalCount).toBe(0)
+        const [found, verdict] = yield* round
+        expect(Option.getOrThrow(found)).toEqual(client)
+        expect(verdict.allowed).toBe(true)
+      }).pipe(
+        Effect.provide(
+          Layer.mergeAll(
+            OAuthStoragePg.layer,
+            RateLimiterPg.layerFor(AuthTables.make("").name("rate_limits"))
+          ).pipe(
+            Layer.provideMerge(
+              Database.layer({ url: Option.none(), dataDir: Option.none(), idleTimeout: "50 millis" })
+            )
+          )
+        )
+      )
+  )
+
   it.live("persists under its data folder across restarts and closes cleanly", () =>
     Effect.gen(function* () {
       const dataDir = mkdtempSync(join(tmpdir(), "latchkey-db-"))

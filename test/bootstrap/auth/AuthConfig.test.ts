@@ -70,7 +70,8 @@ describe("auth configuration", () => {
         url: Option.none(),
         dataDir: ".latchkey/auth",
         namespace: "",
-        maxPoolSize: Option.none()
+        maxPoolSize: Option.none(),
+        connMaxIdleTime: Option.none()
       })
       expect(c.telemetry.logLevel).toBe(LogLevel.Info)
       expect(c.telemetry.tracing).toBe(false)
@@ -690,7 +691,8 @@ describe("auth configuration", () => {
           url: Option.none(),
           dataDir: "/var/lib/latchkey/auth",
           namespace: "auth_",
-          maxPoolSize: Option.none()
+          maxPoolSize: Option.none(),
+          connMaxIdleTime: Option.none()
         })
         expect(result.logLevel).toBe(LogLevel.Debug)
       })
