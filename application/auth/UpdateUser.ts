@@ -15,6 +15,7 @@ import * as ChangeEmail from "./ChangeEmail.js"
 import * as ChangePhone from "./ChangePhone.js"
 import * as ContactInput from "./ContactInput.js"
 import * as NewUser from "./NewUser.js"
+import * as PasswordChange from "./PasswordChange.js"
 import * as PasswordStrength from "./PasswordStrength.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 import { Transactions } from "./ports/Transactions.js"
@@ -63,7 +64,7 @@ const recentSignIn = "24 hours"
  * Changes the signed-in user, as Supabase Auth's `PUT /user`: metadata (merged key by key),
  * the password (checked against the policy, not the same as before, with a reauthentication
  * nonce — the code GET /reauthenticate mails — when required and the session is older than a
- * day), and the email address: for an anonymous user while email autoconfirm is on at once,
+ * day; the user's other sessions end with it: PasswordChange), and the email address: for an anonymous user while email autoconfirm is on at once,
  * which makes the user a permanent one, otherwise once the mailed links confirm it
  * (ChangeEmail); and the phone number, confirmed by a code texted to it (ChangePhone).
  */
@@ -151,30 +152,32 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
 
       const notFound = () => Effect.fail(AuthError.userFromJwtNotFound())
       if (Option.isSome(passwordHash)) {
-        const stored = users.setPasswordHash(user.id, passwordHash, now)
         const email = user.email
-        // MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED: the owner hears of it, with the change.
-        const notified =
-          settings.notifications.has("password_changed_notification") && Option.isSome(email)
-            ? Effect.flatMap(Transactions, (transactions) =>
-                transactions.run(
-                  Effect.zipRight(
-                    stored,
-                    Effect.flatMap(MailOutbox, (outbox) =>
-                      outbox.enqueue(
-                        new Mail.Message({
-                          kind: "password_changed_notification",
-                          to: email.value,
-                          variables: { Email: email.value, SiteURL: settings.siteUrl }
-                        }),
-                        now
-                      )
-                    )
-                  )
-                )
+        const notify = settings.notifications.has("password_changed_notification") && Option.isSome(email)
+        // The hash, the end of the user's other sessions and (MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED)
+        // the owner's notice, all or nothing.
+        yield* Effect.flatMap(Transactions, (transactions) =>
+          transactions.run(
+            Effect.gen(function* () {
+              yield* PasswordChange.store(
+                user.id,
+                passwordHash.value,
+                Option.map(signedIn.session, (session) => session.id),
+                now
               )
-            : stored
-        yield* notified.pipe(Effect.catchTag("UserNotFound", notFound))
+              if (notify && Option.isSome(email)) {
+                yield* (yield* MailOutbox).enqueue(
+                  new Mail.Message({
+                    kind: "password_changed_notification",
+                    to: email.value,
+                    variables: { Email: email.value, SiteURL: settings.siteUrl }
+                  }),
+                  now
+                )
+              }
+            })
+          )
+        ).pipe(Effect.catchTag("UserNotFound", notFound))
       }
       const patched: User = yield* users.update(user.id, patch, now).pipe(
         Effect.catchTags({

@@ -10,7 +10,9 @@ import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
 import * as ContactInput from "../ContactInput.js"
 import * as NewUser from "../NewUser.js"
+import * as PasswordChange from "../PasswordChange.js"
 import * as PasswordStrength from "../PasswordStrength.js"
+import { Transactions } from "../ports/Transactions.js"
 import { type UserPatch, UserRepository } from "../ports/UserRepository.js"
 import * as UserMetadata from "../UserMetadata.js"
 import type { AdminUserRequest } from "./AdminUserRequest.js"
@@ -21,7 +23,7 @@ import * as FindUser from "./FindUser.js"
  * PUT /admin/users/{user_id} (supabase-js `admin.updateUserById`): role, email and phone (with
  * their identities, confirmed when asked; confirming makes an anonymous user permanent),
  * password (the spec applies it only at creation; supabase-js callers rely on it here too, see
- * docs/compatibility.md), metadata merged key by key, and `ban_duration`.
+ * docs/compatibility.md; it ends every session of the user, as Supabase Auth's does), metadata merged key by key, and `ban_duration`.
  */
 export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request: AdminUserRequest) =>
   Effect.gen(function* () {
@@ -74,9 +76,10 @@ export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request:
     )
     if (Option.isSome(password)) {
       const hash = yield* hasher.hash(Redacted.make(password.value))
-      yield* users
-        .setPasswordHash(user.id, Option.some(hash), now)
-        .pipe(Effect.catchTag("UserNotFound", () => Effect.fail(AuthError.userNotFound())))
+      // An administrator's change keeps no session: every one of the user's ends with it.
+      yield* Effect.flatMap(Transactions, (transactions) =>
+        transactions.run(PasswordChange.store(user.id, hash, Option.none(), now))
+      ).pipe(Effect.catchTag("UserNotFound", () => Effect.fail(AuthError.userNotFound())))
     }
     // A new email or phone number brings its identity, as sign-up would have made it.
     const linked = yield* users.identitiesOf(user.id)

@@ -80,13 +80,16 @@ describe("sign-in by mail and password recovery through supabase-js", () => {
     expect(unknown.error).toBeNull()
   })
 
-  it("resetPasswordForEmail mails a recovery code that signs in, and the new password then works", async () => {
+  it("resetPasswordForEmail mails a recovery code that signs in; the new password ends every other session", async () => {
     const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
     const email = freshEmail()
     await supabase.auth.signUp({ email, password: "the old password" })
     const { code: confirmation } = Mailbox.linkAndCode((await Mailbox.mailTo(catcher, email)).text)
     await supabase.auth.verifyOtp({ email, token: confirmation, type: "signup" })
     await supabase.auth.signOut()
+    // Someone else signed in with the old password: the reset is meant to shut them out.
+    const thief = SupabaseClientSupport.client(baseUrl, anonKey)
+    expect((await thief.auth.signInWithPassword({ email, password: "the old password" })).error).toBeNull()
 
     const reset = await supabase.auth.resetPasswordForEmail(email, { redirectTo: `${siteUrl}/reset` })
     expect(reset.error).toBeNull()
@@ -99,6 +102,15 @@ describe("sign-in by mail and password recovery through supabase-js", () => {
     expect(verified.error).toBeNull()
     const updated = await supabase.auth.updateUser({ password: "the new password" })
     expect(updated.error).toBeNull()
+    // The session the recovery code began goes on; the thief's refresh token and access token
+    // no longer work.
+    expect((await supabase.auth.getUser()).error).toBeNull()
+    const stolen = (await thief.auth.getSession()).data.session
+    expect(SupabaseClientSupport.apiError((await thief.auth.refreshSession()).error)).toMatchObject({
+      status: 400,
+      code: "refresh_token_not_found"
+    })
+    expect((await thief.auth.getUser(stolen?.access_token)).error?.name).toBe("AuthSessionMissingError")
     await supabase.auth.signOut()
     expect(
       (await supabase.auth.signInWithPassword({ email, password: "the old password" })).error

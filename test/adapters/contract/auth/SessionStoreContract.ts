@@ -232,6 +232,69 @@ export const sessionStoreContract = (it: It) =>
       })
     )
 
+    it.effect(
+      "the other sessions ended (a password change) refuse every token they had, the reuse interval's parent included",
+      () =>
+        Effect.gen(function* () {
+          const sessions = yield* SessionStore
+          const kept = yield* signIn()
+          const other = yield* signIn(kept.user)
+          // The other session rotated a moment ago: its previous token would be reissued the
+          // live child inside the interval, were the session not ended.
+          const child = yield* present(other.token, withInterval, later)
+          expect(
+            yield* sessions.revokeOthers(kept.user.id, kept.session.id, Time.plus(later, "1 second"))
+          ).toBe(1)
+          const soon = Time.plus(later, "2 seconds")
+          expect(outcome(yield* Effect.either(present(other.token, withInterval, soon)))).toBe(
+            "SessionRevoked"
+          )
+          expect(outcome(yield* Effect.either(present(child.token, withInterval, soon)))).toBe(
+            "SessionRevoked"
+          )
+          expect((yield* present(kept.token, withInterval, soon))._tag).toBe("Rotated")
+        })
+    )
+
+    it.effect(
+      `the other sessions ended while ${concurrently} refreshes of theirs arrive: none of them lives on`,
+      () =>
+        Effect.gen(function* () {
+          const sessions = yield* SessionStore
+          const kept = yield* signIn()
+          const others = yield* Effect.all(
+            Array.from({ length: 5 }, () => signIn(kept.user)),
+            { concurrency: "unbounded" }
+          )
+          // Each other session presents its live token ten times over while the revocation runs;
+          // a presentation may rotate before it, never after.
+          const presented = Effect.all(
+            others.flatMap((other) =>
+              Array.from({ length: concurrently / others.length }, () =>
+                Effect.either(present(other.token, withInterval, later))
+              )
+            ),
+            { concurrency: "unbounded" }
+          )
+          const [results] = yield* Effect.all(
+            [presented, sessions.revokeOthers(kept.user.id, kept.session.id, later)],
+            { concurrency: "unbounded" }
+          )
+          const children = results.flatMap((result) => (Either.isRight(result) ? [result.right.token] : []))
+          for (const token of [...others.map((other) => other.token), ...children]) {
+            expect(
+              outcome(yield* Effect.either(present(token, withInterval, Time.plus(later, "1 second"))))
+            ).toBe("SessionRevoked")
+          }
+          for (const other of others) {
+            expect(
+              Option.isSome(Option.getOrThrow(yield* sessions.findById(other.session.id)).revokedAt)
+            ).toBe(true)
+          }
+          expect((yield* present(kept.token, withInterval, later))._tag).toBe("Rotated")
+        })
+    )
+
     it.effect(`${concurrently} concurrent logouts of one session: exactly one revokes it`, () =>
       Effect.gen(function* () {
         const sessions = yield* SessionStore

@@ -1,0 +1,31 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { SessionId } from "../../domain/auth/Session.js"
+import type { UserId } from "../../domain/Ids.js"
+import * as Telemetry from "../Telemetry.js"
+import { SessionStore } from "./ports/SessionStore.js"
+import { UserRepository } from "./ports/UserRepository.js"
+
+/**
+ * A new password hash for the user, and what a password change means for their sessions, as
+ * Supabase Auth's `UpdatePassword` does it: whoever held a session under the old password
+ * (a stolen one included) is signed out. Every session of the user ends but `keep`, the one
+ * that made the change (a recovery link's session among them); none kept — an administrator's
+ * change, or a token without a session — ends them all. Their refresh tokens stop at once, and
+ * their access tokens wherever the session is looked up (Authenticate), as after a logout.
+ *
+ * The caller runs it inside `Transactions.run`, so the hash and the revocations land together
+ * for every instance: neither a new password with the old sessions alive, nor the reverse.
+ */
+export const store = Telemetry.fn("PasswordChange.store")(
+  (userId: UserId, hash: string, keep: Option.Option<SessionId>, now: Date) =>
+    Effect.gen(function* () {
+      yield* (yield* UserRepository).setPasswordHash(userId, Option.some(hash), now)
+      const sessions = yield* SessionStore
+      yield* Option.match(keep, {
+        onNone: () => sessions.revokeAll(userId, now),
+        onSome: (current) => sessions.revokeOthers(userId, current, now)
+      })
+    }),
+  (userId) => ({ "user.id": userId })
+)

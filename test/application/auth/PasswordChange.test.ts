@@ -1,0 +1,161 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as TestClock from "effect/TestClock"
+import * as Authenticate from "../../../application/auth/Authenticate.js"
+import * as UpdateAdminUser from "../../../application/auth/admin/UpdateUser.js"
+import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
+import type * as IssueSession from "../../../application/auth/IssueSession.js"
+import { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
+import { recover } from "../../../application/auth/Recover.js"
+import { refreshSession } from "../../../application/auth/RefreshSession.js"
+import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
+import { signup } from "../../../application/auth/Signup.js"
+import { updateUser } from "../../../application/auth/UpdateUser.js"
+import { verify } from "../../../application/auth/Verify.js"
+import * as MemoryServices from "../../support/auth/MemoryServices.js"
+
+/** Autoconfirm on: a sign-up signs in. Refresh tokens have a 10 s reuse interval. */
+const services = MemoryServices.layer()
+
+const client = { userAgent: Option.none(), ip: Option.none() }
+const first = "the first password"
+const second = "the second password"
+
+const codeOf = <A, R>(effect: Effect.Effect<A, { readonly code: string }, R>) =>
+  Effect.map(Effect.either(effect), (result) => (Either.isLeft(result) ? result.left.code : "ok"))
+
+const passwordChange = (password: string) => ({
+  email: "",
+  phone: "",
+  password: Option.some(password),
+  nonce: "",
+  data: Option.none(),
+  appMetadata: Option.none(),
+  redirectTo: "",
+  codeChallenge: "",
+  codeChallengeMethod: "",
+  channel: ""
+})
+
+/** A user signed up (their first session) and signed in `more` times (one session each). */
+const withSessions = (more: number) =>
+  Effect.gen(function* () {
+    yield* ensureSigningKey
+    const email = `${crypto.randomUUID()}@example.com`
+    const outcome = yield* signup(MemoryServices.emailSignup(email, first))
+    if (outcome._tag !== "SignedIn") return yield* Effect.dieMessage("autoconfirm signs in")
+    const grants: Array<IssueSession.Grant> = [outcome.grant]
+    for (let i = 0; i < more; i++) {
+      grants.push((yield* signInWithPassword({ email, phone: "", password: first, client })).grant)
+    }
+    return { email, grants }
+  })
+
+/** Whether a grant's session still lives: its access token is accepted, its refresh token rotates. */
+const standing = (grant: IssueSession.Grant) =>
+  Effect.gen(function* () {
+    const access = yield* codeOf(Authenticate.user(Redacted.value(grant.access.token)))
+    const refresh = yield* codeOf(refreshSession(Redacted.value(grant.refreshToken)))
+    return `${access}/${refresh}`
+  })
+
+const adminPassword = (password: string) => ({
+  id: "",
+  aud: "",
+  role: "",
+  email: "",
+  phone: "",
+  password: Option.some(password),
+  passwordHash: "",
+  emailConfirm: false,
+  phoneConfirm: false,
+  userMetadata: Option.none(),
+  appMetadata: Option.none(),
+  banDuration: ""
+})
+
+describe("a password change ends sessions, on memory adapters under TestClock", () => {
+  it.effect("PUT /user ends every other session of the user, the reuse interval's parent included", () =>
+    Effect.gen(function* () {
+      const { email, grants } = yield* withSessions(2)
+      const [signedUp, changing, rotating] = grants
+      if (signedUp === undefined || changing === undefined || rotating === undefined) {
+        return yield* Effect.dieMessage("three sessions")
+      }
+      // The third session rotated just now: inside the interval its previous token would be
+      // handed the same child again.
+      const rotated = yield* refreshSession(Redacted.value(rotating.refreshToken))
+      const signedIn = yield* Authenticate.user(Redacted.value(changing.access.token))
+      yield* updateUser(signedIn, passwordChange(second))
+      yield* TestClock.adjust(Duration.seconds(1))
+
+      expect(yield* standing(signedUp)).toBe("session_not_found/refresh_token_not_found")
+      expect(yield* codeOf(refreshSession(Redacted.value(rotating.refreshToken)))).toBe(
+        "refresh_token_not_found"
+      )
+      expect(yield* standing(rotated)).toBe("session_not_found/refresh_token_not_found")
+      expect(yield* standing(changing)).toBe("ok/ok")
+
+      expect(yield* codeOf(signInWithPassword({ email, phone: "", password: first, client }))).toBe(
+        "invalid_credentials"
+      )
+      expect(yield* codeOf(signInWithPassword({ email, phone: "", password: second, client }))).toBe("ok")
+    }).pipe(Effect.provide(services))
+  )
+
+  it.effect("a change that is refused ends nothing", () =>
+    Effect.gen(function* () {
+      const { grants } = yield* withSessions(1)
+      const [other, changing] = grants
+      if (other === undefined || changing === undefined) return yield* Effect.dieMessage("two sessions")
+      const signedIn = yield* Authenticate.user(Redacted.value(changing.access.token))
+      expect(yield* codeOf(updateUser(signedIn, passwordChange(first)))).toBe("same_password")
+      expect(yield* standing(other)).toBe("ok/ok")
+    }).pipe(Effect.provide(services))
+  )
+
+  it.effect("a recovery keeps the session its code began and ends the others", () =>
+    Effect.gen(function* () {
+      const { email, grants } = yield* withSessions(1)
+      yield* recover({ email, redirectTo: "", codeChallenge: "", codeChallengeMethod: "" })
+      const outbox = yield* MailOutbox
+      const claimed = yield* outbox.claim(new Date(8.64e15), 1000, Duration.days(1))
+      const code = claimed.find((mail) => mail.message.kind === "recovery")?.message.variables.Token
+      const verified = yield* verify({
+        type: "recovery",
+        token: String(code),
+        tokenHash: "",
+        email,
+        phone: "",
+        client
+      })
+      if (verified._tag !== "Session") return yield* Effect.dieMessage("a recovery code signs in")
+      const recovering = yield* Authenticate.user(Redacted.value(verified.grant.access.token))
+      yield* updateUser(recovering, passwordChange(second))
+
+      for (const grant of grants) {
+        expect(yield* standing(grant)).toBe("session_not_found/refresh_token_not_found")
+      }
+      expect(yield* standing(verified.grant)).toBe("ok/ok")
+    }).pipe(Effect.provide(services))
+  )
+
+  it.effect("an administrator's change ends every session of the user, and only theirs", () =>
+    Effect.gen(function* () {
+      const { email, grants } = yield* withSessions(1)
+      const bystander = yield* withSessions(0)
+      const user = grants[0]?.user
+      if (user === undefined) return yield* Effect.dieMessage("a user")
+      yield* UpdateAdminUser.updateUser(user.id, adminPassword(second))
+      for (const grant of grants) {
+        expect(yield* standing(grant)).toBe("session_not_found/refresh_token_not_found")
+      }
+      for (const grant of bystander.grants) expect(yield* standing(grant)).toBe("ok/ok")
+      expect(yield* codeOf(signInWithPassword({ email, phone: "", password: second, client }))).toBe("ok")
+    }).pipe(Effect.provide(services))
+  )
+})
