@@ -114,6 +114,11 @@ export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
      */
     readonly customProviders: { readonly enabled: boolean; readonly quota: Option.Option<number> }
     readonly updatePasswordRequiresReauthentication: boolean
+    /**
+     * `SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD`: a user who has a password names it
+     * (`current_password`) to set another, but in a session a recovery began.
+     */
+    readonly updatePasswordRequiresCurrentPassword: boolean
     readonly passwordPolicy: PasswordPolicy.PasswordPolicy
     readonly refreshPolicy: RefreshTokenFamily.Policy
     readonly providers: Readonly<Record<ProviderKey, boolean>>

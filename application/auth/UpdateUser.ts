@@ -30,6 +30,8 @@ export interface UpdateUserRequest {
   readonly phone: string
   /** None: the password is not changed. */
   readonly password: Option.Option<string>
+  /** `current_password`, asked for under `SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD`; `""`: none. */
+  readonly currentPassword: string
   readonly nonce: string
   readonly data: Option.Option<Readonly<Record<string, unknown>>>
   readonly appMetadata: Option.Option<Readonly<Record<string, unknown>>>
@@ -57,6 +59,10 @@ const changePhone = (user: User, to: Phone, channel: string, now: Date) =>
     return yield* ChangePhone.confirm(pending, now)
   })
 
+/** Whether the request's session was begun by a recovery link or code (its `amr`). */
+const recovering = (signedIn: SignedIn) =>
+  Option.exists(signedIn.session, (session) => session.amr.some((entry) => entry.method === "recovery"))
+
 /** A session older than this needs a reauthentication nonce to change the password. */
 const recentSignIn = "24 hours"
 
@@ -64,7 +70,8 @@ const recentSignIn = "24 hours"
  * Changes the signed-in user, as Supabase Auth's `PUT /user`: metadata (merged key by key),
  * the password (checked against the policy, not the same as before, with a reauthentication
  * nonce — the code GET /reauthenticate mails — when required and the session is older than a
- * day; the user's other sessions end with it: PasswordChange), and the email address: for an anonymous user while email autoconfirm is on at once,
+ * day, and with the current password when required but after a recovery; the user's other
+ * sessions end with it: PasswordChange), and the email address: for an anonymous user while email autoconfirm is on at once,
  * which makes the user a permanent one, otherwise once the mailed links confirm it
  * (ChangeEmail); and the phone number, confirmed by a code texted to it (ChangePhone).
  */
@@ -127,6 +134,12 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
         const password = Redacted.make(request.password.value)
         const current = yield* users.findPasswordHash(user.id)
         if (request.password.value !== "" && Option.isSome(current)) {
+          // Whoever forgot the password proves themselves by the recovery instead.
+          if (settings.updatePasswordRequiresCurrentPassword && !recovering(signedIn)) {
+            if (request.currentPassword === "") return yield* AuthError.currentPasswordRequired()
+            const named = yield* hasher.verify(Redacted.make(request.currentPassword), current.value)
+            if (!named.matches) return yield* AuthError.currentPasswordInvalid()
+          }
           if ((yield* hasher.verify(password, current.value)).matches) return yield* AuthError.samePassword()
         }
         passwordHash = Option.some(yield* hasher.hash(password))

@@ -163,6 +163,13 @@ export const check = Telemetry.fn("Verify.check")((request: VerifyRequest) => Ef
 export const otherAddressPending =
   "Confirmation link accepted. Please proceed to confirm link sent to the other email"
 
+/**
+ * The `amr` method of a verification's session: `recovery` for a recovery link or code, which
+ * lets it set a password without the current one (UpdateUser); `otp` for the rest, as Supabase
+ * Auth writes every one outside the PKCE flow.
+ */
+const methodOf = (type: string): IssueSession.Method => (type === "recovery" ? "recovery" : "otp")
+
 /** What POST /verify answers: a session, or the note that the other address must still confirm. */
 export type Verified =
   | { readonly _tag: "Session"; readonly grant: IssueSession.Grant }
@@ -175,7 +182,7 @@ export const verify = Telemetry.fn("Verify.verify")((request: VerifyRequest) =>
     if (used._tag === "Waiting") return { _tag: "Waiting" } satisfies Verified
     return {
       _tag: "Session",
-      grant: yield* IssueSession.issue(used.user, "otp", request.client)
+      grant: yield* IssueSession.issue(used.user, methodOf(request.type), request.client)
     } satisfies Verified
   })
 )
@@ -200,7 +207,7 @@ export const followLink = Telemetry.fn("Verify.followLink")((request: VerifyRequ
     if (Option.isNone(flowStateId)) {
       return {
         _tag: "Session",
-        grant: yield* IssueSession.issue(user, "otp", request.client)
+        grant: yield* IssueSession.issue(user, methodOf(request.type), request.client)
       } satisfies Followed
     }
     const code = yield* (yield* TokenMint).uuid

@@ -80,6 +80,8 @@ export interface SecurityConfig {
   /** Only with rotation: how long the previous token may still be exchanged. */
   readonly refreshTokenReuseInterval: Duration.Duration
   readonly updatePasswordRequireReauthentication: boolean
+  /** `SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD`: a password change names the current one. */
+  readonly updatePasswordRequireCurrentPassword: boolean
   readonly manualLinkingEnabled: boolean
   /** `SECURITY_SVC_FORWARDED_FOR_ENABLED`: trust `Svc-Forwarded-For` for the client address. */
   readonly svcForwardedForEnabled: boolean
@@ -513,6 +515,10 @@ const fields = Config.all({
     ),
     updatePasswordRequireReauthentication: ConfigValues.bool(
       "AUTHSVC_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION",
+      false
+    ),
+    updatePasswordRequireCurrentPassword: ConfigValues.bool(
+      "AUTHSVC_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD",
       false
     ),
     manualLinkingEnabled: ConfigValues.bool("AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED", false),

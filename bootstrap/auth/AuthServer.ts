@@ -198,6 +198,7 @@ export const settings = (config: AuthConfig) => {
         config.customOAuth.maxProviders === 0 ? Option.none() : Option.some(config.customOAuth.maxProviders)
     },
     updatePasswordRequiresReauthentication: config.security.updatePasswordRequireReauthentication,
+    updatePasswordRequiresCurrentPassword: config.security.updatePasswordRequireCurrentPassword,
     passwordPolicy: config.passwordPolicy,
     refreshPolicy: authPolicy({
       rotationEnabled: config.security.refreshTokenRotationEnabled,

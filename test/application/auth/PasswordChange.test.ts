@@ -12,6 +12,7 @@ import type * as IssueSession from "../../../application/auth/IssueSession.js"
 import { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import { recover } from "../../../application/auth/Recover.js"
 import { refreshSession } from "../../../application/auth/RefreshSession.js"
+import { signInAnonymously } from "../../../application/auth/SignInAnonymously.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import { signup } from "../../../application/auth/Signup.js"
 import { updateUser } from "../../../application/auth/UpdateUser.js"
@@ -28,10 +29,11 @@ const second = "the second password"
 const codeOf = <A, R>(effect: Effect.Effect<A, { readonly code: string }, R>) =>
   Effect.map(Effect.either(effect), (result) => (Either.isLeft(result) ? result.left.code : "ok"))
 
-const passwordChange = (password: string) => ({
+const passwordChange = (password: string, currentPassword = "") => ({
   email: "",
   phone: "",
   password: Option.some(password),
+  currentPassword,
   nonce: "",
   data: Option.none(),
   appMetadata: Option.none(),
@@ -40,6 +42,25 @@ const passwordChange = (password: string) => ({
   codeChallengeMethod: "",
   channel: ""
 })
+
+/** The code of the recovery mail queued for `email`. */
+const recoveryCode = (email: string) =>
+  Effect.gen(function* () {
+    const outbox = yield* MailOutbox
+    const claimed = yield* outbox.claim(new Date(8.64e15), 1000, Duration.days(1))
+    const mail = claimed.find((queued) => queued.message.to === email && queued.message.kind === "recovery")
+    return String(mail?.message.variables.Token)
+  })
+
+/** A recovery asked for and its mailed code verified: the session it begins. */
+const recovered = (email: string) =>
+  Effect.gen(function* () {
+    yield* recover({ email, redirectTo: "", codeChallenge: "", codeChallengeMethod: "" })
+    const token = yield* recoveryCode(email)
+    const verified = yield* verify({ type: "recovery", token, tokenHash: "", email, phone: "", client })
+    if (verified._tag !== "Session") return yield* Effect.dieMessage("a recovery code signs in")
+    return verified.grant
+  })
 
 /** A user signed up (their first session) and signed in `more` times (one session each). */
 const withSessions = (more: number) =>
@@ -121,26 +142,14 @@ describe("a password change ends sessions, on memory adapters under TestClock", 
   it.effect("a recovery keeps the session its code began and ends the others", () =>
     Effect.gen(function* () {
       const { email, grants } = yield* withSessions(1)
-      yield* recover({ email, redirectTo: "", codeChallenge: "", codeChallengeMethod: "" })
-      const outbox = yield* MailOutbox
-      const claimed = yield* outbox.claim(new Date(8.64e15), 1000, Duration.days(1))
-      const code = claimed.find((mail) => mail.message.kind === "recovery")?.message.variables.Token
-      const verified = yield* verify({
-        type: "recovery",
-        token: String(code),
-        tokenHash: "",
-        email,
-        phone: "",
-        client
-      })
-      if (verified._tag !== "Session") return yield* Effect.dieMessage("a recovery code signs in")
-      const recovering = yield* Authenticate.user(Redacted.value(verified.grant.access.token))
+      const grant = yield* recovered(email)
+      const recovering = yield* Authenticate.user(Redacted.value(grant.access.token))
       yield* updateUser(recovering, passwordChange(second))
 
       for (const grant of grants) {
         expect(yield* standing(grant)).toBe("session_not_found/refresh_token_not_found")
       }
-      expect(yield* standing(verified.grant)).toBe("ok/ok")
+      expect(yield* standing(grant)).toBe("ok/ok")
     }).pipe(Effect.provide(services))
   )
 
@@ -158,4 +167,54 @@ describe("a password change ends sessions, on memory adapters under TestClock", 
       expect(yield* codeOf(signInWithPassword({ email, phone: "", password: second, client }))).toBe("ok")
     }).pipe(Effect.provide(services))
   )
+
+  describe("with SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD", () => {
+    const requiring = MemoryServices.layer({ updatePasswordRequiresCurrentPassword: true })
+
+    it.effect("a user with a password names it to set another, in Supabase Auth's words", () =>
+      Effect.gen(function* () {
+        const { email, grants } = yield* withSessions(1)
+        const [other, changing] = grants
+        if (other === undefined || changing === undefined) return yield* Effect.dieMessage("two sessions")
+        const signedIn = yield* Authenticate.user(Redacted.value(changing.access.token))
+        const refusal = (current: string) =>
+          Effect.map(Effect.either(updateUser(signedIn, passwordChange(second, current))), (result) =>
+            Either.isLeft(result) ? [result.left.code, result.left.message] : ["ok"]
+          )
+        expect(yield* refusal("")).toEqual([
+          "current_password_required",
+          "Current password required when setting new password."
+        ])
+        expect(yield* refusal("not the password")).toEqual([
+          "current_password_invalid",
+          "Current password required when setting new password."
+        ])
+        // A refused change ends nothing.
+        expect(yield* standing(other)).toBe("ok/ok")
+        expect(yield* refusal(first)).toEqual(["ok"])
+        expect(yield* codeOf(signInWithPassword({ email, phone: "", password: second, client }))).toBe("ok")
+        // Named or not, the new password must still differ from the one it replaces.
+        expect(yield* refusal(second)).toEqual([
+          "same_password",
+          "New password should be different from the old password."
+        ])
+      }).pipe(Effect.provide(requiring))
+    )
+
+    it.effect("a recovery's session, or a user without a password, sets one without naming any", () =>
+      Effect.gen(function* () {
+        const { email } = yield* withSessions(0)
+        const grant = yield* recovered(email)
+        const claims = (yield* Authenticate.user(Redacted.value(grant.access.token))).claims
+        expect(claims.amr.map((entry) => entry.method)).toEqual(["recovery"])
+        const recovering = yield* Authenticate.user(Redacted.value(grant.access.token))
+        expect(yield* codeOf(updateUser(recovering, passwordChange(second)))).toBe("ok")
+
+        const anonymous = yield* signInAnonymously({}, client)
+        const guest = yield* Authenticate.user(Redacted.value(anonymous.access.token))
+        const permanent = { ...passwordChange(first), email: `${crypto.randomUUID()}@example.com` }
+        expect(yield* codeOf(updateUser(guest, permanent))).toBe("ok")
+      }).pipe(Effect.provide(requiring))
+    )
+  })
 })

@@ -24,6 +24,7 @@ const phoneChange = (phone: string) => ({
   email: "",
   phone,
   password: Option.none(),
+  currentPassword: "",
   nonce: "",
   data: Option.none(),
   appMetadata: Option.none(),

@@ -34,6 +34,7 @@ const passwordChange = (password: string, nonce: string) => ({
   email: "",
   phone: "",
   password: Option.some(password),
+  currentPassword: "",
   nonce,
   data: Option.none(),
   appMetadata: Option.none(),

@@ -55,6 +55,7 @@ describe("auth configuration", () => {
         refreshTokenRotationEnabled: true,
         refreshTokenReuseInterval: Duration.seconds(10),
         updatePasswordRequireReauthentication: false,
+        updatePasswordRequireCurrentPassword: false,
         manualLinkingEnabled: false,
         svcForwardedForEnabled: false
       })
@@ -138,6 +139,7 @@ describe("auth configuration", () => {
           AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED: "TRUE",
           AUTHSVC_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED: "false",
           AUTHSVC_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: "True",
+          AUTHSVC_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD: "true",
           AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED: "true",
           AUTHSVC_SECURITY_SVC_FORWARDED_FOR_ENABLED: "true"
         })
@@ -149,6 +151,7 @@ describe("auth configuration", () => {
         ])
         expect(c.security.refreshTokenRotationEnabled).toBe(false)
         expect(c.security.updatePasswordRequireReauthentication).toBe(true)
+        expect(c.security.updatePasswordRequireCurrentPassword).toBe(true)
         expect(c.security.manualLinkingEnabled).toBe(true)
         expect(c.security.svcForwardedForEnabled).toBe(true)
       })

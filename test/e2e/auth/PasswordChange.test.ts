@@ -4,6 +4,8 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as Mailbox from "../../support/auth/Mailbox.js"
+import * as MailingAuth from "../../support/auth/MailingAuth.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 
 // Two instances need a PostgreSQL server they both reach; CI always has one.
@@ -90,5 +92,53 @@ describe.runIf(hasServer)("a password change ends sessions at every instance", (
     expect(
       (await fresh.auth.signInWithPassword({ email, password: "set by an administrator" })).error
     ).toBeNull()
+  })
+})
+
+describe("SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD through supabase-js", () => {
+  let mailing: MailingAuth.MailingAuth
+
+  beforeAll(async () => {
+    mailing = await MailingAuth.start({ AUTHSVC_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD: "true" })
+    anonKey = await SupabaseClientSupport.apiKey("anon")
+    serviceKey = await SupabaseClientSupport.apiKey("service_role")
+  }, 60_000)
+
+  afterAll(async () => {
+    await mailing.close()
+  })
+
+  it("updateUser({ password }) needs current_password, but not after resetPasswordForEmail", async () => {
+    const email = `user-${crypto.randomUUID()}@example.com`
+    const admin = SupabaseClientSupport.client(mailing.baseUrl, serviceKey).auth.admin
+    expect((await admin.createUser({ email, password, email_confirm: true })).error).toBeNull()
+    const supabase = SupabaseClientSupport.client(mailing.baseUrl, anonKey)
+    expect((await supabase.auth.signInWithPassword({ email, password })).error).toBeNull()
+
+    const next = "the second password"
+    expect(apiError((await supabase.auth.updateUser({ password: next })).error)).toEqual({
+      status: 400,
+      code: "current_password_required",
+      message: "Current password required when setting new password."
+    })
+    const wrong = await supabase.auth.updateUser({ password: next, current_password: "not it" })
+    expect(apiError(wrong.error)).toEqual({
+      status: 400,
+      code: "current_password_invalid",
+      message: "Current password required when setting new password."
+    })
+    expect((await supabase.auth.updateUser({ password: next, current_password: password })).error).toBeNull()
+
+    // Whoever forgot the password proves themselves by the recovery mail instead.
+    const forgetful = SupabaseClientSupport.client(mailing.baseUrl, anonKey)
+    expect((await forgetful.auth.resetPasswordForEmail(email)).error).toBeNull()
+    const { code } = Mailbox.linkAndCode((await Mailbox.mailTo(mailing.catcher, email)).text)
+    expect((await forgetful.auth.verifyOtp({ email, token: code, type: "recovery" })).error).toBeNull()
+    expect((await forgetful.auth.updateUser({ password: "the third password" })).error).toBeNull()
+    const signedIn = await SupabaseClientSupport.client(mailing.baseUrl, anonKey).auth.signInWithPassword({
+      email,
+      password: "the third password"
+    })
+    expect(signedIn.error).toBeNull()
   })
 })

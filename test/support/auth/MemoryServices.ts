@@ -66,6 +66,7 @@ export const settings = (overrides: Partial<Settings> = {}) =>
     manualLinkingEnabled: false,
     customProviders: { enabled: true, quota: Option.none() },
     updatePasswordRequiresReauthentication: false,
+    updatePasswordRequiresCurrentPassword: false,
     passwordPolicy: PasswordPolicy.make({}),
     refreshPolicy: authPolicy({ rotationEnabled: true, reuseInterval }),
     providers: noProviders,
