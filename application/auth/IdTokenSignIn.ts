@@ -68,6 +68,17 @@ const profileOf = (provider: string, claims: Readonly<Record<string, unknown>>):
   }
 }
 
+/**
+ * The token's `aud`: one text or a list of them, as OpenID Connect allows (absent: none);
+ * undefined for anything else, which Supabase Auth's parser refuses as a bad token.
+ */
+const audiencesOf = (aud: unknown): ReadonlyArray<string> | undefined => {
+  if (aud === undefined) return []
+  if (typeof aud === "string") return [aud]
+  if (Array.isArray(aud) && aud.every((entry) => typeof entry === "string")) return aud
+  return undefined
+}
+
 const invalid = (message: string) => AuthError.validationFailed(message)
 
 const disabled = (message: string) =>
@@ -131,8 +142,9 @@ const targetOf = (request: IdTokenRequest) =>
 /**
  * `signInWithIdToken` (supabase-js; native apps that signed in with the provider's own SDK): an
  * ID token of an enabled provider, checked against the provider's published keys (issuer,
- * audience = its client id, expiry, signature) and, unless `SKIP_NONCE_CHECK`, its nonce
- * against the one passed, signs its person in as the provider's sign-in page would — the same
+ * expiry, signature), then — in Supabase Auth's order and words (`api/token_oidc.go`) — its
+ * subject, its audience (one of the provider's client ids) and, unless `SKIP_NONCE_CHECK`, its
+ * nonce against the one passed, signs its person in as the provider's sign-in page would — the same
  * automatic linking, in one transaction — and answers the session.
  */
 export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")((request: IdTokenRequest) =>
@@ -149,7 +161,7 @@ export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")
     const { name, provider, issuer } = yield* targetOf(request)
     const now = new Date(yield* Clock.currentTimeMillis)
     const claims = yield* Effect.flatMap(IdTokenVerifier, (verifier) =>
-      verifier.verify(request.idToken, { issuer, audiences: provider.audiences, now })
+      verifier.verify(request.idToken, { issuer, now })
     ).pipe(
       Effect.catchTag("IdTokenRefused", (refused) =>
         Effect.zipRight(
@@ -158,10 +170,23 @@ export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")
         )
       )
     )
+    if (text(claims.sub) === undefined) {
+      return yield* AuthError.oauth("invalid request", "Missing sub claim in id_token", "validation_failed")
+    }
+    const audiences = audiencesOf(claims.aud)
+    if (audiences === undefined)
+      return yield* AuthError.oauth("invalid request", "Bad ID token", "validation_failed")
+    if (!provider.audiences.some((id) => id !== "" && audiences.includes(id))) {
+      return yield* AuthError.oauth(
+        "invalid request",
+        `Unacceptable audience in id_token: [${audiences.join(" ")}]`,
+        "validation_failed"
+      )
+    }
     if (!provider.skipNonceCheck) {
       const nonce = yield* IdTokenNonce.check(request.nonce, text(claims.nonce))
       if (nonce._tag === "Refused")
-        return yield* AuthError.oauth("invalid request", nonce.message, "validation_failed")
+        return yield* AuthError.oauth(nonce.error, nonce.message, "validation_failed")
     }
     const profile = profileOf(name, provider.shapeClaims(claims))
     if (profile.subject === "")

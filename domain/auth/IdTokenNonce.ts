@@ -9,8 +9,18 @@ const sha256Hex = (text: string): Effect.Effect<string> =>
     )
   )
 
-/** What the nonces of a native sign-in come to, in Supabase Auth's words where they fail. */
-export type Verdict = { readonly _tag: "Ok" } | { readonly _tag: "Refused"; readonly message: string }
+/**
+ * What the nonces of a native sign-in come to, in Supabase Auth's words where they fail: the
+ * OAuth `error` it answers with (a malformed request, or a nonce that does not match) and its
+ * description.
+ */
+export type Verdict =
+  | { readonly _tag: "Ok" }
+  | {
+      readonly _tag: "Refused"
+      readonly error: "invalid request" | "invalid nonce"
+      readonly message: string
+    }
 
 /**
  * Supabase Auth's nonce rule for `grant_type=id_token`: the application keeps the raw nonce and
@@ -23,10 +33,11 @@ export const check = (passed: string, inToken: string | undefined): Effect.Effec
     if (passed === "" || inToken === undefined) {
       return {
         _tag: "Refused",
+        error: "invalid request",
         message: "Passed nonce and nonce in id_token should either both exist or not."
       } as const
     }
     return constantTimeEqual(yield* sha256Hex(passed), inToken)
       ? ({ _tag: "Ok" } as const)
-      : ({ _tag: "Refused", message: "Nonces mismatch" } as const)
+      : ({ _tag: "Refused", error: "invalid nonce", message: "Nonces mismatch" } as const)
   })

@@ -26,8 +26,8 @@ const maxKeySets = 256
 /**
  * ID tokens checked with jose against the keys the issuer publishes: its discovery document
  * names them, both fetched through the outbound guard, and jose keeps each key set (refetched
- * when a token names a key it has not seen). Issuer, audience, expiry and signature are checked
- * here; the nonce by the use case.
+ * when a token names a key it has not seen). Issuer, expiry and signature are checked here; the
+ * audience and the nonce by the use case.
  */
 export const layer = (settings: Settings = {}) =>
   Layer.sync(IdTokenVerifier, () => {
@@ -74,12 +74,7 @@ export const layer = (settings: Settings = {}) =>
           Effect.gen(function* () {
             const keys = yield* keysOf(expected.issuer)
             const { payload } = yield* Effect.tryPromise({
-              try: () =>
-                jose.jwtVerify(token, keys, {
-                  issuer: expected.issuer,
-                  audience: [...expected.audiences],
-                  currentDate: expected.now
-                }),
+              try: () => jose.jwtVerify(token, keys, { issuer: expected.issuer, currentDate: expected.now }),
               catch: (cause) =>
                 new IdTokenRefused({
                   message:
@@ -106,9 +101,8 @@ export const layer = (settings: Settings = {}) =>
 /** Supabase Auth's words for the usual refusals, the library's otherwise (never the token). */
 const idTokenMessage = (error: jose.errors.JOSEError): string => {
   if (error instanceof jose.errors.JWTExpired) return "ID token has expired"
-  if (error instanceof jose.errors.JWTClaimValidationFailed) {
-    return error.claim === "aud" ? "ID token audience mismatch" : `ID token ${error.claim} claim is not valid`
-  }
+  if (error instanceof jose.errors.JWTClaimValidationFailed)
+    return `ID token ${error.claim} claim is not valid`
   if (error instanceof jose.errors.JWSSignatureVerificationFailed) return "ID token signature is not valid"
   return "ID token could not be verified"
 }

@@ -4,8 +4,8 @@ import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 /**
- * An ID token that does not hold: a bad signature, another issuer or audience, expired, or a
- * provider whose keys could not be read. `message` is safe to show: never the token.
+ * An ID token that does not hold: a bad signature, another issuer, expired, or a provider whose
+ * keys could not be read. `message` is safe to show: never the token.
  */
 export class IdTokenRefused extends Schema.TaggedError<IdTokenRefused>()("IdTokenRefused", {
   message: Schema.String
@@ -15,12 +15,14 @@ export class IdTokenRefused extends Schema.TaggedError<IdTokenRefused>()("IdToke
 export interface Expected {
   /** The provider's issuer; its keys are found through its OpenID discovery document. */
   readonly issuer: string
-  /** The client ids the token may be for (`aud`). */
-  readonly audiences: ReadonlyArray<string>
   readonly now: Date
 }
 
-/** Checks an ID token a provider gave an application (native sign-in), against the provider's keys. */
+/**
+ * Checks an ID token a provider gave an application (native sign-in) against the provider's
+ * keys: signature, issuer and expiry. The audience is the caller's to check, as Supabase Auth
+ * checks it after the token, in words of its own (IdTokenSignIn).
+ */
 export class IdTokenVerifier extends Context.Tag("latchkey/auth/IdTokenVerifier")<
   IdTokenVerifier,
   {

@@ -13,13 +13,18 @@ describe("IdTokenNonce.check", () => {
     })
   )
 
-  it.effect("one without the other, or another digest: Supabase Auth's words", () =>
+  it.effect("one without the other, or another digest: Supabase Auth's errors and words", () =>
     Effect.gen(function* () {
-      const either = "Passed nonce and nonce in id_token should either both exist or not."
-      expect(yield* IdTokenNonce.check("raw nonce", undefined)).toEqual({ _tag: "Refused", message: either })
-      expect(yield* IdTokenNonce.check("", digest("raw nonce"))).toEqual({ _tag: "Refused", message: either })
+      const either = {
+        _tag: "Refused",
+        error: "invalid request",
+        message: "Passed nonce and nonce in id_token should either both exist or not."
+      }
+      expect(yield* IdTokenNonce.check("raw nonce", undefined)).toEqual(either)
+      expect(yield* IdTokenNonce.check("", digest("raw nonce"))).toEqual(either)
       expect(yield* IdTokenNonce.check("raw nonce", "raw nonce")).toEqual({
         _tag: "Refused",
+        error: "invalid nonce",
         message: "Nonces mismatch"
       })
     })

@@ -72,7 +72,7 @@ const idToken = (claims: Record<string, unknown> = {}, expiresIn = "10 minutes")
   new SignJWT({ email: `native-${randomUUID()}@example.com`, email_verified: true, name: "Ada", ...claims })
     .setProtectedHeader({ alg: "RS256", kid: "k1" })
     .setIssuer(issuer)
-    .setAudience(typeof claims.aud === "string" ? claims.aud : clientId)
+    .setAudience(typeof claims.aud === "string" || Array.isArray(claims.aud) ? claims.aud : clientId)
     .setSubject(randomUUID())
     .setIssuedAt()
     .setExpirationTime(expiresIn)
@@ -103,7 +103,7 @@ describe("signInWithIdToken through supabase-js: ID tokens checked against the p
           token: await idToken({ aud: "someone-else" })
         })
       )
-    ).toBe("Bad ID token")
+    ).toBe("Unacceptable audience in id_token: [someone-else]")
     expect(
       await messageOf(
         supabase.auth.signInWithIdToken({ provider: "keycloak", token: await idToken({}, "-1 minute") })
@@ -135,6 +135,26 @@ describe("signInWithIdToken through supabase-js: ID tokens checked against the p
     expect(
       await messageOf(supabase.auth.signInWithIdToken({ provider: "custom:nobody", token: nonced }))
     ).toBe('Custom provider "custom:nobody" not found')
+  })
+
+  it("answers a wrong nonce and a foreign audience with Supabase Auth's OAuth errors", async () => {
+    const post = async (body: Record<string, string>) => {
+      const response = await fetch(`${baseUrl}/token?grant_type=id_token`, {
+        method: "POST",
+        headers: { apikey: anonKey, "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })
+      return { status: response.status, body: await response.json() }
+    }
+    const nonced = await idToken({ nonce: sha256Hex("the right nonce") })
+    expect(await post({ provider: "keycloak", id_token: nonced, nonce: "another nonce" })).toEqual({
+      status: 400,
+      body: { error: "invalid nonce", error_description: "Nonces mismatch" }
+    })
+    expect(await post({ provider: "keycloak", id_token: await idToken({ aud: ["one", "two"] }) })).toEqual({
+      status: 400,
+      body: { error: "invalid request", error_description: "Unacceptable audience in id_token: [one two]" }
+    })
   })
 
   it("a request naming only the issuer and a client id finds the provider by its issuer", async () => {

@@ -1,0 +1,157 @@
+import { createHash } from "node:crypto"
+import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
+import { type IdTokenRequest, signInWithIdToken } from "../../../application/auth/IdTokenSignIn.js"
+import {
+  type ExternalProvider,
+  ExternalProviders
+} from "../../../application/auth/ports/ExternalProviders.js"
+import { IdTokenRefused, IdTokenVerifier } from "../../../application/auth/ports/IdTokenVerifier.js"
+import * as IdTokenIssuer from "../../../domain/auth/IdTokenIssuer.js"
+import * as MemoryServices from "../../support/auth/MemoryServices.js"
+
+/**
+ * Native sign-in with an ID token on memory adapters: the provider's keys are out of the
+ * picture (a scripted verifier takes a token that is its claims as JSON and checks only its
+ * issuer and expiry, against the clock the use case passes), so what is tested is what the use
+ * case decides from the claims.
+ */
+
+const issuer = "https://idp.example"
+const client = { userAgent: Option.none(), ip: Option.none() }
+
+const claimsOf = (token: string): Record<string, unknown> | undefined => {
+  try {
+    const parsed: unknown = JSON.parse(token)
+    return typeof parsed === "object" && parsed !== null ? { ...parsed } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const verifier = Layer.succeed(IdTokenVerifier, {
+  verify: (token, expected) => {
+    const claims = claimsOf(token)
+    if (claims === undefined || claims.iss !== expected.issuer)
+      return Effect.fail(new IdTokenRefused({ message: "not this issuer's" }))
+    if (typeof claims.exp !== "number" || claims.exp * 1000 <= expected.now.getTime())
+      return Effect.fail(new IdTokenRefused({ message: "ID token has expired" }))
+    return Effect.succeed(claims)
+  },
+  issuerOf: (token) =>
+    Option.fromNullable(claimsOf(token)?.iss).pipe(Option.filter((iss) => typeof iss === "string"))
+})
+
+const keycloak: ExternalProvider = {
+  upstream: Either.right({
+    name: "keycloak",
+    authorizationUrl: () => Effect.dieMessage("no redirect sign-in here"),
+    exchange: () => Effect.dieMessage("no redirect sign-in here")
+  }),
+  redirectUri: "https://auth.example.com/callback",
+  emailOptional: false,
+  passThrough: {},
+  audiences: ["web-client", "native-app"],
+  shapeClaims: (claims) => claims,
+  skipNonceCheck: false,
+  idTokenIssuer: Option.some(IdTokenIssuer.fixed(issuer)),
+  takeHandshake: (url) => ({ url, handshake: Option.none() })
+}
+
+const providers = Layer.succeed(ExternalProviders, {
+  find: (name: string) => Effect.succeed(name === "keycloak" ? Option.some(keycloak) : Option.none())
+})
+
+const services = Layer.mergeAll(MemoryServices.layer(), verifier, providers)
+
+const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex")
+
+/** A token the provider issued now, valid ten minutes, with `claims` over the usual ones. */
+const idToken = (claims: Record<string, unknown> = {}) =>
+  Effect.map(TestClock.currentTimeMillis, (now) =>
+    JSON.stringify({
+      iss: issuer,
+      sub: crypto.randomUUID(),
+      aud: "native-app",
+      email: `native-${crypto.randomUUID()}@example.com`,
+      email_verified: true,
+      exp: Math.floor(now / 1000) + 600,
+      ...claims
+    })
+  )
+
+const request = (idToken: string, fields: Partial<IdTokenRequest> = {}): IdTokenRequest => ({
+  provider: "keycloak",
+  idToken,
+  nonce: "",
+  clientId: "",
+  issuer: "",
+  client,
+  ...fields
+})
+
+/** The OAuth error, description and status the refusal is answered with. */
+const refusal = <A, R>(
+  effect: Effect.Effect<
+    A,
+    { readonly oauthError?: string | undefined; readonly message: string; readonly code: string },
+    R
+  >
+) =>
+  Effect.map(Effect.either(effect), (result) =>
+    Either.isLeft(result) ? [result.left.oauthError ?? result.left.code, result.left.message] : ["ok"]
+  )
+
+describe("signInWithIdToken on memory adapters under TestClock", () => {
+  it.effect("a token for one of the provider's client ids signs in until it expires", () =>
+    Effect.gen(function* () {
+      yield* ensureSigningKey
+      const token = yield* idToken({ aud: ["someone-else", "web-client"] })
+      expect(yield* refusal(signInWithIdToken(request(token)))).toEqual(["ok"])
+      yield* TestClock.adjust(Duration.minutes(10))
+      expect(yield* refusal(signInWithIdToken(request(token)))).toEqual(["invalid request", "Bad ID token"])
+    }).pipe(Effect.provide(services))
+  )
+
+  it.effect("refusals of the token's claims in Supabase Auth's order and words", () =>
+    Effect.gen(function* () {
+      yield* ensureSigningKey
+      expect(yield* refusal(signInWithIdToken(request(yield* idToken({ aud: "someone-else" }))))).toEqual([
+        "invalid request",
+        "Unacceptable audience in id_token: [someone-else]"
+      ])
+      expect(
+        yield* refusal(signInWithIdToken(request(yield* idToken({ aud: ["one", "two"], nonce: "x" }))))
+      ).toEqual(["invalid request", "Unacceptable audience in id_token: [one two]"])
+      expect(yield* refusal(signInWithIdToken(request(yield* idToken({ aud: undefined }))))).toEqual([
+        "invalid request",
+        "Unacceptable audience in id_token: []"
+      ])
+      expect(yield* refusal(signInWithIdToken(request(yield* idToken({ aud: 7 }))))).toEqual([
+        "invalid request",
+        "Bad ID token"
+      ])
+      // The subject is checked before the audience.
+      expect(
+        yield* refusal(signInWithIdToken(request(yield* idToken({ sub: undefined, aud: "someone-else" }))))
+      ).toEqual(["invalid request", "Missing sub claim in id_token"])
+
+      const nonced = yield* idToken({ nonce: sha256Hex("the right nonce") })
+      expect(yield* refusal(signInWithIdToken(request(nonced, { nonce: "another nonce" })))).toEqual([
+        "invalid nonce",
+        "Nonces mismatch"
+      ])
+      expect(yield* refusal(signInWithIdToken(request(nonced)))).toEqual([
+        "invalid request",
+        "Passed nonce and nonce in id_token should either both exist or not."
+      ])
+      expect(yield* refusal(signInWithIdToken(request(nonced, { nonce: "the right nonce" })))).toEqual(["ok"])
+    }).pipe(Effect.provide(services))
+  )
+})
