@@ -203,6 +203,9 @@ export const unsupportedPhoneProvider = () => make("phone_provider_disabled", "U
 export const phoneLoginsDisabled = () => make("phone_provider_disabled", "Phone logins are disabled", 422)
 export const phoneSignupsDisabled = () => make("phone_provider_disabled", "Phone signups are disabled")
 export const manualLinkingDisabled = () => make("manual_linking_disabled", "Manual linking is disabled")
+/** `link_identity` at the `id_token` grant without an `Authorization` header: Supabase Auth's OAuth-shaped refusal. */
+export const linkingWithoutAccessToken = () =>
+  oauth("invalid request", "Linking requires a valid user access token in Authorization", "no_authorization")
 /** Every /sso path: the service has no SAML. */
 export const samlDisabled = () => make("saml_provider_disabled", "SAML 2.0 is disabled")
 /** `grant_type=web3`: the service has no Web3 sign-in. */

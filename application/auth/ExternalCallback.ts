@@ -249,11 +249,12 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
 const decodeEmail = Schema.decodeEither(Email)
 
 /**
- * Manual linking (`GET /user/identities/authorize`, `SECURITY_MANUAL_LINKING_ENABLED`): the
- * provider account joins the signed-in user who started it. An account already linked to
- * another user is refused; linked to this one, it only signs in again.
+ * Manual linking (`GET /user/identities/authorize`, or an ID token with `link_identity`;
+ * `SECURITY_MANUAL_LINKING_ENABLED`): the provider account joins the signed-in user who asked.
+ * An account already linked to another user is refused; linked to this one, it only signs in
+ * again.
  */
-const link = (userId: UserId, profile: UpstreamProfile.UpstreamProfile, now: Date) =>
+export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProfile, now: Date) =>
   Effect.gen(function* () {
     const users = yield* UserRepository
     const found = yield* users.findById(userId)
@@ -446,7 +447,7 @@ export const callback = Telemetry.fn("ExternalCallback.callback")((request: Call
         transactions.run(
           Option.match(login.linkingUserId, {
             onNone: () => signInOrUp(profile, now),
-            onSome: (userId) => link(userId, profile, now)
+            onSome: (userId) => linkToUser(userId, profile, now)
           })
         )
       ).pipe(

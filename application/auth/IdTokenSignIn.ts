@@ -8,13 +8,15 @@ import * as IdTokenNonce from "../../domain/auth/IdTokenNonce.js"
 import type { UpstreamProfile } from "../../domain/UpstreamProfile.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
+import * as Authenticate from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
-import { signInOrUp } from "./ExternalCallback.js"
+import { linkToUser, signInOrUp } from "./ExternalCallback.js"
 import * as IssueSession from "./IssueSession.js"
 import { CustomProviderStore } from "./ports/CustomProviderStore.js"
 import { ExternalProviders } from "./ports/ExternalProviders.js"
 import { IdTokenVerifier } from "./ports/IdTokenVerifier.js"
 import { Transactions } from "./ports/Transactions.js"
+import { ensureManualLinking } from "./UnlinkIdentity.js"
 
 /** POST /token?grant_type=id_token, as decoded from the body (`""` when absent). */
 export interface IdTokenRequest {
@@ -24,6 +26,12 @@ export interface IdTokenRequest {
   readonly clientId: string
   readonly issuer: string
   readonly client: IssueSession.Client
+  /**
+   * `link_identity: true` (supabase-js `linkIdentity({ provider, token })`): the identity joins
+   * the user the request's access token names, given as the HTTP driver read its
+   * `Authorization` header (a refusal when it could not); none: a sign-in.
+   */
+  readonly linkIdentity: Option.Option<Either.Either<string, AuthError.AuthError>>
 }
 
 const text = (value: unknown): string | undefined =>
@@ -145,7 +153,9 @@ const targetOf = (request: IdTokenRequest) =>
  * expiry, signature), then — in Supabase Auth's order and words (`api/token_oidc.go`) — its
  * subject, its audience (one of the provider's client ids) and, unless `SKIP_NONCE_CHECK`, its
  * nonce against the one passed, signs its person in as the provider's sign-in page would — the same
- * automatic linking, in one transaction — and answers the session.
+ * automatic linking, in one transaction — and answers the session. With `link_identity` (and
+ * `SECURITY_MANUAL_LINKING_ENABLED`) the identity joins the signed-in user instead, as the
+ * callback's manual linking does, and the answer is a new session of that user.
  */
 export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")((request: IdTokenRequest) =>
   Effect.gen(function* () {
@@ -158,6 +168,16 @@ export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")
         "validation_failed"
       )
     }
+    // Linking: the signed-in user, checked before anything of the token, as Supabase Auth does.
+    const linkingTo = yield* Option.match(request.linkIdentity, {
+      onNone: () => Effect.succeed(Option.none<Authenticate.SignedIn>()),
+      onSome: (accessToken) =>
+        Effect.gen(function* () {
+          const signedIn = yield* Authenticate.user(yield* accessToken)
+          yield* ensureManualLinking
+          return Option.some(signedIn)
+        })
+    })
     const { name, provider, issuer } = yield* targetOf(request)
     const now = new Date(yield* Clock.currentTimeMillis)
     const claims = yield* Effect.flatMap(IdTokenVerifier, (verifier) =>
@@ -191,7 +211,7 @@ export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")
     const profile = profileOf(name, provider.shapeClaims(claims))
     if (profile.subject === "")
       return yield* AuthError.oauth("invalid request", "Bad ID token", "validation_failed")
-    if (Option.isNone(profile.email) && !provider.emailOptional) {
+    if (Option.isNone(linkingTo) && Option.isNone(profile.email) && !provider.emailOptional) {
       return yield* AuthError.oauth(
         "invalid request",
         "Missing email address in ID token",
@@ -199,12 +219,24 @@ export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")
       )
     }
     const signedIn = yield* Effect.flatMap(Transactions, (transactions) =>
-      transactions.run(signInOrUp(profile, now))
+      transactions.run(
+        Option.match(linkingTo, {
+          onNone: () => signInOrUp(profile, now),
+          onSome: (target) => linkToUser(target.user.id, profile, now)
+        })
+      )
     ).pipe(
       Effect.catchTags({
         EmailExists: () => AuthError.emailExists(),
         PhoneExists: () => AuthError.phoneExists(),
-        IdentityExists: () => AuthError.emailExists(),
+        IdentityExists: () =>
+          Option.isSome(linkingTo)
+            ? new AuthError.AuthError({
+                code: "identity_already_exists",
+                message: "Identity is already linked to another user",
+                status: 422
+              })
+            : AuthError.emailExists(),
         UserNotFound: () => AuthError.userNotFound()
       })
     )

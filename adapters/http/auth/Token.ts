@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -10,6 +11,7 @@ import { signInWithPassword } from "../../../application/auth/SignInWithPassword
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
 import { AuthHttpConfig } from "./AuthHttpConfig.js"
+import * as Bearer from "./Bearer.js"
 import * as CaptchaGuard from "./CaptchaGuard.js"
 import * as ClientInfo from "./ClientInfo.js"
 import * as ErrorResponse from "./ErrorResponse.js"
@@ -31,7 +33,8 @@ const IdTokenBody = Schema.Struct({
   nonce: field(Schema.String),
   provider: field(Schema.String),
   client_id: field(Schema.String),
-  issuer: field(Schema.String)
+  issuer: field(Schema.String),
+  link_identity: field(Schema.Boolean)
 })
 
 /** `grant_type` from the query, as Supabase Auth's `r.FormValue` finds it for a JSON body. */
@@ -78,17 +81,31 @@ const pkce = (request: HttpRequest) =>
     )
   })
 
-/** Sign-in with an ID token from a provider's own SDK (supabase-js `signInWithIdToken`). */
+/**
+ * Sign-in with an ID token from a provider's own SDK (supabase-js `signInWithIdToken`), or with
+ * `link_identity` the token's identity linked to the signed-in user (`linkIdentity({ provider,
+ * token })`), whose access token is the bearer; no `Authorization` at all is Supabase Auth's
+ * own refusal, a malformed one its usual 401.
+ */
 const idToken = (request: HttpRequest) =>
   Effect.gen(function* () {
     const body = yield* JsonRequest.decode(IdTokenBody)(request)
+    const authorization = HttpMessage.header(request, "authorization") ?? ""
     const grant = yield* signInWithIdToken({
       provider: body.provider ?? "",
       idToken: body.id_token ?? "",
       nonce: body.nonce ?? "",
       clientId: body.client_id ?? "",
       issuer: body.issuer ?? "",
-      client: ClientInfo.of(request)
+      client: ClientInfo.of(request),
+      linkIdentity:
+        body.link_identity === true
+          ? Option.some(
+              authorization === ""
+                ? Either.left(AuthError.linkingWithoutAccessToken())
+                : yield* Effect.either(Bearer.token(request))
+            )
+          : Option.none()
     })
     return HttpMessage.json(SessionJson.encode(grant))
   })

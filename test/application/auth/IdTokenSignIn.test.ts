@@ -5,7 +5,9 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as AuthError from "../../../application/auth/AuthError.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
 import { type IdTokenRequest, signInWithIdToken } from "../../../application/auth/IdTokenSignIn.js"
 import {
@@ -13,6 +15,8 @@ import {
   ExternalProviders
 } from "../../../application/auth/ports/ExternalProviders.js"
 import { IdTokenRefused, IdTokenVerifier } from "../../../application/auth/ports/IdTokenVerifier.js"
+import { UserRepository } from "../../../application/auth/ports/UserRepository.js"
+import { signup } from "../../../application/auth/Signup.js"
 import * as IdTokenIssuer from "../../../domain/auth/IdTokenIssuer.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 
@@ -93,6 +97,7 @@ const request = (idToken: string, fields: Partial<IdTokenRequest> = {}): IdToken
   clientId: "",
   issuer: "",
   client,
+  linkIdentity: Option.none(),
   ...fields
 })
 
@@ -154,4 +159,77 @@ describe("signInWithIdToken on memory adapters under TestClock", () => {
       expect(yield* refusal(signInWithIdToken(request(nonced, { nonce: "the right nonce" })))).toEqual(["ok"])
     }).pipe(Effect.provide(services))
   )
+
+  describe("with link_identity (supabase-js linkIdentity({ provider, token }))", () => {
+    const linking = Layer.mergeAll(MemoryServices.layer({ manualLinkingEnabled: true }), verifier, providers)
+
+    /** A user signed up with a password, and the access token of their session. */
+    const signedUp = Effect.gen(function* () {
+      yield* ensureSigningKey
+      const email = `${crypto.randomUUID()}@example.com`
+      const outcome = yield* signup(MemoryServices.emailSignup(email, "correct horse battery staple"))
+      if (outcome._tag !== "SignedIn") return yield* Effect.dieMessage("autoconfirm signs in")
+      return { user: outcome.grant.user, accessToken: Redacted.value(outcome.grant.access.token) }
+    })
+
+    const linkAs = (accessToken: string) => Option.some(Either.right(accessToken))
+
+    it.effect(
+      "links the token's identity to the signed-in user, whatever its address, and answers their session",
+      () =>
+        Effect.gen(function* () {
+          const { user, accessToken } = yield* signedUp
+          const token = yield* idToken({ email: `elsewhere-${crypto.randomUUID()}@example.com` })
+          const grant = yield* signInWithIdToken(request(token, { linkIdentity: linkAs(accessToken) }))
+          expect(grant.user.id).toBe(user.id)
+          expect(grant.identities.map((identity) => identity.provider).sort()).toEqual(["email", "keycloak"])
+          expect(grant.user.appMetadata.providers).toEqual(["email", "keycloak"])
+          expect(Option.isSome(grant.user.email) && grant.user.email.value).toBe(
+            Option.getOrThrow(user.email)
+          )
+          // The identity now signs its user in without linking.
+          expect((yield* signInWithIdToken(request(token))).user.id).toBe(user.id)
+
+          // Another user cannot take it.
+          const other = yield* signedUp
+          expect(
+            yield* refusal(signInWithIdToken(request(token, { linkIdentity: linkAs(other.accessToken) })))
+          ).toEqual(["identity_already_exists", "Identity is already linked to another user"])
+        }).pipe(Effect.provide(linking))
+    )
+
+    it.effect("needs the user's access token, checked before the token but after the request's fields", () =>
+      Effect.gen(function* () {
+        const token = yield* idToken()
+        const refusedHeader = Option.some(Either.left(AuthError.linkingWithoutAccessToken()))
+        expect(yield* refusal(signInWithIdToken(request(token, { linkIdentity: refusedHeader })))).toEqual([
+          "invalid request",
+          "Linking requires a valid user access token in Authorization"
+        ])
+        expect(yield* refusal(signInWithIdToken(request("", { linkIdentity: refusedHeader })))).toEqual([
+          "invalid request",
+          "id_token required"
+        ])
+        expect(
+          yield* refusal(
+            signInWithIdToken(request(yield* idToken({ aud: "someone-else" }), { linkIdentity: linkAs("x") }))
+          )
+        ).toEqual(["bad_jwt", expect.any(String)])
+        // Nobody was made or signed in by the refusals.
+        const users = yield* UserRepository
+        const subject = claimsOf(token)?.sub
+        expect(yield* users.findByIdentity("keycloak", String(subject))).toEqual(Option.none())
+      }).pipe(Effect.provide(linking))
+    )
+
+    it.effect("is refused while SECURITY_MANUAL_LINKING_ENABLED is off", () =>
+      Effect.gen(function* () {
+        const { accessToken } = yield* signedUp
+        const token = yield* idToken()
+        expect(
+          yield* refusal(signInWithIdToken(request(token, { linkIdentity: linkAs(accessToken) })))
+        ).toEqual(["manual_linking_disabled", "Manual linking is disabled"])
+      }).pipe(Effect.provide(services))
+    )
+  })
 })

@@ -50,7 +50,8 @@ beforeAll(async () => {
           AUTHSVC_EXTERNAL_KEYCLOAK_CLIENT_ID: `web-client,${clientId}`,
           AUTHSVC_EXTERNAL_KEYCLOAK_SECRET: "not-used-by-native-sign-in",
           AUTHSVC_EXTERNAL_KEYCLOAK_URL: issuer,
-          AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1"
+          AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1",
+          AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED: "true"
         }
       }),
       scope
@@ -154,6 +155,56 @@ describe("signInWithIdToken through supabase-js: ID tokens checked against the p
     expect(await post({ provider: "keycloak", id_token: await idToken({ aud: ["one", "two"] }) })).toEqual({
       status: 400,
       body: { error: "invalid request", error_description: "Unacceptable audience in id_token: [one two]" }
+    })
+  })
+
+  it("linkIdentity({ provider, token }) links the token's identity to the signed-in user", async () => {
+    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const email = `native-${randomUUID()}@example.com`
+    const signedUp = await supabase.auth.signUp({ email, password: "correct horse battery staple" })
+    expect(signedUp.error).toBeNull()
+    // The provider's account has another address: only the link can explain the result.
+    const token = await idToken()
+    const linked = await supabase.auth.linkIdentity({ provider: "keycloak", token })
+    expect(linked.error).toBeNull()
+    expect(linked.data.user?.id).toBe(signedUp.data.user?.id)
+    expect(linked.data.user?.email).toBe(email)
+    expect(linked.data.user?.identities?.map((identity) => identity.provider).sort()).toEqual([
+      "email",
+      "keycloak"
+    ])
+    // supabase-js keeps the session the link answered with.
+    expect((await supabase.auth.getUser()).data.user?.app_metadata.providers).toEqual(["email", "keycloak"])
+    const signedIn = await SupabaseClientSupport.client(baseUrl, anonKey).auth.signInWithIdToken({
+      provider: "keycloak",
+      token
+    })
+    expect(signedIn.data.user?.id).toBe(signedUp.data.user?.id)
+
+    const other = SupabaseClientSupport.client(baseUrl, anonKey)
+    await other.auth.signUp({
+      email: `native-${randomUUID()}@example.com`,
+      password: "another long password"
+    })
+    expect(
+      SupabaseClientSupport.apiError((await other.auth.linkIdentity({ provider: "keycloak", token })).error)
+    ).toEqual({
+      status: 422,
+      code: "identity_already_exists",
+      message: "Identity is already linked to another user"
+    })
+
+    const anonymous = await fetch(`${baseUrl}/token?grant_type=id_token`, {
+      method: "POST",
+      headers: { apikey: anonKey, "content-type": "application/json" },
+      body: JSON.stringify({ provider: "keycloak", id_token: await idToken(), link_identity: true })
+    })
+    expect({ status: anonymous.status, body: await anonymous.json() }).toEqual({
+      status: 400,
+      body: {
+        error: "invalid request",
+        error_description: "Linking requires a valid user access token in Authorization"
+      }
     })
   })
 
