@@ -73,7 +73,12 @@ const perPage = Options.integer("per-page").pipe(Options.withDefault(50))
 const list = Command.make("list", { page, perPage }, ({ page, perPage }) =>
   told(
     Effect.gen(function* () {
-      const listed = yield* listUsers(Math.max(1, page), Math.max(1, perPage))
+      const listed = yield* listUsers({
+        page: Math.max(1, page),
+        perPage: Math.max(1, perPage),
+        order: "desc",
+        filter: ""
+      })
       yield* Console.log(["id", "email", "phone", "created", "last sign-in"].join("\t"))
       for (const { user } of listed.users) {
         yield* Console.log(

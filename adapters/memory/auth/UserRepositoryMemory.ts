@@ -77,6 +77,26 @@ const changeUser = <E>(
     })
   )
 
+/**
+ * The admin list's `filter` (PageRequest): in the email or `full_name`, case ignored. A
+ * `full_name` is read as Postgres's `->>` reads it for text, numbers and booleans; an object
+ * or a list (its JSON text there) no client writes as a name.
+ */
+const matches = (filter: string) => {
+  const wanted = filter.toLowerCase()
+  return (user: User) => {
+    const fullName = user.userMetadata.full_name
+    const name =
+      typeof fullName === "string" || typeof fullName === "number" || typeof fullName === "boolean"
+        ? String(fullName)
+        : undefined
+    return (
+      Option.exists(user.email, (email) => email.toLowerCase().includes(wanted)) ||
+      name?.toLowerCase().includes(wanted) === true
+    )
+  }
+}
+
 const byCreation = (order: "asc" | "desc") => (a: User, b: User) => {
   const difference = a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id)
   return order === "asc" ? difference : -difference
@@ -348,11 +368,12 @@ export const layer = Layer.effect(
             })
           })
         ),
-      list: ({ aud, order, page, perPage }) =>
+      list: ({ aud, order, page, perPage, filter }) =>
         read((tables) => {
           const users = [...HashMap.values(tables.users)]
             .filter((row) => live(row) && row.user.aud === aud)
             .map((row) => row.user)
+            .filter(filter === "" ? () => true : matches(filter))
             .sort(byCreation(order))
           const start = (page - 1) * perPage
           return { users: users.slice(start, start + perPage), total: users.length }

@@ -440,16 +440,24 @@ export const layer = Layer.effect(
           changeLive(id, sql`DELETE FROM ${users} WHERE id = ${id} AND deleted_at IS NULL RETURNING id`),
         (id) => ({ "user.id": id })
       ),
-      list: Telemetry.fn("UserRepositoryPg.list")(({ aud, order, page, perPage }) =>
+      list: Telemetry.fn("UserRepositoryPg.list")(({ aud, order, page, perPage, filter }) =>
         Effect.gen(function* () {
           const direction = sql.literal(order === "asc" ? "ASC" : "DESC")
+          // Supabase Auth's two columns, both without case here (emails are stored lower-cased).
+          // The filter's own `%`, `_` and `\` are escaped with a backslash, LIKE's escape
+          // character, so that they match themselves. A substring has no index to use: the
+          // page still walks the (aud, created_at, id) index in order and stops when it is full.
+          const pattern = `%${filter.replace(/[\\%_]/g, "\\$&")}%`
+          const matching =
+            filter === ""
+              ? sql``
+              : sql`AND (email ILIKE ${pattern} OR raw_user_meta_data ->> 'full_name' ILIKE ${pattern})`
           const counted = yield* sql`
-            SELECT count(*)::int AS total FROM ${users} WHERE aud = ${aud} AND deleted_at IS NULL`.pipe(
-            decodeAll(CountRow)
-          )
+            SELECT count(*)::int AS total FROM ${users}
+            WHERE aud = ${aud} AND deleted_at IS NULL ${matching}`.pipe(decodeAll(CountRow))
           const rows = yield* sql`
             SELECT ${sql.literal(userColumns)} FROM ${users}
-            WHERE aud = ${aud} AND deleted_at IS NULL
+            WHERE aud = ${aud} AND deleted_at IS NULL ${matching}
             ORDER BY created_at ${direction}, id ${direction}
             LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`.pipe(
             decodeAll(UserRow),

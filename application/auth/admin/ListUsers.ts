@@ -6,15 +6,27 @@ import { UserRepository } from "../ports/UserRepository.js"
 /** Supabase Auth's page size when `per_page` is not given. */
 export const defaultPerPage = 50
 
+/** GET /admin/users, as decoded from the query. */
+export interface ListUsersRequest {
+  /** 1-based. */
+  readonly page: number
+  readonly perPage: number
+  /** By `created_at`: `sort=created_at asc` or `desc` (the default). */
+  readonly order: "asc" | "desc"
+  /** Users whose email or full name contains it (`UserRepository.PageRequest`); `""`: all. */
+  readonly filter: string
+}
+
 /**
  * GET /admin/users (supabase-js `admin.listUsers`): one page of the audience's users, newest
- * first, with the total for `X-Total-Count` and the `Link` header.
+ * first unless asked otherwise, optionally filtered, with the total for `X-Total-Count` and the
+ * `Link` header.
  */
-export const listUsers = Telemetry.fn("admin.ListUsers")((page: number, perPage: number) =>
+export const listUsers = Telemetry.fn("admin.ListUsers")((request: ListUsersRequest) =>
   Effect.gen(function* () {
     const settings = yield* AuthSettings
     const repository = yield* UserRepository
-    const listed = yield* repository.list({ aud: settings.audience, page, perPage, order: "desc" })
+    const listed = yield* repository.list({ aud: settings.audience, ...request })
     // Each user with its identities, as Supabase Auth lists them; a page is small.
     const users = yield* Effect.forEach(
       listed.users,

@@ -82,11 +82,17 @@ export interface PageRequest {
   readonly page: number
   readonly perPage: number
   readonly order: "asc" | "desc"
+  /**
+   * `filter` of the admin API, `""` for none: the users whose email or `user_metadata.full_name`
+   * (as text: a number's digits too) contains it, case ignored, every character taken as itself
+   * (`%` and `_` included), as Supabase Auth's `FindUsersInAudience` searches those two columns.
+   */
+  readonly filter: string
 }
 
 export interface Page {
   readonly users: ReadonlyArray<User>
-  /** Every user of the audience, on all pages: `X-Total-Count`. */
+  /** Every user of the audience the filter lets through, on all pages: `X-Total-Count`. */
   readonly total: number
 }
 

@@ -209,6 +209,60 @@ describe("the auth service through supabase-js", () => {
     expect(apiError(gone.error)).toMatchObject({ status: 404, code: "user_not_found" })
   })
 
+  it("lists users by filter and sort as Supabase Auth reads them, a filter's _ and % as themselves", async () => {
+    const tag = randomUUID().replace(/\D/g, "").slice(0, 12)
+    const made: Array<string> = []
+    for (const [email, name] of [
+      [`a_${tag}@example.com`, "Ada"],
+      [`ab${tag}@example.com`, "Abe"],
+      [`grace@${tag}.example.com`, `Grace ${tag}`]
+    ] as const) {
+      const created = await admin().createUser({ email, password, user_metadata: { full_name: name } })
+      made.push(created.data.user?.id ?? "")
+    }
+    const list = async (query: string) => {
+      const response = await fetch(`${baseUrl}/auth/v1/admin/users?${query}`, {
+        headers: { apikey: serviceKey, authorization: `Bearer ${serviceKey}` }
+      })
+      const body = (await response.json()) as Record<string, unknown>
+      const users = Array.isArray(body.users) ? body.users : []
+      return {
+        status: response.status,
+        total: response.headers.get("x-total-count"),
+        ids: users.map((user: { readonly id?: unknown }) => user.id),
+        error: [body.error_code, body.msg]
+      }
+    }
+    const [underscore, lookalike, grace] = made
+    expect(await list(`filter=${tag}&sort=created_at%20asc`)).toMatchObject({
+      status: 200,
+      total: "3",
+      ids: [underscore, lookalike, grace]
+    })
+    expect(await list(`filter=${tag}&sort=created_at+DESC`)).toMatchObject({
+      ids: [grace, lookalike, underscore]
+    })
+    expect(await list(`filter=${tag}`)).toMatchObject({ ids: [grace, lookalike, underscore] })
+    // The first match of a script is the user it names: `_` is no wildcard.
+    expect(await list(`filter=A_${tag}`)).toMatchObject({ total: "1", ids: [underscore] })
+    expect(await list(`filter=grace%20${tag}`)).toMatchObject({ total: "1", ids: [grace] })
+    expect(await list(`filter=${tag}&per_page=1&page=2&sort=created_at%20asc`)).toMatchObject({
+      total: "3",
+      ids: [lookalike]
+    })
+    expect(await list("sort=email")).toMatchObject({
+      status: 400,
+      error: ["validation_failed", "Bad Sort Parameters: bad field for sort 'email'"]
+    })
+    expect(await list("sort=created_at%20up&page=x")).toMatchObject({
+      status: 400,
+      error: [
+        "validation_failed",
+        "Bad Sort Parameters: bad direction for sort 'up', only 'asc' and 'desc' allowed"
+      ]
+    })
+  })
+
   it("refuses the admin API to a user's token and to no token", async () => {
     const supabase = app()
     const signUp = await supabase.auth.signUp({ email: freshEmail(), password })

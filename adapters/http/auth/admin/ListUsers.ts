@@ -22,19 +22,50 @@ const unsigned = (name: string, raw: string | null, fallback: number) => {
   return Effect.succeed(Math.min(Number(raw), name === "per_page" ? 1000 : Number.MAX_SAFE_INTEGER))
 }
 
+/** A `sort` value refused, in the words of Supabase Auth's `sort` (`api/sorting.go`). */
+const badSort = (reason: string) => Effect.fail(AuthError.validationFailed(`Bad Sort Parameters: ${reason}`))
+
 /**
- * GET /admin/users?page&per_page — supabase-js `admin.listUsers`: `{users, aud}` with
- * Supabase Auth's `X-Total-Count` and `Link` (`next`, `last`) headers. Page 0 is the first
- * page, as Supabase Auth's offset arithmetic makes it; `per_page=0` lists nobody.
+ * Every `sort` of the query, as Supabase Auth reads them: `<field>` or `<field> <direction>`
+ * (split at the first space), the field `created_at` (the only one it allows), the direction
+ * `asc` or `desc` in any case, `desc` when none. The first decides the order; any more name
+ * the same column again and change nothing. No `sort`: newest first.
+ */
+const orderOf = (values: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    let order: "asc" | "desc" | undefined
+    for (const value of values) {
+      const space = value.indexOf(" ")
+      const field = space < 0 ? value : value.slice(0, space)
+      if (field !== "created_at") return yield* badSort(`bad field for sort '${field}'`)
+      const direction = space < 0 ? "DESC" : value.slice(space + 1)
+      const upper = direction.toUpperCase()
+      if (upper !== "ASC" && upper !== "DESC") {
+        return yield* badSort(`bad direction for sort '${direction}', only 'asc' and 'desc' allowed`)
+      }
+      order ??= upper === "ASC" ? "asc" : "desc"
+    }
+    return order ?? "desc"
+  })
+
+/**
+ * GET /admin/users?page&per_page&sort&filter — supabase-js `admin.listUsers`: `{users, aud}`
+ * with Supabase Auth's `X-Total-Count` and `Link` (`next`, `last`) headers; the query read in
+ * its order (`sort`, `filter`, then the paging; `api/admin.go`, `adminUsers`). Page 0 is the
+ * first page, as Supabase Auth's offset arithmetic makes it; `per_page=0` lists nobody.
  */
 export const handle = (request: HttpRequest) =>
   Effect.gen(function* () {
     yield* Authenticate.admin(yield* Bearer.token(request))
     const query = new URLSearchParams(request.query)
+    const order = yield* orderOf(query.getAll("sort"))
+    const filter = query.get("filter") ?? ""
     const page = Math.max(1, yield* unsigned("page", query.get("page"), 1))
     const perPage = yield* unsigned("per_page", query.get("per_page"), ListUsers.defaultPerPage)
     const listed =
-      perPage === 0 ? { users: [], total: 0, aud: "" } : yield* ListUsers.listUsers(page, perPage)
+      perPage === 0
+        ? { users: [], total: 0, aud: "" }
+        : yield* ListUsers.listUsers({ page, perPage, order, filter })
     const totalPages = perPage === 0 ? 0 : Math.ceil(listed.total / perPage)
     const link = (target: number) => {
       const next = new URLSearchParams(query)

@@ -428,7 +428,7 @@ export const userRepositoryContract = (it: It) =>
         expect(yield* users.findByPhone(phone)).toEqual(Option.none())
         expect(yield* users.identitiesOf(user.id)).toEqual([])
         expect(yield* users.findPasswordHash(user.id)).toEqual(Option.none())
-        expect(yield* users.list({ aud, page: 1, perPage: 50, order: "desc" })).toEqual({
+        expect(yield* users.list({ aud, page: 1, perPage: 50, order: "desc", filter: "" })).toEqual({
           users: [],
           total: 0
         })
@@ -474,19 +474,67 @@ export const userRepositoryContract = (it: It) =>
           page.users.map((user) => user.id)
         const newestFirst = created.map((user) => user.id).reverse()
 
-        const page1 = yield* users.list({ aud, page: 1, perPage: 2, order: "desc" })
+        const page1 = yield* users.list({ aud, page: 1, perPage: 2, order: "desc", filter: "" })
         expect([ids(page1), page1.total]).toEqual([newestFirst.slice(0, 2), 5])
-        const page3 = yield* users.list({ aud, page: 3, perPage: 2, order: "desc" })
+        const page3 = yield* users.list({ aud, page: 3, perPage: 2, order: "desc", filter: "" })
         expect([ids(page3), page3.total]).toEqual([newestFirst.slice(4), 5])
         // Past the last page: no users, and still the total.
-        const page4 = yield* users.list({ aud, page: 4, perPage: 2, order: "desc" })
+        const page4 = yield* users.list({ aud, page: 4, perPage: 2, order: "desc", filter: "" })
         expect([ids(page4), page4.total]).toEqual([[], 5])
-        const all = yield* users.list({ aud, page: 1, perPage: 100, order: "asc" })
+        const all = yield* users.list({ aud, page: 1, perPage: 100, order: "asc", filter: "" })
         expect(ids(all)).toEqual([...newestFirst].reverse())
         expect(
-          (yield* users.list({ aud: `aud-${randomUUID()}`, page: 1, perPage: 10, order: "desc" })).total
+          (yield* users.list({ aud: `aud-${randomUUID()}`, page: 1, perPage: 10, order: "desc", filter: "" }))
+            .total
         ).toBe(0)
       })
+    )
+
+    it.effect(
+      "the admin list's filter: in the email or the full name, case ignored, each character as itself",
+      () =>
+        Effect.gen(function* () {
+          const users = yield* UserRepository
+          const aud = `aud-${randomUUID()}`
+          // Digits only, so that no letter of the filters below comes from it by chance.
+          const tag = randomUUID().replace(/\D/g, "").slice(0, 12)
+          const make = (minutes: number, email: string, userMetadata: Record<string, unknown> = {}) =>
+            Effect.map(
+              signUp({
+                aud,
+                email: Option.some(Fixtures.email(email)),
+                userMetadata,
+                createdAt: Time.plus(Fixtures.t0, `${minutes} minutes`)
+              }),
+              (made) => made.user.id
+            )
+          const ada = yield* make(0, `ada.${tag}@example.com`)
+          const byron = yield* make(1, `lord-${tag}@example.com`, { full_name: `Ada Byron ${tag}` })
+          const percent = yield* make(2, `100%_${tag}@example.com`)
+          // What `100%_` would match were `%` and `_` wildcards.
+          const lookalike = yield* make(3, `100xy${tag}@example.com`)
+          const backslash = yield* make(4, `path-${tag}@example.com`, { full_name: "C:\\temp" })
+          const numeric = yield* make(5, `number-${tag}@example.com`, { full_name: 100 })
+          // Another audience's user matches too, and is never listed.
+          yield* signUp({ aud: `${aud}-other`, email: Option.some(Fixtures.email(`ada-${tag}@example.org`)) })
+
+          const found = (filter: string, order: "asc" | "desc" = "desc", page = 1, perPage = 10) =>
+            Effect.map(users.list({ aud, page, perPage, order, filter }), (listed) => [
+              listed.users.map((user) => user.id),
+              listed.total
+            ])
+          expect(yield* found("ADA")).toEqual([[byron, ada], 2])
+          expect(yield* found("ADA", "asc")).toEqual([[ada, byron], 2])
+          expect(yield* found("ADA", "desc", 2, 1)).toEqual([[ada], 2])
+          expect(yield* found("byron")).toEqual([[byron], 1])
+          expect(yield* found(`100%_${tag}`)).toEqual([[percent], 1])
+          expect(yield* found("_")).toEqual([[percent], 1])
+          expect(yield* found("%")).toEqual([[percent], 1])
+          expect(yield* found("\\temp")).toEqual([[backslash], 1])
+          expect(yield* found("100")).toEqual([[numeric, lookalike, percent], 3])
+          expect(yield* found("nobody")).toEqual([[], 0])
+          expect(yield* found("")).toEqual([[numeric, backslash, lookalike, percent, byron, ada], 6])
+        })
     )
 
     it.effect("users created at the same instant page without gaps or repeats", () =>
@@ -497,7 +545,7 @@ export const userRepositoryContract = (it: It) =>
           Effect.map(signUp({ aud }), (s) => s.user.id)
         )
         const pages = yield* Effect.forEach([1, 2, 3], (page) =>
-          users.list({ aud, page, perPage: 3, order: "desc" })
+          users.list({ aud, page, perPage: 3, order: "desc", filter: "" })
         )
         const seen = pages.flatMap((page) => page.users.map((user) => user.id))
         expect([...seen].sort()).toEqual([...created].sort())
