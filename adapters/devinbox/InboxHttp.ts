@@ -222,7 +222,7 @@ export const serve = (options: Options) =>
     routes,
     problems,
     // No route takes cross-origin callers (see above), so this policy is never applied.
-    cors: { origin: "reflect", allowHeaders: [], exposeHeaders: [], maxAgeSeconds: 0 },
+    cors: { origin: "reflect", scope: "routes", allowHeaders: [], exposeHeaders: [], maxAgeSeconds: 0 },
     maxBodyBytes: 1024,
     requestIdHeader: Option.none(),
     clientIpHeader: Option.none(),

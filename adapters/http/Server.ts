@@ -107,7 +107,7 @@ interface Served {
  * The HTTP server of both services, on node:http. It owns, once for every route: the route
  * match (404, 405, `Allow`), body size limits (413, also while a chunked body arrives),
  * content-type checks, text a database can store (no NUL, no broken JSON), CORS and its
- * preflights, request ids (inherited from `REQUEST_ID_HEADER`, else made; echoed; in every log
+ * preflights (on the marked routes, or on every answer, as the service's policy says), request ids (inherited from `REQUEST_ID_HEADER`, else made; echoed; in every log
  * line and span), the client address, one server span per request named by its route, request
  * metrics, the access log, the 500 and 503 bodies, and graceful shutdown.
  *
@@ -132,6 +132,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
     )
     const withCors = Cors.allow(cors)
     const withPreflight = Cors.preflight(cors)
+    const corsEverywhere = cors.scope === "every answer"
     /** Requests refused before `100 Continue`: their clients send no body. */
     const continueWithheld = new WeakSet<IncomingMessage>()
     /** Each connection's latest response, for the parser's errors (`clientError`). */
@@ -262,6 +263,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
       const requestId =
         typeof incomingId === "string" && acceptableRequestId.test(incomingId) ? incomingId : randomUUID()
       res.setHeader(echoedIdHeader, requestId)
+      if (corsEverywhere) withCors(req, res)
       if (shuttingDown) res.setHeader("connection", "close")
       const method = req.method ?? "GET"
       const { path, query } = pathAndQuery(req.url ?? "/")
@@ -291,13 +293,25 @@ export const serve = <R>(options: ServerOptions<R>) =>
           status: 417
         })
       }
-      if (match._tag === "NotFound") return answer(res, context(undefined, {}), problems.notFound)
+      if (match._tag === "NotFound") {
+        // A preflight is answered before any route is looked for, as a CORS middleware does:
+        // the browser then sends the request and shows its 404.
+        if (
+          corsEverywhere &&
+          method === "OPTIONS" &&
+          req.headers["access-control-request-method"] !== undefined
+        ) {
+          withPreflight(req, res, Cors.anyRouteMethods)
+          return answer(res, context(undefined, {}), { status: 204, headers: {}, body: undefined })
+        }
+        return answer(res, context(undefined, {}), problems.notFound)
+      }
       if (match._tag === "MethodNotAllowed") {
         const allowed = [...match.allowed.keys(), "OPTIONS"].join(", ")
         const routes = [...match.allowed.values()]
         const route = routes[0]
         if (method === "OPTIONS") {
-          if (routes.some((r) => r.options.cors === true)) withPreflight(req, res, allowed)
+          if (corsEverywhere || routes.some((r) => r.options.cors === true)) withPreflight(req, res, allowed)
           res.setHeader("allow", allowed)
           return answer(res, context(route?.path, {}), { status: 204, headers: {}, body: undefined })
         }
@@ -307,7 +321,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
 
       const route = match.value
       const ctx = context(route.path, match.params)
-      if (route.options.cors === true) withCors(req, res)
+      if (route.options.cors === true && !corsEverywhere) withCors(req, res)
       if (query.includes("%00"))
         return answer(res, ctx, problems.badRequest("the query holds a NUL character"))
       const accepts = route.options.accepts

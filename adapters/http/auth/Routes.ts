@@ -157,10 +157,13 @@ export const routes: ReadonlyArray<Route.Route<Services>> = [
 
 /**
  * Browsers call from the application's origin with supabase-js's headers: the API key, the
- * bearer token, its client info and API version.
+ * bearer token, its client info and API version. Every answer carries the headers, as Supabase
+ * Auth's CORS middleware wraps its whole router (`api/api.go`): a browser then shows the
+ * application a 404, a 405 or a 413 for what it is, not as a CORS error.
  */
 export const cors = {
   origin: "any",
+  scope: "every answer",
   allowHeaders: ["Authorization", "Content-Type", "apikey", "X-Client-Info", "X-Supabase-Api-Version"],
   exposeHeaders: ["X-Total-Count", "Link", "X-Supabase-Api-Version", "X-Sb-Error-Code"],
   maxAgeSeconds: 86_400

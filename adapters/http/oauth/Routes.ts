@@ -60,6 +60,7 @@ export const routes: ReadonlyArray<Route.Route<Services>> = [
 /** Browser-based clients call the machine endpoints cross-origin, without cookies. */
 export const cors = {
   origin: "any",
+  scope: "routes",
   allowHeaders: ["Authorization", "Content-Type"],
   exposeHeaders: [],
   maxAgeSeconds: 86_400

@@ -84,6 +84,7 @@ const start = (options: { readonly spans?: InMemorySpanExporter; readonly cors?:
       problems,
       cors: options.cors ?? {
         origin: "any",
+        scope: "routes",
         allowHeaders: ["Content-Type"],
         exposeHeaders: [],
         maxAgeSeconds: 60
@@ -181,6 +182,7 @@ describe("the HTTP server", () => {
       const { base } = yield* start({
         cors: {
           origin: "reflect",
+          scope: "routes",
           allowHeaders: ["Authorization"],
           exposeHeaders: ["X-Total-Count"],
           maxAgeSeconds: 60
@@ -194,11 +196,66 @@ describe("the HTTP server", () => {
       expect(preflight.headers.get("access-control-allow-credentials")).toBe("true")
       expect(preflight.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS")
       expect(preflight.headers.get("access-control-expose-headers")).toBe("X-Total-Count")
-      // A route without CORS gets no CORS headers.
+      // A route without CORS gets no CORS headers, nor does the server's own 404.
       const plain = yield* Effect.promise(() =>
         fetch(`${base}/items/1`, { headers: { origin: "https://app.example" } })
       )
       expect(plain.headers.get("access-control-allow-origin")).toBeNull()
+      const unknown = yield* Effect.promise(() =>
+        fetch(`${base}/nowhere`, {
+          method: "OPTIONS",
+          headers: { origin: "https://app.example", "access-control-request-method": "GET" }
+        })
+      )
+      expect([unknown.status, unknown.headers.get("access-control-allow-origin")]).toEqual([404, null])
+    })
+  )
+
+  it.scoped("with the policy on every answer: the server's own answers and every preflight carry CORS", () =>
+    Effect.gen(function* () {
+      const { base } = yield* start({
+        cors: {
+          origin: "any",
+          scope: "every answer",
+          allowHeaders: ["Authorization"],
+          exposeHeaders: ["X-Total-Count"],
+          maxAgeSeconds: 60
+        }
+      })
+      const origin = { origin: "https://app.example" }
+      const corsOf = (response: Response) => [
+        response.status,
+        response.headers.get("access-control-allow-origin"),
+        response.headers.get("access-control-expose-headers")
+      ]
+      const cross = (path: string, init: RequestInit = {}) =>
+        Effect.promise(() => fetch(`${base}${path}`, { ...init, headers: { ...origin, ...init.headers } }))
+      // A route not marked for CORS, the 404 of an unknown path, a 405, a 413 and a 500.
+      expect(corsOf(yield* cross("/items/1"))).toEqual([200, "*", "X-Total-Count"])
+      expect(corsOf(yield* cross("/nowhere"))).toEqual([404, "*", "X-Total-Count"])
+      expect(corsOf(yield* cross("/items", { method: "DELETE" }))).toEqual([405, "*", "X-Total-Count"])
+      const large = yield* cross("/items", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ padding: "x".repeat(2048) })
+      })
+      expect(corsOf(large)).toEqual([413, "*", "X-Total-Count"])
+      expect(corsOf(yield* cross("/broken"))).toEqual([500, "*", "X-Total-Count"])
+      // A preflight to any path succeeds, so that the browser goes on to show the 404 itself;
+      // an OPTIONS that is no preflight still finds nothing there.
+      const preflight = yield* cross("/nowhere", {
+        method: "OPTIONS",
+        headers: { "access-control-request-method": "PUT", "access-control-request-headers": "authorization" }
+      })
+      expect(corsOf(preflight)).toEqual([204, "*", "X-Total-Count"])
+      expect(preflight.headers.get("access-control-allow-methods")).toBe("GET, POST, PUT, PATCH, DELETE")
+      expect(preflight.headers.get("access-control-allow-headers")).toBe("Authorization")
+      expect((yield* cross("/nowhere", { method: "OPTIONS" })).status).toBe(404)
+      const known = yield* cross("/items/1", {
+        method: "OPTIONS",
+        headers: { "access-control-request-method": "GET" }
+      })
+      expect([known.status, known.headers.get("access-control-allow-methods")]).toEqual([204, "GET, OPTIONS"])
     })
   )
 

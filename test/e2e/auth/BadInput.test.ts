@@ -362,4 +362,37 @@ describe("bad input to the auth service: Supabase Auth's 4xx, never a 5xx", () =
     expect((await call("DELETE", "/signup")).status).toBe(405)
     expect((await call("GET", "/auth/v1/settings")).status).toBe(200)
   })
+
+  it("every answer carries the CORS headers, so that a browser shows it rather than a CORS error", async () => {
+    const origin = { origin: "http://localhost:3000" }
+    const cors = (answer: { readonly status: number; readonly headers: Headers }) => [
+      answer.status,
+      answer.headers.get("access-control-allow-origin"),
+      answer.headers.get("access-control-expose-headers")
+    ]
+    const exposed = "X-Total-Count, Link, X-Supabase-Api-Version, X-Sb-Error-Code"
+    expect(cors(await call("GET", "/auth/v1/nowhere", { headers: origin }))).toEqual([404, "*", exposed])
+    expect(cors(await call("DELETE", "/signup", { headers: origin }))).toEqual([405, "*", exposed])
+    expect(cors(await post("/signup", JSON.stringify({ email: "x".repeat(2_000_000) }), origin))).toEqual([
+      413,
+      "*",
+      exposed
+    ])
+    const callback = await fetch(`${baseUrl}/callback`, { headers: origin, redirect: "manual" })
+    expect(cors(callback)).toEqual([302, "*", exposed])
+    // A browser's preflight of a call to a path the service does not have succeeds; the call
+    // itself then gets the 404, which the application sees.
+    const preflight = await call("OPTIONS", "/auth/v1/factors", {
+      headers: {
+        ...origin,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, apikey, content-type"
+      }
+    })
+    expect(cors(preflight)).toEqual([204, "*", exposed])
+    expect(preflight.headers.get("access-control-allow-headers")).toBe(
+      "Authorization, Content-Type, apikey, X-Client-Info, X-Supabase-Api-Version"
+    )
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("POST")
+  })
 })

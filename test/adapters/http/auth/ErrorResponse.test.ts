@@ -343,7 +343,7 @@ const start = Effect.gen(function* () {
     port,
     routes,
     problems: ErrorResponse.problems,
-    cors: { origin: "any", allowHeaders: [], exposeHeaders: [], maxAgeSeconds: 60 },
+    cors: { origin: "any", scope: "routes", allowHeaders: [], exposeHeaders: [], maxAgeSeconds: 60 },
     maxBodyBytes: 64,
     requestIdHeader: Option.none(),
     clientIpHeader: Option.none(),
