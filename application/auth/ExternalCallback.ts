@@ -43,6 +43,7 @@ export type CallbackOutcome =
       readonly _tag: "Session"
       readonly target: string
       readonly grant: IssueSession.Grant
+      /** The provider the sign-in named (`github`, `custom:acme`), as its identity is recorded. */
       readonly provider: string
       readonly providerTokens: Option.Option<ProviderTokenSeal.ProviderTokens>
     }
@@ -304,8 +305,6 @@ const providerRefusal = (query: URLSearchParams) => {
 /** The session, or in the PKCE flow the code the application exchanges for it. */
 const finish = (
   login: ExternalLogin,
-  /** The upstream's own name for itself (an OpenID provider's entry names itself generically). */
-  upstreamName: string,
   signedIn: { readonly user: User; readonly identity: Identity },
   profile: UpstreamProfile.UpstreamProfile,
   request: CallbackRequest,
@@ -349,7 +348,7 @@ const finish = (
       _tag: "Session",
       target: login.redirectTo,
       grant,
-      provider: upstreamName,
+      provider: login.provider,
       providerTokens: Option.fromNullable(profile.tokens)
     } satisfies CallbackOutcome
   })
@@ -471,7 +470,7 @@ export const callback = Telemetry.fn("ExternalCallback.callback")((request: Call
           status: 422
         })
       }
-      return yield* finish(login, upstream.right.name, signedIn, profile, request, now)
+      return yield* finish(login, signedIn, profile, request, now)
     }).pipe(Effect.catchTag("AuthError", (error) => Effect.succeed(failed(error))))
     return outcome
   })

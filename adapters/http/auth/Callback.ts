@@ -28,9 +28,13 @@ const locationOf = (outcome: CallbackOutcome): string => {
         access_token: Redacted.value(grant.access.token),
         expires_at: String(grant.access.expiresAt),
         expires_in: String(grant.access.expiresIn),
+        // The spec's rule 14 names the provider; Supabase Auth writes no `provider`.
+        provider: outcome.provider,
         ...(tokens === undefined ? {} : { provider_token: Redacted.value(tokens.accessToken) }),
         ...(refresh === undefined ? {} : { provider_refresh_token: Redacted.value(refresh) }),
         refresh_token: Redacted.value(grant.refreshToken),
+        // Supabase Auth's mark of its own redirects, as in every fragment it writes.
+        sb: "",
         token_type: "bearer"
       })
     }

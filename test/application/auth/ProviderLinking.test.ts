@@ -33,7 +33,7 @@ const scripted = (name: string): ExternalProvider => ({
   upstream: Either.right({
     name,
     authorizationUrl: (request: UpstreamRequest) =>
-      Effect.succeed(new URL(`https://${name}.example/authorize?state=${request.state}`)),
+      Effect.succeed(new URL(`https://${name.replace(":", "-")}.example/authorize?state=${request.state}`)),
     exchange: () =>
       Effect.suspend(() => {
         const answer = answers.get(name)
@@ -53,7 +53,15 @@ const scripted = (name: string): ExternalProvider => ({
 const providers = Layer.succeed(ExternalProviders, {
   find: (name: string) =>
     Effect.succeed(
-      ["loose", "strict", "optional"].includes(name) ? Option.some(scripted(name)) : Option.none()
+      ["loose", "strict", "optional"].includes(name)
+        ? Option.some(scripted(name))
+        : // A custom OpenID provider: its upstream names itself by its kind, not by its key.
+          name === "custom:acme"
+          ? Option.some({
+              ...scripted(name),
+              upstream: Either.map(scripted(name).upstream, (upstream) => ({ ...upstream, name: "oidc" }))
+            })
+          : Option.none()
     )
 })
 
@@ -83,7 +91,7 @@ const signIn = (provider: string, answer: UpstreamProfile) =>
       client
     })
     return outcome._tag === "Session"
-      ? { tag: "Session", userId: outcome.grant.user.id }
+      ? { tag: "Session", userId: outcome.grant.user.id, provider: outcome.provider }
       : outcome._tag === "Failed"
         ? { tag: outcome.error.code, userId: undefined }
         : { tag: outcome._tag, userId: undefined }
@@ -120,6 +128,19 @@ describe("automatic linking and unconfirmed accounts", () => {
         const again = yield* signIn("loose", profile("loose", "attacker", email, false))
         expect(again.userId).not.toBe(owner.userId)
       }).pipe(Effect.provide(services))
+  )
+
+  it.effect("the session names the provider the sign-in named, for the redirect's fragment", () =>
+    Effect.gen(function* () {
+      yield* ensureSigningKey
+      const email = `acme-${crypto.randomUUID()}@example.com`
+      const signedIn = yield* signIn("custom:acme", profile("custom:acme", "acme-user", email, true))
+      expect([signedIn.tag, "provider" in signedIn ? signedIn.provider : undefined]).toEqual([
+        "Session",
+        "custom:acme"
+      ])
+      expect(yield* identitiesOf(email)).toEqual(["custom:acme"])
+    }).pipe(Effect.provide(services))
   )
 
   it.effect("a returning account is confirmed only for the address it was made with", () =>

@@ -119,6 +119,8 @@ describe("custom providers through supabase-js", () => {
     expect(`${location.origin}${location.pathname}`).toBe(`${siteUrl}/welcome`)
     const fragment = new URLSearchParams(location.hash.slice(1))
     expect(fragment.get("provider_token")).toBeTruthy()
+    // The provider as the sign-in named it, not the kind of upstream behind it.
+    expect(fragment.get("provider")).toBe("custom:acme")
     const user = await supabase.auth.getUser(fragment.get("access_token") ?? "")
     expect(user.error).toBeNull()
     expect(user.data.user?.email).toBe(email)

@@ -179,7 +179,12 @@ const signIn = async (testCase: ProviderCases.Case) => {
 }
 
 /** The session of the fragment, checked as Supabase Auth writes it; its access token. */
-const expectSession = (location: URL, providerToken: string, providerRefreshToken: string | undefined) => {
+const expectSession = (
+  location: URL,
+  provider: string,
+  providerToken: string,
+  providerRefreshToken: string | undefined
+) => {
   expect(`${location.origin}${location.pathname}`).toBe(welcome)
   expect(location.search).toBe("")
   const fragment = Object.fromEntries(new URLSearchParams(location.hash.slice(1)))
@@ -187,6 +192,9 @@ const expectSession = (location: URL, providerToken: string, providerRefreshToke
     access_token: expect.any(String),
     refresh_token: expect.any(String),
     token_type: "bearer",
+    // The spec's rule 14 names the provider; `sb` marks the redirect as Supabase Auth's.
+    provider,
+    sb: "",
     expires_in: expect.stringMatching(/^[1-9]\d*$/),
     expires_at: expect.stringMatching(/^[1-9]\d*$/),
     provider_token: providerToken,
@@ -263,7 +271,7 @@ describe("every external provider signs in through the auth service against a lo
     it(`${testCase.name}: a verified address makes a confirmed user with one ${testCase.name} identity; the fragment holds the session and the provider's tokens`, async () => {
       const tokens = ProviderCases.providerTokens(testCase)
       const location = await signIn(testCase)
-      const accessToken = expectSession(location, tokens.access, tokens.refresh)
+      const accessToken = expectSession(location, testCase.name, tokens.access, tokens.refresh)
       await expectUser(accessToken, expectedOf(testCase))
     })
   }
@@ -275,7 +283,7 @@ describe("every external provider signs in through the auth service against a lo
       // sign-in (signInOrUp's `unverified` needs an address).
       const tokens = ProviderCases.providerTokens(testCase)
       const location = await signIn(testCase)
-      const accessToken = expectSession(location, tokens.access, tokens.refresh)
+      const accessToken = expectSession(location, testCase.name, tokens.access, tokens.refresh)
       const user = await expectUser(accessToken, expectedOf(testCase))
       expect(user.confirmation_sent_at).toBeUndefined()
     })
@@ -330,7 +338,7 @@ describe("every external provider signs in through the auth service against a lo
 
       // The same provider account again: the same user, now signed in.
       const tokens = ProviderCases.providerTokens(testCase)
-      const accessToken = expectSession(await signIn(testCase), tokens.access, tokens.refresh)
+      const accessToken = expectSession(await signIn(testCase), testCase.name, tokens.access, tokens.refresh)
       expect((await expectUser(accessToken, expected)).id).toBe(made?.id)
     })
   }
@@ -359,7 +367,7 @@ describe("every external provider signs in through the auth service against a lo
     expect(twitter.sent("POST /oauth/access_token").at(-1)?.form.get("oauth_verifier")).toBe(
       TwitterFake.verifier
     )
-    const accessToken = expectSession(location, TwitterFake.accessToken.key, undefined)
+    const accessToken = expectSession(location, "twitter", TwitterFake.accessToken.key, undefined)
     await expectUser(accessToken, {
       name: "twitter",
       subject: TwitterFake.profile.subject,

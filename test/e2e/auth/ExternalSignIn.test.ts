@@ -88,6 +88,7 @@ describe("sign-in with an external provider through supabase-js (an OpenID provi
     const fragment = new URLSearchParams(location.hash.slice(1))
     expect(fragment.get("token_type")).toBe("bearer")
     expect(fragment.get("provider_token")).toBeTruthy()
+    expect(fragment.get("provider")).toBe("keycloak")
     const user = await supabase.auth.getUser(fragment.get("access_token") ?? "")
     expect(user.error).toBeNull()
     expect(user.data.user?.email).toBe(email)
