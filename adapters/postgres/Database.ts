@@ -104,14 +104,13 @@ const naming = {
  * prepared statements of the hot endpoints), so the embedded database's single connection and
  * a server's connection limit are both respected.
  */
-const pooled = (config: Pg.PoolConfig, onConnect?: (client: Pg.PoolClient) => void) =>
+const pooled = (config: Pg.PoolConfig) =>
   Effect.gen(function* () {
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const pool = new RetryingPool({ application_name: "latchkey", ...config })
         // A broken idle connection is dropped by the pool; the next query opens another.
         pool.on("error", () => {})
-        if (onConnect !== undefined) pool.on("connect", onConnect)
         return pool
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("1 second"))
@@ -136,14 +135,14 @@ const pooled = (config: Pg.PoolConfig, onConnect?: (client: Pg.PoolClient) => vo
  * the pool closes its connection (idle, or broken) and opens another, the session still holds
  * what the old one left (named statements, which the new connection would prepare again and be
  * told "already exists"; an open transaction; advisory locks). So each new connection first
- * ends that session's state, as a new server session starts without it. node-postgres sends
- * these before any statement of the one who asked for the connection, in order.
+ * ends that session's state, as a new server session starts without it; the pool hands the
+ * connection out only once that is done (node-postgres's `onConnect`).
  */
-const freshSession = (client: Pg.PoolClient) => {
+const freshSession = async (client: Pg.ClientBase): Promise<void> => {
   // A transaction left open by a connection that broke mid-way, then everything else.
   // Separate statements: DISCARD ALL cannot run inside a transaction block.
-  client.query("ROLLBACK").catch(() => {})
-  client.query("DISCARD ALL").catch(() => {})
+  await client.query("ROLLBACK")
+  await client.query("DISCARD ALL")
 }
 
 /**
@@ -190,17 +189,15 @@ const embedded = (dataDir: Option.Option<string>, limits: Pg.PoolConfig) =>
       (server) => Effect.promise(() => server.stop())
     )
     const port = Number(server.getServerConn().split(":").pop())
-    return yield* pooled(
-      {
-        host: "127.0.0.1",
-        port,
-        database: "postgres",
-        user: "postgres",
-        max: 1,
-        ...limits
-      },
-      freshSession
-    )
+    return yield* pooled({
+      host: "127.0.0.1",
+      port,
+      database: "postgres",
+      user: "postgres",
+      max: 1,
+      onConnect: freshSession,
+      ...limits
+    })
   })
 
 export const layer = (options: DatabaseOptions) =>
