@@ -251,9 +251,11 @@ const decodeEmail = Schema.decodeEither(Email)
 
 /**
  * Manual linking (`GET /user/identities/authorize`, or an ID token with `link_identity`;
- * `SECURITY_MANUAL_LINKING_ENABLED`): the provider account joins the signed-in user who asked.
- * An account already linked to another user is refused; linked to this one, it only signs in
- * again.
+ * `SECURITY_MANUAL_LINKING_ENABLED`): the provider account joins the signed-in user who asked,
+ * as Supabase Auth's `linkIdentityToUser` links it. An account already linked, to this user or
+ * another, is refused. A user without an address (an anonymous one, say) takes the provider's:
+ * confirmed and made permanent when the provider verified it; otherwise the confirmation mail
+ * goes out and the link, kept, waits on it (`unverified`).
  */
 export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProfile, now: Date) =>
   Effect.gen(function* () {
@@ -261,17 +263,15 @@ export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProf
     const found = yield* users.findById(userId)
     if (Option.isNone(found)) return yield* AuthError.userNotFound()
     const existing = yield* users.findByIdentity(profile.provider, profile.subject)
-    const data = { ...profile.data, sub: profile.subject }
     if (Option.isSome(existing)) {
-      if (existing.value.user.id !== userId) {
-        return yield* new AuthError.AuthError({
-          code: "identity_already_exists",
-          message: "Identity is already linked to another user",
-          status: 422
-        })
-      }
-      yield* users.refreshIdentity(existing.value.identity.id, data, now)
-      return { user: found.value, identity: existing.value.identity, unverified: false }
+      return yield* new AuthError.AuthError({
+        code: "identity_already_exists",
+        message:
+          existing.value.user.id === userId
+            ? "Identity is already linked"
+            : "Identity is already linked to another user",
+        status: 422
+      })
     }
     const identity = UpstreamProfile.newIdentity(
       IdentityId.make(yield* (yield* TokenMint).uuid),
@@ -280,11 +280,48 @@ export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProf
       now
     )
     yield* users.addIdentity(identity)
-    const user = yield* users.update(
-      userId,
-      { appMetadata: withProvider(found.value, profile.provider) },
-      now
-    )
+    const email = Option.flatMap(profile.email, (address) => Either.getRight(decodeEmail(address)))
+    const takesAddress = Option.isNone(found.value.email) && Option.isSome(email)
+    const verified = takesAddress && profile.emailVerified
+    const user = yield* users
+      .update(
+        userId,
+        {
+          appMetadata: withProvider(found.value, profile.provider),
+          ...(takesAddress
+            ? verified
+              ? { email, emailConfirmedAt: Option.some(now), isAnonymous: false }
+              : { email, confirmationSentAt: Option.some(now) }
+            : {})
+        },
+        now
+      )
+      .pipe(
+        // Supabase Auth answers 400 here, where a sign-up's taken address is 422.
+        Effect.catchTag("EmailExists", () =>
+          Effect.fail(
+            new AuthError.AuthError({
+              code: "email_exists",
+              message: "A user with this email address has already been registered",
+              status: 400
+            })
+          )
+        )
+      )
+    if (takesAddress && !verified && Option.isSome(user.email)) {
+      const settings = yield* AuthSettings
+      yield* SendVerification.mail({
+        user,
+        purpose: "confirmation",
+        kind: "confirmation",
+        type: "signup",
+        to: user.email.value,
+        redirectTo: settings.siteUrl,
+        spacing: Option.none(),
+        now
+      }).pipe(Effect.catchTag("IssuedTooSoon", () => Effect.void))
+      return { user, identity, unverified: true }
+    }
     yield* announceLink(user, profile.provider, now)
     return { user, identity, unverified: false }
   })
@@ -465,7 +502,10 @@ export const callback = Telemetry.fn("ExternalCallback.callback")((request: Call
       yield* Telemetry.annotate("user.id", signedIn.user.id)
       if (signedIn.unverified) {
         return yield* new AuthError.AuthError({
-          code: "provider_email_needs_verification",
+          // Supabase Auth's code for a sign-in, and for a link (linkIdentityToUser).
+          code: Option.isSome(login.linkingUserId)
+            ? "email_not_confirmed"
+            : "provider_email_needs_verification",
           message: `Unverified email with ${login.provider}. A confirmation email has been sent to your ${login.provider} email`,
           status: 422
         })

@@ -242,7 +242,8 @@ export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")
     )
     if (signedIn.unverified) {
       return yield* new AuthError.AuthError({
-        code: "provider_email_needs_verification",
+        // Supabase Auth's code for a sign-in, and for a link (linkIdentityToUser).
+        code: Option.isSome(linkingTo) ? "email_not_confirmed" : "provider_email_needs_verification",
         message: `Unverified email with ${name}. A confirmation email has been sent to your ${name} email`,
         status: 422
       })

@@ -16,6 +16,7 @@ import {
 } from "../../../application/auth/ports/ExternalProviders.js"
 import { IdTokenRefused, IdTokenVerifier } from "../../../application/auth/ports/IdTokenVerifier.js"
 import { UserRepository } from "../../../application/auth/ports/UserRepository.js"
+import { signInAnonymously } from "../../../application/auth/SignInAnonymously.js"
 import { signup } from "../../../application/auth/Signup.js"
 import * as IdTokenIssuer from "../../../domain/auth/IdTokenIssuer.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
@@ -161,7 +162,11 @@ describe("signInWithIdToken on memory adapters under TestClock", () => {
   )
 
   describe("with link_identity (supabase-js linkIdentity({ provider, token }))", () => {
-    const linking = Layer.mergeAll(MemoryServices.layer({ manualLinkingEnabled: true }), verifier, providers)
+    const linking = Layer.mergeAll(
+      MemoryServices.layer({ manualLinkingEnabled: true, anonymousEnabled: true }),
+      verifier,
+      providers
+    )
 
     /** A user signed up with a password, and the access token of their session. */
     const signedUp = Effect.gen(function* () {
@@ -195,6 +200,61 @@ describe("signInWithIdToken on memory adapters under TestClock", () => {
           expect(
             yield* refusal(signInWithIdToken(request(token, { linkIdentity: linkAs(other.accessToken) })))
           ).toEqual(["identity_already_exists", "Identity is already linked to another user"])
+        }).pipe(Effect.provide(linking))
+    )
+
+    it.effect("refuses an identity already linked to the same user, in Supabase Auth's words", () =>
+      Effect.gen(function* () {
+        const { accessToken } = yield* signedUp
+        const token = yield* idToken()
+        yield* signInWithIdToken(request(token, { linkIdentity: linkAs(accessToken) }))
+        expect(
+          yield* refusal(signInWithIdToken(request(token, { linkIdentity: linkAs(accessToken) })))
+        ).toEqual(["identity_already_exists", "Identity is already linked"])
+      }).pipe(Effect.provide(linking))
+    )
+
+    it.effect("makes an anonymous user permanent with the address the provider verified", () =>
+      Effect.gen(function* () {
+        yield* ensureSigningKey
+        const anonymous = yield* signInAnonymously({}, client)
+        const email = `upgraded-${crypto.randomUUID()}@example.com`
+        const grant = yield* signInWithIdToken(
+          request(yield* idToken({ email }), { linkIdentity: linkAs(Redacted.value(anonymous.access.token)) })
+        )
+        expect(grant.user.id).toBe(anonymous.user.id)
+        expect(grant.user.isAnonymous).toBe(false)
+        expect(grant.user.email).toEqual(Option.some(email))
+        expect(Option.isSome(grant.user.emailConfirmedAt)).toBe(true)
+      }).pipe(Effect.provide(linking))
+    )
+
+    it.effect(
+      "keeps the link of an unverified address and waits on its confirmation mail (422 email_not_confirmed)",
+      () =>
+        Effect.gen(function* () {
+          yield* ensureSigningKey
+          const anonymous = yield* signInAnonymously({}, client)
+          const email = `unverified-${crypto.randomUUID()}@example.com`
+          const token = yield* idToken({ email, email_verified: false })
+          expect(
+            yield* refusal(
+              signInWithIdToken(
+                request(token, { linkIdentity: linkAs(Redacted.value(anonymous.access.token)) })
+              )
+            )
+          ).toEqual([
+            "email_not_confirmed",
+            "Unverified email with keycloak. A confirmation email has been sent to your keycloak email"
+          ])
+          const users = yield* UserRepository
+          const user = Option.getOrThrow(yield* users.findById(anonymous.user.id))
+          expect(user.email).toEqual(Option.some(email))
+          expect(user.emailConfirmedAt).toEqual(Option.none())
+          expect(Option.isSome(user.confirmationSentAt)).toBe(true)
+          expect(Option.isSome(yield* users.findByIdentity("keycloak", String(claimsOf(token)?.sub)))).toBe(
+            true
+          )
         }).pipe(Effect.provide(linking))
     )
 
