@@ -2,7 +2,11 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import type { MessageId } from "../../domain/auth/Mail.js"
 import * as MailDelivery from "../../domain/auth/MailDelivery.js"
+import * as Time from "../../domain/Time.js"
 import * as Telemetry from "../Telemetry.js"
 import { MailComposer } from "./ports/MailComposer.js"
 import { Mailer, MailRefused } from "./ports/Mailer.js"
@@ -16,11 +20,23 @@ export const concurrentAttempts = 5
 /** Messages one pass claims: a batch, or more when more are sent at once. */
 const claimFor = (concurrency: number) => Math.max(batchSize, concurrency)
 /**
- * How long a claimed message stays with the worker that claimed it. An attempt that has not
- * ended by half of it counts as a failure, so a lease never runs out under an attempt.
+ * How long a claimed message stays with the worker that claimed it: what a send needs, since a
+ * worker that dies mid-pass holds its messages that long and mail for a sign-in waits on a
+ * person. The worker renews the leases of its attempts in progress every `renewEvery`, so a
+ * long send keeps its message; another instance takes over within a lease once the renewals
+ * stop.
  */
-export const lease = Duration.minutes(2)
+export const lease = Duration.seconds(10)
+/** How often a pass renews the leases of its messages still being sent. */
+export const renewEvery = Duration.seconds(3)
 const attemptLimit = Duration.minutes(1)
+/**
+ * How a sent message's `delivered` mark is tried again while the outbox cannot be written (the
+ * database restarting): the mark, never the send, until it lands, a few seconds apart at most.
+ */
+const markAgain = Schedule.exponential(Duration.millis(250)).pipe(
+  Schedule.union(Schedule.spaced(Duration.seconds(5)))
+)
 
 const sent = Metric.counter("latchkey.auth.mail_sent", {
   description: "Mails the mail server took, by kind",
@@ -61,9 +77,16 @@ const attempt = (queued: Queued) =>
     )
     const now = new Date(yield* Clock.currentTimeMillis)
     if (outcome._tag === "Right") {
-      yield* outbox.delivered(queued.id, now)
       yield* Metric.increment(Metric.tagged(sent, "kind", kind))
-      return
+      // The mail went out: from here it is marked, never sent again, whatever it takes.
+      return yield* outbox.delivered(queued.id, now).pipe(
+        Effect.tapError((error) =>
+          Effect.logWarning("mail sent but not yet marked delivered; marking again").pipe(
+            Effect.annotateLogs({ "mail.id": queued.id, "mail.kind": kind, "outbox.error": error.message })
+          )
+        ),
+        Effect.retry(markAgain)
+      )
     }
     const failure = outcome.left
     const next = MailDelivery.afterFailure(failure, queued.attempts + 1, queued.queuedAt, now)
@@ -98,9 +121,26 @@ export const deliverDue = Telemetry.fn("DeliverMail.deliverDue")((concurrency: n
     const outbox = yield* MailOutbox
     const now = new Date(yield* Clock.currentTimeMillis)
     const due = yield* outbox.claim(now, claimFor(concurrency), lease)
-    yield* Effect.forEach(due, attempt, { concurrency, discard: true })
+    if (due.length === 0) return 0
+    // The leases of the messages not yet done are renewed while the pass runs; a renewal that
+    // fails is tried at the next beat (the lease outlasts a few missed ones).
+    const inProgress = yield* Ref.make<ReadonlySet<MessageId>>(new Set(due.map((queued) => queued.id)))
+    const renew = Effect.gen(function* () {
+      const ids = [...(yield* Ref.get(inProgress))]
+      const until = Time.plus(new Date(yield* Clock.currentTimeMillis), lease)
+      yield* outbox.extend(ids, until).pipe(Effect.ignore)
+    })
+    yield* Effect.forkScoped(renew.pipe(Effect.delay(renewEvery), Effect.forever))
+    yield* Effect.forEach(
+      due,
+      (queued) =>
+        attempt(queued).pipe(
+          Effect.ensuring(Ref.update(inProgress, (ids) => new Set([...ids].filter((id) => id !== queued.id))))
+        ),
+      { concurrency, discard: true }
+    )
     return due.length
-  })
+  }).pipe(Effect.scoped)
 )
 
 /**

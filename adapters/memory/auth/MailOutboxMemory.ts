@@ -56,6 +56,16 @@ export const layer = Layer.effect(
         }),
       delivered: (id) =>
         change(id, (row) => ({ ...row, message: undefined, dueAt: undefined, leasedUntil: undefined })),
+      extend: (ids, until) =>
+        Ref.update(rows, (all) => {
+          const next = new Map(all)
+          for (const id of ids) {
+            const row = all.get(id)
+            if (row !== undefined && row.dueAt !== undefined && row.leasedUntil !== undefined)
+              next.set(id, { ...row, leasedUntil: until })
+          }
+          return next
+        }),
       retry: (id, at) =>
         change(id, (row) => ({ ...row, attempts: row.attempts + 1, dueAt: at, leasedUntil: undefined })),
       giveUp: (id) =>

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
+import { MailOutbox, OutboxUnavailable } from "../../../application/auth/ports/MailOutbox.js"
 import * as Telemetry from "../../../application/Telemetry.js"
 import { Kind, Message, MessageId } from "../../../domain/auth/Mail.js"
 import * as Time from "../../../domain/Time.js"
@@ -30,6 +31,8 @@ export const queuedRow = (message: Message, now: Date) => ({
   queuedAt: now,
   dueAt: now
 })
+
+const unavailable = (error: SqlError) => new OutboxUnavailable({ message: error.message })
 
 /**
  * The outbox on Postgres. Statements run through `@effect/sql`, so `enqueue` joins the
@@ -80,8 +83,18 @@ export const layer = Layer.effect(
           sql`
             UPDATE ${outbox}
             SET delivered_at = ${now}, due_at = NULL, leased_until = NULL, variables = NULL
-            WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+            WHERE id = ${id}`.pipe(Effect.asVoid, Effect.mapError(unavailable)),
         (id) => ({ "mail.id": id })
+      ),
+      extend: Telemetry.fn("MailOutboxPg.extend")((ids, until) =>
+        ids.length === 0
+          ? Effect.void
+          : sql`
+              UPDATE ${outbox} SET leased_until = ${until}
+              WHERE id IN ${sql.in(ids)} AND due_at IS NOT NULL AND leased_until IS NOT NULL`.pipe(
+              Effect.asVoid,
+              Effect.mapError(unavailable)
+            )
       ),
       retry: Telemetry.fn("MailOutboxPg.retry")(
         (id, at, error) =>

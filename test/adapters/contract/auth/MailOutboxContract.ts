@@ -70,6 +70,23 @@ export const mailOutboxContract = (it: It) =>
       })
     )
 
+    it.effect("extending a lease keeps a message from other claims; a delivered one is not touched", () =>
+      Effect.gen(function* () {
+        const outbox = yield* MailOutbox
+        yield* drain
+        const sending = yield* outbox.enqueue(message(), Fixtures.t0)
+        const done = yield* outbox.enqueue(message(), Fixtures.t0)
+        yield* outbox.claim(Fixtures.t0, 10, lease)
+        yield* outbox.delivered(done, Time.plus(Fixtures.t0, "1 minute"))
+        // Still being sent at the end of its lease: renewed just before.
+        yield* outbox.extend([sending, done], Time.plus(Fixtures.t0, "4 minutes"))
+        expect(yield* outbox.claim(Time.plus(Fixtures.t0, "3 minutes"), 10, lease)).toEqual([])
+        const taken = yield* outbox.claim(Time.plus(Fixtures.t0, "4 minutes"), 10, lease)
+        expect(taken.map((entry) => entry.id)).toEqual([sending])
+        yield* outbox.extend([], Time.plus(Fixtures.t0, "1 day"))
+      })
+    )
+
     it.effect("claims at most `max`, the rest stays due", () =>
       Effect.gen(function* () {
         const outbox = yield* MailOutbox
