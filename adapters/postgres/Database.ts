@@ -10,7 +10,7 @@ import * as Schema from "effect/Schema"
 import * as Str from "effect/String"
 import Pg from "pg"
 import * as DatabaseUnavailable from "./DatabaseUnavailable.js"
-import { PgPool } from "./PgPool.js"
+import { PgPool, type StatementPool } from "./PgPool.js"
 
 export class EmbeddedDatabaseError extends Schema.TaggedError<EmbeddedDatabaseError>()(
   "EmbeddedDatabaseError",
@@ -41,6 +41,13 @@ export interface DatabaseOptions {
    * unset; zero keeps idle connections open).
    */
   readonly idleTimeout?: Duration.DurationInput
+  /**
+   * Whether the hot statements are prepared by name, once per server connection (true by
+   * default). Off behind a pooler in transaction mode (PgBouncer, Supavisor, RDS Proxy), where
+   * a transaction's server connection is not the next one's: a statement prepared on one would
+   * be missing on the other, or found twice.
+   */
+  readonly preparedStatements?: boolean
 }
 
 const defaultConnectTimeout = Duration.seconds(5)
@@ -66,7 +73,14 @@ const reconnectDelayMillis = 200
  * instead of failing, and nothing can run twice. Every statement, of `@effect/sql` and of
  * Prepared.ts alike, takes its connection through `connect`.
  */
-class RetryingPool extends Pg.Pool {
+class RetryingPool extends Pg.Pool implements StatementPool {
+  constructor(
+    config: Pg.PoolConfig,
+    readonly namedStatements: boolean
+  ) {
+    super(config)
+  }
+
   override connect(): Promise<Pg.PoolClient>
   override connect(callback: ConnectCallback): void
   override connect(callback?: ConnectCallback): Promise<Pg.PoolClient> | undefined {
@@ -104,11 +118,11 @@ const naming = {
  * prepared statements of the hot endpoints), so the embedded database's single connection and
  * a server's connection limit are both respected.
  */
-const pooled = (config: Pg.PoolConfig) =>
+const pooled = (config: Pg.PoolConfig, namedStatements = true) =>
   Effect.gen(function* () {
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const pool = new RetryingPool({ application_name: "latchkey", ...config })
+        const pool = new RetryingPool({ application_name: "latchkey", ...config }, namedStatements)
         // A broken idle connection is dropped by the pool; the next query opens another.
         pool.on("error", () => {})
         return pool
@@ -204,11 +218,14 @@ export const layer = (options: DatabaseOptions) =>
   Layer.unwrapScoped(
     Option.match(options.url, {
       onSome: (url) =>
-        pooled({
-          connectionString: Redacted.value(url),
-          max: options.maxConnections ?? 10,
-          ...timeouts(options)
-        }),
+        pooled(
+          {
+            connectionString: Redacted.value(url),
+            max: options.maxConnections ?? 10,
+            ...timeouts(options)
+          },
+          options.preparedStatements ?? true
+        ),
       onNone: () => embedded(options.dataDir, timeouts(options))
     })
   )

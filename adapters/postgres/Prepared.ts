@@ -1,7 +1,7 @@
 import { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Str from "effect/String"
-import type Pg from "pg"
+import type { StatementPool } from "./PgPool.js"
 
 /**
  * A named statement: PostgreSQL parses and plans it once per connection instead of on every
@@ -37,14 +37,19 @@ const camelCased = (row: Record<string, unknown>) => {
   return out
 }
 
-/** Runs a statement; the rows are camel-cased. A failure is a `SqlError`, as from `@effect/sql`. */
+/**
+ * Runs a statement, by its name where the pool's connections are the service's own; the rows
+ * are camel-cased. A failure is a `SqlError`, as from `@effect/sql`.
+ */
 export const run = (
-  pool: Pg.Pool,
+  pool: StatementPool,
   { name, text }: Statement,
   values: ReadonlyArray<unknown>
 ): Effect.Effect<ReadonlyArray<Record<string, unknown>>, SqlError> =>
   Effect.async((resume) => {
-    pool.query<Record<string, unknown>>({ name, text, values: [...values] }, (cause, result) => {
+    // Unnamed, the statement is parsed on every call but outlives no transaction (PgPool).
+    const query = pool.namedStatements ? { name, text, values: [...values] } : { text, values: [...values] }
+    pool.query<Record<string, unknown>>(query, (cause, result) => {
       if (cause) resume(Effect.fail(new SqlError({ cause, message: `statement ${name} failed` })))
       else resume(Effect.succeed(result.rows.map(camelCased)))
     })

@@ -2,14 +2,14 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
-import type Pg from "pg"
 import * as Batched from "./Batched.js"
+import type { StatementPool } from "./PgPool.js"
 import * as Prepared from "./Prepared.js"
 import { decodeAll } from "./Rows.js"
 
 export interface Options<I, O, A, R> {
   readonly sql: SqlClient.SqlClient
-  readonly pool: Pg.Pool
+  readonly pool: StatementPool
   /** Takes its inputs as arrays with an element per input (`unnest`), or as one array of keys. */
   readonly statement: Prepared.Statement
   /** The statement's parameters for some inputs. */
@@ -56,7 +56,7 @@ export const make = <I, O, A, R>(options: Options<I, O, A, R>) =>
 
 export interface LookupOptions<K, A, R> {
   readonly sql: SqlClient.SqlClient
-  readonly pool: Pg.Pool
+  readonly pool: StatementPool
   /** Takes the distinct keys asked for as its one parameter, `$1`, an array. */
   readonly statement: Prepared.Statement
   readonly row: Schema.Schema<A, R>

@@ -43,6 +43,11 @@ export interface DatabaseConfig {
    * when unset (node-postgres's 10 s). Zero keeps idle connections open, as in Supabase Auth.
    */
   readonly connMaxIdleTime: Option.Option<Duration.Duration>
+  /**
+   * `DB_PREPARED_STATEMENTS`: the hot statements prepared by name (true); false behind a
+   * pooler in transaction mode (PgBouncer, Supavisor on 6543, RDS Proxy). Not in Supabase Auth.
+   */
+  readonly preparedStatements: boolean
 }
 
 export interface ApiConfig {
@@ -232,7 +237,8 @@ const databaseFields = Config.all({
   dataDir: ConfigValues.dataDir("auth"),
   namespace: AuthConfigValues.tablePrefix("AUTHSVC_DB_NAMESPACE"),
   maxPoolSize: AuthConfigValues.wholeNumberNamed("AUTHSVC_DB_MAX_POOL_SIZE", 0),
-  connMaxIdleTime: AuthConfigValues.optionalSecondsOrDuration("AUTHSVC_DB_CONN_MAX_IDLE_TIME")
+  connMaxIdleTime: AuthConfigValues.optionalSecondsOrDuration("AUTHSVC_DB_CONN_MAX_IDLE_TIME"),
+  preparedStatements: ConfigValues.bool("AUTHSVC_DB_PREPARED_STATEMENTS", true)
 }).pipe(
   Config.map(
     (fields): DatabaseConfig => ({
@@ -240,7 +246,8 @@ const databaseFields = Config.all({
       dataDir: fields.dataDir,
       namespace: fields.namespace,
       maxPoolSize: fields.maxPoolSize === 0 ? Option.none() : Option.some(fields.maxPoolSize),
-      connMaxIdleTime: fields.connMaxIdleTime
+      connMaxIdleTime: fields.connMaxIdleTime,
+      preparedStatements: fields.preparedStatements
     })
   )
 )

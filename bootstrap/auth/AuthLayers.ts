@@ -34,6 +34,7 @@ export const database = (
       onNone: () => ({}),
       onSome: (max) => ({ maxConnections: max })
     }),
+    preparedStatements: config.db.preparedStatements,
     ...Option.match(config.db.connMaxIdleTime, {
       onNone: () => ({}),
       onSome: (idle) => ({ idleTimeout: idle })

@@ -58,6 +58,7 @@ export const read: ReadonlySet<string> = new Set(
     "DB_NAMESPACE",
     "DB_MAX_POOL_SIZE",
     "DB_CONN_MAX_IDLE_TIME",
+    "DB_PREPARED_STATEMENTS",
     "SMTP_HOST",
     "SMTP_PORT",
     "SMTP_USER",

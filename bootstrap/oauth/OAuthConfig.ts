@@ -15,6 +15,11 @@ export type UpstreamKind = ProviderName | "dev"
 /** The oauth service's configuration, names exactly as docs/configuration.md lists them. */
 export interface OAuthConfig {
   readonly sqlUrl: Option.Option<Redacted.Redacted>
+  /**
+   * `SQL_PREPARED_STATEMENTS`: the hot statements prepared by name (true); false behind a
+   * pooler in transaction mode (PgBouncer, Supavisor on 6543, RDS Proxy).
+   */
+  readonly preparedStatements: boolean
   readonly dataDir: string
   readonly logLevel: LogLevel.LogLevel
   /** `API_HOST`: the address to listen on, as the auth service's setting of that name. */
@@ -42,6 +47,7 @@ export interface OAuthConfig {
 /** What `latchkey oauth migrate` and the operator commands need: only the database. */
 export const database = Config.all({
   sqlUrl: Config.option(ConfigValues.postgresUrl("SQL_URL")),
+  preparedStatements: ConfigValues.bool("SQL_PREPARED_STATEMENTS", true),
   dataDir: ConfigValues.dataDir("oauth"),
   logLevel: ConfigValues.logLevel
 })
@@ -53,6 +59,7 @@ export const allowedPrivateAddressesVariable = "OUTBOUND_ALLOWED_PRIVATE_ADDRESS
 
 const fields = Config.all({
   sqlUrl: Config.option(ConfigValues.postgresUrl("SQL_URL")),
+  preparedStatements: ConfigValues.bool("SQL_PREPARED_STATEMENTS", true),
   dataDir: ConfigValues.dataDir("oauth"),
   logLevel: ConfigValues.logLevel,
   host: ConfigValues.listenHost("API_HOST", "0.0.0.0"),

@@ -13,13 +13,20 @@ import type { OAuthConfig } from "./OAuthConfig.js"
 export type Timeouts = Pick<Database.DatabaseOptions, "connectTimeout" | "queryTimeout">
 
 /** The database the configuration names: SQL_URL, else embedded PGlite under LATCHKEY_DATA_DIR. */
-const database = (config: Pick<OAuthConfig, "sqlUrl" | "dataDir" | "logLevel">, timeouts: Timeouts) =>
-  Database.layer({ url: config.sqlUrl, dataDir: Option.some(config.dataDir), ...timeouts }).pipe(
+type DatabaseConfig = Pick<OAuthConfig, "sqlUrl" | "preparedStatements" | "dataDir" | "logLevel">
+
+const database = (config: DatabaseConfig, timeouts: Timeouts) =>
+  Database.layer({
+    url: config.sqlUrl,
+    dataDir: Option.some(config.dataDir),
+    preparedStatements: config.preparedStatements,
+    ...timeouts
+  }).pipe(
     Layer.provideMerge(Logger.minimumLogLevel(config.logLevel))
   )
 
 /** Storage, crypto and the file system (for migrations), on the configured database. */
-export const core = (config: Pick<OAuthConfig, "sqlUrl" | "dataDir" | "logLevel">, timeouts: Timeouts = {}) =>
+export const core = (config: DatabaseConfig, timeouts: Timeouts = {}) =>
   Layer.mergeAll(
     OAuthStoragePg.layer,
     JobLockPg.layerFor(Option.isNone(config.sqlUrl)),

@@ -72,7 +72,8 @@ describe("auth configuration", () => {
         dataDir: ".latchkey/auth",
         namespace: "",
         maxPoolSize: Option.none(),
-        connMaxIdleTime: Option.none()
+        connMaxIdleTime: Option.none(),
+        preparedStatements: true
       })
       expect(c.telemetry.logLevel).toBe(LogLevel.Info)
       expect(c.telemetry.tracing).toBe(false)
@@ -695,7 +696,8 @@ describe("auth configuration", () => {
           dataDir: "/var/lib/latchkey/auth",
           namespace: "auth_",
           maxPoolSize: Option.none(),
-          connMaxIdleTime: Option.none()
+          connMaxIdleTime: Option.none(),
+          preparedStatements: true
         })
         expect(result.logLevel).toBe(LogLevel.Debug)
       })
