@@ -148,6 +148,26 @@ const confirmReturning = (
   })
 
 /**
+ * The confirmation mail of an address a provider gave but did not verify, leading to the site;
+ * one sent a moment ago is enough.
+ */
+const mailConfirmation = (user: User, now: Date) =>
+  Effect.gen(function* () {
+    if (Option.isNone(user.email)) return
+    const settings = yield* AuthSettings
+    yield* SendVerification.mail({
+      user,
+      purpose: "confirmation",
+      kind: "confirmation",
+      type: "signup",
+      to: user.email.value,
+      redirectTo: settings.siteUrl,
+      spacing: Option.none(),
+      now
+    }).pipe(Effect.catchTag("IssuedTooSoon", () => Effect.void))
+  })
+
+/**
  * Who the provider's profile is here, written in one transaction as Supabase Auth's automatic
  * linking decides it (AccountLinking): the identity's user signs in again (its identity data
  * refreshed); or a user whose address the provider verified gets the identity (their address
@@ -230,18 +250,7 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
             })
         const identity = UpstreamProfile.newIdentity(IdentityId.make(yield* mint.uuid), user.id, profile, now)
         yield* users.insert(user, [identity], Option.none())
-        if (unverified && Option.isSome(user.email)) {
-          yield* SendVerification.mail({
-            user,
-            purpose: "confirmation",
-            kind: "confirmation",
-            type: "signup",
-            to: user.email.value,
-            redirectTo: settings.siteUrl,
-            spacing: Option.none(),
-            now
-          }).pipe(Effect.catchTag("IssuedTooSoon", () => Effect.void))
-        }
+        if (unverified) yield* mailConfirmation(user, now)
         return { user, identity, unverified }
       }
     }
@@ -308,18 +317,8 @@ export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProf
           )
         )
       )
-    if (takesAddress && !verified && Option.isSome(user.email)) {
-      const settings = yield* AuthSettings
-      yield* SendVerification.mail({
-        user,
-        purpose: "confirmation",
-        kind: "confirmation",
-        type: "signup",
-        to: user.email.value,
-        redirectTo: settings.siteUrl,
-        spacing: Option.none(),
-        now
-      }).pipe(Effect.catchTag("IssuedTooSoon", () => Effect.void))
+    if (takesAddress && !verified) {
+      yield* mailConfirmation(user, now)
       return { user, identity, unverified: true }
     }
     yield* announceLink(user, profile.provider, now)
