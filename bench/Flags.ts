@@ -58,3 +58,26 @@ export const select = <Kind extends string>(
     profiled ?? (onlyFlag === undefined ? undefined : kindOf("--only", onlyFlag.slice("--only=".length)))
   return { profiled, only, writeDocs: only === undefined && !argv.includes("--no-write") }
 }
+
+/**
+ * What the served process gets besides its bench's own variables, from `BENCH_SERVER_ENV` (a
+ * JSON object of strings), and the port its database URL names instead of PostgreSQL's, from
+ * `BENCH_DATABASE_PORT` (a pooler in front of it): how the cost of a setting or of a pooler is
+ * measured on the same bench (docs/deployment.md).
+ */
+export const serverOverrides = (): {
+  readonly env: Readonly<Record<string, string>>
+  readonly databasePort: string | undefined
+} => {
+  const raw = process.env.BENCH_SERVER_ENV
+  const parsed: unknown = raw === undefined || raw === "" ? {} : JSON.parse(raw)
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error("BENCH_SERVER_ENV must be a JSON object of strings")
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(parsed)) {
+    if (typeof value !== "string") throw new Error("BENCH_SERVER_ENV must be a JSON object of strings")
+    env[name] = value
+  }
+  const port = process.env.BENCH_DATABASE_PORT
+  return { env, databasePort: port === undefined || port === "" ? undefined : port }
+}

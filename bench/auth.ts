@@ -536,8 +536,11 @@ const main = Effect.gen(function* () {
   yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
   const port = yield* Database.freePort
   const baseUrl = `http://127.0.0.1:${port}`
+  const overrides = Flags.serverOverrides()
+  const served = new URL(database.url)
+  if (overrides.databasePort !== undefined) served.port = overrides.databasePort
   const serverEnv: Record<string, string> = {
-    DATABASE_URL: database.url,
+    DATABASE_URL: served.href,
     LATCHKEY_DATA_DIR: dataDir,
     LOG_LEVEL: "warn",
     AUTHSVC_API_HOST: "127.0.0.1",
@@ -554,7 +557,8 @@ const main = Effect.gen(function* () {
     AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: "1000000000",
     AUTHSVC_RATE_LIMIT_OTP: "1000000000",
     AUTHSVC_RATE_LIMIT_VERIFY: "1000000000",
-    AUTHSVC_RATE_LIMIT_EMAIL_SENT: "1000000000"
+    AUTHSVC_RATE_LIMIT_EMAIL_SENT: "1000000000",
+    ...overrides.env
   }
   const config = yield* Effect.withConfigProvider(
     AuthConfig.server,
