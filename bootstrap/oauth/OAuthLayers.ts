@@ -14,9 +14,12 @@ export type Timeouts = Pick<Database.DatabaseOptions, "connectTimeout" | "queryT
 
 /** The database the configuration names: SQL_URL, else embedded PGlite under LATCHKEY_DATA_DIR. */
 const database = (config: Pick<OAuthConfig, "sqlUrl" | "dataDir" | "logLevel">, timeouts: Timeouts) =>
-  Database.layer({ url: config.sqlUrl, dataDir: Option.some(config.dataDir), ...timeouts }).pipe(
-    Layer.provideMerge(Logger.minimumLogLevel(config.logLevel))
-  )
+  Database.layer({
+    url: config.sqlUrl,
+    dataDir: Option.some(config.dataDir),
+    urlVariable: "SQL_URL",
+    ...timeouts
+  }).pipe(Layer.provideMerge(Logger.minimumLogLevel(config.logLevel)))
 
 /** Storage, crypto and the file system (for migrations), on the configured database. */
 export const core = (config: Pick<OAuthConfig, "sqlUrl" | "dataDir" | "logLevel">, timeouts: Timeouts = {}) =>
