@@ -88,8 +88,13 @@ const listen = (address: string, holder: Holder): Promise<Listened> =>
       socket.on("error", () => {})
       socket.end(`${JSON.stringify(holder)}\n`)
     })
-    server.once("error", (error: NodeJS.ErrnoException) => done({ _tag: "Refused", error }))
+    let listening = false
+    // Once it listens, a failed accept (too many open files) leaves the lock held: not a crash.
+    server.on("error", (error: NodeJS.ErrnoException) => {
+      if (!listening) done({ _tag: "Refused", error })
+    })
     server.listen(address, () => {
+      listening = true
       // The lock never keeps a process alive that has nothing else left to do.
       server.unref()
       done({ _tag: "Listening", server })
