@@ -10,6 +10,7 @@ import * as Schema from "effect/Schema"
 import * as Str from "effect/String"
 import Pg from "pg"
 import * as DatabaseUnavailable from "./DatabaseUnavailable.js"
+import * as DataDirLock from "./DataDirLock.js"
 import { PgPool, type StatementPool } from "./PgPool.js"
 
 export class EmbeddedDatabaseError extends Schema.TaggedError<EmbeddedDatabaseError>()(
@@ -24,6 +25,11 @@ export interface DatabaseOptions {
   readonly url: Option.Option<Redacted.Redacted>
   /** Where the embedded database keeps its files; none → in memory (tests). */
   readonly dataDir: Option.Option<string>
+  /**
+   * The variable that names a PostgreSQL server instead (`DATABASE_URL`, `SQL_URL`), for the
+   * message that refuses a data folder another process holds.
+   */
+  readonly urlVariable?: string
   /** Connections of the Postgres pool (ignored for the embedded database, which takes one). */
   readonly maxConnections?: number
   /**
@@ -159,13 +165,42 @@ const freshSession = async (client: Pg.ClientBase): Promise<void> => {
   await client.query("DISCARD ALL")
 }
 
+/** Why a data folder another process holds cannot be opened, and what to do instead, in a line. */
+const inUseMessage = (error: DataDirLock.DataDirInUse, urlVariable: string | undefined) => {
+  const holder = Option.match(error.holder, {
+    onNone: () => "another process (it did not say which)",
+    onSome: ({ pid, command, since }) => `process ${pid} (${command}, since ${since})`
+  })
+  return (
+    `the embedded database in ${error.dir} is open in ${holder}, and it serves one process at a time: ` +
+    `stop that process first, or set ${urlVariable ?? "a database URL"} to a PostgreSQL server both can share`
+  )
+}
+
+/**
+ * The data folder, created if need be and locked to this process for as long as the scope lasts
+ * (DataDirLock.ts): a second process on it would run a database of its own over the same files.
+ */
+const openDataDir = (dir: string, urlVariable: string | undefined) =>
+  Effect.try({
+    try: () => mkdirSync(dir, { recursive: true }),
+    catch: (cause) =>
+      new EmbeddedDatabaseError({ message: `cannot open the embedded database in ${dir}: ${String(cause)}` })
+  }).pipe(
+    Effect.zipRight(
+      DataDirLock.acquire(dir).pipe(
+        Effect.mapError((error) => new EmbeddedDatabaseError({ message: inUseMessage(error, urlVariable) }))
+      )
+    )
+  )
+
 /**
  * Starts PGlite and serves it on an ephemeral loopback port, so that the one Postgres adapter
  * speaks to it through the same `@effect/sql-pg` client as to a real server. PGlite runs a
  * single session: the pool must hold exactly one connection, and a new one starts the session
- * afresh (`freshSession`).
+ * afresh (`freshSession`). A data folder is opened by one process at a time.
  */
-const embedded = (dataDir: Option.Option<string>, limits: Pg.PoolConfig) =>
+const embedded = (dataDir: Option.Option<string>, urlVariable: string | undefined, limits: Pg.PoolConfig) =>
   Effect.gen(function* () {
     // Loaded here: a service on a PostgreSQL server never needs the embedded one.
     const [{ PGlite }, { PGLiteSocketServer }] = yield* Effect.tryPromise({
@@ -173,15 +208,13 @@ const embedded = (dataDir: Option.Option<string>, limits: Pg.PoolConfig) =>
       catch: (cause) =>
         new EmbeddedDatabaseError({ message: `cannot load the embedded database: ${String(cause)}` })
     })
+    if (Option.isSome(dataDir)) yield* openDataDir(dataDir.value, urlVariable)
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () =>
           Option.match(dataDir, {
             onNone: () => PGlite.create(),
-            onSome: (dir) => {
-              mkdirSync(dir, { recursive: true })
-              return PGlite.create(dir)
-            }
+            onSome: (dir) => PGlite.create(dir)
           }),
         catch: (cause) =>
           new EmbeddedDatabaseError({
@@ -226,6 +259,6 @@ export const layer = (options: DatabaseOptions) =>
           },
           options.preparedStatements ?? true
         ),
-      onNone: () => embedded(options.dataDir, timeouts(options))
+      onNone: () => embedded(options.dataDir, options.urlVariable, timeouts(options))
     })
   )

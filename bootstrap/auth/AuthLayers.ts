@@ -30,6 +30,7 @@ export const database = (
   Database.layer({
     url: config.db.url,
     dataDir: Option.some(config.db.dataDir),
+    urlVariable: "DATABASE_URL",
     ...Option.match(config.db.maxPoolSize, {
       onNone: () => ({}),
       onSome: (max) => ({ maxConnections: max })

@@ -8,6 +8,7 @@ import * as Redacted from "effect/Redacted"
 import * as CaptchaProviders from "../../adapters/captcha/auth/CaptchaProviders.js"
 import * as JoseIdTokenVerifier from "../../adapters/crypto/auth/JoseIdTokenVerifier.js"
 import * as HashingGate from "../../adapters/crypto/HashingGate.js"
+import * as HashingThreads from "../../adapters/crypto/HashingThreads.js"
 import * as PicomatchGlob from "../../adapters/glob/PicomatchGlob.js"
 import { AuthHttpConfig } from "../../adapters/http/auth/AuthHttpConfig.js"
 import * as ErrorResponse from "../../adapters/http/auth/ErrorResponse.js"
@@ -244,6 +245,15 @@ const configuredDestinations = (config: AuthConfig): ReadonlyArray<OutboundReach
 const mailPollInterval = Duration.seconds(1)
 
 /**
+ * The failures a request answers with 503 and `Retry-After` instead of 500: a database out of
+ * reach, more sign-ins at once than passwords can be checked, a hashing thread that failed.
+ */
+export const isUnavailable = (defect: unknown): boolean =>
+  DatabaseUnavailable.is(defect) ||
+  defect instanceof HashingGate.HashingBusy ||
+  defect instanceof HashingThreads.HashingUnavailable
+
+/**
  * `latchkey auth serve`: migrations first (the spec applies them at start; instances starting
  * together wait for one another), a signing key on first start, then the HTTP server.
  */
@@ -290,8 +300,7 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
       clientIpHeader: clientIpHeader(config),
       metrics: Option.isSome(config.telemetry.metrics),
       shutdownTimeout: options.shutdownTimeout ?? Server.defaultShutdownTimeout,
-      // A database out of reach, or more sign-ins at once than passwords can be checked: a 503.
-      isUnavailable: (defect) => DatabaseUnavailable.is(defect) || defect instanceof HashingGate.HashingBusy
+      isUnavailable
     })
   )
   // Every instance delivers the outbox's mail; without a mail server it stays queued.

@@ -19,11 +19,10 @@ const database = (config: DatabaseConfig, timeouts: Timeouts) =>
   Database.layer({
     url: config.sqlUrl,
     dataDir: Option.some(config.dataDir),
+    urlVariable: "SQL_URL",
     preparedStatements: config.preparedStatements,
     ...timeouts
-  }).pipe(
-    Layer.provideMerge(Logger.minimumLogLevel(config.logLevel))
-  )
+  }).pipe(Layer.provideMerge(Logger.minimumLogLevel(config.logLevel)))
 
 /** Storage, crypto and the file system (for migrations), on the configured database. */
 export const core = (config: DatabaseConfig, timeouts: Timeouts = {}) =>

@@ -53,18 +53,19 @@ const collect = (child: ChildProcess, lines: Array<string>) => {
 
 /**
  * Starts `latchkey <args>` with exactly `env` (over a path and a home) in `cwd`, and stops it
- * with SIGTERM when the scope closes (SIGKILL if it has not ended 10 s later).
+ * with SIGTERM when the scope closes (SIGKILL if it has not ended 10 s later). `cli` is the
+ * executable, `cliPath` unless a test runs a copy of the build.
  */
 export const spawnCli = (
   args: ReadonlyArray<string>,
   env: Readonly<Record<string, string | undefined>>,
-  options: { readonly cwd?: string; readonly execArgv?: ReadonlyArray<string> } = {}
+  options: { readonly cwd?: string; readonly execArgv?: ReadonlyArray<string>; readonly cli?: string } = {}
 ) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const environment = baseEnvironment()
       for (const [name, value] of Object.entries(env)) if (value !== undefined) environment[name] = value
-      const child = spawn(process.execPath, [...(options.execArgv ?? []), cliPath, ...args], {
+      const child = spawn(process.execPath, [...(options.execArgv ?? []), options.cli ?? cliPath, ...args], {
         cwd: options.cwd,
         env: environment,
         stdio: ["ignore", "pipe", "pipe"]

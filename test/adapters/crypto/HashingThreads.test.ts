@@ -1,9 +1,13 @@
-import { readdirSync, readFileSync } from "node:fs"
-import { getPriority } from "node:os"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { getPriority, tmpdir } from "node:os"
+import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import * as Argon2 from "@node-rs/argon2"
 import * as Bcrypt from "@node-rs/bcrypt"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as HashingThreads from "../../../adapters/crypto/HashingThreads.js"
 
 const argon2id = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 }
@@ -60,5 +64,69 @@ describe("HashingThreads", () => {
           expect(niceOfThreads().filter((nice) => nice === before + 10)).toHaveLength(lowered)
         })
       )
+  )
+})
+
+/** A thread file of the test's own: the real one, except that the password "crash" ends the thread. */
+const crashingThread = (folder: string): URL => {
+  const file = join(folder, "CrashingThread.mjs")
+  writeFileSync(
+    file,
+    [
+      `import run from ${JSON.stringify(HashingThreads.threadFile.href)}`,
+      "export default function (task) {",
+      '  if (task.password === "crash") process.exit(70)',
+      "  return run(task)",
+      "}"
+    ].join("\n")
+  )
+  return pathToFileURL(file)
+}
+
+/** A temporary folder, removed with the scope. */
+const folder = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "latchkey-hashing-"))),
+  (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+)
+
+/** The reason of the `HashingUnavailable` a call died with, if it died with one. */
+const unavailableReason = <A>(exit: Exit.Exit<A>): string | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
+  const defect = [...Cause.defects(exit.cause)].find((d) => d instanceof HashingThreads.HashingUnavailable)
+  return defect instanceof HashingThreads.HashingUnavailable ? defect.reason : undefined
+}
+
+describe("HashingThreads when a thread fails", () => {
+  it.scoped(
+    "a task whose thread ends dies with HashingUnavailable, and the next task gets a new thread",
+    () =>
+      Effect.gen(function* () {
+        const threads = yield* HashingThreads.make(1, crashingThread(yield* folder))
+        const crashed = yield* Effect.exit(threads.hash("crash", argon2id))
+        expect(unavailableReason(crashed)).toContain("exited with code: 70")
+        const stored = yield* threads.hash("correct horse", argon2id)
+        expect(yield* threads.verifyArgon2("correct horse", stored)).toBe(true)
+      })
+  )
+
+  it.scoped(
+    "tasks fail with HashingUnavailable while no thread can start, and succeed once its file is back",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* folder
+        const missing = pathToFileURL(join(dir, "Missing.mjs"))
+        const threads = yield* HashingThreads.make(2, missing)
+        // Without the pool's error handled, the event would end the test process, and the tasks
+        // would wait for a thread for ever (the timeout turns that into a failure here).
+        const exits = yield* Effect.all(
+          [threads.hash("correct horse", argon2id), threads.verifyBcrypt("correct horse", "$2b$04$x")],
+          { concurrency: "unbounded" }
+        ).pipe(Effect.exit, Effect.timeout("20 seconds"))
+        expect(unavailableReason(exits)).toContain("Missing.mjs")
+
+        writeFileSync(join(dir, "Missing.mjs"), readFileSync(crashingThread(dir), "utf8"))
+        const stored = yield* threads.hash("correct horse", argon2id)
+        expect(yield* threads.verifyArgon2("correct horse", stored)).toBe(true)
+      })
   )
 })

@@ -98,6 +98,27 @@ describe("the embedded database", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("refuses a data folder another holder has open, naming it and the variable to set instead", () =>
+    Effect.gen(function* () {
+      const dataDir = mkdtempSync(join(tmpdir(), "latchkey-db-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
+      const layer = Database.layer({
+        url: Option.none(),
+        dataDir: Option.some(dataDir),
+        urlVariable: "SQL_URL"
+      })
+      yield* Layer.build(layer)
+      const exit = yield* Effect.exit(Effect.scoped(Layer.build(layer)))
+      expect(Exit.isFailure(exit)).toBe(true)
+      if (Exit.isFailure(exit)) {
+        const message = String(exit.cause)
+        expect(message).toContain("EmbeddedDatabaseError")
+        expect(message).toContain(`the embedded database in ${dataDir} is open in process ${process.pid}`)
+        expect(message).toContain("or set SQL_URL to a PostgreSQL server")
+      }
+    }).pipe(Effect.scoped)
+  )
+
   it.live("reports a schema that was never applied as version 0", () =>
     Effect.gen(function* () {
       const status = yield* Migrations.status("oauth").pipe(Effect.provide(NodeFileSystem.layer))
