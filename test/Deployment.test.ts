@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
+import * as Dotenv from "dotenv"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -11,6 +12,7 @@ import * as AuthEnvironment from "../bootstrap/auth/AuthEnvironment.js"
 import * as AuthStart from "../bootstrap/auth/AuthStart.js"
 import * as OAuthConfig from "../bootstrap/oauth/OAuthConfig.js"
 import { cliPath } from "./support/CliProcess.js"
+import * as DocBlocks from "./support/DocBlocks.js"
 import * as YamlSubset from "./support/YamlSubset.js"
 
 /**
@@ -297,6 +299,31 @@ describe("compose.yaml", () => {
         `http://127.0.0.1:${config.api.port}/health/ready`
       ])
       expect(list(service("auth").ports)).toContain(`${config.api.port}:${config.api.port}`)
+    })
+  )
+})
+
+describe("docs/deployment.md's production configuration", () => {
+  const example = (name: string) =>
+    new Map(Object.entries(Dotenv.parse(DocBlocks.tested("deployment.md", name))))
+
+  it.effect("auth.env: every variable read, the service starts with it, without a warning", () =>
+    Effect.gen(function* () {
+      const env = example("auth.env")
+      const provider = AuthEnvironment.provider(AuthStart.adjust("alone", env))
+      expectAllRead(env, yield* namesRead(AuthConfig.server, provider))
+      const started = yield* AuthStart.fromVariables("alone", env)
+      expect(started.warnings).toEqual([])
+      expect(started.config.api.externalUrl).toBe("https://auth.example.com")
+    })
+  )
+
+  it.effect("oauth.env: every variable read, the service starts with it", () =>
+    Effect.gen(function* () {
+      const env = example("oauth.env")
+      expectAllRead(env, yield* namesRead(OAuthConfig.server, ConfigProvider.fromMap(env)))
+      const config = yield* Effect.withConfigProvider(OAuthConfig.server, ConfigProvider.fromMap(env))
+      expect(config.provider).toBe("github")
     })
   )
 })
