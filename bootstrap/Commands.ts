@@ -11,6 +11,7 @@ import * as OAuthClientsCommand from "../adapters/cli/oauth/ClientsCommand.js"
 import * as OAuthLoginCommand from "../adapters/cli/oauth/LoginCommand.js"
 import * as OAuthMigrateCommand from "../adapters/cli/oauth/MigrateCommand.js"
 import * as OAuthReapCommand from "../adapters/cli/oauth/ReapCommand.js"
+import * as JoseApiKeySigner from "../adapters/crypto/auth/JoseApiKeySigner.js"
 import * as AuthTables from "../adapters/postgres/auth/AuthTables.js"
 import * as AuthLayers from "./auth/AuthLayers.js"
 import * as AuthServer from "./auth/AuthServer.js"
@@ -44,6 +45,13 @@ const authServices = Layer.unwrapEffect(
   )
 )
 
+/** The auth service's settings alone, for `keys api`: no database is opened. */
+const authConfiguration = Layer.unwrapEffect(
+  Effect.map(AuthStart.load("alone"), ({ config }) =>
+    Layer.mergeAll(AuthServer.settings(config), AuthLayers.jwtSettings(config), JoseApiKeySigner.layer)
+  )
+)
+
 const auth = Command.make("auth").pipe(
   Command.withDescription("The user management and authentication service (Supabase Auth compatible)."),
   Command.withSubcommands([
@@ -61,7 +69,7 @@ const auth = Command.make("auth").pipe(
         )
       )
     ),
-    AuthKeysCommand.command.pipe(Command.provide(authServices)),
+    AuthKeysCommand.make(authServices, authConfiguration),
     AuthUsersCommand.command.pipe(Command.provide(authServices))
   ])
 )

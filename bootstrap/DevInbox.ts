@@ -2,16 +2,20 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as JoseApiKeySigner from "../adapters/crypto/auth/JoseApiKeySigner.js"
 import * as InboxSmsSender from "../adapters/devinbox/auth/InboxSmsSender.js"
 import * as DevInbox from "../adapters/devinbox/DevInbox.js"
 import * as InboxHttp from "../adapters/devinbox/InboxHttp.js"
 import * as InboxSmtpServer from "../adapters/devinbox/InboxSmtpServer.js"
 import * as JsonLogger from "../adapters/telemetry/JsonLogger.js"
+import { apiKeys } from "../application/auth/keys/ApiKeys.js"
 import { type AuthConfig, allowedPrivateAddressesVariable } from "./auth/AuthConfig.js"
 import * as AuthEnvironment from "./auth/AuthEnvironment.js"
+import * as AuthLayers from "./auth/AuthLayers.js"
 import * as AuthServer from "./auth/AuthServer.js"
-import type * as AuthStart from "./auth/AuthStart.js"
+import * as AuthStart from "./auth/AuthStart.js"
 import * as ConfigValues from "./ConfigValues.js"
 
 /**
@@ -48,6 +52,38 @@ const logging = (config: AuthConfig) =>
   )
 
 /**
+ * The anon and service_role keys for the JWT secret, on the start-up log, as `supabase start`
+ * prints them: what supabase-js and a server calling the admin API are created with. Under
+ * `latchkey dev` the secret is the development one (AuthStart.devSecret) unless one is set.
+ */
+const announceApiKeys = (start: AuthStart.Loaded) =>
+  apiKeys.pipe(
+    Effect.flatMap((keys) =>
+      Effect.forEach(
+        [
+          `anon key: ${Redacted.value(keys.anon)}`,
+          `service_role key: ${Redacted.value(keys.serviceRole)}`,
+          start.defaulted.has("AUTHSVC_JWT_SECRET")
+            ? `the API keys above are signed with the development JWT secret kept in ${AuthStart.devSecretPath(start.variables)}; set AUTHSVC_JWT_SECRET to use another`
+            : "the API keys above are signed with AUTHSVC_JWT_SECRET"
+        ],
+        (line) => Effect.logInfo(line),
+        { discard: true }
+      )
+    ),
+    Effect.catchTag("ApiKeysUnavailable", () =>
+      Effect.logWarning("no API keys: AUTHSVC_JWT_VALID_METHODS leaves out HS256, which they are signed with")
+    ),
+    Effect.provide(
+      Layer.mergeAll(
+        AuthServer.settings(start.config),
+        AuthLayers.jwtSettings(start.config),
+        JoseApiKeySigner.layer
+      )
+    )
+  )
+
+/**
  * `latchkey dev`'s auth service and its development inbox: the page and API on
  * `LATCHKEY_INBOX_PORT`, the SMTP server on the port the service sends to when the user named no
  * mail server of theirs (AuthStart.Loaded.mailToInbox), and the SMS gateway that keeps every text. The
@@ -75,6 +111,7 @@ export const authServer = (start: AuthStart.Loaded) =>
                 )
             })
             yield* Effect.logInfo(`development inbox: http://${host}:${httpPort} shows ${shows}`)
+            yield* announceApiKeys(start)
           })
         ).pipe(Layer.provide(Layer.merge(kept, logging(start.config))))
         const auth = AuthServer.serve(start.config, {

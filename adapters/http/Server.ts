@@ -50,7 +50,7 @@ export interface ServerOptions<R> {
 }
 
 /** How long a client is asked to wait after a 503. */
-const retryAfterSeconds = 5
+export const retryAfterSeconds = 5
 
 const acceptableRequestId = /^[\x21-\x7e]{1,200}$/
 

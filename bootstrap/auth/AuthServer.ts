@@ -21,6 +21,7 @@ import * as GoTemplate from "../../adapters/mail/auth/GoTemplate.js"
 import * as SmtpMailer from "../../adapters/mail/auth/SmtpMailer.js"
 import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComposer.js"
 import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
+import * as DatabaseProbePg from "../../adapters/postgres/DatabaseProbePg.js"
 import * as DatabaseUnavailable from "../../adapters/postgres/DatabaseUnavailable.js"
 import * as Migrations from "../../adapters/postgres/Migrations.js"
 import * as NoSmsGateway from "../../adapters/sms/auth/NoSmsGateway.js"
@@ -346,7 +347,8 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
           ),
         options.externalProviders ?? externalProviders(config, options),
         JoseIdTokenVerifier.layer({ allowedPrivateAddresses: reach }),
-        ProviderEndpointsGuarded.layer({ allowedPrivateAddresses: reach })
+        ProviderEndpointsGuarded.layer({ allowedPrivateAddresses: reach }),
+        DatabaseProbePg.layer
       )
     ),
     Layer.provide(prepared),

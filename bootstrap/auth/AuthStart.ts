@@ -1,4 +1,8 @@
-import type { ConfigError } from "effect/ConfigError"
+import { randomBytes } from "node:crypto"
+import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { dirname } from "node:path"
+import * as Cause from "effect/Cause"
+import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as OutboundReach from "../OutboundReach.js"
 import * as AuthConfig from "./AuthConfig.js"
@@ -46,18 +50,67 @@ export const inboxMailDefaults: ReadonlyMap<string, string> = new Map([
   ["AUTHSVC_SMTP_MAX_FREQUENCY", "1s"]
 ])
 
+/**
+ * Where `latchkey dev` keeps the JWT secret it made when `AUTHSVC_JWT_SECRET` is unset: in the
+ * data folder (`LATCHKEY_DATA_DIR`, else `.latchkey`), beside the embedded databases, so that the
+ * API keys it prints stay valid across restarts.
+ */
+export const devSecretPath = (loaded: AuthEnvironment.Variables): string =>
+  `${(loaded.get("LATCHKEY_DATA_DIR") ?? ".latchkey").replace(/\/+$/, "")}/dev-jwt-secret`
+
+/**
+ * The development JWT secret: the one kept at `path`, or a new one of 256 random bits written
+ * there (readable by the owner alone). Random rather than a well-known value: `latchkey dev`
+ * listens on every address unless told otherwise, and whoever holds the secret can sign a
+ * service_role key, so one published secret would open every developer's admin API to their
+ * network.
+ */
+export const devSecret = (path: string): Effect.Effect<string, ConfigError.ConfigError> =>
+  Effect.tryPromise({
+    try: async () => {
+      const kept = await readFile(path, "utf8").then(
+        (text) => text.trim(),
+        (error: unknown) => {
+          if (typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT") {
+            return ""
+          }
+          throw error
+        }
+      )
+      if (kept.length >= 32) return kept
+      const made = randomBytes(32).toString("base64url")
+      await mkdir(dirname(path), { recursive: true })
+      await writeFile(path, `${made}\n`, { mode: 0o600 })
+      return made
+    },
+    catch: (error) =>
+      ConfigError.SourceUnavailable(
+        [path],
+        `latchkey dev keeps its JWT secret there, and it cannot be read or written (${String(error)}); set AUTHSVC_JWT_SECRET instead`,
+        Cause.fail(error)
+      )
+  })
+
 /** Under `latchkey dev`, a mail server the user names wins over the development inbox's. */
 export const mailsToInbox = (mode: Mode, loaded: AuthEnvironment.Variables) =>
   mode === "dev" && !loaded.has("AUTHSVC_SMTP_HOST")
 
-/** The variables as read (`.env` and the environment), adjusted for `mode`. */
-export const adjust = (mode: Mode, loaded: AuthEnvironment.Variables): AuthEnvironment.Variables => {
+/**
+ * The variables as read (`.env` and the environment), adjusted for `mode`; under `dev`,
+ * `jwtSecret` (devSecret) is the `AUTHSVC_JWT_SECRET` when none is set.
+ */
+export const adjust = (
+  mode: Mode,
+  loaded: AuthEnvironment.Variables,
+  jwtSecret?: string
+): AuthEnvironment.Variables => {
   const adjusted = new Map(loaded)
   if (mode !== "alone") adjusted.delete("PORT")
   if (mode === "dev") {
     const defaults = mailsToInbox(mode, loaded)
       ? [...developmentDefaults, ...inboxMailDefaults]
       : [...developmentDefaults]
+    if (jwtSecret !== undefined) defaults.push(["AUTHSVC_JWT_SECRET", jwtSecret])
     for (const [name, value] of defaults) if (!adjusted.has(name)) adjusted.set(name, value)
   }
   return adjusted
@@ -67,7 +120,7 @@ export const adjust = (mode: Mode, loaded: AuthEnvironment.Variables): AuthEnvir
  * The variables the auth service reads in `mode`: `.env` and the environment, Supabase Auth's
  * names read as ours (GoTrueNames), adjusted for `mode`.
  */
-export const variables = (mode: Mode): Effect.Effect<AuthEnvironment.Variables, ConfigError> =>
+export const variables = (mode: Mode): Effect.Effect<AuthEnvironment.Variables, ConfigError.ConfigError> =>
   Effect.map(AuthEnvironment.load(), (loaded) => adjust(mode, GoTrueNames.translate(loaded).variables))
 
 /** What the auth service starts with. */
@@ -91,11 +144,12 @@ export interface Loaded {
 /** The configuration and what to say about it, from variables as read, for `mode`. */
 export const fromVariables = (
   mode: Mode,
-  loaded: AuthEnvironment.Variables
-): Effect.Effect<Loaded, ConfigError> =>
+  loaded: AuthEnvironment.Variables,
+  jwtSecret?: string
+): Effect.Effect<Loaded, ConfigError.ConfigError> =>
   Effect.gen(function* () {
     const translated = GoTrueNames.translate(loaded)
-    const vars = adjust(mode, translated.variables)
+    const vars = adjust(mode, translated.variables, jwtSecret)
     const config = yield* Effect.withConfigProvider(AuthConfig.server, AuthEnvironment.provider(vars))
     return {
       config,
@@ -110,9 +164,16 @@ export const fromVariables = (
     }
   })
 
-/** The configuration and what to say about it, for `mode`. */
-export const load = (mode: Mode): Effect.Effect<Loaded, ConfigError> =>
-  Effect.flatMap(AuthEnvironment.load(), (loaded) => fromVariables(mode, loaded))
+/**
+ * The configuration and what to say about it, for `mode`. Under `dev` without a JWT secret, the
+ * development secret (devSecret) is read or made first.
+ */
+export const load = (mode: Mode): Effect.Effect<Loaded, ConfigError.ConfigError> =>
+  Effect.flatMap(AuthEnvironment.load(), (loaded) =>
+    mode === "dev" && !GoTrueNames.translate(loaded).variables.has("AUTHSVC_JWT_SECRET")
+      ? Effect.flatMap(devSecret(devSecretPath(loaded)), (secret) => fromVariables(mode, loaded, secret))
+      : fromVariables(mode, loaded)
+  )
 
 /** The database part only, for `latchkey auth migrate` and the operator commands. */
 export const loadDatabase = Effect.flatMap(variables("alone"), (vars) =>

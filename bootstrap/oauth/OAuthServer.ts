@@ -15,6 +15,7 @@ import * as Server from "../../adapters/http/Server.js"
 import * as ProviderCatalog from "../../adapters/idp/ProviderCatalog.js"
 import * as Oidc from "../../adapters/idp/providers/oidc.js"
 import * as PrivateAddresses from "../../adapters/outbound/PrivateAddresses.js"
+import * as DatabaseProbePg from "../../adapters/postgres/DatabaseProbePg.js"
 import * as DatabaseUnavailable from "../../adapters/postgres/DatabaseUnavailable.js"
 import * as Migrations from "../../adapters/postgres/Migrations.js"
 import { OAuthSettings } from "../../application/oauth/OAuthSettings.js"
@@ -23,6 +24,7 @@ import { UpstreamIdentityProvider } from "../../application/ports/UpstreamIdenti
 import { ClientId } from "../../domain/Ids.js"
 import * as OutboundReach from "../OutboundReach.js"
 import * as Telemetry from "../Telemetry.js"
+import * as Version from "../Version.js"
 import * as OAuthConfig from "./OAuthConfig.js"
 import * as OAuthLayers from "./OAuthLayers.js"
 
@@ -136,6 +138,7 @@ export const serve = (config: OAuthConfig.OAuthConfig, options: ServeOptions = {
     cliClientId: ClientId.make(config.cliClientId)
   })
   const http = Layer.succeed(OAuthHttpConfig, {
+    version: Version.version,
     introspectionToken: config.introspectionToken,
     registerLimit: config.registerRateLimit,
     scopesSupported: config.scopesSupported
@@ -183,6 +186,7 @@ export const serve = (config: OAuthConfig.OAuthConfig, options: ServeOptions = {
           allowedPrivateAddresses: config.allowedPrivateAddresses
         }),
         clientCache,
+        DatabaseProbePg.layer,
         Telemetry.metrics(config.telemetry, { serviceName })
       )
     ),

@@ -4,11 +4,20 @@ import * as Options from "@effect/cli/Options"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type { AuthSettings } from "../../../application/auth/AuthSettings.js"
+import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import { addKey } from "../../../application/auth/keys/AddKey.js"
+import { type ApiKeysUnavailable, apiKeys } from "../../../application/auth/keys/ApiKeys.js"
 import { listKeys } from "../../../application/auth/keys/ListKeys.js"
 import { retireKey } from "../../../application/auth/keys/RetireKey.js"
 import { rotateKeys } from "../../../application/auth/keys/RotateKeys.js"
+import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
+import type { ApiKeySigner } from "../../../application/auth/ports/ApiKeySigner.js"
+import type { SigningKeyStore } from "../../../application/auth/ports/SigningKeyStore.js"
+import type { TokenMint } from "../../../application/ports/TokenMint.js"
 import * as SigningKey from "../../../domain/auth/SigningKey.js"
 
 const when = (at: Option.Option<Date>) =>
@@ -72,7 +81,53 @@ const retire = Command.make("retire", { kid }, ({ kid }) =>
   })
 ).pipe(Command.withDescription("Retire a key that does not sign (the current one cannot be retired)."))
 
-export const command = Command.make("keys").pipe(
-  Command.withDescription("The auth service's JWT signing keys, stored in its database."),
-  Command.withSubcommands([list, add, rotate, retire])
+/** What `keys api` says when no keys can be made, naming what to set. */
+const unavailable: Readonly<Record<ApiKeysUnavailable["reason"], string>> = {
+  no_secret:
+    "AUTHSVC_JWT_SECRET is unset: API keys are HS256 JWTs the service checks with that secret. Set it (or GOTRUE_JWT_SECRET) to the same value of at least 32 random characters on every instance, for example the output of `openssl rand -base64 32`, restart them, and run this again",
+  hs256_not_accepted:
+    "AUTHSVC_JWT_VALID_METHODS leaves out HS256: the service would refuse API keys, which are HS256 JWTs. Add HS256 to it and run this again"
+}
+
+const api = Command.make("api", {}, () =>
+  Effect.gen(function* () {
+    const keys = yield* apiKeys.pipe(
+      Effect.catchTag("ApiKeysUnavailable", (refused) => Effect.fail(new Error(unavailable[refused.reason])))
+    )
+    yield* Console.log(`anon key: ${Redacted.value(keys.anon)}`)
+    yield* Console.log(`service_role key: ${Redacted.value(keys.serviceRole)}`)
+    yield* Console.log(
+      `HS256 JWTs signed with AUTHSVC_JWT_SECRET, valid until ${keys.expiresAt.toISOString()}: every instance with that secret accepts them, and a new secret revokes them`
+    )
+    if (!keys.serviceRoleIsAdmin) {
+      yield* Console.log(
+        "warning: AUTHSVC_JWT_ADMIN_ROLES does not name service_role: the service_role key cannot call the admin API"
+      )
+    }
+  })
+).pipe(
+  Command.withDescription(
+    "Print the anon and service_role API keys for AUTHSVC_JWT_SECRET, as `supabase status` prints a project's keys."
+  )
 )
+
+/**
+ * The `keys` commands: `stored` provides what the signing-key commands need (the database),
+ * `configured` what `keys api` needs (the configuration alone: it opens no database).
+ */
+export const make = <E1, R1, E2, R2>(
+  stored: Layer.Layer<JwtSettings | SigningKeyStore | AccessTokens | TokenMint, E1, R1>,
+  configured: Layer.Layer<JwtSettings | AuthSettings | ApiKeySigner, E2, R2>
+) =>
+  Command.make("keys").pipe(
+    Command.withDescription(
+      "The auth service's JWT signing keys, stored in its database, and the API keys for its JWT secret."
+    ),
+    Command.withSubcommands([
+      list.pipe(Command.provide(stored)),
+      add.pipe(Command.provide(stored)),
+      rotate.pipe(Command.provide(stored)),
+      retire.pipe(Command.provide(stored)),
+      api.pipe(Command.provide(configured))
+    ])
+  )

@@ -17,10 +17,12 @@ import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
 import type { TokenSealer } from "../../../application/auth/ports/TokenSealer.js"
 import type { Transactions } from "../../../application/auth/ports/Transactions.js"
 import type { UserRepository } from "../../../application/auth/ports/UserRepository.js"
+import type { DatabaseProbe } from "../../../application/ports/DatabaseProbe.js"
 import type { PasswordHasher } from "../../../application/ports/PasswordHasher.js"
 import type { RateLimiter } from "../../../application/ports/RateLimiter.js"
 import type { SecretHasher } from "../../../application/ports/SecretHasher.js"
 import type { TokenMint } from "../../../application/ports/TokenMint.js"
+import * as Readiness from "../Readiness.js"
 import * as Route from "../Route.js"
 import type { AuthHttpConfig } from "./AuthHttpConfig.js"
 import * as Authorize from "./Authorize.js"
@@ -37,6 +39,7 @@ import * as ListUsers from "./admin/ListUsers.js"
 import * as UpdateCustomProvider from "./admin/UpdateCustomProvider.js"
 import * as AdminUpdateUser from "./admin/UpdateUser.js"
 import * as Callback from "./Callback.js"
+import { problems } from "./ErrorResponse.js"
 import * as GetUser from "./GetUser.js"
 import * as Health from "./Health.js"
 import * as Identities from "./Identities.js"
@@ -80,6 +83,7 @@ export type Services =
   | IdTokenVerifier
   | CustomProviderStore
   | ProviderEndpoints
+  | DatabaseProbe
 
 /**
  * Supabase Auth reads every body as JSON whatever its type; these are the types clients send
@@ -94,6 +98,8 @@ const json = ["application/json", "text/plain", ""]
  */
 const endpoints: ReadonlyArray<Route.Route<Services>> = [
   Route.make("GET", "/health", Health.handle, { cors: true }),
+  // Ours, for load balancers and container health checks (Supabase Auth has no such answer).
+  Route.make("GET", "/health/ready", Readiness.handle(problems)),
   Route.make("GET", "/settings", Settings.handle, { cors: true }),
   Route.make("GET", "/.well-known/jwks.json", Jwks.handle, { cors: true }),
   Route.make("POST", "/signup", Signup.handle, { accepts: json, cors: true }),

@@ -7,6 +7,8 @@ import type { Limit } from "../../../application/ports/RateLimiter.js"
 export class OAuthHttpConfig extends Context.Tag("latchkey/oauth/OAuthHttpConfig")<
   OAuthHttpConfig,
   {
+    /** The build's version, for GET /health. */
+    readonly version: string
     /** `INTROSPECTION_TOKEN`: none disables /introspect (404, not advertised). */
     readonly introspectionToken: Option.Option<Redacted.Redacted<string>>
     readonly registerLimit: Limit

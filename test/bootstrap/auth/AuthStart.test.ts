@@ -1,12 +1,20 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as AuthConfig from "../../../bootstrap/auth/AuthConfig.js"
 import * as AuthEnvironment from "../../../bootstrap/auth/AuthEnvironment.js"
 import * as AuthStart from "../../../bootstrap/auth/AuthStart.js"
 
 const variables = (env: Record<string, string>) => AuthEnvironment.merge(Option.none(), env)
+
+/** What the auth service starts with from `env` in `mode`, `secret` being the development one. */
+const fromVariablesWith = (mode: AuthStart.Mode, env: Record<string, string>, secret: string) =>
+  AuthStart.fromVariables(mode, variables(env), secret)
 
 /** The configuration the auth service reads from `env` in `mode`. */
 const configIn = (mode: AuthStart.Mode, env: Record<string, string>) =>
@@ -87,6 +95,41 @@ describe("latchkey dev's development defaults", () => {
       ])
       const set = yield* configIn("dev", { AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "10.0.0.0/8" })
       expect(set.outbound.allowedPrivateAddresses.ranges).toEqual(["10.0.0.0/8"])
+    })
+  )
+
+  it.effect("sign API keys with the development secret, unless a JWT secret is set, never outside dev", () =>
+    Effect.gen(function* () {
+      const made = "a-development-secret-of-43-random-characters"
+      const dev = yield* fromVariablesWith("dev", {}, made)
+      expect(Option.map(dev.config.jwt.secret, Redacted.value)).toEqual(Option.some(made))
+      expect(dev.defaulted.has("AUTHSVC_JWT_SECRET")).toBe(true)
+      // Supabase Auth's name counts as set.
+      const gotrue = yield* fromVariablesWith(
+        "dev",
+        { GOTRUE_JWT_SECRET: "the-operator-s-own-secret-of-32-chars" },
+        made
+      )
+      expect(Option.map(gotrue.config.jwt.secret, Redacted.value)).toEqual(
+        Option.some("the-operator-s-own-secret-of-32-chars")
+      )
+      expect(gotrue.defaulted.has("AUTHSVC_JWT_SECRET")).toBe(false)
+      const alone = yield* fromVariablesWith("alone", deployed, made)
+      expect(Option.isNone(alone.config.jwt.secret)).toBe(true)
+    })
+  )
+
+  it.effect("keep the development secret in the data folder: made once, then read", () =>
+    Effect.gen(function* () {
+      const folder = mkdtempSync(join(tmpdir(), "latchkey-dev-secret-"))
+      const path = AuthStart.devSecretPath(variables({ LATCHKEY_DATA_DIR: `${folder}/data/` }))
+      expect(path).toBe(`${folder}/data/dev-jwt-secret`)
+      const first = yield* AuthStart.devSecret(path)
+      expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/)
+      expect(readFileSync(path, "utf8").trim()).toBe(first)
+      expect(yield* AuthStart.devSecret(path)).toBe(first)
+      expect(AuthStart.devSecretPath(variables({}))).toBe(".latchkey/dev-jwt-secret")
+      rmSync(folder, { recursive: true, force: true })
     })
   )
 })

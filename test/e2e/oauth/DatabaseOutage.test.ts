@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as Healthcheck from "../../support/Healthcheck.js"
 import * as Browser from "../../support/oauth/OAuthBrowser.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 import * as RawHttp from "../../support/RawHttp.js"
@@ -133,6 +134,43 @@ describe("the database goes away under a running server", () => {
 
         yield* thaw
         yield* Effect.promise(() => expectServed(baseUrl))
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  it.live.skipIf(TestDatabase.isEmbedded("server"))(
+    "GET /health/ready answers 503 while the database is gone or stalled, GET /health 200 throughout",
+    () =>
+      Effect.gen(function* () {
+        const { baseUrl, proxy } = yield* startBehindProxy({
+          databaseTimeouts: { connectTimeout: "1 second", queryTimeout: "30 seconds" }
+        })
+        const ask = (path: string) => Effect.promise(() => RawHttp.send(baseUrl, { method: "GET", path }))
+        const readyUrl = `${baseUrl}/health/ready`
+        expect((yield* ask("/health/ready")).status).toBe(200)
+
+        yield* proxy.stop
+        const gone = yield* ask("/health/ready")
+        expectUnavailable(gone)
+        expect(gone.headers["cache-control"]).toBe("no-store")
+        expect((yield* ask("/health")).status).toBe(200)
+        const refused = yield* Healthcheck.run([readyUrl])
+        expect(refused.code, refused.output).toBe(1)
+        expect(refused.output).toContain("not ready (answered 503)")
+
+        yield* proxy.start
+        expect((yield* ask("/health/ready")).status).toBe(200)
+        expect((yield* Healthcheck.run([readyUrl])).code).toBe(0)
+
+        // A database that takes the statement and never answers: the readiness answer gives up
+        // after its own two seconds, long before the pool's query timeout.
+        yield* proxy.freeze
+        const started = Date.now()
+        expectUnavailable(yield* ask("/health/ready"))
+        expect(Date.now() - started).toBeLessThan(10_000)
+        expect((yield* ask("/health")).status).toBe(200)
+        yield* proxy.thaw
+        expect((yield* ask("/health/ready")).status).toBe(200)
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )

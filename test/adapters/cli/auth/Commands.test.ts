@@ -1,12 +1,24 @@
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as jose from "jose"
 import * as AuthKeysCommand from "../../../../adapters/cli/auth/KeysCommand.js"
 import * as AuthUsersCommand from "../../../../adapters/cli/auth/UsersCommand.js"
+import * as JoseApiKeySigner from "../../../../adapters/crypto/auth/JoseApiKeySigner.js"
+import type { AuthSettings } from "../../../../application/auth/AuthSettings.js"
+import { JwtSettings } from "../../../../application/auth/JwtSettings.js"
+import type { AccessTokens } from "../../../../application/auth/ports/AccessTokens.js"
+import type { ApiKeySigner } from "../../../../application/auth/ports/ApiKeySigner.js"
+import type { SigningKeyStore } from "../../../../application/auth/ports/SigningKeyStore.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
+import type { TokenMint } from "../../../../application/ports/TokenMint.js"
+import * as ApiKey from "../../../../domain/auth/ApiKey.js"
+import { type Algorithm, defaultValidMethods } from "../../../../domain/auth/SigningKey.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
 import * as MemoryServices from "../../../support/auth/MemoryServices.js"
 import * as CliRun from "../../../support/CliRun.js"
@@ -16,12 +28,42 @@ const services = Layer.merge(
   NodeContext.layer
 )
 
-const run = CliRun.capture(
-  Command.run(
-    Command.make("auth").pipe(Command.withSubcommands([AuthUsersCommand.command, AuthKeysCommand.command])),
-    { name: "latchkey", version: "test" }
-  )
+/** The signing-key commands run on the test's own memory services, shared across runs. */
+const ambient = Layer.effectContext(
+  Effect.context<JwtSettings | SigningKeyStore | AccessTokens | TokenMint>()
 )
+
+const secret = "a-jwt-secret-of-at-least-thirty-two-characters"
+
+/** `keys api`'s configuration: the settings of a service with `secret`, HS256 allowed or not. */
+const configured = (options: {
+  readonly secret?: string
+  readonly validMethods?: ReadonlyArray<Algorithm>
+}) =>
+  Layer.mergeAll(
+    MemoryServices.settings(),
+    Layer.succeed(JwtSettings, {
+      issuer: "http://localhost:8081",
+      lifetime: Duration.hours(1),
+      validMethods: options.validMethods ?? defaultValidMethods,
+      secret: Option.map(Option.fromNullable(options.secret), Redacted.make),
+      keys: [],
+      keyCacheLifetime: Duration.zero
+    }),
+    JoseApiKeySigner.layer
+  )
+
+const cli = (keysApi: Layer.Layer<JwtSettings | AuthSettings | ApiKeySigner>) =>
+  CliRun.capture(
+    Command.run(
+      Command.make("auth").pipe(
+        Command.withSubcommands([AuthUsersCommand.command, AuthKeysCommand.make(ambient, keysApi)])
+      ),
+      { name: "latchkey", version: "test" }
+    )
+  )
+
+const run = cli(configured({ secret }))
 
 describe("latchkey auth users and keys", () => {
   it.effect("creates users (password from the environment), lists and deletes them", () =>
@@ -65,6 +107,42 @@ describe("latchkey auth users and keys", () => {
       expect(listed).toMatch(new RegExp(`${firstKid}\\tRS256\\tprevious\\tno`))
       expect(yield* run("keys", "retire", firstKid)).toContain(`retired ${firstKid}`)
       expect(yield* Effect.either(run("keys", "retire", secondKid))).toMatchObject({ _tag: "Left" })
+    }).pipe(Effect.provide(services))
+  )
+
+  it.effect(
+    "keys api: the anon and service_role keys, HS256 with the secret, as supabase status prints them",
+    () =>
+      Effect.gen(function* () {
+        const printed = yield* run("keys", "api")
+        const keyOf = (role: string) => new RegExp(`^${role} key: (\\S+)$`, "m").exec(printed)?.[1] ?? ""
+        for (const role of ApiKey.roles) {
+          const { payload, protectedHeader } = yield* Effect.promise(() =>
+            jose.jwtVerify(keyOf(role), new TextEncoder().encode(secret), {
+              algorithms: ["HS256"],
+              // it.effect runs on TestClock, at the epoch.
+              currentDate: new Date(0)
+            })
+          )
+          expect(protectedHeader).toEqual({ alg: "HS256", typ: "JWT" })
+          expect(payload).toMatchObject({ iss: "supabase", role })
+          expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBe(ApiKey.lifetimeSeconds)
+        }
+        expect(printed).toContain("signed with AUTHSVC_JWT_SECRET")
+        expect(printed).not.toContain("warning")
+      }).pipe(Effect.provide(services))
+  )
+
+  it.effect("keys api without a secret or without HS256 says what to set, and prints no key", () =>
+    Effect.gen(function* () {
+      const unset = yield* Effect.either(cli(configured({}))("keys", "api"))
+      expect(unset).toMatchObject({ _tag: "Left" })
+      if (unset._tag === "Left") expect(String(unset.left)).toContain("AUTHSVC_JWT_SECRET is unset")
+      const hs256Off = yield* Effect.either(
+        cli(configured({ secret, validMethods: ["RS256", "ES256"] }))("keys", "api")
+      )
+      if (hs256Off._tag === "Left") expect(String(hs256Off.left)).toContain("AUTHSVC_JWT_VALID_METHODS")
+      expect(hs256Off._tag).toBe("Left")
     }).pipe(Effect.provide(services))
   )
 })
