@@ -31,10 +31,13 @@ export interface Verification {
   /** Least time since the last mail of the purpose (`SMTP_MAX_FREQUENCY`); none: no spacing. */
   readonly spacing: Option.Option<Duration.Duration>
   /**
-   * The request's PKCE challenge (`PkceFlow`), when it sent one: the link then ends in a flow
-   * state's code instead of a session in the redirect's fragment.
+   * The request's PKCE challenge (`PkceFlow.parse`), when it sent one: the link then ends in a
+   * flow state's code instead of a session in the redirect's fragment.
    */
-  readonly pkce?: { readonly challenge: PkceFlow.Challenge; readonly authenticationMethod: string }
+  readonly pkce?: {
+    readonly challenge: Option.Option<PkceFlow.Challenge>
+    readonly authenticationMethod: string
+  }
   readonly now: Date
 }
 
@@ -138,9 +141,9 @@ export const prepare = (verification: Verification) =>
     const code = yield* mint.code(settings.verification.codeLength)
     const pkce = verification.pkce
     const flow =
-      pkce === undefined
+      pkce === undefined || Option.isNone(pkce.challenge)
         ? Option.none()
-        : yield* PkceFlow.flowFor(user, pkce.challenge, pkce.authenticationMethod, now)
+        : Option.some(yield* PkceFlow.flowFor(user, pkce.challenge.value, pkce.authenticationMethod, now))
     const token = yield* tokenOf({
       user,
       purpose: verification.purpose,
