@@ -168,8 +168,11 @@ export const prepare = (verification: Verification) =>
         to: verification.to,
         variables: {
           SiteURL: settings.siteUrl,
-          Email: Option.getOrElse(user.email, () => verification.to),
-          // An email change's mails go to both addresses and name the new one.
+          // An email change's mails name the address the user has (none for one who had none,
+          // as Supabase Auth's `.Email`) and the new one; the other mails, where they go.
+          Email: Option.getOrElse(user.email, () =>
+            verification.kind === "email_change" ? "" : verification.to
+          ),
           ...Option.match(user.emailChange, {
             onNone: () => ({}),
             onSome: (address) => ({ NewEmail: address })
