@@ -18,7 +18,8 @@ export type Mode =
 
 /**
  * What `npm start` fills in when unset: an application on localhost:3000, this service on
- * localhost:8081, phone and anonymous sign-ins on. Addresses and numbers are confirmed as in
+ * localhost:8081, listening on loopback only (a development server is not the network's),
+ * phone and anonymous sign-ins on. Addresses and numbers are confirmed as in
  * production: the mail and the texts go to the development inbox (bootstrap/DevInbox.ts). The
  * hourly caps on messages are raised: a developer trying flows sends more than 30 an hour, and
  * nothing leaves the machine. Outbound calls may reach this machine's loopback, where a
@@ -27,6 +28,7 @@ export type Mode =
 export const developmentDefaults: ReadonlyMap<string, string> = new Map([
   ["AUTHSVC_SITE_URL", "http://localhost:3000"],
   ["AUTHSVC_API_EXTERNAL_URL", "http://localhost:8081"],
+  ["AUTHSVC_API_HOST", "127.0.0.1"],
   ["AUTHSVC_EXTERNAL_PHONE_ENABLED", "true"],
   ["AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", "true"],
   ["AUTHSVC_RATE_LIMIT_EMAIL_SENT", "1000"],
@@ -86,7 +88,13 @@ export interface Loaded {
   readonly mailToInbox: boolean
   /** The variables `latchkey dev` filled in because they were unset. */
   readonly defaulted: ReadonlySet<string>
+  /** The variables that set the port in `mode`, as the line that says it is taken names them. */
+  readonly portVariables: string
 }
+
+/** The variables that set the auth service's port: `PORT` is the oauth service's beside it. */
+export const portVariablesOf = (mode: Mode) =>
+  mode === "alone" ? "AUTHSVC_API_PORT, else PORT" : "AUTHSVC_API_PORT"
 
 /** The configuration and what to say about it, from variables as read, for `mode`. */
 export const fromVariables = (
@@ -106,7 +114,8 @@ export const fromVariables = (
       notices: GoTrueNames.notice(translated),
       variables: vars,
       mailToInbox: mailsToInbox(mode, translated.variables),
-      defaulted: new Set([...vars.keys()].filter((name) => !translated.variables.has(name)))
+      defaulted: new Set([...vars.keys()].filter((name) => !translated.variables.has(name))),
+      portVariables: portVariablesOf(mode)
     }
   })
 

@@ -43,6 +43,9 @@ const requireSchema = Effect.gen(function* () {
   }
 })
 
+/** The variable that sets the oauth service's port. */
+export const portVariables = "PORT"
+
 /**
  * The upstream: one from the catalog, or the dev upstream — an embedded OpenID provider on an
  * ephemeral loopback port, registered with our callback, with a random client secret.
@@ -145,6 +148,7 @@ export const serve = (config: OAuthConfig.OAuthConfig, options: ServeOptions = {
       service: "oauth",
       host: config.host,
       port: config.port,
+      portVariables,
       routes: Routes.routes,
       problems: ErrorResponse.problems,
       cors: Routes.cors,

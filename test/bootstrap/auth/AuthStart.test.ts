@@ -90,3 +90,22 @@ describe("latchkey dev's development defaults", () => {
     })
   )
 })
+
+describe("where the auth service listens", () => {
+  it.effect(
+    "latchkey dev listens on loopback unless AUTHSVC_API_HOST says otherwise; the others on every address",
+    () =>
+      Effect.gen(function* () {
+        expect((yield* configIn("dev", {})).api.host).toBe("127.0.0.1")
+        expect((yield* configIn("dev", { AUTHSVC_API_HOST: "0.0.0.0" })).api.host).toBe("0.0.0.0")
+        expect((yield* configIn("beside", deployed)).api.host).toBe("0.0.0.0")
+        expect((yield* configIn("alone", deployed)).api.host).toBe("0.0.0.0")
+      })
+  )
+
+  it("names the variables that set the port, PORT only when the auth service runs alone", () => {
+    expect(AuthStart.portVariablesOf("alone")).toBe("AUTHSVC_API_PORT, else PORT")
+    expect(AuthStart.portVariablesOf("beside")).toBe("AUTHSVC_API_PORT")
+    expect(AuthStart.portVariablesOf("dev")).toBe("AUTHSVC_API_PORT")
+  })
+})
