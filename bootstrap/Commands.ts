@@ -12,6 +12,7 @@ import * as OAuthLoginCommand from "../adapters/cli/oauth/LoginCommand.js"
 import * as OAuthMigrateCommand from "../adapters/cli/oauth/MigrateCommand.js"
 import * as OAuthReapCommand from "../adapters/cli/oauth/ReapCommand.js"
 import * as AuthTables from "../adapters/postgres/auth/AuthTables.js"
+import * as Migrations from "../adapters/postgres/Migrations.js"
 import * as AuthLayers from "./auth/AuthLayers.js"
 import * as AuthServer from "./auth/AuthServer.js"
 import * as AuthStart from "./auth/AuthStart.js"
@@ -21,8 +22,11 @@ import * as OAuthLayers from "./oauth/OAuthLayers.js"
 import * as Services from "./Services.js"
 import { version } from "./Version.js"
 
-/** Storage on the configured database, for the operator commands. */
+/** Storage on the configured database, for `latchkey oauth migrate`. */
 const storage = Layer.unwrapEffect(Effect.map(OAuthConfig.database, OAuthLayers.core))
+
+/** Storage on the configured database, for the oauth operator commands: the schema must be there. */
+const oauthOperator = Layer.provideMerge(Layer.effectDiscard(Migrations.ensureCurrent("oauth")), storage)
 
 const serveAll = Command.make("serve", {}, () => Services.serveAll("beside")).pipe(
   Command.withDescription(
@@ -36,11 +40,15 @@ const dev = Command.make("dev", {}, () => Services.serveAll("dev")).pipe(
 
 /**
  * The auth service's operator commands run the admin API's use cases on the configured
- * database, with the service's own settings (password policy, signing keys).
+ * database, with the service's own settings (password policy, signing keys), once they find its
+ * schema there. They read only what they use (AuthStart.loadOperator).
  */
 const authServices = Layer.unwrapEffect(
-  Effect.map(AuthStart.load("alone"), ({ config }) =>
-    Layer.mergeAll(AuthServer.settings(config), AuthLayers.core(config))
+  Effect.map(AuthStart.loadOperator, (config) =>
+    Layer.provideMerge(
+      Layer.effectDiscard(Migrations.ensureCurrent(AuthTables.migrationTarget(config.db.namespace))),
+      Layer.mergeAll(AuthServer.settings(config), AuthLayers.core(config))
+    )
   )
 )
 
@@ -77,8 +85,8 @@ const oauth = Command.make("oauth").pipe(
   Command.withSubcommands([
     serve,
     migrate,
-    OAuthClientsCommand.command.pipe(Command.provide(storage)),
-    OAuthReapCommand.command.pipe(Command.provide(storage)),
+    OAuthClientsCommand.command.pipe(Command.provide(oauthOperator)),
+    OAuthReapCommand.command.pipe(Command.provide(oauthOperator)),
     OAuthLoginCommand.command
   ])
 )

@@ -1,5 +1,8 @@
+import type * as Config from "effect/Config"
 import type { ConfigError } from "effect/ConfigError"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as OutboundReach from "../OutboundReach.js"
 import * as AuthConfig from "./AuthConfig.js"
 import * as AuthEnvironment from "./AuthEnvironment.js"
@@ -72,6 +75,28 @@ export const adjust = (mode: Mode, loaded: AuthEnvironment.Variables): AuthEnvir
 export const variables = (mode: Mode): Effect.Effect<AuthEnvironment.Variables, ConfigError> =>
   Effect.map(AuthEnvironment.load(), (loaded) => adjust(mode, GoTrueNames.translate(loaded).variables))
 
+/** `db` with its URL's variable as the operator wrote it: Supabase Auth's name, if it was that. */
+const asWritten = (
+  db: AuthConfig.DatabaseConfig,
+  sources: ReadonlyMap<string, string>
+): AuthConfig.DatabaseConfig => ({
+  ...db,
+  urlVariable: sources.get(db.urlVariable) ?? db.urlVariable
+})
+
+/** `config` read from the variables as `mode` reads them, with the URL's variable as written. */
+const readFrom = <A extends { readonly db: AuthConfig.DatabaseConfig }>(
+  mode: Mode,
+  config: Config.Config<A>,
+  loaded: AuthEnvironment.Variables
+): Effect.Effect<A, ConfigError> => {
+  const translated = GoTrueNames.translate(loaded)
+  return Effect.map(
+    Effect.withConfigProvider(config, AuthEnvironment.provider(adjust(mode, translated.variables))),
+    (read) => ({ ...read, db: asWritten(read.db, translated.sources) })
+  )
+}
+
 /** What the auth service starts with. */
 export interface Loaded {
   readonly config: AuthConfig.AuthConfig
@@ -104,7 +129,8 @@ export const fromVariables = (
   Effect.gen(function* () {
     const translated = GoTrueNames.translate(loaded)
     const vars = adjust(mode, translated.variables)
-    const config = yield* Effect.withConfigProvider(AuthConfig.server, AuthEnvironment.provider(vars))
+    const read = yield* Effect.withConfigProvider(AuthConfig.server, AuthEnvironment.provider(vars))
+    const config = { ...read, db: asWritten(read.db, translated.sources) }
     return {
       config,
       warnings: [
@@ -123,7 +149,45 @@ export const fromVariables = (
 export const load = (mode: Mode): Effect.Effect<Loaded, ConfigError> =>
   Effect.flatMap(AuthEnvironment.load(), (loaded) => fromVariables(mode, loaded))
 
-/** The database part only, for `latchkey auth migrate` and the operator commands. */
-export const loadDatabase = Effect.flatMap(variables("alone"), (vars) =>
-  Effect.withConfigProvider(AuthConfig.database, AuthEnvironment.provider(vars))
+/** The database part only, for `latchkey auth migrate`. */
+export const loadDatabase = Effect.flatMap(AuthEnvironment.load(), (loaded) =>
+  readFrom("alone", AuthConfig.database, loaded)
 )
+
+/**
+ * Stands for `SITE_URL` and `API_EXTERNAL_URL` in an operator command's configuration when they
+ * are unset: no command the operator runs mails a link or redirects anyone, and a reserved name
+ * (RFC 2606) could not pass for a real address if one ever did.
+ */
+export const operatorPlaceholderUrl = "http://unset.invalid"
+
+/**
+ * The configuration the operator commands (`latchkey auth users`, `latchkey auth keys`) run the
+ * admin API's use cases with, from variables as read: what they use (AuthConfig.operator), and
+ * the service's defaults for everything else, which they do not read.
+ */
+export const operatorFromVariables = (
+  loaded: AuthEnvironment.Variables
+): Effect.Effect<AuthConfig.AuthConfig, ConfigError> =>
+  Effect.gen(function* () {
+    const read = yield* readFrom("alone", AuthConfig.operator, loaded)
+    const defaults = yield* Effect.withConfigProvider(
+      AuthConfig.server,
+      ConfigProvider.fromMap(
+        new Map([
+          ["AUTHSVC_SITE_URL", Option.getOrElse(read.siteUrl, () => operatorPlaceholderUrl)],
+          ["AUTHSVC_API_EXTERNAL_URL", Option.getOrElse(read.externalUrl, () => operatorPlaceholderUrl)]
+        ])
+      )
+    )
+    return {
+      ...defaults,
+      db: read.db,
+      jwt: read.jwt,
+      passwordPolicy: read.passwordPolicy,
+      telemetry: { ...defaults.telemetry, logLevel: read.logLevel }
+    }
+  })
+
+/** The operator commands' configuration (`operatorFromVariables`), from `.env` and the environment. */
+export const loadOperator = Effect.flatMap(AuthEnvironment.load(), operatorFromVariables)
