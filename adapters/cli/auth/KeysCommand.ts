@@ -4,12 +4,14 @@ import * as Options from "@effect/cli/Options"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { addKey } from "../../../application/auth/keys/AddKey.js"
 import { listKeys } from "../../../application/auth/keys/ListKeys.js"
 import { retireKey } from "../../../application/auth/keys/RetireKey.js"
 import { rotateKeys } from "../../../application/auth/keys/RotateKeys.js"
 import * as SigningKey from "../../../domain/auth/SigningKey.js"
+import * as CommandTree from "../CommandTree.js"
 
 const when = (at: Option.Option<Date>) =>
   Option.match(at, { onNone: () => "-", onSome: (date) => date.toISOString() })
@@ -36,7 +38,7 @@ const list = Command.make("list", {}, () =>
 
 const algorithm = Options.choice("alg", ["RS256", "ES256", "EdDSA"]).pipe(
   Options.withDefault("RS256"),
-  Options.withDescription("The new key's algorithm")
+  Options.withDescription("The new key's algorithm, one AUTHSVC_JWT_VALID_METHODS allows (default: RS256)")
 )
 
 const add = Command.make("add", { algorithm }, ({ algorithm }) =>
@@ -63,7 +65,9 @@ const rotate = Command.make("rotate", {}, () =>
   })
 ).pipe(Command.withDescription("The standby key starts signing; the current one keeps verifying its tokens."))
 
-const kid = Args.text({ name: "KID" }).pipe(Args.withDescription("The key to retire"))
+const kid = Args.text({ name: "KID" }).pipe(
+  Args.withDescription("The key to retire, by its kid as `latchkey auth keys list` shows it")
+)
 
 const retire = Command.make("retire", { kid }, ({ kid }) =>
   Effect.gen(function* () {
@@ -72,7 +76,14 @@ const retire = Command.make("retire", { kid }, ({ kid }) =>
   })
 ).pipe(Command.withDescription("Retire a key that does not sign (the current one cannot be retired)."))
 
-export const command = Command.make("keys").pipe(
-  Command.withDescription("The auth service's JWT signing keys, stored in its database."),
-  Command.withSubcommands([list, add, rotate, retire])
-)
+/** What the keys commands run with: the signing keys' settings and store. */
+export type Services = CommandTree.Needs<typeof list | typeof add | typeof rotate | typeof retire>
+
+/** `latchkey auth keys`, each command given `services` once its words have parsed. */
+export const command = <E>(services: Layer.Layer<Services, E>) =>
+  CommandTree.group("keys", "The auth service's JWT signing keys, stored in its database.", [
+    CommandTree.leaf(Command.provide(list, services)),
+    CommandTree.leaf(Command.provide(add, services)),
+    CommandTree.leaf(Command.provide(rotate, services)),
+    CommandTree.leaf(Command.provide(retire, services))
+  ])

@@ -1,4 +1,3 @@
-import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -6,6 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as AuthKeysCommand from "../../../../adapters/cli/auth/KeysCommand.js"
 import * as AuthUsersCommand from "../../../../adapters/cli/auth/UsersCommand.js"
+import * as CommandTree from "../../../../adapters/cli/CommandTree.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
 import * as MemoryServices from "../../../support/auth/MemoryServices.js"
@@ -16,12 +16,16 @@ const services = Layer.merge(
   NodeContext.layer
 )
 
-const run = CliRun.capture(
-  Command.run(
-    Command.make("auth").pipe(Command.withSubcommands([AuthUsersCommand.command, AuthKeysCommand.command])),
-    { name: "latchkey", version: "test" }
-  )
-)
+/** `latchkey auth <args>`, its commands running on the services the test provides. */
+const run = (...args: Array<string>) =>
+  Effect.flatMap(Effect.context<AuthUsersCommand.Services | AuthKeysCommand.Services>(), (context) => {
+    const provided = Layer.succeedContext(context)
+    const auth = CommandTree.group("auth", "The auth commands.", [
+      AuthUsersCommand.command(provided),
+      AuthKeysCommand.command(provided)
+    ])
+    return CliRun.capture(CommandTree.run(auth, { name: "latchkey", version: "test" }))(...args)
+  })
 
 describe("latchkey auth users and keys", () => {
   it.effect("creates users (password from the environment), lists and deletes them", () =>
