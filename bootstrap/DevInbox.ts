@@ -9,6 +9,7 @@ import * as InboxSmsSender from "../adapters/devinbox/auth/InboxSmsSender.js"
 import * as DevInbox from "../adapters/devinbox/DevInbox.js"
 import * as InboxHttp from "../adapters/devinbox/InboxHttp.js"
 import * as InboxSmtpServer from "../adapters/devinbox/InboxSmtpServer.js"
+import * as Listen from "../adapters/http/Listen.js"
 import * as JsonLogger from "../adapters/telemetry/JsonLogger.js"
 import { apiKeys } from "../application/auth/keys/ApiKeys.js"
 import { type AuthConfig, allowedPrivateAddressesVariable } from "./auth/AuthConfig.js"
@@ -32,6 +33,9 @@ export class DevInboxFailed extends Schema.TaggedError<DevInboxFailed>()("DevInb
 /** Only loopback: the messages hold working sign-in links. */
 const host = "127.0.0.1"
 
+/** How its lines name it. */
+const service = "development inbox"
+
 /** The page's port, as the Supabase CLI's mail viewer's. */
 export const defaultPort = 54324
 
@@ -42,7 +46,7 @@ const port = ConfigValues.portNamed("LATCHKEY_INBOX_PORT", defaultPort)
 const moved =
   (variable: string) =>
   (error: { readonly message: string }): DevInboxFailed =>
-    new DevInboxFailed({ message: `development inbox: ${error.message} (${variable} moves it)` })
+    new DevInboxFailed({ message: `${service}: ${error.message} (${variable} moves it)` })
 
 /** The auth service's logger and level, for the inbox's own lines. */
 const logging = (config: AuthConfig) =>
@@ -90,18 +94,22 @@ const announceApiKeys = (start: AuthStart.Loaded) =>
  * port is read before anything starts, as every other setting.
  */
 export const authServer = (start: AuthStart.Loaded) =>
-  Effect.map(Effect.withConfigProvider(port, AuthEnvironment.provider(start.variables)), (httpPort) =>
-    Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const httpPort = yield* Effect.withConfigProvider(port, AuthEnvironment.provider(start.variables))
+    const smtpPort = start.mailToInbox
+      ? Option.map(start.config.smtp, (smtp) => smtp.port)
+      : Option.none<number>()
+    // Both ports are checked now, before the service's slow start-up work.
+    yield* Listen.ensureFree({ service, host, port: httpPort, variables: "LATCHKEY_INBOX_PORT" })
+    if (Option.isSome(smtpPort)) {
+      yield* Listen.ensureFree({ service, host, port: smtpPort.value, variables: "AUTHSVC_SMTP_PORT" })
+    }
+    return Layer.unwrapEffect(
       Effect.map(DevInbox.make(), (inbox) => {
         const kept = Layer.succeed(DevInbox.DevInbox, inbox)
-        const smtpPort = start.mailToInbox
-          ? Option.map(start.config.smtp, (smtp) => smtp.port)
-          : Option.none<number>()
         const servers = Layer.scopedDiscard(
           Effect.gen(function* () {
-            yield* InboxHttp.serve({ host, port: httpPort }).pipe(
-              Effect.mapError(moved("LATCHKEY_INBOX_PORT"))
-            )
+            yield* InboxHttp.serve({ host, port: httpPort, portVariables: "LATCHKEY_INBOX_PORT" })
             const shows = yield* Option.match(smtpPort, {
               onNone: () => Effect.succeed("every text (mail goes to AUTHSVC_SMTP_HOST)"),
               onSome: (smtp) =>
@@ -110,13 +118,14 @@ export const authServer = (start: AuthStart.Loaded) =>
                   Effect.map((bound) => `the mail sent to smtp://${host}:${bound} and every text`)
                 )
             })
-            yield* Effect.logInfo(`development inbox: http://${host}:${httpPort} shows ${shows}`)
+            yield* Effect.logInfo(`${service}: http://${host}:${httpPort} shows ${shows}`)
             yield* announceApiKeys(start)
           })
         ).pipe(Layer.provide(Layer.merge(kept, logging(start.config))))
         const auth = AuthServer.serve(start.config, {
           warnings: start.warnings,
           notices: start.notices,
+          portVariables: start.portVariables,
           smsSender: InboxSmsSender.layer.pipe(Layer.provide(kept)),
           privateAddressesSource: start.defaulted.has(allowedPrivateAddressesVariable)
             ? "the default of latchkey dev"
@@ -128,4 +137,4 @@ export const authServer = (start: AuthStart.Loaded) =>
         return Layer.merge(servers, auth)
       })
     )
-  )
+  })

@@ -15,9 +15,22 @@ const failWith = (lines: ReadonlyArray<string>) =>
 const hasTag = (error: unknown): error is { readonly _tag: string; readonly message: string } =>
   typeof error === "object" && error !== null && "_tag" in error && "message" in error
 
+/**
+ * A command line @effect/cli could not parse, known by its type id: its module is not loaded
+ * here, since a serving process never loads the command-line parser (cli.ts).
+ */
+const isUsageProblem = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && Symbol.for("@effect/cli/ValidationError") in error
+
 /** A command's failure, told in one line per problem: configuration, database, or its own message. */
 export const report = <R>(program: Effect.Effect<unknown, unknown, R>): Effect.Effect<unknown, never, R> =>
   Effect.catchAll(program, (error: unknown) => {
+    if (isUsageProblem(error)) {
+      // @effect/cli has already printed the usage problem.
+      return Effect.sync(() => {
+        process.exitCode = 1
+      })
+    }
     if (ConfigError.isConfigError(error)) {
       return failWith(ConfigReport.lines(error).map((line) => `configuration: ${line}`))
     }
@@ -26,11 +39,6 @@ export const report = <R>(program: Effect.Effect<unknown, unknown, R>): Effect.E
       switch (error._tag) {
         case "SqlError":
           return failWith([`database: ${error.message}${cause}`])
-        case "ValidationError":
-          // @effect/cli has already printed the usage problem.
-          return Effect.sync(() => {
-            process.exitCode = 1
-          })
         default:
           return failWith([String(error.message)])
       }

@@ -1,15 +1,18 @@
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Listen from "../adapters/http/Listen.js"
 import * as AuthStart from "./auth/AuthStart.js"
 import * as OutboundReach from "./OutboundReach.js"
 import * as OAuthConfig from "./oauth/OAuthConfig.js"
 
 /**
- * What `latchkey dev` fills in for the oauth service when the environment leaves it unset:
- * outbound calls may reach this machine's loopback, where a developer runs an identity provider.
+ * What `latchkey dev` fills in for the oauth service when the environment leaves it unset: it
+ * listens on loopback only, and its outbound calls may reach this machine's loopback, where a
+ * developer runs an identity provider.
  */
-const oauthDevelopmentDefaults: ReadonlyMap<string, string> = new Map([
+export const oauthDevelopmentDefaults: ReadonlyMap<string, string> = new Map([
+  ["API_HOST", "127.0.0.1"],
   [OAuthConfig.allowedPrivateAddressesVariable, OutboundReach.developmentDefault]
 ])
 
@@ -26,37 +29,55 @@ const oauthConfig = (mode: AuthStart.Mode) =>
 
 /**
  * The oauth service's server, loaded only when something serves: the operator commands never
- * pay for the HTTP stack.
+ * pay for the HTTP stack. Its port is checked first, before the slow start-up work.
  */
 const oauthServer = (mode: AuthStart.Mode) =>
   Effect.flatMap(oauthConfig(mode), (config) =>
-    Effect.map(
-      Effect.promise(() => import("./oauth/OAuthServer.js")),
-      (OAuthServer) =>
-        OAuthServer.serve(config, {
-          privateAddressesSource:
-            mode === "dev" && process.env[OAuthConfig.allowedPrivateAddressesVariable] === undefined
-              ? "the default of latchkey dev"
-              : undefined
-        })
+    Effect.zipRight(
+      Listen.ensureFree({ service: "oauth", host: config.host, port: config.port, variables: "PORT" }),
+      Effect.map(
+        Effect.promise(() => import("./oauth/OAuthServer.js")),
+        (OAuthServer) =>
+          OAuthServer.serve(config, {
+            privateAddressesSource:
+              mode === "dev" && process.env[OAuthConfig.allowedPrivateAddressesVariable] === undefined
+                ? "the default of latchkey dev"
+                : undefined
+          })
+      )
     )
   )
 
 /**
  * The auth service's server, in the given mode (AuthStart.Mode); under `dev` with the
- * development inbox, which no other mode loads (nor its SMTP server and mail parser).
+ * development inbox, which no other mode loads (nor its SMTP server and mail parser). Its port is
+ * checked first: a port taken is told at once, not after the migrations and the embedded
+ * database's start.
  */
 const authServer = (mode: AuthStart.Mode) =>
   Effect.flatMap(AuthStart.load(mode), (start) =>
-    mode === "dev"
-      ? Effect.flatMap(
-          Effect.promise(() => import("./DevInbox.js")),
-          (DevInbox) => DevInbox.authServer(start)
-        )
-      : Effect.map(
-          Effect.promise(() => import("./auth/AuthServer.js")),
-          (AuthServer) => AuthServer.serve(start.config, { warnings: start.warnings, notices: start.notices })
-        )
+    Effect.zipRight(
+      Listen.ensureFree({
+        service: "auth",
+        host: start.config.api.host,
+        port: start.config.api.port,
+        variables: start.portVariables
+      }),
+      mode === "dev"
+        ? Effect.flatMap(
+            Effect.promise(() => import("./DevInbox.js")),
+            (DevInbox) => DevInbox.authServer(start)
+          )
+        : Effect.map(
+            Effect.promise(() => import("./auth/AuthServer.js")),
+            (AuthServer) =>
+              AuthServer.serve(start.config, {
+                warnings: start.warnings,
+                notices: start.notices,
+                portVariables: start.portVariables
+              })
+          )
+    )
   )
 
 /** `latchkey oauth serve`, until interrupted. */

@@ -211,6 +211,8 @@ export interface Options {
   /** Loopback only: the messages hold working sign-in links. */
   readonly host: "127.0.0.1"
   readonly port: number
+  /** The variable that sets the port, for the line that says it is taken. */
+  readonly portVariables?: string | undefined
 }
 
 /** The page and the API, until the scope closes (its log line names the URL). */
@@ -219,6 +221,7 @@ export const serve = (options: Options) =>
     service: "development inbox",
     host: options.host,
     port: options.port,
+    portVariables: options.portVariables,
     routes,
     problems,
     // No route takes cross-origin callers (see above), so this policy is never applied.

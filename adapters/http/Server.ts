@@ -9,7 +9,6 @@ import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
-import * as Schema from "effect/Schema"
 import type * as Tracer from "effect/Tracer"
 import * as Telemetry from "../../application/Telemetry.js"
 import * as Body from "./Body.js"
@@ -17,19 +16,18 @@ import * as Connection from "./Connection.js"
 import * as Cors from "./Cors.js"
 import { type HttpRequest, type HttpResponse, mediaType } from "./HttpMessage.js"
 import * as HttpMetrics from "./HttpMetrics.js"
+import * as Listen from "./Listen.js"
 import type { Problems } from "./Problems.js"
 import type { Route } from "./Route.js"
 import * as Router from "./Router.js"
-
-export class ListenError extends Schema.TaggedError<ListenError>()("ListenError", {
-  message: Schema.String
-}) {}
 
 export interface ServerOptions<R> {
   /** The service, as log lines name it. */
   readonly service: string
   readonly host: string
   readonly port: number
+  /** The variables that set the port, for the line that says it is taken (Listen.Address). */
+  readonly portVariables?: string | undefined
   readonly routes: ReadonlyArray<Route<R>>
   readonly problems: Problems
   readonly cors: Cors.CorsPolicy
@@ -403,13 +401,19 @@ export const serve = <R>(options: ServerOptions<R>) =>
     Connection.answerParserErrors(server, problems, (socket) => responses.get(socket))
 
     yield* Effect.acquireRelease(
-      Effect.async<void, ListenError>((resume) => {
+      Effect.async<void, Listen.ListenError>((resume) => {
         server.once("error", (cause) =>
           resume(
             Effect.fail(
-              new ListenError({
-                message: `cannot listen on ${options.host}:${options.port}: ${cause.message}`
-              })
+              Listen.failure(
+                {
+                  service: options.service,
+                  host: options.host,
+                  port: options.port,
+                  variables: options.portVariables
+                },
+                cause
+              )
             )
           )
         )

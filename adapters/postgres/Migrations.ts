@@ -126,3 +126,26 @@ export const status = (service: Service | Target) =>
     }>`SELECT max(migration_id) AS latest FROM ${sql(table(target))}`
     return new SchemaStatus({ applied: rows[0]?.latest ?? 0, expected })
   })
+
+export class SchemaNotReady extends Schema.TaggedError<SchemaNotReady>()("SchemaNotReady", {
+  message: Schema.String
+}) {}
+
+/**
+ * Refuses to go on with a schema that is missing or older than this build's, in one line that
+ * names the command that applies it: what the oauth service checks before it serves, and every
+ * operator command before it reads a table.
+ */
+export const ensureCurrent = (service: Service | Target) =>
+  Effect.gen(function* () {
+    const target = targetOf(service)
+    const current = yield* status(target)
+    if (current.applied >= current.expected) return
+    const command = `latchkey ${target.service} migrate`
+    return yield* new SchemaNotReady({
+      message:
+        current.applied === 0
+          ? `the ${target.service} schema is missing: run \`${command}\` first`
+          : `the ${target.service} schema is at version ${current.applied}, this build needs ${current.expected}: run \`${command}\``
+    })
+  })

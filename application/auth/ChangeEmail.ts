@@ -29,7 +29,8 @@ export const request = (input: {
   readonly user: User
   readonly to: Email
   readonly redirectTo: string
-  readonly pkce: PkceFlow.Challenge
+  /** The request's PKCE challenge (`PkceFlow.parse`), if it sent one. */
+  readonly pkce: Option.Option<PkceFlow.Challenge>
   readonly now: Date
 }) =>
   Effect.gen(function* () {

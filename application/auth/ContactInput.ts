@@ -1,8 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as FlowState from "../../domain/auth/FlowState.js"
 import { Email, type Phone, parsePhone } from "../../domain/User.js"
 import * as AuthError from "./AuthError.js"
 
@@ -26,34 +24,3 @@ export const phone = (input: string): Effect.Effect<Phone, AuthError.AuthError> 
     onLeft: () => Effect.fail(AuthError.invalidPhoneFormat()),
     onRight: Effect.succeed
   })
-
-const challengeCharacters = /^[A-Za-z0-9._~-]+$/
-
-/**
- * Supabase Auth's checks of a PKCE sign-up's parameters: both or neither, and a challenge of
- * 43 to 128 unreserved characters (RFC 7636 §4.2).
- */
-export const pkce = (
-  codeChallenge: string,
-  codeChallengeMethod: string
-): Effect.Effect<void, AuthError.AuthError> => {
-  if ((codeChallenge === "") !== (codeChallengeMethod === "")) {
-    return Effect.fail(
-      AuthError.validationFailed("PKCE flow requires code_challenge_method and code_challenge")
-    )
-  }
-  if (codeChallenge === "") return Effect.void
-  if (Option.isNone(FlowState.parseMethod(codeChallengeMethod))) {
-    return Effect.fail(AuthError.validationFailed("code challenge method not supported"))
-  }
-  if (codeChallenge.length < 43 || codeChallenge.length > 128) {
-    return Effect.fail(AuthError.validationFailed("code challenge has to be between 43 and 128 characters"))
-  }
-  return challengeCharacters.test(codeChallenge)
-    ? Effect.void
-    : Effect.fail(
-        AuthError.validationFailed(
-          "code challenge can only contain alphanumeric characters, hyphens, periods, underscores and tildes"
-        )
-      )
-}

@@ -5,7 +5,6 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as CustomProvider from "../../domain/auth/CustomProvider.js"
 import * as ExternalLogin from "../../domain/auth/ExternalLogin.js"
-import { parseMethod } from "../../domain/auth/FlowState.js"
 import type { UserId } from "../../domain/Ids.js"
 import * as UpstreamSecrets from "../../domain/UpstreamSecrets.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
@@ -13,7 +12,7 @@ import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings, providerKeys } from "./AuthSettings.js"
-import * as ContactInput from "./ContactInput.js"
+import * as PkceFlow from "./PkceFlow.js"
 import { CustomProviderStore } from "./ports/CustomProviderStore.js"
 import { ExternalLoginStore } from "./ports/ExternalLoginStore.js"
 import { ExternalProviders } from "./ports/ExternalProviders.js"
@@ -69,7 +68,7 @@ export const authorize = Telemetry.fn("ExternalAuthorize.authorize")((request: A
     if (Either.isLeft(upstream))
       return yield* AuthError.validationFailed(`Unsupported provider: ${upstream.left}`)
     const settings = yield* AuthSettings
-    yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
+    const challenge = yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
     const now = new Date(yield* Clock.currentTimeMillis)
     const state = yield* Effect.flatMap(TokenMint, (mint) => mint.token("state"))
     const stateHash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(state))
@@ -106,9 +105,8 @@ export const authorize = Telemetry.fn("ExternalAuthorize.authorize")((request: A
           stateHash,
           provider: name,
           redirectTo: settings.redirectTarget(request.redirectTo),
-          codeChallenge: request.codeChallenge === "" ? Option.none() : Option.some(request.codeChallenge),
-          codeChallengeMethod:
-            request.codeChallenge === "" ? Option.none() : parseMethod(request.codeChallengeMethod),
+          codeChallenge: Option.map(challenge, (given) => given.codeChallenge),
+          codeChallengeMethod: Option.map(challenge, (given) => given.method),
           linkingUserId: Option.fromNullable(request.linkingUserId),
           handshake,
           createdAt: now,

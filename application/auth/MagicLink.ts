@@ -9,6 +9,7 @@ import * as ContactInput from "./ContactInput.js"
 import * as EvenTiming from "./EvenTiming.js"
 import * as MessageQuota from "./MessageQuota.js"
 import * as NewUser from "./NewUser.js"
+import * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendVerification from "./SendVerification.js"
@@ -44,7 +45,7 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
         })
       }
       if (!settings.emailEnabled) return yield* AuthError.emailLoginsDisabled()
-      yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
+      const challenge = yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
       const email = yield* ContactInput.email(request.email)
       const users = yield* UserRepository
       const transactions = yield* Transactions
@@ -61,7 +62,7 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
         to: email,
         redirectTo,
         spacing: Option.some(spacing),
-        pkce: { challenge: request, authenticationMethod: "otp" },
+        pkce: { challenge, authenticationMethod: "otp" },
         now
       })
 
@@ -76,7 +77,7 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
               to: email,
               redirectTo,
               spacing: Option.some(spacing),
-              pkce: { challenge: request, authenticationMethod: "magiclink" },
+              pkce: { challenge, authenticationMethod: "magiclink" },
               now
             })
           : SendVerification.mail(confirmation(user))

@@ -7,7 +7,7 @@ import { AuthSettings } from "./AuthSettings.js"
 import * as ContactInput from "./ContactInput.js"
 import * as EvenTiming from "./EvenTiming.js"
 import * as MessageQuota from "./MessageQuota.js"
-import type * as PkceFlow from "./PkceFlow.js"
+import * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendVerification from "./SendVerification.js"
@@ -18,13 +18,19 @@ import * as SendVerification from "./SendVerification.js"
  * most once per `SMTP_MAX_FREQUENCY`. An address nobody has gets the same empty answer.
  */
 export const recover = Telemetry.fn("Recover.recover")(
-  (input: { readonly email: string; readonly redirectTo: string } & PkceFlow.Challenge) =>
+  (input: {
+    readonly email: string
+    readonly redirectTo: string
+    readonly codeChallenge: string
+    readonly codeChallengeMethod: string
+  }) =>
     EvenTiming.padded(
       Effect.gen(function* () {
         if (input.email === "")
           return yield* AuthError.validationFailed("Password recovery requires an email")
         const settings = yield* AuthSettings
         const email = yield* ContactInput.email(input.email)
+        const challenge = yield* PkceFlow.parse(input.codeChallenge, input.codeChallengeMethod)
         const owner = yield* Effect.flatMap(UserRepository, (users) => users.findByEmail(email))
         if (Option.isNone(owner)) return
         const now = new Date(yield* Clock.currentTimeMillis)
@@ -40,7 +46,7 @@ export const recover = Telemetry.fn("Recover.recover")(
               to: email,
               redirectTo: settings.redirectTarget(input.redirectTo),
               spacing: Option.some(spacing),
-              pkce: { challenge: input, authenticationMethod: "recovery" },
+              pkce: { challenge, authenticationMethod: "recovery" },
               now
             })
           )

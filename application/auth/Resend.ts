@@ -9,6 +9,7 @@ import * as ChangePhone from "./ChangePhone.js"
 import * as ContactInput from "./ContactInput.js"
 import * as EvenTiming from "./EvenTiming.js"
 import * as MessageQuota from "./MessageQuota.js"
+import * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendSms from "./SendSms.js"
@@ -25,7 +26,10 @@ export interface ResendRequest {
   readonly codeChallengeMethod: string
 }
 
-/** Supabase Auth's checks of a resend, in its order and words. */
+/**
+ * Supabase Auth's checks of a resend, in its order and words; the PKCE challenge of a mail's
+ * resend (a texted code ends in no flow, and its parameters are not read, as there).
+ */
 const checked = (request: ResendRequest) =>
   Effect.gen(function* () {
     const settings = yield* AuthSettings
@@ -36,6 +40,9 @@ const checked = (request: ResendRequest) =>
         "Missing one of these types: signup, email_change, sms, phone_change"
       )
     }
+    const challenge = byEmail
+      ? yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
+      : Option.none<PkceFlow.Challenge>()
     if (byEmail && request.email === "")
       return yield* AuthError.validationFailed("Type provided requires an email address")
     if (byPhone && request.phone === "")
@@ -45,6 +52,7 @@ const checked = (request: ResendRequest) =>
     }
     if (byEmail && !settings.emailEnabled) return yield* AuthError.emailLoginsDisabled()
     if (byPhone && !settings.phoneEnabled) return yield* AuthError.phoneLoginsDisabled()
+    return challenge
   })
 
 /**
@@ -58,8 +66,7 @@ const checked = (request: ResendRequest) =>
 export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
   EvenTiming.padded(
     Effect.gen(function* () {
-      yield* checked(request)
-      yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
+      const challenge = yield* checked(request)
       const settings = yield* AuthSettings
       const users = yield* UserRepository
       if (request.type === "sms" || request.type === "phone_change") {
@@ -106,7 +113,7 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
           user,
           to: user.emailChange.value,
           redirectTo: settings.redirectTarget(request.redirectTo),
-          pkce: request,
+          pkce: challenge,
           now
         })
         return Option.none<string>()
@@ -125,7 +132,7 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
               to: email,
               redirectTo: settings.redirectTarget(request.redirectTo),
               spacing: Option.some(spacing),
-              pkce: { challenge: request, authenticationMethod: "otp" },
+              pkce: { challenge, authenticationMethod: "otp" },
               now
             }),
             users.update(user.id, { confirmationSentAt: Option.some(now) }, now)

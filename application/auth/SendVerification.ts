@@ -31,10 +31,13 @@ export interface Verification {
   /** Least time since the last mail of the purpose (`SMTP_MAX_FREQUENCY`); none: no spacing. */
   readonly spacing: Option.Option<Duration.Duration>
   /**
-   * The request's PKCE challenge (`PkceFlow`), when it sent one: the link then ends in a flow
-   * state's code instead of a session in the redirect's fragment.
+   * The request's PKCE challenge (`PkceFlow.parse`), when it sent one: the link then ends in a
+   * flow state's code instead of a session in the redirect's fragment.
    */
-  readonly pkce?: { readonly challenge: PkceFlow.Challenge; readonly authenticationMethod: string }
+  readonly pkce?: {
+    readonly challenge: Option.Option<PkceFlow.Challenge>
+    readonly authenticationMethod: string
+  }
   readonly now: Date
 }
 
@@ -138,9 +141,9 @@ export const prepare = (verification: Verification) =>
     const code = yield* mint.code(settings.verification.codeLength)
     const pkce = verification.pkce
     const flow =
-      pkce === undefined
+      pkce === undefined || Option.isNone(pkce.challenge)
         ? Option.none()
-        : yield* PkceFlow.flowFor(user, pkce.challenge, pkce.authenticationMethod, now)
+        : Option.some(yield* PkceFlow.flowFor(user, pkce.challenge.value, pkce.authenticationMethod, now))
     const token = yield* tokenOf({
       user,
       purpose: verification.purpose,
@@ -165,8 +168,11 @@ export const prepare = (verification: Verification) =>
         to: verification.to,
         variables: {
           SiteURL: settings.siteUrl,
-          Email: Option.getOrElse(user.email, () => verification.to),
-          // An email change's mails go to both addresses and name the new one.
+          // An email change's mails name the address the user has (none for one who had none,
+          // as Supabase Auth's `.Email`) and the new one; the other mails, where they go.
+          Email: Option.getOrElse(user.email, () =>
+            verification.kind === "email_change" ? "" : verification.to
+          ),
           ...Option.match(user.emailChange, {
             onNone: () => ({}),
             onSome: (address) => ({ NewEmail: address })

@@ -15,6 +15,7 @@ import * as IssueSession from "./IssueSession.js"
 import * as MessageQuota from "./MessageQuota.js"
 import * as NewUser from "./NewUser.js"
 import * as PasswordStrength from "./PasswordStrength.js"
+import * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendSms from "./SendSms.js"
@@ -84,7 +85,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
     if (provider === "phone" && request.codeChallenge !== "") {
       return yield* AuthError.validationFailed("PKCE not supported for phone signups")
     }
-    yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
+    const challenge = yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
 
     const users = yield* UserRepository
     let contact: Contact
@@ -119,7 +120,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
       to,
       redirectTo: settings.redirectTarget(request.redirectTo),
       spacing: Option.some(settings.verification.spacing),
-      pkce: { challenge: request, authenticationMethod: "otp" },
+      pkce: { challenge, authenticationMethod: "otp" },
       now
     })
     /**

@@ -17,6 +17,7 @@ import * as ContactInput from "./ContactInput.js"
 import * as NewUser from "./NewUser.js"
 import * as PasswordChange from "./PasswordChange.js"
 import * as PasswordStrength from "./PasswordStrength.js"
+import * as PkceFlow from "./PkceFlow.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 import { Transactions } from "./ports/Transactions.js"
 import { type UserPatch, UserRepository } from "./ports/UserRepository.js"
@@ -89,7 +90,7 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
       if (Option.isSome(request.password)) {
         yield* PasswordStrength.ensure(settings.passwordPolicy, request.password.value)
       }
-      yield* ContactInput.pkce(request.codeChallenge, request.codeChallengeMethod)
+      const challenge = yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
       if (Option.isSome(request.appMetadata) && !settings.adminRoles.includes(user.role)) {
         return yield* new AuthError.AuthError({
           code: "not_admin",
@@ -205,7 +206,7 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
               user: patched,
               to: newEmail.value,
               redirectTo: settings.redirectTarget(request.redirectTo),
-              pkce: request,
+              pkce: challenge,
               now
             })
           : patched

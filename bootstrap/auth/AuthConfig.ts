@@ -32,6 +32,11 @@ import * as SmsConfig from "./SmsConfig.js"
 export interface DatabaseConfig {
   /** `AUTHSVC_DB_DATABASE_URL`, else `DATABASE_URL`; none: the embedded database. */
   readonly url: Option.Option<Redacted.Redacted>
+  /**
+   * The variable `url` was read from, for the line that says the database cannot be reached
+   * (AuthStart names Supabase Auth's `GOTRUE_DB_DATABASE_URL` when it was that).
+   */
+  readonly urlVariable: string
   /** Where the embedded database keeps its files: `$LATCHKEY_DATA_DIR/auth`. */
   readonly dataDir: string
   /** `DB_NAMESPACE`: the start of every table name; empty for none. */
@@ -229,11 +234,13 @@ export interface AuthConfig {
 const preferring = <A>(name: Config.Config<A>, fallback: Config.Config<A>): Config.Config<A> =>
   Config.orElseIf(name, { if: ConfigError.isMissingDataOnly, orElse: () => fallback })
 
+/** A Postgres URL with the name it was read under. */
+const namedUrl = (name: string) =>
+  Config.map(ConfigValues.postgresUrl(name), (url) => ({ url, variable: name }))
+
 const databaseFields = Config.all({
   driver: AuthConfigValues.databaseDriver("AUTHSVC_DB_DRIVER"),
-  url: Config.option(
-    preferring(ConfigValues.postgresUrl("AUTHSVC_DB_DATABASE_URL"), ConfigValues.postgresUrl("DATABASE_URL"))
-  ),
+  url: Config.option(preferring(namedUrl("AUTHSVC_DB_DATABASE_URL"), namedUrl("DATABASE_URL"))),
   dataDir: ConfigValues.dataDir("auth"),
   namespace: AuthConfigValues.tablePrefix("AUTHSVC_DB_NAMESPACE"),
   maxPoolSize: AuthConfigValues.wholeNumberNamed("AUTHSVC_DB_MAX_POOL_SIZE", 0),
@@ -242,7 +249,11 @@ const databaseFields = Config.all({
 }).pipe(
   Config.map(
     (fields): DatabaseConfig => ({
-      url: fields.url,
+      url: Option.map(fields.url, (named) => named.url),
+      urlVariable: Option.match(fields.url, {
+        onNone: () => "AUTHSVC_DB_DATABASE_URL",
+        onSome: (named) => named.variable
+      }),
       dataDir: fields.dataDir,
       namespace: fields.namespace,
       maxPoolSize: fields.maxPoolSize === 0 ? Option.none() : Option.some(fields.maxPoolSize),
@@ -465,19 +476,51 @@ const mailerFields = Config.all({
   )
 )
 
+const passwordPolicyField = Config.all({
+  minLength: AuthConfigValues.wholeNumberNamed(
+    "AUTHSVC_PASSWORD_MIN_LENGTH",
+    PasswordPolicy.defaultMinLength
+  ),
+  requiredCharacters: Config.string("AUTHSVC_PASSWORD_REQUIRED_CHARACTERS").pipe(Config.withDefault(""))
+}).pipe(Config.map(PasswordPolicy.make))
+
+const siteUrlField = AuthConfigValues.siteUrl("AUTHSVC_SITE_URL")
+const externalUrlField = AuthConfigValues.httpUrl("AUTHSVC_API_EXTERNAL_URL")
+
+/** What the operator commands (`latchkey auth users`, `latchkey auth keys`) read of the variables. */
+export interface OperatorConfig {
+  readonly db: DatabaseConfig
+  readonly logLevel: LogLevel.LogLevel
+  /** The signing keys, the algorithms allowed, the audience of users. */
+  readonly jwt: JwtConfig
+  /** A user created from the command line gets a password the policy allows. */
+  readonly passwordPolicy: PasswordPolicy.PasswordPolicy
+  /** `SITE_URL` and `API_EXTERNAL_URL`, read when set (none of the commands needs them). */
+  readonly siteUrl: Option.Option<string>
+  readonly externalUrl: Option.Option<string>
+}
+
+/**
+ * The operator commands' variables: the database, the JWT settings and the password policy, and
+ * the two URLs only when they are set. A variable of the serving instances that a command does
+ * not use (an SMS gateway, a provider, a port) is not read, so it can neither stop nor slow it.
+ */
+export const operator: Config.Config<OperatorConfig> = Config.all({
+  db: databaseFields,
+  logLevel: ConfigValues.logLevel,
+  jwt: jwtFields,
+  passwordPolicy: passwordPolicyField,
+  siteUrl: Config.option(siteUrlField),
+  externalUrl: Config.option(externalUrlField)
+})
+
 const fields = Config.all({
-  siteUrl: AuthConfigValues.siteUrl("AUTHSVC_SITE_URL"),
+  siteUrl: siteUrlField,
   uriAllowList: ConfigValues.list("AUTHSVC_URI_ALLOW_LIST"),
   disableSignup: ConfigValues.bool("AUTHSVC_DISABLE_SIGNUP", false),
   mailerAutoconfirm: ConfigValues.bool("AUTHSVC_MAILER_AUTOCONFIRM", false),
   smsAutoconfirm: ConfigValues.bool("AUTHSVC_SMS_AUTOCONFIRM", false),
-  passwordPolicy: Config.all({
-    minLength: AuthConfigValues.wholeNumberNamed(
-      "AUTHSVC_PASSWORD_MIN_LENGTH",
-      PasswordPolicy.defaultMinLength
-    ),
-    requiredCharacters: Config.string("AUTHSVC_PASSWORD_REQUIRED_CHARACTERS").pipe(Config.withDefault(""))
-  }).pipe(Config.map(PasswordPolicy.make)),
+  passwordPolicy: passwordPolicyField,
   external: Config.all({
     email: ConfigValues.bool("AUTHSVC_EXTERNAL_EMAIL_ENABLED", true),
     phone: ConfigValues.bool("AUTHSVC_EXTERNAL_PHONE_ENABLED", false),
@@ -537,7 +580,7 @@ const fields = Config.all({
   api: Config.all({
     host: ConfigValues.listenHost("AUTHSVC_API_HOST", "0.0.0.0"),
     port: preferring(ConfigValues.port("AUTHSVC_API_PORT"), ConfigValues.portNamed("PORT", 8081)),
-    externalUrl: AuthConfigValues.httpUrl("AUTHSVC_API_EXTERNAL_URL")
+    externalUrl: externalUrlField
   }),
   jwt: jwtFields,
   db: databaseFields,

@@ -17,12 +17,16 @@ import * as RateLimiterPg from "../../adapters/postgres/RateLimiterPg.js"
 import * as JwtSettingsModule from "../../application/auth/JwtSettings.js"
 import { JwtSettings } from "../../application/auth/JwtSettings.js"
 import * as SigningKey from "../../domain/auth/SigningKey.js"
+import * as DatabaseReach from "../DatabaseReach.js"
 import type { AuthConfig, DatabaseConfig } from "./AuthConfig.js"
 
 /** How long statements may wait; the operator commands wait as long as migrations take. */
 export type Timeouts = Pick<Database.DatabaseOptions, "connectTimeout" | "queryTimeout">
 
-/** `DATABASE_URL`, else embedded PGlite under `$LATCHKEY_DATA_DIR/auth`; `DB_MAX_POOL_SIZE` caps the pool. */
+/**
+ * `DATABASE_URL`, else embedded PGlite under `$LATCHKEY_DATA_DIR/auth`; `DB_MAX_POOL_SIZE` caps
+ * the pool. A database that cannot be reached is told with the variable that names it.
+ */
 export const database = (
   config: { readonly db: DatabaseConfig; readonly logLevel: AuthConfig["telemetry"]["logLevel"] },
   timeouts: Timeouts = {}
@@ -41,7 +45,10 @@ export const database = (
       onSome: (idle) => ({ idleTimeout: idle })
     }),
     ...timeouts
-  }).pipe(Layer.provideMerge(Logger.minimumLogLevel(config.logLevel)))
+  }).pipe(
+    Layer.provideMerge(Logger.minimumLogLevel(config.logLevel)),
+    DatabaseReach.naming("auth", Option.as(config.db.url, config.db.urlVariable))
+  )
 
 /**
  * The access-token settings of the configuration. `keyCacheLifetime`: how long an instance

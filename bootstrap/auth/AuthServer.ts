@@ -56,6 +56,8 @@ export interface ServeOptions {
   readonly warnings?: ReadonlyArray<string> | undefined
   /** Start-up lines to log once the logger is up (AuthStart.Loaded's notices). */
   readonly notices?: ReadonlyArray<string> | undefined
+  /** The variables that set the port, for the line that says it is taken (AuthStart.Loaded). */
+  readonly portVariables?: string | undefined
   /** The SMS gateway, over the one `SMS_PROVIDER` names (the development inbox's sink). */
   readonly smsSender?: Layer.Layer<SmsSender> | undefined
   /** The external providers, over those `EXTERNAL_<X>_*` configures (local fakes of them). */
@@ -293,6 +295,7 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
       service: "auth",
       host: config.api.host,
       port: config.api.port,
+      portVariables: options.portVariables,
       routes: Routes.routes,
       problems: ErrorResponse.problems,
       cors: Routes.cors,

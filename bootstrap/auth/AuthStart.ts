@@ -2,8 +2,11 @@ import { randomBytes } from "node:crypto"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import * as Cause from "effect/Cause"
+import type * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as OutboundReach from "../OutboundReach.js"
 import * as AuthConfig from "./AuthConfig.js"
 import * as AuthEnvironment from "./AuthEnvironment.js"
@@ -22,7 +25,8 @@ export type Mode =
 
 /**
  * What `npm start` fills in when unset: an application on localhost:3000, this service on
- * localhost:8081, phone and anonymous sign-ins on. Addresses and numbers are confirmed as in
+ * localhost:8081, listening on loopback only (a development server is not the network's),
+ * phone and anonymous sign-ins on. Addresses and numbers are confirmed as in
  * production: the mail and the texts go to the development inbox (bootstrap/DevInbox.ts). The
  * hourly caps on messages are raised: a developer trying flows sends more than 30 an hour, and
  * nothing leaves the machine. Outbound calls may reach this machine's loopback, where a
@@ -31,6 +35,7 @@ export type Mode =
 export const developmentDefaults: ReadonlyMap<string, string> = new Map([
   ["AUTHSVC_SITE_URL", "http://localhost:3000"],
   ["AUTHSVC_API_EXTERNAL_URL", "http://localhost:8081"],
+  ["AUTHSVC_API_HOST", "127.0.0.1"],
   ["AUTHSVC_EXTERNAL_PHONE_ENABLED", "true"],
   ["AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", "true"],
   ["AUTHSVC_RATE_LIMIT_EMAIL_SENT", "1000"],
@@ -123,6 +128,28 @@ export const adjust = (
 export const variables = (mode: Mode): Effect.Effect<AuthEnvironment.Variables, ConfigError.ConfigError> =>
   Effect.map(AuthEnvironment.load(), (loaded) => adjust(mode, GoTrueNames.translate(loaded).variables))
 
+/** `db` with its URL's variable as the operator wrote it: Supabase Auth's name, if it was that. */
+const asWritten = (
+  db: AuthConfig.DatabaseConfig,
+  sources: ReadonlyMap<string, string>
+): AuthConfig.DatabaseConfig => ({
+  ...db,
+  urlVariable: sources.get(db.urlVariable) ?? db.urlVariable
+})
+
+/** `config` read from the variables as `mode` reads them, with the URL's variable as written. */
+const readFrom = <A extends { readonly db: AuthConfig.DatabaseConfig }>(
+  mode: Mode,
+  config: Config.Config<A>,
+  loaded: AuthEnvironment.Variables
+): Effect.Effect<A, ConfigError.ConfigError> => {
+  const translated = GoTrueNames.translate(loaded)
+  return Effect.map(
+    Effect.withConfigProvider(config, AuthEnvironment.provider(adjust(mode, translated.variables))),
+    (read) => ({ ...read, db: asWritten(read.db, translated.sources) })
+  )
+}
+
 /** What the auth service starts with. */
 export interface Loaded {
   readonly config: AuthConfig.AuthConfig
@@ -139,7 +166,13 @@ export interface Loaded {
   readonly mailToInbox: boolean
   /** The variables `latchkey dev` filled in because they were unset. */
   readonly defaulted: ReadonlySet<string>
+  /** The variables that set the port in `mode`, as the line that says it is taken names them. */
+  readonly portVariables: string
 }
+
+/** The variables that set the auth service's port: `PORT` is the oauth service's beside it. */
+export const portVariablesOf = (mode: Mode) =>
+  mode === "alone" ? "AUTHSVC_API_PORT, else PORT" : "AUTHSVC_API_PORT"
 
 /** The configuration and what to say about it, from variables as read, for `mode`. */
 export const fromVariables = (
@@ -150,7 +183,8 @@ export const fromVariables = (
   Effect.gen(function* () {
     const translated = GoTrueNames.translate(loaded)
     const vars = adjust(mode, translated.variables, jwtSecret)
-    const config = yield* Effect.withConfigProvider(AuthConfig.server, AuthEnvironment.provider(vars))
+    const read = yield* Effect.withConfigProvider(AuthConfig.server, AuthEnvironment.provider(vars))
+    const config = { ...read, db: asWritten(read.db, translated.sources) }
     return {
       config,
       warnings: [
@@ -160,7 +194,8 @@ export const fromVariables = (
       notices: GoTrueNames.notice(translated),
       variables: vars,
       mailToInbox: mailsToInbox(mode, translated.variables),
-      defaulted: new Set([...vars.keys()].filter((name) => !translated.variables.has(name)))
+      defaulted: new Set([...vars.keys()].filter((name) => !translated.variables.has(name))),
+      portVariables: portVariablesOf(mode)
     }
   })
 
@@ -175,7 +210,45 @@ export const load = (mode: Mode): Effect.Effect<Loaded, ConfigError.ConfigError>
       : fromVariables(mode, loaded)
   )
 
-/** The database part only, for `latchkey auth migrate` and the operator commands. */
-export const loadDatabase = Effect.flatMap(variables("alone"), (vars) =>
-  Effect.withConfigProvider(AuthConfig.database, AuthEnvironment.provider(vars))
+/** The database part only, for `latchkey auth migrate`. */
+export const loadDatabase = Effect.flatMap(AuthEnvironment.load(), (loaded) =>
+  readFrom("alone", AuthConfig.database, loaded)
 )
+
+/**
+ * Stands for `SITE_URL` and `API_EXTERNAL_URL` in an operator command's configuration when they
+ * are unset: no command the operator runs mails a link or redirects anyone, and a reserved name
+ * (RFC 2606) could not pass for a real address if one ever did.
+ */
+export const operatorPlaceholderUrl = "http://unset.invalid"
+
+/**
+ * The configuration the operator commands (`latchkey auth users`, `latchkey auth keys`) run the
+ * admin API's use cases with, from variables as read: what they use (AuthConfig.operator), and
+ * the service's defaults for everything else, which they do not read.
+ */
+export const operatorFromVariables = (
+  loaded: AuthEnvironment.Variables
+): Effect.Effect<AuthConfig.AuthConfig, ConfigError.ConfigError> =>
+  Effect.gen(function* () {
+    const read = yield* readFrom("alone", AuthConfig.operator, loaded)
+    const defaults = yield* Effect.withConfigProvider(
+      AuthConfig.server,
+      ConfigProvider.fromMap(
+        new Map([
+          ["AUTHSVC_SITE_URL", Option.getOrElse(read.siteUrl, () => operatorPlaceholderUrl)],
+          ["AUTHSVC_API_EXTERNAL_URL", Option.getOrElse(read.externalUrl, () => operatorPlaceholderUrl)]
+        ])
+      )
+    )
+    return {
+      ...defaults,
+      db: read.db,
+      jwt: read.jwt,
+      passwordPolicy: read.passwordPolicy,
+      telemetry: { ...defaults.telemetry, logLevel: read.logLevel }
+    }
+  })
+
+/** The operator commands' configuration (`operatorFromVariables`), from `.env` and the environment. */
+export const loadOperator = Effect.flatMap(AuthEnvironment.load(), operatorFromVariables)

@@ -5,7 +5,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
-import * as Schema from "effect/Schema"
 import * as CachedClientRepository from "../../adapters/cache/oauth/CachedClientRepository.js"
 import * as ClientMetadataFetcherHttp from "../../adapters/clientmetadata/oauth/ClientMetadataFetcherHttp.js"
 import * as ErrorResponse from "../../adapters/http/oauth/ErrorResponse.js"
@@ -28,22 +27,8 @@ import * as Version from "../Version.js"
 import * as OAuthConfig from "./OAuthConfig.js"
 import * as OAuthLayers from "./OAuthLayers.js"
 
-export class SchemaNotReady extends Schema.TaggedError<SchemaNotReady>()("SchemaNotReady", {
-  message: Schema.String
-}) {}
-
-/** The spec requires the schema before start: refuse to serve on a missing or older one. */
-const requireSchema = Effect.gen(function* () {
-  const status = yield* Migrations.status("oauth")
-  if (status.applied < status.expected) {
-    return yield* new SchemaNotReady({
-      message:
-        status.applied === 0
-          ? "the oauth schema is missing: run `latchkey oauth migrate` first"
-          : `the oauth schema is at version ${status.applied}, this build needs ${status.expected}: run \`latchkey oauth migrate\``
-    })
-  }
-})
+/** The variable that sets the oauth service's port. */
+export const portVariables = "PORT"
 
 /**
  * The upstream: one from the catalog, or the dev upstream — an embedded OpenID provider on an
@@ -148,6 +133,7 @@ export const serve = (config: OAuthConfig.OAuthConfig, options: ServeOptions = {
       service: "oauth",
       host: config.host,
       port: config.port,
+      portVariables,
       routes: Routes.routes,
       problems: ErrorResponse.problems,
       cors: Routes.cors,
@@ -173,7 +159,7 @@ export const serve = (config: OAuthConfig.OAuthConfig, options: ServeOptions = {
         : []
     )
   )
-  const checked = Layer.effectDiscard(requireSchema)
+  const checked = Layer.effectDiscard(Migrations.ensureCurrent("oauth"))
   return Layer.mergeAll(server, background, outbound).pipe(
     // Metrics come up before the server, so that its first requests are counted.
     Layer.provide(

@@ -7,18 +7,13 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type { AuthSettings } from "../../../application/auth/AuthSettings.js"
-import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import { addKey } from "../../../application/auth/keys/AddKey.js"
 import { type ApiKeysUnavailable, apiKeys } from "../../../application/auth/keys/ApiKeys.js"
 import { listKeys } from "../../../application/auth/keys/ListKeys.js"
 import { retireKey } from "../../../application/auth/keys/RetireKey.js"
 import { rotateKeys } from "../../../application/auth/keys/RotateKeys.js"
-import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
-import type { ApiKeySigner } from "../../../application/auth/ports/ApiKeySigner.js"
-import type { SigningKeyStore } from "../../../application/auth/ports/SigningKeyStore.js"
-import type { TokenMint } from "../../../application/ports/TokenMint.js"
 import * as SigningKey from "../../../domain/auth/SigningKey.js"
+import * as CommandTree from "../CommandTree.js"
 
 const when = (at: Option.Option<Date>) =>
   Option.match(at, { onNone: () => "-", onSome: (date) => date.toISOString() })
@@ -45,7 +40,7 @@ const list = Command.make("list", {}, () =>
 
 const algorithm = Options.choice("alg", ["RS256", "ES256", "EdDSA"]).pipe(
   Options.withDefault("RS256"),
-  Options.withDescription("The new key's algorithm")
+  Options.withDescription("The new key's algorithm, one AUTHSVC_JWT_VALID_METHODS allows (default: RS256)")
 )
 
 const add = Command.make("add", { algorithm }, ({ algorithm }) =>
@@ -72,7 +67,9 @@ const rotate = Command.make("rotate", {}, () =>
   })
 ).pipe(Command.withDescription("The standby key starts signing; the current one keeps verifying its tokens."))
 
-const kid = Args.text({ name: "KID" }).pipe(Args.withDescription("The key to retire"))
+const kid = Args.text({ name: "KID" }).pipe(
+  Args.withDescription("The key to retire, by its kid as `latchkey auth keys list` shows it")
+)
 
 const retire = Command.make("retire", { kid }, ({ kid }) =>
   Effect.gen(function* () {
@@ -80,6 +77,9 @@ const retire = Command.make("retire", { kid }, ({ kid }) =>
     yield* Console.log(`retired ${kid}: no longer published, its tokens no longer verify`)
   })
 ).pipe(Command.withDescription("Retire a key that does not sign (the current one cannot be retired)."))
+
+/** What the signing-key commands run with: the signing keys' settings and store. */
+export type Services = CommandTree.Needs<typeof list | typeof add | typeof rotate | typeof retire>
 
 /** What `keys api` says when no keys can be made, naming what to set. */
 const unavailable: Readonly<Record<ApiKeysUnavailable["reason"], string>> = {
@@ -111,23 +111,26 @@ const api = Command.make("api", {}, () =>
   )
 )
 
+/** What `keys api` runs with: the JWT settings and the admin roles; no database. */
+export type ApiServices = CommandTree.Needs<typeof api>
+
 /**
- * The `keys` commands: `stored` provides what the signing-key commands need (the database),
- * `configured` what `keys api` needs (the configuration alone: it opens no database).
+ * `latchkey auth keys`, each command given what it runs with once its words have parsed:
+ * `services` the signing-key commands (the database), `configured` `keys api` (the
+ * configuration alone).
  */
-export const make = <E1, R1, E2, R2>(
-  stored: Layer.Layer<JwtSettings | SigningKeyStore | AccessTokens | TokenMint, E1, R1>,
-  configured: Layer.Layer<JwtSettings | AuthSettings | ApiKeySigner, E2, R2>
+export const command = <E1, E2>(
+  services: Layer.Layer<Services, E1>,
+  configured: Layer.Layer<ApiServices, E2>
 ) =>
-  Command.make("keys").pipe(
-    Command.withDescription(
-      "The auth service's JWT signing keys, stored in its database, and the API keys for its JWT secret."
-    ),
-    Command.withSubcommands([
-      list.pipe(Command.provide(stored)),
-      add.pipe(Command.provide(stored)),
-      rotate.pipe(Command.provide(stored)),
-      retire.pipe(Command.provide(stored)),
-      api.pipe(Command.provide(configured))
-    ])
+  CommandTree.group(
+    "keys",
+    "The auth service's JWT signing keys, stored in its database, and the API keys for its JWT secret.",
+    [
+      CommandTree.leaf(Command.provide(list, services)),
+      CommandTree.leaf(Command.provide(add, services)),
+      CommandTree.leaf(Command.provide(rotate, services)),
+      CommandTree.leaf(Command.provide(retire, services)),
+      CommandTree.leaf(Command.provide(api, configured))
+    ]
   )

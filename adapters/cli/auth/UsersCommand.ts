@@ -4,6 +4,7 @@ import * as Options from "@effect/cli/Options"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as AuthError from "../../../application/auth/AuthError.js"
@@ -11,21 +12,27 @@ import { createUser } from "../../../application/auth/admin/CreateUser.js"
 import { deleteUser } from "../../../application/auth/admin/DeleteUser.js"
 import * as FindUser from "../../../application/auth/admin/FindUser.js"
 import { listUsers } from "../../../application/auth/admin/ListUsers.js"
+import * as CommandTree from "../CommandTree.js"
 
 const email = Options.text("email").pipe(
+  Options.withPseudoName("ADDRESS"),
   Options.optional,
   Options.withDescription("The user's email address")
 )
 const phone = Options.text("phone").pipe(
+  Options.withPseudoName("NUMBER"),
   Options.optional,
-  Options.withDescription("The user's phone number (E.164)")
+  Options.withDescription("The user's phone number (E.164, such as +15551234567)")
 )
 const passwordEnv = Options.text("password-env").pipe(
+  Options.withPseudoName("VARIABLE"),
   Options.optional,
-  Options.withDescription("Read the password from this environment variable (never from the command line)")
+  Options.withDescription(
+    "Read the user's password from this environment variable (never from the command line); none: no password"
+  )
 )
 const confirmed = Options.boolean("confirmed").pipe(
-  Options.withDescription("Mark the email and phone as confirmed")
+  Options.withDescription("Mark the email address and the phone number as confirmed already")
 )
 
 /** Failures of the admin use cases, in the words the admin API would answer with. */
@@ -67,8 +74,16 @@ const create = Command.make("create", { email, phone, passwordEnv, confirmed }, 
   )
 ).pipe(Command.withDescription("Create a user, as POST /admin/users does."))
 
-const page = Options.integer("page").pipe(Options.withDefault(1))
-const perPage = Options.integer("per-page").pipe(Options.withDefault(50))
+const page = Options.integer("page").pipe(
+  Options.withPseudoName("N"),
+  Options.withDefault(1),
+  Options.withDescription("Which page of users to show, from 1 (default: 1)")
+)
+const perPage = Options.integer("per-page").pipe(
+  Options.withPseudoName("N"),
+  Options.withDefault(50),
+  Options.withDescription("How many users a page holds (default: 50)")
+)
 
 const list = Command.make("list", { page, perPage }, ({ page, perPage }) =>
   told(
@@ -96,9 +111,11 @@ const list = Command.make("list", { page, perPage }, ({ page, perPage }) =>
   )
 ).pipe(Command.withDescription("List users, newest first, as GET /admin/users does."))
 
-const userId = Args.text({ name: "USER_ID" })
+const userId = Args.text({ name: "USER_ID" }).pipe(
+  Args.withDescription("The id of the user to delete (a UUID, as `latchkey auth users list` shows it)")
+)
 const soft = Options.boolean("soft").pipe(
-  Options.withDescription("Keep the row, unidentifiable (soft delete)")
+  Options.withDescription("Keep the user's row with its identifying data removed (a soft delete)")
 )
 
 const remove = Command.make("delete", { userId, soft }, ({ userId, soft }) =>
@@ -110,7 +127,13 @@ const remove = Command.make("delete", { userId, soft }, ({ userId, soft }) =>
   )
 ).pipe(Command.withDescription("Delete a user and their sessions, as DELETE /admin/users/{id} does."))
 
-export const command = Command.make("users").pipe(
-  Command.withDescription("The auth service's users, through the admin API's use cases."),
-  Command.withSubcommands([create, list, remove])
-)
+/** What the users commands run with: the admin API's use cases' services. */
+export type Services = CommandTree.Needs<typeof create | typeof list | typeof remove>
+
+/** `latchkey auth users`, each command given `services` once its words have parsed. */
+export const command = <E>(services: Layer.Layer<Services, E>) =>
+  CommandTree.group("users", "The auth service's users, through the admin API's use cases.", [
+    CommandTree.leaf(Command.provide(create, services)),
+    CommandTree.leaf(Command.provide(list, services)),
+    CommandTree.leaf(Command.provide(remove, services))
+  ])

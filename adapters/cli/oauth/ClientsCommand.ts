@@ -4,15 +4,21 @@ import * as Options from "@effect/cli/Options"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
 import { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
 import { ClientId } from "../../../domain/Ids.js"
+import * as CommandTree from "../CommandTree.js"
 
-const name = Options.text("name").pipe(Options.withDescription("Human-readable client name"))
+const name = Options.text("name").pipe(
+  Options.withPseudoName("NAME"),
+  Options.withDescription("The client's name, as the consent page shows it")
+)
 const redirectUris = Options.text("redirect-uri").pipe(
+  Options.withPseudoName("URI"),
   Options.repeated,
   Options.withDescription("A redirect URI (repeat for several): https, or http on a loopback host")
 )
@@ -20,10 +26,12 @@ const confidential = Options.boolean("confidential").pipe(
   Options.withDescription("A confidential web client with a secret (no refresh tokens)")
 )
 const clientId = Options.text("client-id").pipe(
+  Options.withPseudoName("ID"),
   Options.optional,
   Options.withDescription("Use this client_id instead of a random one")
 )
 const secretEnv = Options.text("secret-env").pipe(
+  Options.withPseudoName("VARIABLE"),
   Options.optional,
   Options.withDescription(
     "Read the client secret from this environment variable (never from the command line)"
@@ -76,7 +84,11 @@ const list = Command.make("list", {}, () =>
   })
 ).pipe(Command.withDescription("List clients: id, type, origin, last use, name, redirect URIs."))
 
-const remove = Command.make("delete", { id: Args.text({ name: "ID" }) }, ({ id }) =>
+const id = Args.text({ name: "ID" }).pipe(
+  Args.withDescription("The client_id of the client to delete, as `latchkey oauth clients list` shows it")
+)
+
+const remove = Command.make("delete", { id }, ({ id }) =>
   Effect.gen(function* () {
     const parsed = Schema.decodeUnknownOption(ClientId)(id)
     const removed = Option.isSome(parsed)
@@ -88,7 +100,17 @@ const remove = Command.make("delete", { id: Args.text({ name: "ID" }) }, ({ id }
   })
 ).pipe(Command.withDescription("Delete a client with its codes and tokens."))
 
-export const command = Command.make("clients").pipe(
-  Command.withDescription("Manage OAuth clients."),
-  Command.withSubcommands([create, list, remove])
-)
+/** What the clients commands run with: the clients' store and the secrets' hashing. */
+export type Services = CommandTree.Needs<typeof create | typeof list | typeof remove>
+
+/** `latchkey oauth clients`, each command given `services` once its words have parsed. */
+export const command = <E>(services: Layer.Layer<Services, E>) =>
+  CommandTree.group(
+    "clients",
+    "The OAuth clients: seeded by an operator, or registered by themselves (RFC 7591).",
+    [
+      CommandTree.leaf(Command.provide(create, services)),
+      CommandTree.leaf(Command.provide(list, services)),
+      CommandTree.leaf(Command.provide(remove, services))
+    ]
+  )

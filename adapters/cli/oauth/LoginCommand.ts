@@ -280,18 +280,26 @@ const openInBrowser = (url: URL) =>
   })
 
 const issuer = Options.text("issuer").pipe(
+  Options.withPseudoName("URL"),
   Options.withDescription("The authorization server's issuer URL (https, or http on loopback)")
 )
 const clientId = Options.text("client-id").pipe(
+  Options.withPseudoName("ID"),
   Options.withDefault("cli"),
   Options.withDescription("The public client to log in with (the built-in CLI client by default)")
 )
-const scope = Options.text("scope").pipe(Options.optional, Options.withDescription("Scopes to request"))
+const scope = Options.text("scope").pipe(
+  Options.withPseudoName("SCOPES"),
+  Options.optional,
+  Options.withDescription("The scopes to request, separated by spaces")
+)
 const resource = Options.text("resource").pipe(
+  Options.withPseudoName("URI"),
   Options.optional,
   Options.withDescription("The resource (RFC 8707) the access token is for")
 )
 const introspectionSecretEnv = Options.text("introspection-secret-env").pipe(
+  Options.withPseudoName("VARIABLE"),
   Options.optional,
   Options.withDescription(
     "Introspect the new token with the resource-server secret in this environment variable"

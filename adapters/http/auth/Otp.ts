@@ -4,6 +4,7 @@ import * as Schema from "effect/Schema"
 import * as AuthError from "../../../application/auth/AuthError.js"
 import { sendMagicLink } from "../../../application/auth/MagicLink.js"
 import { sendPhoneOtp } from "../../../application/auth/PhoneOtp.js"
+import * as PkceFlow from "../../../application/auth/PkceFlow.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
 import { AuthHttpConfig } from "./AuthHttpConfig.js"
@@ -53,6 +54,9 @@ export const handle = (request: HttpRequest) =>
       return HttpMessage.json({})
     }
     if (phone !== "") {
+      // A texted code ends in a session, not a PKCE flow; the parameters are still checked, as
+      // Supabase Auth checks them for every /otp request.
+      yield* PkceFlow.parse(body.code_challenge ?? "", body.code_challenge_method ?? "")
       const sent = yield* sendPhoneOtp({
         phone,
         createUser: body.create_user ?? true,

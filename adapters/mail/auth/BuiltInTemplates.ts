@@ -63,10 +63,12 @@ export const builtIn: Record<Kind, BuiltIn> = {
     "Sign in to {{ .SiteURL }} as {{ .Email }}. The link works once.",
     "Sign in"
   ),
+  // `Email` is the address the user has, empty for one who had none (an anonymous or a phone
+  // user adding one): that mail confirms an address, it changes none.
   email_change: withLink(
     "Confirm your new email address",
-    "Confirm the change of your address from {{ .Email }} to {{ .NewEmail }} at {{ .SiteURL }}.",
-    "Confirm the change"
+    "{{ if .Email }}Confirm the change of your address from {{ .Email }} to {{ .NewEmail }} at {{ .SiteURL }}.{{ else }}Confirm {{ .NewEmail }} as the email address of your account at {{ .SiteURL }}.{{ end }}",
+    "Confirm the address"
   ),
   reauthentication: {
     html: page(

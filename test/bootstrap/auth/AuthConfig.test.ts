@@ -69,6 +69,7 @@ describe("auth configuration", () => {
       expect(c.jwt.aud).toBe("authenticated")
       expect(c.db).toEqual({
         url: Option.none(),
+        urlVariable: "AUTHSVC_DB_DATABASE_URL",
         dataDir: ".latchkey/auth",
         namespace: "",
         maxPoolSize: Option.none(),
@@ -620,6 +621,9 @@ describe("auth configuration", () => {
         expect(plain.db.url.pipe(Option.map(Redacted.value))).toEqual(
           Option.some("postgresql://auth@db/plain")
         )
+        // The line that says the database cannot be reached names the variable the URL came from.
+        expect(both.db.urlVariable).toBe("AUTHSVC_DB_DATABASE_URL")
+        expect(plain.db.urlVariable).toBe("DATABASE_URL")
       })
     )
 
@@ -693,6 +697,7 @@ describe("auth configuration", () => {
         )
         expect(result.db).toEqual({
           url: Option.none(),
+          urlVariable: "AUTHSVC_DB_DATABASE_URL",
           dataDir: "/var/lib/latchkey/auth",
           namespace: "auth_",
           maxPoolSize: Option.none(),

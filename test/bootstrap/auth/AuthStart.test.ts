@@ -133,3 +133,88 @@ describe("latchkey dev's development defaults", () => {
     })
   )
 })
+
+describe("where the auth service listens", () => {
+  it.effect(
+    "latchkey dev listens on loopback unless AUTHSVC_API_HOST says otherwise; the others on every address",
+    () =>
+      Effect.gen(function* () {
+        expect((yield* configIn("dev", {})).api.host).toBe("127.0.0.1")
+        expect((yield* configIn("dev", { AUTHSVC_API_HOST: "0.0.0.0" })).api.host).toBe("0.0.0.0")
+        expect((yield* configIn("beside", deployed)).api.host).toBe("0.0.0.0")
+        expect((yield* configIn("alone", deployed)).api.host).toBe("0.0.0.0")
+      })
+  )
+
+  it("names the variables that set the port, PORT only when the auth service runs alone", () => {
+    expect(AuthStart.portVariablesOf("alone")).toBe("AUTHSVC_API_PORT, else PORT")
+    expect(AuthStart.portVariablesOf("beside")).toBe("AUTHSVC_API_PORT")
+    expect(AuthStart.portVariablesOf("dev")).toBe("AUTHSVC_API_PORT")
+  })
+})
+
+describe("the operator commands' configuration", () => {
+  it.effect("needs neither SITE_URL nor API_EXTERNAL_URL, and reads what the commands use", () =>
+    Effect.gen(function* () {
+      const config = yield* AuthStart.operatorFromVariables(
+        variables({
+          DATABASE_URL: "postgres://u:p@db:5432/auth",
+          AUTHSVC_DB_NAMESPACE: "acme",
+          AUTHSVC_JWT_AUD: "people",
+          AUTHSVC_JWT_EXP: "600",
+          AUTHSVC_PASSWORD_MIN_LENGTH: "12",
+          LOG_LEVEL: "debug"
+        })
+      )
+      expect(config.db.url.pipe(Option.map(Redacted.value))).toEqual(
+        Option.some("postgres://u:p@db:5432/auth")
+      )
+      expect(config.db.urlVariable).toBe("DATABASE_URL")
+      expect(config.db.namespace).toBe("acme")
+      expect(config.jwt.aud).toBe("people")
+      expect(config.jwt.expSeconds).toBe(600)
+      expect(config.passwordPolicy.minLength).toBe(12)
+      expect(config.telemetry.logLevel._tag).toBe("Debug")
+      expect(config.siteUrl).toBe(AuthStart.operatorPlaceholderUrl)
+    })
+  )
+
+  it.effect("reads no variable of the serving instances: one set wrong does not stop a command", () =>
+    Effect.gen(function* () {
+      const config = yield* AuthStart.operatorFromVariables(
+        variables({
+          AUTHSVC_SMS_PROVIDER: "carrier-pigeon",
+          AUTHSVC_API_PORT: "not a port",
+          AUTHSVC_RATE_LIMIT_OTP: "many"
+        })
+      )
+      expect(Option.isNone(config.db.url)).toBe(true)
+      expect(config.api.port).toBe(8081)
+    })
+  )
+
+  it.effect("takes SITE_URL and API_EXTERNAL_URL when set, and refuses a wrong database URL", () =>
+    Effect.gen(function* () {
+      const config = yield* AuthStart.operatorFromVariables(variables(deployed))
+      expect(config.siteUrl).toBe("https://app.example.com")
+      expect(config.api.externalUrl).toBe("https://auth.example.com")
+      const wrong = yield* Effect.flip(
+        AuthStart.operatorFromVariables(variables({ DATABASE_URL: "mysql://db" }))
+      )
+      expect(String(wrong)).toContain("DATABASE_URL")
+    })
+  )
+
+  it.effect("names the database URL's variable as the operator wrote it", () =>
+    Effect.gen(function* () {
+      const named = (env: Record<string, string>) =>
+        Effect.map(AuthStart.operatorFromVariables(variables(env)), (config) => config.db.urlVariable)
+      const url = "postgres://u:p@db:5432/auth"
+      expect(yield* named({ AUTHSVC_DB_DATABASE_URL: url, DATABASE_URL: url })).toBe(
+        "AUTHSVC_DB_DATABASE_URL"
+      )
+      expect(yield* named({ GOTRUE_DB_DATABASE_URL: url })).toBe("GOTRUE_DB_DATABASE_URL")
+      expect(yield* named({ DATABASE_URL: url })).toBe("DATABASE_URL")
+    })
+  )
+})

@@ -13,7 +13,21 @@ let serviceKey = ""
 
 beforeAll(async () => {
   scope = Effect.runSync(Scope.make())
-  baseUrl = (await Effect.runPromise(Scope.extend(AuthServerHarness.start(), scope))).baseUrl
+  baseUrl = (
+    await Effect.runPromise(
+      Scope.extend(
+        // Manual linking on, so that GET /user/identities/authorize reads its PKCE parameters; a
+        // custom provider on loopback (never called), so that GET /authorize does.
+        AuthServerHarness.start({
+          env: {
+            AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED: "true",
+            AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1"
+          }
+        }),
+        scope
+      )
+    )
+  ).baseUrl
   serviceKey = await SupabaseClientSupport.apiKey("service_role")
 }, 60_000)
 
@@ -205,6 +219,91 @@ describe("bad input to the auth service: Supabase Auth's 4xx, never a 5xx", () =
     )
     expect(generated.status).toBe(404)
     expect(generated.body).toMatchObject({ error_code: "user_not_found" })
+  })
+
+  it("PKCE parameters: each kind of bad value is a 400 at every endpoint that takes them", async () => {
+    const challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+    const requiresBoth = "PKCE flow requires code_challenge_method and code_challenge"
+    const length = "code challenge has to be between 43 and 128 characters"
+    const characters =
+      "code challenge can only contain alphanumeric characters, hyphens, periods, underscores and tildes"
+    const unsupported = "code challenge method not supported"
+    const bad: ReadonlyArray<readonly [string, string, string]> = [
+      ["", "s256", requiresBoth],
+      [challenge, "", requiresBoth],
+      [challenge, "S512", unsupported],
+      [challenge.slice(0, 42), "s256", length],
+      ["a".repeat(129), "S256", length],
+      [`${challenge.slice(0, 42)}/`, "S256", characters]
+    ]
+    // Users who exist: a recovery, a resend and a magic link would each mail a link.
+    const email = `pkce-${crypto.randomUUID()}@example.com`
+    const created = await post(
+      "/admin/users",
+      JSON.stringify({ email, password: "correct horse battery staple" }),
+      admin()
+    )
+    expect(created.status).toBe(200)
+    const anonymous = await post("/signup", "{}")
+    expect(anonymous.status).toBe(200)
+    const bearer = { authorization: `Bearer ${anonymous.body.access_token}` }
+    const provider = await post(
+      "/admin/custom-providers",
+      JSON.stringify({
+        provider_type: "oauth2",
+        identifier: "custom:pkce",
+        name: "PKCE",
+        client_id: "client",
+        client_secret: "secret",
+        authorization_url: "http://127.0.0.1:9/authorize",
+        token_url: "http://127.0.0.1:9/token",
+        userinfo_url: "http://127.0.0.1:9/userinfo"
+      }),
+      admin()
+    )
+    expect(provider.status, provider.text).toBe(201)
+    const refusals = (codeChallenge: string, method: string) => {
+      const fields = { code_challenge: codeChallenge, code_challenge_method: method }
+      const query = new URLSearchParams({ provider: "custom:pkce", ...fields }).toString()
+      return [
+        post(
+          "/signup",
+          JSON.stringify({
+            email: `new-${crypto.randomUUID()}@example.com`,
+            password: "secret123",
+            ...fields
+          })
+        ),
+        post("/otp", JSON.stringify({ email, ...fields })),
+        post("/otp", JSON.stringify({ phone: "+15555550100", ...fields })),
+        post("/magiclink", JSON.stringify({ email, ...fields })),
+        post("/recover", JSON.stringify({ email, ...fields })),
+        post("/resend", JSON.stringify({ type: "signup", email, ...fields })),
+        call("PUT", "/user", {
+          headers: bearer,
+          body: JSON.stringify({ email: `to-${crypto.randomUUID()}@example.com`, ...fields })
+        }),
+        call("GET", `/authorize?${query}`),
+        call("GET", `/user/identities/authorize?${query}`, { headers: bearer })
+      ]
+    }
+    for (const [codeChallenge, method, message] of bad) {
+      const answers = await Promise.all(refusals(codeChallenge, method))
+      for (const [at, answer] of answers.entries()) {
+        expect(answer.status, `${at}: ${codeChallenge} ${method}`).toBe(400)
+        expect(answer.body, `${at}: ${codeChallenge} ${method}`).toEqual({
+          code: 400,
+          error_code: "validation_failed",
+          msg: message
+        })
+      }
+    }
+    // A duplicated key: the last one is read, as Supabase Auth's JSON decoder reads it.
+    const duplicated = await post(
+      "/recover",
+      `{"email": "${email}", "code_challenge": "${challenge}", "code_challenge_method": "S256", "code_challenge_method": "S512"}`
+    )
+    expect(duplicated.body).toEqual({ code: 400, error_code: "validation_failed", msg: unsupported })
   })
 
   it("an unknown grant type and grants without their fields", async () => {

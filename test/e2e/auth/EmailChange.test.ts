@@ -139,6 +139,26 @@ describe("changing the email address through supabase-js updateUser", () => {
     expect(signedIn.data.user?.email_confirmed_at).toBeTruthy()
   })
 
+  it("an anonymous user adding an address gets one mail, which confirms it and names no old address", async () => {
+    const supabase = SupabaseClientSupport.client(secure.baseUrl, anonKey)
+    const anonymous = await supabase.auth.signInAnonymously()
+    expect(anonymous.error).toBeNull()
+    const next = freshEmail()
+    const asked = await supabase.auth.updateUser({ email: next })
+    expect(asked.error).toBeNull()
+    expect(asked.data.user?.new_email).toBe(next)
+    const mail = await Mailbox.mailTo(secure.catcher, next)
+    expect(mail.subject).toBe("Confirm your new email address")
+    expect(mail.text).toContain(`Confirm ${next} as the email address of your account at ${siteUrl}.`)
+    expect(mail.text).not.toContain(" from ")
+    expect(mail.html).toContain(`Confirm ${next} as the email address of your account`)
+    const { code } = Mailbox.linkAndCode(mail.text)
+    const verified = await supabase.auth.verifyOtp({ email: next, token: code, type: "email_change" })
+    expect(verified.error).toBeNull()
+    expect(verified.data.user?.email).toBe(next)
+    expect(verified.data.user?.is_anonymous).toBe(false)
+  })
+
   it("admin.generateLink email_change_new returns a link that changes the address", async () => {
     const admin = SupabaseClientSupport.client(simple.baseUrl, serviceKey)
     const { supabase, email } = await confirmedUser(simple)

@@ -1,4 +1,3 @@
-import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
@@ -9,14 +8,12 @@ import * as Redacted from "effect/Redacted"
 import * as jose from "jose"
 import * as AuthKeysCommand from "../../../../adapters/cli/auth/KeysCommand.js"
 import * as AuthUsersCommand from "../../../../adapters/cli/auth/UsersCommand.js"
+import * as CommandTree from "../../../../adapters/cli/CommandTree.js"
 import * as JoseApiKeySigner from "../../../../adapters/crypto/auth/JoseApiKeySigner.js"
 import type { AuthSettings } from "../../../../application/auth/AuthSettings.js"
 import { JwtSettings } from "../../../../application/auth/JwtSettings.js"
-import type { AccessTokens } from "../../../../application/auth/ports/AccessTokens.js"
 import type { ApiKeySigner } from "../../../../application/auth/ports/ApiKeySigner.js"
-import type { SigningKeyStore } from "../../../../application/auth/ports/SigningKeyStore.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
-import type { TokenMint } from "../../../../application/ports/TokenMint.js"
 import * as ApiKey from "../../../../domain/auth/ApiKey.js"
 import { type Algorithm, defaultValidMethods } from "../../../../domain/auth/SigningKey.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
@@ -26,11 +23,6 @@ import * as CliRun from "../../../support/CliRun.js"
 const services = Layer.merge(
   MemoryServices.layer({ anonymousEnabled: false, mailerAutoconfirm: false, smsAutoconfirm: false }),
   NodeContext.layer
-)
-
-/** The signing-key commands run on the test's own memory services, shared across runs. */
-const ambient = Layer.effectContext(
-  Effect.context<JwtSettings | SigningKeyStore | AccessTokens | TokenMint>()
 )
 
 const secret = "a-jwt-secret-of-at-least-thirty-two-characters"
@@ -53,15 +45,21 @@ const configured = (options: {
     JoseApiKeySigner.layer
   )
 
-const cli = (keysApi: Layer.Layer<JwtSettings | AuthSettings | ApiKeySigner>) =>
-  CliRun.capture(
-    Command.run(
-      Command.make("auth").pipe(
-        Command.withSubcommands([AuthUsersCommand.command, AuthKeysCommand.make(ambient, keysApi)])
-      ),
-      { name: "latchkey", version: "test" }
-    )
-  )
+/**
+ * `latchkey auth <args>`, its commands running on the services the test provides, `keys api`
+ * on `keysApi`.
+ */
+const cli =
+  (keysApi: Layer.Layer<JwtSettings | AuthSettings | ApiKeySigner>) =>
+  (...args: Array<string>) =>
+    Effect.flatMap(Effect.context<AuthUsersCommand.Services | AuthKeysCommand.Services>(), (context) => {
+      const provided = Layer.succeedContext(context)
+      const auth = CommandTree.group("auth", "The auth commands.", [
+        AuthUsersCommand.command(provided),
+        AuthKeysCommand.command(provided, keysApi)
+      ])
+      return CliRun.capture(CommandTree.run(auth, { name: "latchkey", version: "test" }))(...args)
+    })
 
 const run = cli(configured({ secret }))
 

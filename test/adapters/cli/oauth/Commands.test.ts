@@ -4,6 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as CommandTree from "../../../../adapters/cli/CommandTree.js"
 import * as OAuthClientsCommand from "../../../../adapters/cli/oauth/ClientsCommand.js"
 import * as OAuthReapCommand from "../../../../adapters/cli/oauth/ReapCommand.js"
 import * as RandomTokenMint from "../../../../adapters/crypto/RandomTokenMint.js"
@@ -20,14 +21,19 @@ const services = Layer.mergeAll(
   NodeContext.layer
 )
 
-const run = CliRun.capture(
-  Command.run(
-    Command.make("oauth").pipe(
-      Command.withSubcommands([OAuthClientsCommand.command, OAuthReapCommand.command])
-    ),
-    { name: "latchkey", version: "test" }
+/** `latchkey oauth <args>`, its commands running on the services the test provides. */
+const run = (...args: Array<string>) =>
+  Effect.flatMap(
+    Effect.context<OAuthClientsCommand.Services | CommandTree.Needs<typeof OAuthReapCommand.command>>(),
+    (context) => {
+      const provided = Layer.succeedContext(context)
+      const oauth = CommandTree.group("oauth", "The oauth commands.", [
+        OAuthClientsCommand.command(provided),
+        CommandTree.leaf(Command.provide(OAuthReapCommand.command, provided))
+      ])
+      return CliRun.capture(CommandTree.run(oauth, { name: "latchkey", version: "test" }))(...args)
+    }
   )
-)
 
 describe("latchkey oauth clients", () => {
   it.effect("creates public and confidential clients, lists and deletes them", () =>

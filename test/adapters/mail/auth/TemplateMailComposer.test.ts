@@ -46,6 +46,26 @@ describe("TemplateMailComposer", () => {
     })
   )
 
+  it.effect("words an email change by whether the user had an address", () =>
+    Effect.gen(function* () {
+      const change = (Email: string) =>
+        compose(
+          new Message({ kind: "email_change", to: variables.NewEmail, variables: { ...variables, Email } })
+        )
+      const moving = yield* change("ada@example.com")
+      expect(moving.text).toContain(
+        "Confirm the change of your address from ada@example.com to ada@new.example.com at https://app.example.com."
+      )
+      // An anonymous or a phone user has no address to change from: Supabase Auth's `.Email` is empty.
+      const adding = yield* change("")
+      expect(adding.text).toContain(
+        "Confirm ada@new.example.com as the email address of your account at https://app.example.com."
+      )
+      expect(adding.text).not.toContain(" from ")
+      expect(adding.html).toContain("Confirm ada@new.example.com as the email address of your account")
+    })
+  )
+
   it.effect("takes a configured subject, kept to one line; values are escaped in HTML only", () =>
     Effect.gen(function* () {
       const mail = yield* compose(
