@@ -496,8 +496,12 @@ export const userRepositoryContract = (it: It) =>
         Effect.gen(function* () {
           const users = yield* UserRepository
           const aud = `aud-${randomUUID()}`
-          // Digits only, so that no letter of the filters below comes from it by chance.
-          const tag = randomUUID().replace(/\D/g, "").slice(0, 12)
+          // Digits 2 to 9 only, so that no letter of the filters below, nor their "100", comes
+          // from it by chance.
+          const tag = [...randomUUID().replace(/-/g, "")]
+            .map((hex) => String(2 + (Number.parseInt(hex, 16) % 8)))
+            .join("")
+            .slice(0, 12)
           const make = (minutes: number, email: string, userMetadata: Record<string, unknown> = {}) =>
             Effect.map(
               signUp({
