@@ -20,9 +20,10 @@ describe("a public client identified by its Client ID Metadata Document, over HT
         })
         const clientId = `${documents.origin}/oauth/client.json`
         const { baseUrl } = yield* Server.start({
-          // The documents are on loopback, which the outbound guard refuses unless listed.
+          // The documents are on loopback, which the outbound guard refuses unless listed, and
+          // signed by the test's own CA, which the process trusts as an operator makes it trust one.
           env: { OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1" },
-          clientMetadata: { ca: [documents.cert] }
+          extraCaCerts: [documents.cert]
         })
         yield* Effect.promise(async () => {
           const metadata = await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()
@@ -81,9 +82,10 @@ describe("a public client identified by its Client ID Metadata Document, over HT
       Effect.gen(function* () {
         const documents = yield* DocumentServer.start({})
         const { baseUrl } = yield* Server.start({
-          // The documents are on loopback, which the outbound guard refuses unless listed.
+          // The documents are on loopback, which the outbound guard refuses unless listed, and
+          // signed by the test's own CA, which the process trusts as an operator makes it trust one.
           env: { OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1" },
-          clientMetadata: { ca: [documents.cert] }
+          extraCaCerts: [documents.cert]
         })
         const clientId = `${documents.origin}/missing.json`
         yield* Effect.promise(async () => {

@@ -1,17 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Schedule from "effect/Schedule"
-import type { CaptchaSettings } from "../../../application/auth/Captcha.js"
-import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
-import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
 import * as AuthConfig from "../../../bootstrap/auth/AuthConfig.js"
 import * as AuthEnvironment from "../../../bootstrap/auth/AuthEnvironment.js"
-import * as AuthServer from "../../../bootstrap/auth/AuthServer.js"
+import * as CliProcess from "../CliProcess.js"
 import { freePort } from "../FreePort.js"
 import * as TestDatabase from "../TestDatabase.js"
 
@@ -20,16 +14,20 @@ export const jwtSecret = "test-jwt-secret-with-at-least-thirty-two-characters"
 
 export interface RunningAuth {
   readonly baseUrl: string
-  /** The instance's configuration, to run operator use cases on its database. */
+  /** The instance's configuration as the test reads it, to run operator use cases on its database. */
   readonly config: AuthConfig.AuthConfig
   /** The database URL the instance uses (none: embedded), for starting more instances on it. */
   readonly databaseUrl: Option.Option<string>
+  /** The process, with what it printed. */
+  readonly process: CliProcess.Running
 }
 
 /**
- * Starts the real auth service in this process, as `latchkey auth serve` does: a fresh database
- * on the run's PostgreSQL (embedded PGlite when there is none), migrations at start, a signing
- * key created on first start, the HTTP server on a free loopback port. Stops with the scope.
+ * Starts the built auth service as its own process, as `latchkey auth serve` runs for users,
+ * configured by environment variables alone: a fresh database on the run's PostgreSQL (the
+ * embedded one when there is none), migrations at start, a signing key created on first start,
+ * a free loopback port, its working directory an empty folder (no `.env` is read). Stopped with
+ * the scope.
  */
 export const start = (
   options: {
@@ -37,16 +35,8 @@ export const start = (
     readonly env?: Readonly<Record<string, string | undefined>>
     /** Another instance's database, to start a second instance beside it. */
     readonly databaseUrl?: Option.Option<string>
-    /** How long the instance reuses the stored signing keys it read (AuthServer.ServeOptions). */
-    readonly keyCacheLifetime?: Duration.DurationInput
-    /** The SMS gateway, over the one the variables name: a real adapter pointed at a local fake. */
-    readonly smsSender?: Layer.Layer<SmsSender>
     /** The port to listen on, chosen beforehand (an upstream must know our callback first). */
     readonly port?: number
-    /** Captcha protection: a real provider adapter pointed at a local fake. */
-    readonly captcha?: Layer.Layer<CaptchaSettings | CaptchaVerifier>
-    /** A local fake's origin per provider name: every endpoint of that provider goes there. */
-    readonly providerOrigins?: Readonly<Record<string, URL>>
   } = {}
 ) =>
   Effect.gen(function* () {
@@ -75,27 +65,16 @@ export const start = (
       DATABASE_URL: Option.getOrUndefined(databaseUrl),
       ...options.env
     }
-    const variables = AuthEnvironment.merge(Option.none(), env)
     const config = yield* Effect.orDie(
-      Effect.withConfigProvider(AuthConfig.server, AuthEnvironment.provider(variables))
+      Effect.withConfigProvider(
+        AuthConfig.server,
+        AuthEnvironment.provider(AuthEnvironment.merge(Option.none(), env))
+      )
     )
-    yield* Effect.forkScoped(
-      Layer.launch(
-        AuthServer.serve(config, {
-          keyCacheLifetime: options.keyCacheLifetime,
-          smsSender: options.smsSender,
-          captcha: options.captcha,
-          providerOrigins: options.providerOrigins
-        })
-      ).pipe(Effect.orDie)
-    )
+    const process = yield* CliProcess.spawnCli(["auth", "serve"], env, { cwd: dataDir })
     const baseUrl = `http://127.0.0.1:${port}`
-    yield* Effect.tryPromise(() => fetch(`${baseUrl}/health`)).pipe(
-      Effect.filterOrFail((response) => response.ok),
-      Effect.retry(Schedule.spaced(Duration.millis(100)).pipe(Schedule.upTo(Duration.seconds(30)))),
-      Effect.orDie
-    )
-    return { baseUrl, config, databaseUrl } satisfies RunningAuth
+    yield* CliProcess.waitUntilAnswering(process, `${baseUrl}/health`)
+    return { baseUrl, config, databaseUrl, process } satisfies RunningAuth
   })
 
 /**

@@ -1,23 +1,15 @@
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as ConfigProvider from "effect/ConfigProvider"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Schedule from "effect/Schedule"
-import type * as Scope from "effect/Scope"
-import * as Migrations from "../../../adapters/postgres/Migrations.js"
-import * as ManageClients from "../../../application/oauth/ManageClients.js"
 import type { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
 import type { SecretHasher } from "../../../application/ports/SecretHasher.js"
 import type { TokenMint } from "../../../application/ports/TokenMint.js"
 import * as OAuthConfig from "../../../bootstrap/oauth/OAuthConfig.js"
 import * as OAuthLayers from "../../../bootstrap/oauth/OAuthLayers.js"
-import * as OAuthServer from "../../../bootstrap/oauth/OAuthServer.js"
-import { ClientId } from "../../../domain/Ids.js"
+import * as CliProcess from "../CliProcess.js"
 import { freePort } from "../FreePort.js"
 import * as TestDatabase from "../TestDatabase.js"
 
@@ -25,12 +17,16 @@ export const introspectionToken = "introspection-secret-for-tests-0123456789"
 
 export interface RunningServer {
   readonly baseUrl: string
+  /** The process, with what it printed. */
+  readonly process: CliProcess.Running
 }
 
 /**
- * Starts the real oauth service in this process: a fresh database on the run's PostgreSQL (or
- * embedded PGlite when there is none), migrated and seeded, the dev upstream (oidc-provider) on
- * loopback, and the HTTP server on a free port. Everything stops when the scope closes.
+ * Starts the built oauth service as its own process, as users run it, configured by environment
+ * variables alone: a fresh database on the run's PostgreSQL (the embedded one when there is
+ * none), `latchkey oauth migrate` run first (it seeds the CLI client), the dev upstream
+ * (oidc-provider) on loopback, a free port. `seed` writes to the migrated database before the
+ * service starts, as an operator would. Stopped with the scope.
  */
 export const start = (
   options: {
@@ -41,74 +37,48 @@ export const start = (
     readonly env?: Readonly<Record<string, string | undefined>>
     readonly seed?: Effect.Effect<void, unknown, ClientRepository | TokenMint | SecretHasher>
     /**
-     * For a test's own metadata documents: the fetcher's test CA and time limit (their loopback
-     * address is allowed as an operator allows it, by `OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`).
+     * PEM certificates the process trusts besides the system's (its own test CA), as an
+     * operator does with `NODE_EXTRA_CA_CERTS`.
      */
-    readonly clientMetadata?: OAuthServer.ServeOptions["clientMetadata"]
-    /** Changes to the configuration that no environment variable can express. */
-    readonly configure?: (config: OAuthConfig.OAuthConfig) => OAuthConfig.OAuthConfig
-    /** Spans of the run, for tests of the telemetry. */
-    readonly spanProcessor?: SpanProcessor
-    /** Shorter waits for the database than production's, for tests of a database that stalls. */
-    readonly databaseTimeouts?: OAuthLayers.Timeouts
-    /**
-     * Puts something between the server and its database (a proxy that a test can stop): given
-     * the fresh database's URL, the URL the server uses instead. Needs a PostgreSQL server in
-     * the run (`TestDatabase.isEmbedded("server")` is false).
-     */
-    readonly databaseVia?: (database: URL) => Effect.Effect<URL, never, Scope.Scope>
+    readonly extraCaCerts?: ReadonlyArray<string>
   } = {}
 ) =>
   Effect.gen(function* () {
     const port = yield* freePort
     const dataDir = mkdtempSync(join(tmpdir(), "latchkey-e2e-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
-    const fresh = yield* TestDatabase.freshUrl()
-    const via = options.databaseVia
-    const sqlUrl =
-      via === undefined
-        ? fresh
-        : Option.isNone(fresh)
-          ? yield* Effect.dieMessage("databaseVia needs a PostgreSQL server in the run")
-          : Option.some((yield* via(new URL(fresh.value))).toString())
-    const env = new Map<string, string>([
-      ["LATCHKEY_DATA_DIR", dataDir],
-      ["LOG_LEVEL", "warn"],
-      ["API_HOST", "127.0.0.1"],
-      ["PORT", String(port)],
-      ["BASE_URL", `http://127.0.0.1:${port}`],
-      ["INTROSPECTION_TOKEN", introspectionToken],
-      ["REGISTER_RATE_LIMIT", "10000/hour"]
-    ])
-    if (Option.isSome(sqlUrl)) env.set("SQL_URL", sqlUrl.value)
-    for (const [name, value] of Object.entries(options.env ?? {})) {
-      if (value === undefined) env.delete(name)
-      else env.set(name, value)
+    const sqlUrl = yield* TestDatabase.freshUrl()
+    const caFile = join(dataDir, "extra-ca.pem")
+    if (options.extraCaCerts !== undefined) writeFileSync(caFile, options.extraCaCerts.join("\n"))
+    const env: Record<string, string | undefined> = {
+      LATCHKEY_DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+      API_HOST: "127.0.0.1",
+      PORT: String(port),
+      BASE_URL: `http://127.0.0.1:${port}`,
+      INTROSPECTION_TOKEN: introspectionToken,
+      REGISTER_RATE_LIMIT: "10000/hour",
+      SQL_URL: Option.getOrUndefined(sqlUrl),
+      NODE_EXTRA_CA_CERTS: options.extraCaCerts === undefined ? undefined : caFile,
+      ...options.env
     }
-    const parsed = yield* Effect.orDie(
-      Effect.withConfigProvider(OAuthConfig.server, ConfigProvider.fromMap(env))
-    )
-    const config = options.configure === undefined ? parsed : options.configure(parsed)
-    yield* Effect.scoped(
-      Effect.gen(function* () {
-        yield* Migrations.run("oauth")
-        yield* ManageClients.seedBuiltinCliClient(ClientId.make(config.cliClientId))
-        if (options.seed !== undefined) yield* options.seed
-      }).pipe(Effect.provide(OAuthLayers.core(config)))
-    ).pipe(Effect.orDie)
-    yield* Effect.forkScoped(
-      Layer.launch(
-        OAuthServer.serve(config, {
-          clientMetadata: options.clientMetadata,
-          spanProcessor: options.spanProcessor,
-          databaseTimeouts: options.databaseTimeouts
-        })
-      ).pipe(Effect.orDie)
-    )
-    const baseUrl = config.baseUrl
-    yield* Effect.tryPromise(() => fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).pipe(
-      Effect.retry(Schedule.spaced(Duration.millis(100)).pipe(Schedule.upTo(Duration.seconds(30)))),
-      Effect.orDie
-    )
-    return { baseUrl } satisfies RunningServer
+    const migrate = yield* CliProcess.spawnCli(["oauth", "migrate"], env, { cwd: dataDir })
+    const migrated = yield* migrate.exited
+    if (migrated !== 0)
+      return yield* Effect.dieMessage(`oauth migrate failed:\n${migrate.lines().join("\n")}`)
+    if (options.seed !== undefined) {
+      const defined = new Map(
+        Object.entries(env).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]]))
+      )
+      const config = yield* Effect.orDie(
+        Effect.withConfigProvider(OAuthConfig.database, ConfigProvider.fromMap(defined))
+      )
+      // The seed's own connection, closed before the service opens the database (the embedded
+      // one serves one process at a time).
+      yield* Effect.scoped(Effect.provide(options.seed, OAuthLayers.core(config))).pipe(Effect.orDie)
+    }
+    const process = yield* CliProcess.spawnCli(["oauth", "serve"], env, { cwd: dataDir })
+    const baseUrl = `http://127.0.0.1:${port}`
+    yield* CliProcess.waitUntilAnswering(process, `${baseUrl}/.well-known/oauth-authorization-server`)
+    return { baseUrl, process } satisfies RunningServer
   })

@@ -6,11 +6,11 @@ import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as CaptchaProviders from "../../../adapters/captcha/auth/CaptchaProviders.js"
-import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as HCaptchaFake from "../../support/auth/captcha/HCaptchaFake.js"
 import * as SiteVerifyFake from "../../support/auth/captcha/SiteVerifyFake.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 import * as Allowed from "../../support/outbound/Allowed.js"
+import * as AuthServerHarness from "../support/InProcessAuth.js"
 
 const secret = "0x-hcaptcha-secret-of-the-site"
 

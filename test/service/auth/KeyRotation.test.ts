@@ -9,8 +9,8 @@ import { rotateKeys } from "../../../application/auth/keys/RotateKeys.js"
 import type { AuthConfig } from "../../../bootstrap/auth/AuthConfig.js"
 import * as AuthLayers from "../../../bootstrap/auth/AuthLayers.js"
 import * as SigningKey from "../../../domain/auth/SigningKey.js"
-import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+import * as AuthServerHarness from "../support/InProcessAuth.js"
 
 // The operator's commands open the instance's database beside it, as `latchkey auth keys` does
 // from another process: that needs a PostgreSQL server (the embedded one serves one process).

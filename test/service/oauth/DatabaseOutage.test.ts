@@ -3,10 +3,10 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Healthcheck from "../../support/Healthcheck.js"
 import * as Browser from "../../support/oauth/OAuthBrowser.js"
-import * as Server from "../../support/oauth/OAuthServerHarness.js"
 import * as RawHttp from "../../support/RawHttp.js"
 import * as TcpProxy from "../../support/TcpProxy.js"
 import * as TestDatabase from "../../support/TestDatabase.js"
+import * as Server from "../support/InProcessOAuth.js"
 
 const redirectUri = "http://127.0.0.1:41000/callback"
 

@@ -5,13 +5,13 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as ProviderCatalog from "../../../adapters/idp/ProviderCatalog.js"
-import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as Mailbox from "../../support/auth/Mailbox.js"
 import * as SmtpCatcher from "../../support/auth/SmtpCatcher.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 import type * as FakeProvider from "../../support/idp/FakeProvider.js"
 import * as ProviderCases from "../../support/idp/ProviderCases.js"
 import * as TwitterFake from "../../support/idp/TwitterFake.js"
+import * as AuthServerHarness from "../support/InProcessAuth.js"
 
 /**
  * Every one of the eighteen external providers signs in through the auth service over HTTP, each

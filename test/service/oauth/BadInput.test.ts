@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Browser from "../../support/oauth/OAuthBrowser.js"
-import * as Server from "../../support/oauth/OAuthServerHarness.js"
+import * as Server from "../support/InProcessOAuth.js"
 
 const redirectUri = "http://127.0.0.1:41000/callback"
 

@@ -7,7 +7,7 @@ import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@o
 import * as Effect from "effect/Effect"
 import { freePort } from "../../support/FreePort.js"
 import * as Browser from "../../support/oauth/OAuthBrowser.js"
-import * as Server from "../../support/oauth/OAuthServerHarness.js"
+import * as Server from "../support/InProcessOAuth.js"
 
 const redirectUri = "http://127.0.0.1:41000/callback"
 
