@@ -28,8 +28,11 @@ export interface Selection<Kind extends string> {
   readonly profiled: Kind | undefined
   /** `--only=<kind>` (or the profiled kind): that run alone. */
   readonly only: Kind | undefined
-  /** Whether the run goes into docs/performance.md: a full, unprofiled run without `--no-write`. */
-  readonly writeDocs: boolean
+  /**
+   * Whether the run is recorded (bench/results/, the current table of docs/performance.md): a
+   * full, unprofiled run without `--no-write`.
+   */
+  readonly record: boolean
 }
 
 /**
@@ -56,7 +59,7 @@ export const select = <Kind extends string>(
   const onlyFlag = argv.find((arg) => arg.startsWith("--only="))
   const only =
     profiled ?? (onlyFlag === undefined ? undefined : kindOf("--only", onlyFlag.slice("--only=".length)))
-  return { profiled, only, writeDocs: only === undefined && !argv.includes("--no-write") }
+  return { profiled, only, record: only === undefined && !argv.includes("--no-write") }
 }
 
 /**

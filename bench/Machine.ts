@@ -103,11 +103,19 @@ export interface Machine {
 const commit = (): string => {
   try {
     const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim()
-    // docs/performance.md aside: the oauth bench has just written its section there when the
-    // auth bench of the same `npm run bench` reads the mark.
+    // The record aside: the oauth bench has just written its lines and the current table when
+    // the auth bench of the same `npm run bench` reads the mark.
     const changed = execFileSync(
       "git",
-      ["status", "--porcelain", "--untracked-files=no", "--", ":(top)", ":(top,exclude)docs/performance.md"],
+      [
+        "status",
+        "--porcelain",
+        "--untracked-files=no",
+        "--",
+        ":(top)",
+        ":(top,exclude)docs/performance.md",
+        ":(top,exclude)bench/results"
+      ],
       { encoding: "utf8" }
     ).trim()
     return changed === "" ? head : `${head} with uncommitted changes`

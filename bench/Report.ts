@@ -1,12 +1,8 @@
 /**
- * What a bench prints and what it records in docs/performance.md: a section per run, a table
- * per server process (variant), a row per stream of each load.
+ * What a bench prints while it runs, and the verdicts it and its record share: targets met, the
+ * server's CPU per request, the memory rows. What it records is bench/Results.ts.
  */
-import { readFileSync, writeFileSync } from "node:fs"
-import { fileURLToPath } from "node:url"
-import type * as Collector from "./Collector.js"
 import * as Flags from "./Flags.js"
-import type * as Machine from "./Machine.js"
 import type * as Runner from "./Runner.js"
 
 export const fixed = (value: number, digits = 0) =>
@@ -18,7 +14,7 @@ export const mebibytes = (value: number | undefined) => (value === undefined ? "
  * Milliseconds of the server process's CPU time per completed request in the measured run;
  * for a run of several streams, over the requests of all of them.
  */
-const serverCpuPerRequest = (outcome: Runner.Outcome) => {
+export const serverCpuPerRequest = (outcome: Runner.Outcome) => {
   const requests = outcome.streams.reduce((sum, stream) => sum + stream.measured.requests, 0)
   const seconds = outcome.streams[0]?.measured.seconds ?? 0
   return requests === 0 || outcome.serverCpuPercent === undefined
@@ -150,104 +146,4 @@ export const memoryRows = (
     ]
   }
   return verdicts
-}
-
-/** A warning under a variant that shared the machine with other busy processes. */
-const noisy = (outcomes: ReadonlyArray<Runner.Outcome>): ReadonlyArray<string> => {
-  const worst = Math.max(...outcomes.map((o) => o.otherCpuPercent ?? 0))
-  return worst < 25
-    ? []
-    : [
-        "",
-        `Other processes used up to ${fixed(worst)}% of a core while this run measured: its figures are depressed.`
-      ]
-}
-
-const collectedText = (collected: Readonly<Record<string, Collector.Received>> | undefined) => {
-  if (collected === undefined) return []
-  const parts = Object.entries(collected).map(
-    ([path, received]) => `${path}: ${fixed(received.requests)} exports, ${fixed(received.bytes / 1024)} KiB`
-  )
-  return ["", `The collector stand-in received ${parts.length === 0 ? "nothing" : parts.join("; ")}.`]
-}
-
-/** What was checked after the loads that left work behind, by set and load. */
-const settledText = (sets: ReadonlyArray<ReadonlyArray<Runner.Outcome>>) =>
-  sets.flatMap((set, index) =>
-    set.flatMap((outcome) =>
-      outcome.settled === undefined
-        ? []
-        : [
-            "",
-            `After ${outcome.name}, set ${index + 1}: ${[...outcome.settled.notes, ...outcome.settled.problems.map((problem) => `**${problem}**`)].join(" ")}`
-          ]
-    )
-  )
-
-const outcomeRows = (set: number, outcome: Runner.Outcome) =>
-  outcome.streams.map((stream) => {
-    const s = stream.measured
-    return `| ${set} | ${streamName(outcome, stream)} | ${fixed(s.requestsPerSecond)} | ${s.p50} | ${s.p99} | ${s.max} | ${fixed(s.requests)} | ${s.non2xx} | ${s.errors} | ${perRequestText(outcome)} | ${percent(outcome.serverCpuPercent)} / ${percent(outcome.postgresCpuPercent)} / ${percent(outcome.loadCpuPercent)} / ${percent(outcome.otherCpuPercent)} | ${mebibytes(outcome.rssAfter)} | ${targetText(stream.endpoint.target)} | ${metText(meetsTarget(stream), "yes", "**no**")} |`
-  })
-
-export const variantSection = (
-  heading: string,
-  result: Runner.VariantResult,
-  targets: MemoryTargets | undefined
-) => [
-  `#### ${heading}`,
-  "",
-  "| set | endpoint | req/s | p50 ms | p99 ms | max ms | requests | non-2xx | errors | server CPU ms a request | CPU server / PostgreSQL / load / other | server RSS after, MiB | target | met |",
-  "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | --- |",
-  ...result.sets.flatMap((set, index) => set.flatMap((outcome) => outcomeRows(index + 1, outcome))),
-  ...noisy(result.sets.flat()),
-  ...settledText(result.sets),
-  ...collectedText(result.collected),
-  "",
-  "| server memory (RSS) | MiB | target | met |",
-  "| --- | ---: | --- | --- |",
-  ...memoryRows(result, targets).map(
-    ([what, value, target, met]) =>
-      `| ${what} | ${mebibytes(value)} | ${target === "" ? "—" : target} | ${metText(met, "yes", "**no**")} |`
-  ),
-  ""
-]
-
-/** The head of a run's section: when, on what, with which load; the services' tables follow. */
-export const runHead = (at: Date, service: string, m: Machine.Machine, servers: ReadonlyArray<string>) => [
-  `### Run of ${at.toISOString().replace("T", " ").slice(0, 16)} UTC: ${service}`,
-  "",
-  "| | |",
-  "| --- | --- |",
-  `| date | ${at.toISOString()} |`,
-  `| machine | ${m.cpu} |`,
-  `| cores | ${m.cores} |`,
-  `| memory | ${m.memory} |`,
-  `| Node | ${m.node} |`,
-  `| PostgreSQL | ${m.postgres} (${m.postgresSettings}) |`,
-  `| commit | ${m.commit} |`,
-  ...servers.map((server) => `| server | ${server} |`),
-  `| load | autocannon, ${Flags.common.connections} connections unless a row says otherwise, ${Flags.common.warmupSeconds} s warm-up, ${Flags.common.durationSeconds} s measured, from a child process |`,
-  ""
-]
-
-const docsPath = fileURLToPath(new URL("../../docs/performance.md", import.meta.url))
-const startMarker = "<!-- bench:runs:start (written by npm run bench, newest first) -->"
-const endMarker = "<!-- bench:runs:end -->"
-
-/** Adds the run at the top of the generated block of docs/performance.md; the prose stays as it is. */
-export const recordRun = (section: string) => {
-  let text: string
-  try {
-    text = readFileSync(docsPath, "utf8")
-  } catch {
-    text = `# Performance\n\n\`npm run bench\` (see bench/oauth.ts).\n\n## Runs\n\n${startMarker}\n${endMarker}\n`
-  }
-  const start = text.indexOf(startMarker)
-  const end = text.indexOf(endMarker)
-  if (start < 0 || end < start) throw new Error(`${docsPath} lacks the markers ${startMarker} … ${endMarker}`)
-  const head = text.slice(0, start + startMarker.length)
-  const runs = text.slice(start + startMarker.length, end).trim()
-  writeFileSync(docsPath, `${head}\n\n${section}\n${runs === "" ? "" : `${runs}\n\n`}${text.slice(end)}`)
-  console.log(`recorded the run in ${docsPath}`)
 }

@@ -31,7 +31,7 @@ export class BenchFailure extends Schema.TaggedError<BenchFailure>()("BenchFailu
  * V8 flags each service runs with, as docs/operations.md recommends (Memory): the oauth service
  * with 4 MiB semi-spaces, for its memory target at no cost in throughput; the auth service with
  * V8's default 16 MiB, said explicitly, since its sign-in paths allocate enough per request that
- * smaller ones cost a sixth of their throughput in collections (docs/performance.md).
+ * smaller ones cost a sixth of their throughput in collections (docs/performance-history.md).
  */
 export const serverFlags = {
   oauth: ["--max-semi-space-size=4"],
@@ -75,6 +75,8 @@ export interface StreamOutcome {
 }
 
 export interface Outcome {
+  /** The bench's name for the load (`--only=<kind>`). */
+  readonly kind: string
   readonly name: string
   readonly streams: ReadonlyArray<StreamOutcome>
   readonly loadCpuPercent: number
@@ -116,7 +118,13 @@ const poolSizeOf = (scenario: Scenario) => {
 const loadScript = fileURLToPath(new URL("./load.js", import.meta.url))
 
 /** Runs one load in a child load generator; measures the server's and PostgreSQL's CPU meanwhile. */
-export const runLoad = (url: string, database: string, plan: RunPlan, server: ServerProcess.ServerProcess) =>
+export const runLoad = (
+  url: string,
+  database: string,
+  kind: string,
+  plan: RunPlan,
+  server: ServerProcess.ServerProcess
+) =>
   Effect.gen(function* () {
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => fork(loadScript, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] })),
@@ -194,6 +202,7 @@ export const runLoad = (url: string, database: string, plan: RunPlan, server: Se
         settled = true
         resume(
           Effect.succeed({
+            kind,
             name: plan.name,
             streams,
             loadCpuPercent: message.cpuPercent,
@@ -317,7 +326,7 @@ export const runVariant = <Kind extends string>(
           `\n${plan.name}, set ${set} of ${variant.sets}: ${Flags.common.warmupSeconds} s warm-up, ${Flags.common.durationSeconds} s measured…`
         )
         yield* Machine.waitForQuiet(Flags.common.quietWaitSeconds)
-        const loaded = yield* runLoad(service.baseUrl, service.database, plan, server)
+        const loaded = yield* runLoad(service.baseUrl, service.database, kind, plan, server)
         Report.printOutcome(loaded)
         const settled = service.afterLoad === undefined ? undefined : yield* service.afterLoad(plan, loaded)
         const outcome = settled === undefined ? loaded : { ...loaded, settled }

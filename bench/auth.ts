@@ -29,13 +29,14 @@
  * One server process, one set, telemetry off. Prints and records req/s, p50/p99 latency,
  * non-2xx, errors, the CPU each process used and the server's resident memory (idle and after
  * each load); exits 1 if any request errored or got an unexpected status; otherwise records
- * the run in docs/performance.md, in a section of its own beside the oauth service's.
+ * the run as JSON lines in bench/results/auth.jsonl, beside the oauth service's, and rewrites
+ * the current table of docs/performance.md (bench/Results.ts).
  *
  * Flags: --profile[=user|refresh|password|mixed|signup|otp|verify] (that run only, default
  * refresh, the server started with --cpu-prof; the profile, written to
- * bench/profiles/auth-<kind>-….cpuprofile and summarised, covers the server's whole life; docs
- * untouched), --only=<kind> (that run only, unprofiled; docs untouched), --no-write (docs
- * untouched).
+ * bench/profiles/auth-<kind>-….cpuprofile and summarised, covers the server's whole life;
+ * nothing recorded), --only=<kind> (that run only, unprofiled; nothing recorded), --no-write
+ * (nothing recorded).
  * Environment: SQL_URL, BENCH_CONNECTIONS (32), BENCH_WARMUP (2 s), BENCH_DURATION (10 s),
  * BENCH_QUIET_WAIT (60 s), as for the oauth bench; BENCH_AUTH_REFRESH_POOL (40000 tokens for
  * the refresh run), BENCH_AUTH_MIXED_PASSWORD_CONNECTIONS (64: the password side of the mixed
@@ -77,13 +78,14 @@ import * as Flags from "./Flags.js"
 import * as Machine from "./Machine.js"
 import type { MailedCode } from "./protocol.js"
 import * as Report from "./Report.js"
+import * as Results from "./Results.js"
 import * as Runner from "./Runner.js"
 import { BenchFailure } from "./Runner.js"
 import * as SlowSmtpServer from "./SlowSmtpServer.js"
 
 type Kind = "user" | "refresh" | "password" | "mixed" | "signup" | "otp" | "verify"
 const allKinds: ReadonlyArray<Kind> = ["user", "refresh", "password", "mixed", "signup", "otp", "verify"]
-const { profiled, only, writeDocs } = Flags.select(allKinds, "refresh")
+const { profiled, only, record } = Flags.select(allKinds, "refresh")
 
 const settings = {
   ...Flags.common,
@@ -517,16 +519,32 @@ const planOf = (
 const answered = (stream: Runner.StreamOutcome) =>
   (stream.warmup.statusCodes["200"] ?? 0) + (stream.measured.statusCodes["200"] ?? 0)
 
-const runSection = (at: Date, m: Machine.Machine, results: ReadonlyArray<Runner.VariantResult>) =>
-  [
-    ...Report.runHead(at, "auth service", m, [
+/** The served process's settings beyond the bench's own (BENCH_SERVER_ENV, BENCH_DATABASE_PORT). */
+const overridesText = (overrides: ReturnType<typeof Flags.serverOverrides>) => [
+  ...(Object.keys(overrides.env).length === 0 ? [] : [`BENCH_SERVER_ENV ${JSON.stringify(overrides.env)}`]),
+  ...(overrides.databasePort === undefined
+    ? []
+    : [`its database reached through port ${overrides.databasePort} (BENCH_DATABASE_PORT)`])
+]
+
+const runLines = (
+  at: Date,
+  machine: Machine.Machine,
+  overrides: ReturnType<typeof Flags.serverOverrides>,
+  results: ReadonlyArray<Runner.VariantResult>
+) =>
+  Results.linesOf({
+    bench: "auth",
+    at,
+    machine,
+    server: [
       `\`node ${Runner.serverFlags.auth.join(" ")} dist/bootstrap/cli.js auth serve\`, its own process, RS256 signing key, autoconfirm`,
-      `mail over SMTP to a server in the bench's process that takes ${settings.smtpDelayMillis} ms per message`
-    ]),
-    ...results.flatMap((result) =>
-      Report.variantSection(`auth service: ${result.variant.name}`, result, undefined)
-    )
-  ].join("\n")
+      `mail over SMTP to a server in the bench's process that takes ${settings.smtpDelayMillis} ms per message`,
+      ...overridesText(overrides)
+    ],
+    results,
+    memoryTargets: undefined
+  })
 
 const main = Effect.gen(function* () {
   const smtp = yield* SlowSmtpServer.start(settings.smtpDelayMillis)
@@ -620,7 +638,8 @@ const main = Effect.gen(function* () {
   if (problems.length > 0) {
     return yield* new BenchFailure({ message: `the run failed:\n  ${problems.join("\n  ")}` })
   }
-  if (writeDocs) Report.recordRun(runSection(new Date(), Machine.describe(prepared.postgres), [result]))
+  if (record)
+    Results.record("auth", runLines(new Date(), Machine.describe(prepared.postgres), overrides, [result]))
 })
 
 Runner.runMain(main)

@@ -1,8 +1,8 @@
 /**
  * `npm run bench:micro`: what single building blocks of a request cost on this machine, in
- * microseconds of one core, without I/O — the costs docs/performance.md points at: decoding a
- * row as adapters/postgres/Rows.ts does (synchronously, in one step) against an effect per row,
- * and spans (`Effect.withSpan`, `Effect.fn`, `Telemetry.fn` with tracing off) against a bare
+ * microseconds of one core, without I/O — the costs docs/performance-history.md points at:
+ * decoding a row as adapters/postgres/Rows.ts does (synchronously, in one step) against an
+ * effect per row, and spans (`Effect.withSpan`, `Effect.fn`, `Telemetry.fn` with tracing off) against a bare
  * effect.
  */
 import * as Effect from "effect/Effect"

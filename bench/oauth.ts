@@ -11,18 +11,19 @@
  * exporting over OTLP to a collector stand-in (bench/Collector.ts). Prints req/s, p50/p99
  * latency, non-2xx, errors, the CPU each process used and the server's resident memory (idle and
  * after each load); exits 1 if any request errored or got an unexpected status; otherwise
- * records the run in docs/performance.md.
+ * records the run as JSON lines in bench/results/oauth.jsonl and rewrites the current table of
+ * docs/performance.md (bench/Results.ts).
  *
- * `npm run bench` runs this first, then bench/auth.ts; each records its own section.
+ * `npm run bench` runs this first, then bench/auth.ts; each records its own lines.
  *
  * Flags: --profile[=refresh|introspect|register|discovery] (that run only, default refresh, the
  * server started with --cpu-prof; the profile, written to bench/profiles/ and summarised, covers
- * the server's whole life: start, warm-up and the measured run; docs untouched), --only=<kind>
- * (that run only, telemetry off, unprofiled; docs untouched), --no-write (docs untouched).
+ * the server's whole life: start, warm-up and the measured run; nothing recorded), --only=<kind>
+ * (that run only, telemetry off, unprofiled; nothing recorded), --no-write (nothing recorded).
  * Environment: SQL_URL, BENCH_CONNECTIONS (32), BENCH_WARMUP (2 s), BENCH_DURATION (10 s),
  * BENCH_REFRESH_POOL (120000 tokens for each refresh run), BENCH_QUIET_WAIT (60 s: how long to
  * wait for an idle machine). The shared parts live in bench/Flags.ts, Database.ts, Machine.ts,
- * Runner.ts and Report.ts.
+ * Runner.ts, Report.ts and Results.ts.
  */
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -52,12 +53,13 @@ import * as Flags from "./Flags.js"
 import * as Machine from "./Machine.js"
 import type { Scenario } from "./protocol.js"
 import * as Report from "./Report.js"
+import * as Results from "./Results.js"
 import * as Runner from "./Runner.js"
 import { BenchFailure } from "./Runner.js"
 
 type Kind = "refresh" | "introspect" | "register" | "discovery"
 const allKinds: ReadonlyArray<Kind> = ["refresh", "introspect", "register", "discovery"]
-const { profiled, only, writeDocs } = Flags.select(allKinds, "refresh")
+const { profiled, only, record } = Flags.select(allKinds, "refresh")
 
 const settings = {
   ...Flags.common,
@@ -244,13 +246,17 @@ const memoryTargets: Report.MemoryTargets = { idleMiB: 110, afterMiB: 180, growt
 const memoryMet = (results: ReadonlyArray<Runner.VariantResult>) =>
   results.flatMap((result) => Report.memoryRows(result, memoryTargets)).every(([, , , met]) => met !== false)
 
-const runSection = (at: Date, m: Machine.Machine, results: ReadonlyArray<Runner.VariantResult>) =>
-  [
-    ...Report.runHead(at, "oauth service", m, [
+const runLines = (at: Date, machine: Machine.Machine, results: ReadonlyArray<Runner.VariantResult>) =>
+  Results.linesOf({
+    bench: "oauth",
+    at,
+    machine,
+    server: [
       `\`node ${Runner.serverFlags.oauth.join(" ")} dist/bootstrap/cli.js oauth serve\`, its own process, upstream elsewhere`
-    ]),
-    ...results.flatMap((result) => Report.variantSection(result.variant.name, result, memoryTargets))
-  ].join("\n")
+    ],
+    results,
+    memoryTargets
+  })
 
 /** One load of a kind: one stream of BENCH_CONNECTIONS, its token pool minted now. */
 const planOf = (
@@ -365,7 +371,7 @@ const main = Effect.gen(function* () {
     }
   }
   if (!memoryMet(results)) console.log("memory targets: MISSED (recorded as such)")
-  if (writeDocs) Report.recordRun(runSection(new Date(), Machine.describe(pools.postgres), results))
+  if (record) Results.record("oauth", runLines(new Date(), Machine.describe(pools.postgres), results))
 })
 
 Runner.runMain(main)

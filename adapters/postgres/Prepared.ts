@@ -4,10 +4,15 @@ import * as Str from "effect/String"
 import type { StatementPool } from "./PgPool.js"
 
 /**
- * A named statement: PostgreSQL parses and plans it once per connection instead of on every
- * call, and the call skips `@effect/sql`'s statement compiler and connection bookkeeping. Kept
- * for the statements of the token, introspection and registration endpoints, which run on every
- * request; docs/decisions/0005 has the measurements.
+ * A statement of the hot paths, run on the shared `pg` pool (PgPool) rather than through
+ * `@effect/sql`: the call skips its statement compiler and connection bookkeeping. Where the
+ * pool's connections are the service's own it runs by name, so PostgreSQL parses and plans it
+ * once per connection instead of on every call; behind a pooler in transaction mode
+ * (`SQL_PREPARED_STATEMENTS` / `AUTHSVC_DB_PREPARED_STATEMENTS` false) it runs unnamed. Either
+ * way it takes a connection of its own from the pool, never an open transaction's: a statement
+ * that may run inside one goes through SharedStatements.ts, which runs it on the transaction's
+ * connection then. Both services' hot paths use it, the shared statements among them;
+ * docs/decisions/0005 and 0006 have the measurements.
  */
 export interface Statement {
   readonly name: string

@@ -2,11 +2,15 @@ import * as Schema from "effect/Schema"
 import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
 
 /**
- * The error codes of Supabase Auth (`internal/api/apierrors/errorcode.go`) this service can
- * raise, spelled as there and in that file's order: clients branch on them (`error.code` in
- * supabase-js), so a code is a name we never invent or rename. Codes of features the service
- * does not have (SAML, SSO, passkeys, WebAuthn, its OAuth server) are left
- * out, except the two that answer "disabled" for a feature a client may still call.
+ * The error codes of Supabase Auth (`internal/api/apierrors/errorcode.go`), spelled as there
+ * and in that file's order: clients branch on them (`error.code` in supabase-js), so a code is
+ * a name we never invent or rename. Left out are the codes of features this service does not
+ * have: SAML and SSO providers, passkeys and WebAuthn, Supabase Auth's own OAuth server, Web3
+ * chains, and the OAuth state it keeps for external sign-ins (`oauth_client_state_*`,
+ * `oauth_invalid_state`; a bad state here is `bad_oauth_state`). Only `saml_provider_disabled`
+ * and `web3_provider_disabled` stay of those, to answer "disabled" where a client may still
+ * call. The rest are all here, whether this service raises them yet or not: the MFA and hook
+ * codes, for one, belong to features still to come.
  */
 export const ErrorCode = Schema.Literal(
   "unknown",
@@ -174,7 +178,10 @@ export const emailExists = () =>
   make("email_exists", "A user with this email address has already been registered")
 export const phoneExists = () =>
   make("phone_exists", "A user with this phone number has already been registered")
-/** The admin API's lookup by id. */
+/**
+ * A user looked up by id that is not there: the admin API's lookups, and a sign-in or link
+ * whose user was deleted meanwhile.
+ */
 export const userNotFound = () => make("user_not_found", "User not found")
 /** `reasons` and `message` as PasswordPolicy.check words them. */
 export const weakPassword = (reasons: ReadonlyArray<PasswordPolicy.WeakPasswordReason>, message: string) =>
@@ -188,18 +195,30 @@ export const emailNotConfirmed = () => make("email_not_confirmed", "Email not co
 export const phoneNotConfirmed = () => make("phone_not_confirmed", "Phone not confirmed")
 export const anonymousProviderDisabled = () =>
   make("anonymous_provider_disabled", "Anonymous sign-ins are disabled")
-/** POST /recover and /resend with email sign-in off. */
+/**
+ * Supabase Auth's answer at POST /recover and /resend with email sign-in off (400). Raised
+ * nowhere here yet: /resend answers `emailLoginsDisabled` (422) and /recover does not check.
+ */
 export const emailProviderDisabled = () => make("email_provider_disabled", "Email logins are disabled")
-/** The password grant, /magiclink and /otp with email sign-in off: same text, but 422. */
+/**
+ * The password grant, /magiclink and /otp with email sign-in off: same text, but 422. /resend
+ * raises it too, where Supabase Auth answers `emailProviderDisabled`.
+ */
 export const emailLoginsDisabled = () => make("email_provider_disabled", "Email logins are disabled", 422)
 export const emailSignupsDisabled = () => make("email_provider_disabled", "Email signups are disabled")
 export const magicLinkDisabled = () =>
   make("email_provider_disabled", "Login with magic link is disabled", 422)
-/** POST /resend with phone sign-in off. */
+/**
+ * Supabase Auth's answer at POST /resend with phone sign-in off (400). Raised nowhere here yet:
+ * /resend answers `phoneLoginsDisabled` (422).
+ */
 export const phoneProviderDisabled = () => make("phone_provider_disabled", "Phone logins are disabled")
-/** The password grant with phone sign-in off: same text, but 422. */
 /** POST /otp with a phone while phone sign-in is off: Supabase Auth's words there. */
 export const unsupportedPhoneProvider = () => make("phone_provider_disabled", "Unsupported phone provider")
+/**
+ * The password grant with phone sign-in off: same text, but 422. /resend raises it too, where
+ * Supabase Auth answers `phoneProviderDisabled`.
+ */
 export const phoneLoginsDisabled = () => make("phone_provider_disabled", "Phone logins are disabled", 422)
 export const phoneSignupsDisabled = () => make("phone_provider_disabled", "Phone signups are disabled")
 export const manualLinkingDisabled = () => make("manual_linking_disabled", "Manual linking is disabled")
@@ -283,7 +302,10 @@ export const reauthenticationNotValid = () =>
 /** GET /reauthenticate for a user with neither an email nor a phone number. */
 export const reauthenticationWithoutContact = () =>
   make("validation_failed", "Reauthentication requires the user to have an email or a phone number")
-/** A code to text while no SMS gateway is configured (`SMS_PROVIDER` unset): 422 `sms_send_failed`. */
+/**
+ * A code to text while no SMS gateway can send (`SMS_PROVIDER` unset, or naming a gateway this
+ * service does not speak or whose credentials are empty): 422 `sms_send_failed`.
+ */
 export const smsNotAvailable = () => make("sms_send_failed", "Unable to get SMS provider", 422)
 export const samePassword = () =>
   make("same_password", "New password should be different from the old password.")
@@ -294,8 +316,8 @@ export const currentPasswordInvalid = () =>
   make("current_password_invalid", "Current password required when setting new password.")
 
 /**
- * A failure Supabase Auth answers in OAuth's shape (status 400 unless `status` says otherwise):
- * `error` and `description` are what the client reads; `code` only names it in logs.
+ * A failure Supabase Auth answers in OAuth's shape, with 400: `error` and `description` are
+ * what the client reads; `code` only names it in logs.
  */
 export const oauth = (error: string, description: string, code: ErrorCode) =>
   new AuthError({ code, message: description, oauthError: error })

@@ -1,3 +1,4 @@
+import * as SmsGateways from "../../adapters/sms/auth/SmsGateways.js"
 import { providerKeys } from "../../application/auth/AuthSettings.js"
 import * as Mail from "../../domain/auth/Mail.js"
 import type { Variables } from "./AuthEnvironment.js"
@@ -77,20 +78,7 @@ export const read: ReadonlySet<string> = new Set(
     "SMS_MAX_FREQUENCY",
     "SMS_TEST_OTP",
     "SMS_TEST_OTP_VALID_UNTIL",
-    "SMS_TWILIO_ACCOUNT_SID",
-    "SMS_TWILIO_AUTH_TOKEN",
-    "SMS_TWILIO_MESSAGE_SERVICE_SID",
-    "SMS_TWILIO_CONTENT_SID",
-    "SMS_TWILIO_VERIFY_ACCOUNT_SID",
-    "SMS_TWILIO_VERIFY_AUTH_TOKEN",
-    "SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID",
-    "SMS_MESSAGEBIRD_ACCESS_KEY",
-    "SMS_MESSAGEBIRD_ORIGINATOR",
-    "SMS_TEXTLOCAL_API_KEY",
-    "SMS_TEXTLOCAL_SENDER",
-    "SMS_VONAGE_API_KEY",
-    "SMS_VONAGE_API_SECRET",
-    "SMS_VONAGE_FROM",
+    ...SmsGateways.variables.map((name) => name.slice(prefix.length)),
     ...ExternalConfig.variables.map((name) => name.slice("AUTHSVC_".length)),
     "SECURITY_CAPTCHA_ENABLED",
     "SECURITY_CAPTCHA_PROVIDER",

@@ -3,7 +3,6 @@ import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import * as GoTemplate from "../../adapters/mail/auth/GoTemplate.js"
 import * as SmsGateways from "../../adapters/sms/auth/SmsGateways.js"
 import { type Phone, parsePhone } from "../../domain/User.js"
@@ -11,8 +10,10 @@ import * as ConfigValues from "../ConfigValues.js"
 import * as AuthConfigValues from "./AuthConfigValues.js"
 
 /**
- * Texted codes: `SMS_PROVIDER` and its gateway's credentials, the text, the codes' length and
- * lifetime, and Supabase Auth's fixed test codes, all with the `AUTHSVC_` prefix.
+ * Texted codes: `SMS_PROVIDER`, the text, the codes' length and lifetime, and Supabase Auth's
+ * fixed test codes, all with the `AUTHSVC_` prefix. Each gateway names and reads its own
+ * credentials beside its adapter (`adapters/sms/auth/<Gateway>.ts`); this picks the one
+ * `SMS_PROVIDER` names.
  */
 
 export interface SmsConfig {
@@ -69,101 +70,6 @@ const providerField = Config.option(Config.string(providerName)).pipe(
   )
 )
 
-/** A setting that is none when unset or only spaces. */
-const text = (name: string) =>
-  Config.option(Config.string(name)).pipe(
-    Config.map((value) =>
-      Option.filter(
-        Option.map(value, (v) => v.trim()),
-        (v) => v !== ""
-      )
-    )
-  )
-
-/** A credential, kept redacted; none when unset or only spaces. */
-const secret = (name: string) =>
-  Config.option(Config.redacted(name)).pipe(
-    Config.map(Option.filter((value) => Redacted.value(value).trim() !== ""))
-  )
-
-const credentialFields = Config.all({
-  twilioAccountSid: text("AUTHSVC_SMS_TWILIO_ACCOUNT_SID"),
-  twilioAuthToken: secret("AUTHSVC_SMS_TWILIO_AUTH_TOKEN"),
-  twilioMessageServiceSid: text("AUTHSVC_SMS_TWILIO_MESSAGE_SERVICE_SID"),
-  twilioContentSid: text("AUTHSVC_SMS_TWILIO_CONTENT_SID"),
-  twilioVerifyAccountSid: text("AUTHSVC_SMS_TWILIO_VERIFY_ACCOUNT_SID"),
-  twilioVerifyAuthToken: secret("AUTHSVC_SMS_TWILIO_VERIFY_AUTH_TOKEN"),
-  twilioVerifyServiceSid: text("AUTHSVC_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID"),
-  messageBirdAccessKey: secret("AUTHSVC_SMS_MESSAGEBIRD_ACCESS_KEY"),
-  messageBirdOriginator: text("AUTHSVC_SMS_MESSAGEBIRD_ORIGINATOR"),
-  textlocalApiKey: secret("AUTHSVC_SMS_TEXTLOCAL_API_KEY"),
-  textlocalSender: text("AUTHSVC_SMS_TEXTLOCAL_SENDER"),
-  vonageApiKey: text("AUTHSVC_SMS_VONAGE_API_KEY"),
-  vonageApiSecret: secret("AUTHSVC_SMS_VONAGE_API_SECRET"),
-  vonageFrom: text("AUTHSVC_SMS_VONAGE_FROM")
-})
-
-type Credentials = Config.Config.Success<typeof credentialFields>
-
-/** The chosen gateway's `variable`, or its name when it is empty. */
-const need = <A>(variable: string, value: Option.Option<A>): Either.Either<A, string> =>
-  Either.fromOption(value, () => variable)
-
-/** The variables of `fields` that are empty, all of them, so that one start names them all. */
-const missingOf = (fields: ReadonlyArray<Either.Either<unknown, string>>): ReadonlyArray<string> =>
-  fields.flatMap((field) => (Either.isLeft(field) ? [field.left] : []))
-
-const gatewayOf = (
-  provider: SmsGateways.Provider,
-  c: Credentials
-): Either.Either<SmsGateways.Gateway, ReadonlyArray<string>> => {
-  switch (provider) {
-    case "twilio": {
-      const accountSid = need("AUTHSVC_SMS_TWILIO_ACCOUNT_SID", c.twilioAccountSid)
-      const authToken = need("AUTHSVC_SMS_TWILIO_AUTH_TOKEN", c.twilioAuthToken)
-      const messageServiceSid = need("AUTHSVC_SMS_TWILIO_MESSAGE_SERVICE_SID", c.twilioMessageServiceSid)
-      return Either.mapBoth(Either.all({ accountSid, authToken, messageServiceSid }), {
-        onLeft: () => missingOf([accountSid, authToken, messageServiceSid]),
-        onRight: (settings) => ({ provider, settings: { ...settings, contentSid: c.twilioContentSid } })
-      })
-    }
-    case "twilio_verify": {
-      const accountSid = need("AUTHSVC_SMS_TWILIO_VERIFY_ACCOUNT_SID", c.twilioVerifyAccountSid)
-      const authToken = need("AUTHSVC_SMS_TWILIO_VERIFY_AUTH_TOKEN", c.twilioVerifyAuthToken)
-      const serviceSid = need("AUTHSVC_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID", c.twilioVerifyServiceSid)
-      return Either.mapBoth(Either.all({ accountSid, authToken, serviceSid }), {
-        onLeft: () => missingOf([accountSid, authToken, serviceSid]),
-        onRight: (settings) => ({ provider, settings })
-      })
-    }
-    case "messagebird": {
-      const accessKey = need("AUTHSVC_SMS_MESSAGEBIRD_ACCESS_KEY", c.messageBirdAccessKey)
-      const originator = need("AUTHSVC_SMS_MESSAGEBIRD_ORIGINATOR", c.messageBirdOriginator)
-      return Either.mapBoth(Either.all({ accessKey, originator }), {
-        onLeft: () => missingOf([accessKey, originator]),
-        onRight: (settings) => ({ provider, settings })
-      })
-    }
-    case "textlocal": {
-      const apiKey = need("AUTHSVC_SMS_TEXTLOCAL_API_KEY", c.textlocalApiKey)
-      const sender = need("AUTHSVC_SMS_TEXTLOCAL_SENDER", c.textlocalSender)
-      return Either.mapBoth(Either.all({ apiKey, sender }), {
-        onLeft: () => missingOf([apiKey, sender]),
-        onRight: (settings) => ({ provider, settings })
-      })
-    }
-    case "vonage": {
-      const apiKey = need("AUTHSVC_SMS_VONAGE_API_KEY", c.vonageApiKey)
-      const apiSecret = need("AUTHSVC_SMS_VONAGE_API_SECRET", c.vonageApiSecret)
-      const from = need("AUTHSVC_SMS_VONAGE_FROM", c.vonageFrom)
-      return Either.mapBoth(Either.all({ apiKey, apiSecret, from }), {
-        onLeft: () => missingOf([apiKey, apiSecret, from]),
-        onRight: (settings) => ({ provider, settings })
-      })
-    }
-  }
-}
-
 interface GatewayChoice {
   readonly provider: Option.Option<string>
   readonly gateway: Option.Option<SmsGateways.Gateway>
@@ -175,8 +81,8 @@ interface GatewayChoice {
  * gateway it does not know or without its credentials, and fails each text; so does this
  * service, saying why once at start (ConfigWarnings).
  */
-const gatewayField = Config.all({ provider: providerField, credentials: credentialFields }).pipe(
-  Config.map(({ provider, credentials }): GatewayChoice => {
+const gatewayField = Config.all({ provider: providerField, configured: SmsGateways.config }).pipe(
+  Config.map(({ provider, configured }): GatewayChoice => {
     if (Option.isNone(provider)) return { provider, gateway: Option.none(), unusable: Option.none() }
     const chosen = provider.value
     if (!isProvider(chosen)) {
@@ -186,7 +92,7 @@ const gatewayField = Config.all({ provider: providerField, credentials: credenti
         unusable: Option.some(`it is none of ${SmsGateways.providers.join(", ")}`)
       }
     }
-    return Either.match(gatewayOf(chosen, credentials), {
+    return Either.match(SmsGateways.gatewayOf(chosen, configured), {
       onLeft: (missing) => ({
         provider,
         gateway: Option.none(),

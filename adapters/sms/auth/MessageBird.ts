@@ -1,11 +1,14 @@
+import * as Config from "effect/Config"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { type SmsMessage, SmsSender, SmsSendFailed } from "../../../application/auth/ports/SmsSender.js"
 import * as Telemetry from "../../../application/Telemetry.js"
+import * as GatewayConfig from "./GatewayConfig.js"
 import * as GatewayHttp from "./GatewayHttp.js"
 
 /** MessageBird's SMS API: `SMS_PROVIDER=messagebird`, texts only. */
@@ -16,6 +19,18 @@ export interface MessageBirdSettings extends GatewayHttp.Endpoint {
   /** `SMS_MESSAGEBIRD_ORIGINATOR`: the sender, a number or up to 11 letters. */
   readonly originator: string
 }
+
+/** The variables `SMS_PROVIDER=messagebird` reads. */
+export const variables = {
+  accessKey: "AUTHSVC_SMS_MESSAGEBIRD_ACCESS_KEY",
+  originator: "AUTHSVC_SMS_MESSAGEBIRD_ORIGINATOR"
+} as const
+
+/** The settings `variables` give, each of them needed. */
+export const config: Config.Config<GatewayConfig.Reading<MessageBirdSettings>> = Config.all({
+  accessKey: GatewayConfig.secret(variables.accessKey),
+  originator: GatewayConfig.text(variables.originator)
+}).pipe(Config.map((needed) => Either.mapLeft(Either.all(needed), () => GatewayConfig.emptyOf(needed))))
 
 export const defaultBaseUrl = "https://rest.messagebird.com"
 

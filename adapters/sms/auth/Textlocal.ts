@@ -1,11 +1,14 @@
+import * as Config from "effect/Config"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { type SmsMessage, SmsSender, SmsSendFailed } from "../../../application/auth/ports/SmsSender.js"
 import * as Telemetry from "../../../application/Telemetry.js"
+import * as GatewayConfig from "./GatewayConfig.js"
 import * as GatewayHttp from "./GatewayHttp.js"
 
 /** Textlocal's `send` command: `SMS_PROVIDER=textlocal`, texts only. */
@@ -16,6 +19,18 @@ export interface TextlocalSettings extends GatewayHttp.Endpoint {
   /** `SMS_TEXTLOCAL_SENDER`: the sender name Textlocal approved. */
   readonly sender: string
 }
+
+/** The variables `SMS_PROVIDER=textlocal` reads. */
+export const variables = {
+  apiKey: "AUTHSVC_SMS_TEXTLOCAL_API_KEY",
+  sender: "AUTHSVC_SMS_TEXTLOCAL_SENDER"
+} as const
+
+/** The settings `variables` give, each of them needed. */
+export const config: Config.Config<GatewayConfig.Reading<TextlocalSettings>> = Config.all({
+  apiKey: GatewayConfig.secret(variables.apiKey),
+  sender: GatewayConfig.text(variables.sender)
+}).pipe(Config.map((needed) => Either.mapLeft(Either.all(needed), () => GatewayConfig.emptyOf(needed))))
 
 /**
  * Textlocal India, where Supabase Auth sends: its keys are the ones deployments hold. Textlocal

@@ -1,5 +1,7 @@
+import * as Config from "effect/Config"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -11,6 +13,7 @@ import {
   SmsSendFailed
 } from "../../../application/auth/ports/SmsSender.js"
 import * as Telemetry from "../../../application/Telemetry.js"
+import * as GatewayConfig from "./GatewayConfig.js"
 import * as GatewayHttp from "./GatewayHttp.js"
 
 /** Twilio Programmable Messaging: `SMS_PROVIDER=twilio`, texts and WhatsApp messages. */
@@ -25,6 +28,29 @@ export interface TwilioSettings extends GatewayHttp.Endpoint {
   /** `SMS_TWILIO_CONTENT_SID`: a WhatsApp template whose variable `1` is the code. */
   readonly contentSid: Option.Option<string>
 }
+
+/** The variables `SMS_PROVIDER=twilio` reads. */
+export const variables = {
+  accountSid: "AUTHSVC_SMS_TWILIO_ACCOUNT_SID",
+  authToken: "AUTHSVC_SMS_TWILIO_AUTH_TOKEN",
+  messageServiceSid: "AUTHSVC_SMS_TWILIO_MESSAGE_SERVICE_SID",
+  contentSid: "AUTHSVC_SMS_TWILIO_CONTENT_SID"
+} as const
+
+/** The settings `variables` give; the content SID alone may be left out. */
+export const config: Config.Config<GatewayConfig.Reading<TwilioSettings>> = Config.all({
+  accountSid: GatewayConfig.text(variables.accountSid),
+  authToken: GatewayConfig.secret(variables.authToken),
+  messageServiceSid: GatewayConfig.text(variables.messageServiceSid),
+  contentSid: GatewayConfig.optionalText(variables.contentSid)
+}).pipe(
+  Config.map(({ contentSid, ...needed }) =>
+    Either.mapBoth(Either.all(needed), {
+      onLeft: () => GatewayConfig.emptyOf(needed),
+      onRight: (settings) => ({ ...settings, contentSid })
+    })
+  )
+)
 
 export const defaultBaseUrl = "https://api.twilio.com"
 

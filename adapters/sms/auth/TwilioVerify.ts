@@ -1,11 +1,14 @@
+import * as Config from "effect/Config"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { type Channel, type SmsMessage, SmsSender } from "../../../application/auth/ports/SmsSender.js"
 import * as Telemetry from "../../../application/Telemetry.js"
+import * as GatewayConfig from "./GatewayConfig.js"
 import * as GatewayHttp from "./GatewayHttp.js"
 import * as Twilio from "./Twilio.js"
 
@@ -22,6 +25,20 @@ export interface TwilioVerifySettings extends GatewayHttp.Endpoint {
   /** `SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID`: the Verify service (`VA…`). */
   readonly serviceSid: string
 }
+
+/** The variables `SMS_PROVIDER=twilio_verify` reads. */
+export const variables = {
+  accountSid: "AUTHSVC_SMS_TWILIO_VERIFY_ACCOUNT_SID",
+  authToken: "AUTHSVC_SMS_TWILIO_VERIFY_AUTH_TOKEN",
+  serviceSid: "AUTHSVC_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID"
+} as const
+
+/** The settings `variables` give, each of them needed. */
+export const config: Config.Config<GatewayConfig.Reading<TwilioVerifySettings>> = Config.all({
+  accountSid: GatewayConfig.text(variables.accountSid),
+  authToken: GatewayConfig.secret(variables.authToken),
+  serviceSid: GatewayConfig.text(variables.serviceSid)
+}).pipe(Config.map((needed) => Either.mapLeft(Either.all(needed), () => GatewayConfig.emptyOf(needed))))
 
 export const defaultBaseUrl = "https://verify.twilio.com"
 

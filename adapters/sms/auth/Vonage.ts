@@ -1,11 +1,14 @@
+import * as Config from "effect/Config"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { type SmsMessage, SmsSender, SmsSendFailed } from "../../../application/auth/ports/SmsSender.js"
 import * as Telemetry from "../../../application/Telemetry.js"
+import * as GatewayConfig from "./GatewayConfig.js"
 import * as GatewayHttp from "./GatewayHttp.js"
 
 /** Vonage's (Nexmo's) SMS API: `SMS_PROVIDER=vonage`, texts only. */
@@ -18,6 +21,20 @@ export interface VonageSettings extends GatewayHttp.Endpoint {
   /** `SMS_VONAGE_FROM`: the sender, a number or up to 11 letters. */
   readonly from: string
 }
+
+/** The variables `SMS_PROVIDER=vonage` reads. */
+export const variables = {
+  apiKey: "AUTHSVC_SMS_VONAGE_API_KEY",
+  apiSecret: "AUTHSVC_SMS_VONAGE_API_SECRET",
+  from: "AUTHSVC_SMS_VONAGE_FROM"
+} as const
+
+/** The settings `variables` give, each of them needed. */
+export const config: Config.Config<GatewayConfig.Reading<VonageSettings>> = Config.all({
+  apiKey: GatewayConfig.text(variables.apiKey),
+  apiSecret: GatewayConfig.secret(variables.apiSecret),
+  from: GatewayConfig.text(variables.from)
+}).pipe(Config.map((needed) => Either.mapLeft(Either.all(needed), () => GatewayConfig.emptyOf(needed))))
 
 export const defaultBaseUrl = "https://rest.nexmo.com"
 

@@ -64,6 +64,26 @@ describe("Supabase Auth's variable names", () => {
     expect(sectioned.variables.get("LOG_LEVEL")).toBe("debug")
   })
 
+  it.effect("names an SMS gateway's empty credentials as they were written", () =>
+    Effect.gen(function* () {
+      const loaded = yield* AuthStart.fromVariables(
+        "alone",
+        variables({
+          GOTRUE_SITE_URL: "https://app.example.com",
+          API_EXTERNAL_URL: "https://auth.example.com",
+          GOTRUE_JWT_SECRET: "the-operator-s-own-secret-of-32-chars",
+          GOTRUE_SMS_PROVIDER: "twilio",
+          GOTRUE_SMS_TWILIO_ACCOUNT_SID: "AC123",
+          GOTRUE_SMS_TWILIO_AUTH_TOKEN: "   "
+        })
+      )
+      expect(loaded.config.sms.gateway).toEqual(Option.none())
+      expect(loaded.warnings).toEqual([
+        `GOTRUE_SMS_PROVIDER is twilio, but GOTRUE_SMS_TWILIO_AUTH_TOKEN, AUTHSVC_SMS_TWILIO_MESSAGE_SERVICE_SID are unset: no text can be sent, and the phone flows answer 422 sms_send_failed "Unable to get SMS provider" (SMS_TEST_OTP numbers still work)`
+      ])
+    })
+  )
+
   it.effect("names variables in warnings as they were written", () =>
     Effect.gen(function* () {
       const loaded = yield* AuthStart.fromVariables(
