@@ -120,9 +120,9 @@ const naming = {
 }
 
 /**
- * One `pg` pool per process, shared by `@effect/sql` (every statement) and `PgPool` (the few
- * prepared statements of the hot endpoints), so the embedded database's single connection and
- * a server's connection limit are both respected.
+ * One `pg` pool per process, shared by `@effect/sql` and `PgPool` (the statements of both
+ * services' hot paths, run through Prepared.ts), so the embedded database's single connection
+ * and a server's connection limit are both respected.
  */
 const pooled = (config: Pg.PoolConfig, namedStatements = true) =>
   Effect.gen(function* () {

@@ -195,30 +195,18 @@ export const emailNotConfirmed = () => make("email_not_confirmed", "Email not co
 export const phoneNotConfirmed = () => make("phone_not_confirmed", "Phone not confirmed")
 export const anonymousProviderDisabled = () =>
   make("anonymous_provider_disabled", "Anonymous sign-ins are disabled")
-/**
- * Supabase Auth's answer at POST /recover and /resend with email sign-in off (400). Raised
- * nowhere here yet: /resend answers `emailLoginsDisabled` (422) and /recover does not check.
- */
+/** POST /resend by email with email sign-in off: Supabase Auth's 400. */
 export const emailProviderDisabled = () => make("email_provider_disabled", "Email logins are disabled")
-/**
- * The password grant, /magiclink and /otp with email sign-in off: same text, but 422. /resend
- * raises it too, where Supabase Auth answers `emailProviderDisabled`.
- */
+/** The password grant, /magiclink and /otp with email sign-in off: same text, but 422. */
 export const emailLoginsDisabled = () => make("email_provider_disabled", "Email logins are disabled", 422)
 export const emailSignupsDisabled = () => make("email_provider_disabled", "Email signups are disabled")
 export const magicLinkDisabled = () =>
   make("email_provider_disabled", "Login with magic link is disabled", 422)
-/**
- * Supabase Auth's answer at POST /resend with phone sign-in off (400). Raised nowhere here yet:
- * /resend answers `phoneLoginsDisabled` (422).
- */
+/** POST /resend by phone with phone sign-in off: Supabase Auth's 400. */
 export const phoneProviderDisabled = () => make("phone_provider_disabled", "Phone logins are disabled")
 /** POST /otp with a phone while phone sign-in is off: Supabase Auth's words there. */
 export const unsupportedPhoneProvider = () => make("phone_provider_disabled", "Unsupported phone provider")
-/**
- * The password grant with phone sign-in off: same text, but 422. /resend raises it too, where
- * Supabase Auth answers `phoneProviderDisabled`.
- */
+/** The password grant with phone sign-in off: same text, but 422. */
 export const phoneLoginsDisabled = () => make("phone_provider_disabled", "Phone logins are disabled", 422)
 export const phoneSignupsDisabled = () => make("phone_provider_disabled", "Phone signups are disabled")
 export const manualLinkingDisabled = () => make("manual_linking_disabled", "Manual linking is disabled")

@@ -50,8 +50,9 @@ const checked = (request: ResendRequest) =>
     if (request.email !== "" && request.phone !== "") {
       return yield* AuthError.validationFailed("Only an email address or phone number should be provided.")
     }
-    if (byEmail && !settings.emailEnabled) return yield* AuthError.emailLoginsDisabled()
-    if (byPhone && !settings.phoneEnabled) return yield* AuthError.phoneLoginsDisabled()
+    // Supabase Auth's 400 here, where the password grant's same words come with 422.
+    if (byEmail && !settings.emailEnabled) return yield* AuthError.emailProviderDisabled()
+    if (byPhone && !settings.phoneEnabled) return yield* AuthError.phoneProviderDisabled()
     return challenge
   })
 
