@@ -1,311 +1,325 @@
 import * as Schema from "effect/Schema"
-import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
+import type { BadJwt } from "../../domain/auth/BadJwt.js"
+import type { WeakPassword } from "../../domain/PasswordPolicy.js"
 
 /**
- * The error codes of Supabase Auth (`internal/api/apierrors/errorcode.go`), spelled as there
- * and in that file's order: clients branch on them (`error.code` in supabase-js), so a code is
- * a name we never invent or rename. Left out are the codes of features this service does not
- * have: SAML and SSO providers, passkeys and WebAuthn, Supabase Auth's own OAuth server, Web3
- * chains, and the OAuth state it keeps for external sign-ins (`oauth_client_state_*`,
- * `oauth_invalid_state`; a bad state here is `bad_oauth_state`). Only `saml_provider_disabled`
- * and `web3_provider_disabled` stay of those, to answer "disabled" where a client may still
- * call. The rest are all here, whether this service raises them yet or not: the MFA and hook
- * codes, for one, belong to features still to come.
+ * Why an auth use case refused: one tagged error per reason, carrying what its message needs.
+ * A reason says what went wrong, never how a protocol answers it: the HTTP status, Supabase
+ * Auth's `error_code` and the text a client sees are adapters/http/auth/ErrorResponse.ts's one
+ * table, which names every reason here (the compiler holds it to that). A use case's error
+ * type lists the reasons it can raise, so a reader sees its refusals in its signature.
+ *
+ * Two errors of the domain are reasons as they are: `BadJwt` (a bearer token that does not
+ * verify) and `PasswordPolicy.WeakPassword` (a password the policy refuses, with its reasons).
+ *
+ * Tags differ from the ports' errors of similar meaning (`UserRepository.EmailExists`, …): a
+ * port's error says what storage found, and each use case decides which reason it means.
  */
-export const ErrorCode = Schema.Literal(
-  "unknown",
-  "unexpected_failure",
-  "validation_failed",
-  "bad_json",
-  "email_exists",
-  "phone_exists",
-  "bad_jwt",
-  "not_admin",
-  "no_authorization",
-  "user_not_found",
-  "session_not_found",
-  "session_expired",
-  "refresh_token_not_found",
-  "refresh_token_already_used",
-  "flow_state_not_found",
-  "flow_state_expired",
-  "flow_state_already_used",
-  "signup_disabled",
-  "user_banned",
-  "provider_email_needs_verification",
-  "invite_not_found",
-  "bad_oauth_state",
-  "bad_oauth_callback",
-  "oauth_provider_not_supported",
-  "unexpected_audience",
-  "single_identity_not_deletable",
-  "email_conflict_identity_not_deletable",
-  "identity_already_exists",
-  "email_provider_disabled",
-  "phone_provider_disabled",
-  "too_many_enrolled_mfa_factors",
-  "mfa_factor_name_conflict",
-  "mfa_factor_not_found",
-  "mfa_ip_address_mismatch",
-  "mfa_challenge_expired",
-  "mfa_verification_failed",
-  "mfa_verification_rejected",
-  "insufficient_aal",
-  "captcha_failed",
-  "saml_provider_disabled",
-  "manual_linking_disabled",
-  "sms_send_failed",
-  "email_not_confirmed",
-  "phone_not_confirmed",
-  "user_already_exists",
-  "conflict",
-  "provider_disabled",
-  "user_sso_managed",
-  "reauthentication_needed",
-  "same_password",
-  "reauthentication_not_valid",
-  "current_password_invalid",
-  "current_password_required",
-  "otp_expired",
-  "otp_disabled",
-  "identity_not_found",
-  "weak_password",
-  "over_request_rate_limit",
-  "over_email_send_rate_limit",
-  "over_sms_send_rate_limit",
-  "bad_code_verifier",
-  "anonymous_provider_disabled",
-  "hook_timeout",
-  "hook_timeout_after_retry",
-  "hook_payload_over_size_limit",
-  "hook_payload_invalid_content_type",
-  "request_timeout",
-  "mfa_phone_enroll_not_enabled",
-  "mfa_phone_verify_not_enabled",
-  "mfa_totp_enroll_not_enabled",
-  "mfa_totp_verify_not_enabled",
-  "mfa_verified_factor_exists",
-  "invalid_credentials",
-  "email_address_not_authorized",
-  "email_address_invalid",
-  "web3_provider_disabled",
-  "email_address_not_provided",
-  "feature_disabled",
-  "request_entity_too_large",
-  "custom_provider_not_found",
-  "over_custom_provider_quota"
-)
-export type ErrorCode = typeof ErrorCode.Type
 
-/**
- * A failure of the auth service as a client sees it: Supabase Auth's error code and the
- * message it shows. adapters/http/auth/ErrorResponse.ts gives each code its status and body.
- */
-export class AuthError extends Schema.TaggedError<AuthError>()("AuthError", {
-  code: ErrorCode,
-  message: Schema.String,
-  /**
-   * Supabase Auth raises some codes with more than one status (`user_banned` is 403 on an
-   * authenticated request but 400 at the password grant); the status table keeps the usual
-   * one, and an error raised where Supabase Auth uses another carries it here.
-   */
-  status: Schema.optional(Schema.Int),
-  /** For `weak_password`: which rules the password broke. */
-  reasons: Schema.optional(Schema.Array(PasswordPolicy.WeakPasswordReason)),
-  /**
-   * A few paths of Supabase Auth answer in OAuth's `{error, error_description}` shape instead
-   * of its own: this is the `error`, and `message` the `error_description`. `code` then only
-   * names the failure in logs and metrics; the client never sees it.
-   */
-  oauthError: Schema.optional(Schema.String)
+const reason = <Self>() => Schema.TaggedError<Self>()
+
+// Requests and their input
+
+/** An input the use case cannot work with; `message` says which and why, as the client reads it. */
+export class InvalidInput extends reason<InvalidInput>()("InvalidInput", { message: Schema.String }) {}
+export class MalformedEmail extends reason<MalformedEmail>()("MalformedEmail", {}) {}
+export class MalformedPhone extends reason<MalformedPhone>()("MalformedPhone", {}) {}
+/** The `{user_id}` of an admin path is not a UUID. */
+export class MalformedUserId extends reason<MalformedUserId>()("MalformedUserId", {}) {}
+/** PUT /user setting a password on an anonymous user while giving no email or phone. */
+export class AnonymousPasswordWithoutContact extends reason<AnonymousPasswordWithoutContact>()(
+  "AnonymousPasswordWithoutContact",
+  {}
+) {}
+/** POST /magiclink without an email. */
+export class MagicLinkWithoutEmail extends reason<MagicLinkWithoutEmail>()("MagicLinkWithoutEmail", {}) {}
+/** GET /reauthenticate for a user with neither an email nor a phone number. */
+export class ReauthenticationWithoutContact extends reason<ReauthenticationWithoutContact>()(
+  "ReauthenticationWithoutContact",
+  {}
+) {}
+export class CaptchaMissing extends reason<CaptchaMissing>()("CaptchaMissing", {}) {}
+/** The captcha provider refused the token, with its own error codes. */
+export class CaptchaRefused extends reason<CaptchaRefused>()("CaptchaRefused", {
+  errorCodes: Schema.Array(Schema.String)
 }) {}
-
-const make = (code: ErrorCode, message: string, status?: number) =>
-  new AuthError(status === undefined ? { code, message } : { code, message, status })
-
-// Requests and their bodies
-
-export const validationFailed = (message: string) => make("validation_failed", message)
-/** `detail` says what is wrong with the body; Supabase Auth puts its JSON decoder's error there. */
-export const badJson = (detail: string) => make("bad_json", `Could not parse request body as JSON: ${detail}`)
-export const requestEntityTooLarge = (limitBytes: number) =>
-  make("request_entity_too_large", `Request body too large (max ${limitBytes} bytes)`)
-export const requestTimeout = () =>
-  make("request_timeout", "Processing this request timed out, please retry after a moment.")
-export const invalidEmailFormat = () =>
-  make("validation_failed", "Unable to validate email address: invalid format")
-export const invalidPhoneFormat = () =>
-  make("validation_failed", "Invalid phone number format (E.164 required)")
-/** A failure the client cannot act on; the message is shown, so it names no internals. */
-export const unexpectedFailure = (message: string) => make("unexpected_failure", message)
-export const captchaMissing = () =>
-  make("captcha_failed", "captcha protection: request disallowed (no captcha_token found)")
-/** `providerCodes`: the captcha provider's own error codes, comma-separated. */
-export const captchaFailed = (providerCodes: string) =>
-  make("captcha_failed", `captcha protection: request disallowed (${providerCodes})`)
+/** The captcha provider could not be asked. */
+export class CaptchaUnverifiable extends reason<CaptchaUnverifiable>()("CaptchaUnverifiable", {}) {}
 
 // Bearer tokens and roles
 
-export const noAuthorization = () => make("no_authorization", "This endpoint requires a valid Bearer token")
-/** An anonymous user's token on an endpoint that refuses anonymous users: 403, not 401. */
-export const anonymousUserNotAllowed = () =>
-  make("no_authorization", "Anonymous user not allowed to perform these actions", 403)
-export const badJwt = (message: string) => make("bad_jwt", message)
-/** `detail`: why the token failed to verify (expired, bad signature, unknown key…). */
-export const badJwtSignature = (detail: string) =>
-  make("bad_jwt", `invalid JWT: unable to parse or verify signature, ${detail}`)
-/** The one `bad_jwt` Supabase Auth answers with 400. */
-export const subClaimNotUuid = () => make("bad_jwt", "invalid claim: sub claim must be a UUID", 400)
-export const notAdmin = () => make("not_admin", "User not allowed")
-/** A verified token whose `sub` names no user (deleted since): 403, where other lookups say 404. */
-export const userFromJwtNotFound = () =>
-  make("user_not_found", "User from sub claim in JWT does not exist", 403)
+/** A request that needs an access token carries none. */
+export class NoBearerToken extends reason<NoBearerToken>()("NoBearerToken", {}) {}
+export class MalformedSessionIdClaim extends reason<MalformedSessionIdClaim>()(
+  "MalformedSessionIdClaim",
+  {}
+) {}
+export class MissingSubClaim extends reason<MissingSubClaim>()("MissingSubClaim", {}) {}
+export class SubClaimNotUuid extends reason<SubClaimNotUuid>()("SubClaimNotUuid", {}) {}
+/** A verified token whose `sub` names no user (deleted since). */
+export class UserFromJwtNotFound extends reason<UserFromJwtNotFound>()("UserFromJwtNotFound", {}) {}
 /** A verified token whose `session_id` names no session: the user signed out elsewhere. */
-export const sessionNotFound = () =>
-  make("session_not_found", "Session from session_id claim in JWT does not exist")
-/** A verified token whose session has timed out: 403, where the refresh grant says 400. */
-export const sessionNoLongerValid = () => make("session_expired", "Session is no longer valid", 403)
-export const userBanned = () => make("user_banned", "User is banned")
-/** PUT /user changing the email, phone or password of a user with MFA on an aal1 session. */
-export const aal2RequiredToUpdateUser = () =>
-  make("insufficient_aal", "AAL2 session is required to update email or password when MFA is enabled.", 401)
+export class SessionFromJwtNotFound extends reason<SessionFromJwtNotFound>()("SessionFromJwtNotFound", {}) {}
+/** A signed-in user who is banned, on any request but the two grants below. */
+export class UserIsBanned extends reason<UserIsBanned>()("UserIsBanned", {}) {}
+/** The caller's role is not an admin role. */
+export class NotAdmin extends reason<NotAdmin>()("NotAdmin", {}) {}
+/** PUT /user with `app_metadata` by a user who is not an admin. */
+export class AppMetadataNeedsAdmin extends reason<AppMetadataNeedsAdmin>()("AppMetadataNeedsAdmin", {}) {}
 
 // Sign-up and sign-in
 
-export const signupDisabled = () => make("signup_disabled", "Signups not allowed for this instance")
-export const userAlreadyExists = () => make("user_already_exists", "User already registered")
-export const emailExists = () =>
-  make("email_exists", "A user with this email address has already been registered")
-export const phoneExists = () =>
-  make("phone_exists", "A user with this phone number has already been registered")
-/**
- * A user looked up by id that is not there: the admin API's lookups, and a sign-in or link
- * whose user was deleted meanwhile.
- */
-export const userNotFound = () => make("user_not_found", "User not found")
-/** `reasons` and `message` as PasswordPolicy.check words them. */
-export const weakPassword = (reasons: ReadonlyArray<PasswordPolicy.WeakPasswordReason>, message: string) =>
-  new AuthError({ code: "weak_password", message, reasons })
-export const invalidCredentials = () => make("invalid_credentials", "Invalid login credentials")
-/** Supabase Auth's answer to an unknown `grant_type`: this code, and the OAuth error's name as text. */
-export const unsupportedGrantType = () => make("invalid_credentials", "unsupported_grant_type")
-/** At the password grant; Supabase Auth says 403 on every other path. */
-export const passwordGrantUserBanned = () => make("user_banned", "User is banned", 400)
-export const emailNotConfirmed = () => make("email_not_confirmed", "Email not confirmed")
-export const phoneNotConfirmed = () => make("phone_not_confirmed", "Phone not confirmed")
-export const anonymousProviderDisabled = () =>
-  make("anonymous_provider_disabled", "Anonymous sign-ins are disabled")
-/** POST /resend by email with email sign-in off: Supabase Auth's 400. */
-export const emailProviderDisabled = () => make("email_provider_disabled", "Email logins are disabled")
-/** The password grant, /magiclink and /otp with email sign-in off: same text, but 422. */
-export const emailLoginsDisabled = () => make("email_provider_disabled", "Email logins are disabled", 422)
-export const emailSignupsDisabled = () => make("email_provider_disabled", "Email signups are disabled")
-export const magicLinkDisabled = () =>
-  make("email_provider_disabled", "Login with magic link is disabled", 422)
-/** POST /resend by phone with phone sign-in off: Supabase Auth's 400. */
-export const phoneProviderDisabled = () => make("phone_provider_disabled", "Phone logins are disabled")
-/** POST /otp with a phone while phone sign-in is off: Supabase Auth's words there. */
-export const unsupportedPhoneProvider = () => make("phone_provider_disabled", "Unsupported phone provider")
-/** The password grant with phone sign-in off: same text, but 422. */
-export const phoneLoginsDisabled = () => make("phone_provider_disabled", "Phone logins are disabled", 422)
-export const phoneSignupsDisabled = () => make("phone_provider_disabled", "Phone signups are disabled")
-export const manualLinkingDisabled = () => make("manual_linking_disabled", "Manual linking is disabled")
-/** `link_identity` at the `id_token` grant without an `Authorization` header: Supabase Auth's OAuth-shaped refusal. */
-export const linkingWithoutAccessToken = () =>
-  oauth("invalid request", "Linking requires a valid user access token in Authorization", "no_authorization")
-/** Every /sso path: the service has no SAML. */
-export const samlDisabled = () => make("saml_provider_disabled", "SAML 2.0 is disabled")
-/** `grant_type=web3`: the service has no Web3 sign-in. */
-export const web3Disabled = () => make("web3_provider_disabled", "Web3 provider is disabled")
+export class SignupDisabled extends reason<SignupDisabled>()("SignupDisabled", {}) {}
+/** A sign-up for a confirmed user while confirmations are automatic. */
+export class UserAlreadyRegistered extends reason<UserAlreadyRegistered>()("UserAlreadyRegistered", {}) {}
+export class EmailInUse extends reason<EmailInUse>()("EmailInUse", {}) {}
+export class PhoneInUse extends reason<PhoneInUse>()("PhoneInUse", {}) {}
+/** An external provider's address, taken by another user, for the user it is linked to. */
+export class LinkedEmailInUse extends reason<LinkedEmailInUse>()("LinkedEmailInUse", {}) {}
+/** A user looked up by id that is not there, or was deleted while a sign-in or link ran. */
+export class NoSuchUser extends reason<NoSuchUser>()("NoSuchUser", {}) {}
+/** An admin's link for an address no user has. */
+export class NoUserWithEmail extends reason<NoUserWithEmail>()("NoUserWithEmail", {}) {}
+export class InvalidCredentials extends reason<InvalidCredentials>()("InvalidCredentials", {}) {}
+/** The password grant for a banned user. */
+export class PasswordGrantUserBanned extends reason<PasswordGrantUserBanned>()(
+  "PasswordGrantUserBanned",
+  {}
+) {}
+/** The password grant for an address or number not yet confirmed. */
+export class EmailNotConfirmed extends reason<EmailNotConfirmed>()("EmailNotConfirmed", {}) {}
+export class PhoneNotConfirmed extends reason<PhoneNotConfirmed>()("PhoneNotConfirmed", {}) {}
+export class AnonymousSignInsDisabled extends reason<AnonymousSignInsDisabled>()(
+  "AnonymousSignInsDisabled",
+  {}
+) {}
+/** A method (email or phone) that is off, by where it was asked for. */
+export class EmailLoginsDisabled extends reason<EmailLoginsDisabled>()("EmailLoginsDisabled", {}) {}
+export class EmailSignupsDisabled extends reason<EmailSignupsDisabled>()("EmailSignupsDisabled", {}) {}
+export class EmailResendDisabled extends reason<EmailResendDisabled>()("EmailResendDisabled", {}) {}
+export class PhoneLoginsDisabled extends reason<PhoneLoginsDisabled>()("PhoneLoginsDisabled", {}) {}
+export class PhoneSignupsDisabled extends reason<PhoneSignupsDisabled>()("PhoneSignupsDisabled", {}) {}
+export class PhoneResendDisabled extends reason<PhoneResendDisabled>()("PhoneResendDisabled", {}) {}
+/** POST /otp with a phone while phone sign-in is off. */
+export class PhoneOtpDisabled extends reason<PhoneOtpDisabled>()("PhoneOtpDisabled", {}) {}
+/** The user or the new user could not be written: storage refused what it should take. */
+export class UserNotSaved extends reason<UserNotSaved>()("UserNotSaved", {
+  /** `new`: a user being created; `update`: one being changed. */
+  write: Schema.Literal("new", "update")
+}) {}
+
+// External providers and identities
+
+export class ManualLinkingDisabled extends reason<ManualLinkingDisabled>()("ManualLinkingDisabled", {}) {}
+/** `link_identity` at the `id_token` grant without an `Authorization` header. */
+export class LinkingWithoutAccessToken extends reason<LinkingWithoutAccessToken>()(
+  "LinkingWithoutAccessToken",
+  {}
+) {}
+/** The provider's account is already linked, to this user or another. */
+export class IdentityAlreadyLinked extends reason<IdentityAlreadyLinked>()("IdentityAlreadyLinked", {
+  toAnotherUser: Schema.Boolean
+}) {}
+/** The provider's address is unverified: a confirmation mail went out instead of a session. */
+export class UnverifiedProviderEmail extends reason<UnverifiedProviderEmail>()("UnverifiedProviderEmail", {
+  provider: Schema.String,
+  /** A link to the signed-in user rather than a sign-in. */
+  linking: Schema.Boolean
+}) {}
+export class LastIdentity extends reason<LastIdentity>()("LastIdentity", {}) {}
+export class IdentityNotFound extends reason<IdentityNotFound>()("IdentityNotFound", {}) {}
+/** Unlinking would give the user an address another user has. */
+export class UnlinkEmailConflict extends reason<UnlinkEmailConflict>()("UnlinkEmailConflict", {}) {}
+/** The provider could not be reached to start a sign-in. */
+export class ProviderUnreachable extends reason<ProviderUnreachable>()("ProviderUnreachable", {
+  provider: Schema.String
+}) {}
+/** The callback came without a `state`. */
+export class OAuthStateMissing extends reason<OAuthStateMissing>()("OAuthStateMissing", {}) {}
+/** The callback's `state` is unknown, used or expired. */
+export class OAuthStateNotFound extends reason<OAuthStateNotFound>()("OAuthStateNotFound", {}) {}
+/** The provider answered the callback with its own error, passed on in its words. */
+export class ProviderRefused extends reason<ProviderRefused>()("ProviderRefused", {
+  error: Schema.String,
+  description: Schema.String
+}) {}
+/** The provider did not give the profile, or gave none with an address where one is needed. */
+export class ProviderProfileUnavailable extends reason<ProviderProfileUnavailable>()(
+  "ProviderProfileUnavailable",
+  {
+    missing: Schema.Literal("profile", "email")
+  }
+) {}
+/** A `grant_type=id_token` request or token this service cannot take; `message` says why. */
+export class IdTokenRefused extends reason<IdTokenRefused>()("IdTokenRefused", {
+  /** The nonce's mismatch is its own OAuth error; every other refusal is an invalid request. */
+  nonceMismatch: Schema.Boolean,
+  message: Schema.String
+}) {}
+/** The ID token's provider is known but off. */
+export class IdTokenProviderDisabled extends reason<IdTokenProviderDisabled>()("IdTokenProviderDisabled", {
+  message: Schema.String
+}) {}
 
 // The refresh-token grant
 
 /** Supabase Auth checks the token's shape before looking it up; an absent token fails here too. */
-export const refreshTokenNotValid = () => make("validation_failed", "Refresh token is not valid")
-export const refreshTokenNotFound = () =>
-  make("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
-export const refreshTokenAlreadyUsed = () =>
-  make("refresh_token_already_used", "Invalid Refresh Token: Already Used")
-export const refreshTokenUserBanned = () => make("user_banned", "Invalid Refresh Token: User Banned", 400)
-export const refreshTokenSessionNotFound = () =>
-  make("session_not_found", "Invalid Refresh Token: No Valid Session Found", 400)
+export class MalformedRefreshToken extends reason<MalformedRefreshToken>()("MalformedRefreshToken", {}) {}
+export class RefreshTokenUnknown extends reason<RefreshTokenUnknown>()("RefreshTokenUnknown", {}) {}
+export class RefreshTokenReused extends reason<RefreshTokenReused>()("RefreshTokenReused", {}) {}
+export class RefreshTokenUserBanned extends reason<RefreshTokenUserBanned>()("RefreshTokenUserBanned", {}) {}
 
 /**
- * Why a session can no longer be refreshed, as Supabase Auth's message says it: `lifetime` for
- * a session past its `not_after` or its timebox, which it words alike.
+ * Why a session can no longer be refreshed: `lifetime` for a session past its `not_after` or
+ * its timebox, which Supabase Auth words alike.
  */
-export type SessionEnd = "lifetime" | "inactivity" | "low_aal" | "newer_login"
+export const SessionEnd = Schema.Literal("lifetime", "inactivity", "low_aal", "newer_login")
+export type SessionEnd = typeof SessionEnd.Type
 
-const sessionEndSuffix: Record<SessionEnd, string> = {
-  lifetime: "",
-  inactivity: " (Inactivity)",
-  low_aal: " (Low AAL: User Needs MFA Verification)",
-  newer_login: " (Revoked by Newer Login)"
-}
-
-export const refreshTokenSessionExpired = (end: SessionEnd) =>
-  make("session_expired", `Invalid Refresh Token: Session Expired${sessionEndSuffix[end]}`)
-/** Concurrent refreshes of one session kept its row locked for the whole retry window. */
-export const refreshTokenContention = () =>
-  make("conflict", "Too many concurrent token refresh requests on the same session or refresh token")
+export class RefreshSessionEnded extends reason<RefreshSessionEnded>()("RefreshSessionEnded", {
+  end: SessionEnd
+}) {}
 
 // PKCE
 
-export const flowStateNotFound = () =>
-  make("flow_state_not_found", "invalid flow state, no valid flow state found")
-export const flowStateExpired = () => make("flow_state_expired", "invalid flow state, flow state has expired")
-export const badCodeVerifier = () =>
-  make("bad_code_verifier", "code challenge does not match previously saved code verifier")
+export class FlowStateNotFound extends reason<FlowStateNotFound>()("FlowStateNotFound", {}) {}
+export class FlowStateExpired extends reason<FlowStateExpired>()("FlowStateExpired", {}) {}
+export class BadCodeVerifier extends reason<BadCodeVerifier>()("BadCodeVerifier", {}) {}
 
 // One-time codes, links and sending
 
-export const otpExpired = () => make("otp_expired", "Token has expired or is invalid")
-export const emailLinkExpired = () => make("otp_expired", "Email link is invalid or has expired")
+/** A typed code that is wrong, used or expired. */
+export class OtpExpired extends reason<OtpExpired>()("OtpExpired", {}) {}
+/** A mailed link whose token is wrong, used or expired. */
+export class EmailLinkExpired extends reason<EmailLinkExpired>()("EmailLinkExpired", {}) {}
 /** POST /otp with `create_user: false` for an address that has no user. */
-export const otpSignupsDisabled = () => make("otp_disabled", "Signups not allowed for otp")
-export const overRequestRateLimit = () => make("over_request_rate_limit", "Request rate limit reached")
-export const overEmailSendRateLimit = () => make("over_email_send_rate_limit", "email rate limit exceeded")
-export const overSmsSendRateLimit = () => make("over_sms_send_rate_limit", "SMS rate limit exceeded")
-
-/**
- * Supabase Auth's text for a send asked for again within the spacing (`SMTP_MAX_FREQUENCY`,
- * `SMS_MAX_FREQUENCY`): the whole seconds left, rounded down as its integer division does.
- */
-const tooSoon = (secondsLeft: number) =>
-  `For security purposes, you can only request this after ${Math.max(0, Math.floor(secondsLeft))} seconds.`
-export const emailSentTooRecently = (secondsLeft: number) =>
-  make("over_email_send_rate_limit", tooSoon(secondsLeft))
-export const smsSentTooRecently = (secondsLeft: number) =>
-  make("over_sms_send_rate_limit", tooSoon(secondsLeft))
-/** `otpType` as Supabase Auth names it (`sms`, `phone_change`, …); `detail`: the gateway's error. */
-export const smsSendFailed = (otpType: string, detail: string) =>
-  make("sms_send_failed", `Error sending ${otpType} OTP to provider: ${detail}`)
+export class OtpSignupsDisabled extends reason<OtpSignupsDisabled>()("OtpSignupsDisabled", {}) {}
+export class OverEmailSendRateLimit extends reason<OverEmailSendRateLimit>()("OverEmailSendRateLimit", {}) {}
+export class OverSmsSendRateLimit extends reason<OverSmsSendRateLimit>()("OverSmsSendRateLimit", {}) {}
+/** A send asked for again within the spacing (`SMTP_MAX_FREQUENCY`, `SMS_MAX_FREQUENCY`). */
+export class SentTooRecently extends reason<SentTooRecently>()("SentTooRecently", {
+  channel: Schema.Literal("email", "sms"),
+  secondsLeft: Schema.Number
+}) {}
+/** No SMS gateway can send: `SMS_PROVIDER` unset, unknown, or its credentials empty. */
+export class SmsUnavailable extends reason<SmsUnavailable>()("SmsUnavailable", {}) {}
+/** The gateway refused the text; `otpType` as Supabase Auth names it (`sms`, `phone_change`, …). */
+export class SmsNotDelivered extends reason<SmsNotDelivered>()("SmsNotDelivered", {
+  otpType: Schema.String,
+  detail: Schema.String
+}) {}
 
 // The signed-in user
 
-export const reauthenticationNeeded = () =>
-  make("reauthentication_needed", "Password update requires reauthentication")
-export const reauthenticationNotValid = () =>
-  make("reauthentication_not_valid", "Nonce has expired or is invalid")
-/** GET /reauthenticate for a user with neither an email nor a phone number. */
-export const reauthenticationWithoutContact = () =>
-  make("validation_failed", "Reauthentication requires the user to have an email or a phone number")
-/**
- * A code to text while no SMS gateway can send (`SMS_PROVIDER` unset, or naming a gateway this
- * service does not speak or whose credentials are empty): 422 `sms_send_failed`.
- */
-export const smsNotAvailable = () => make("sms_send_failed", "Unable to get SMS provider", 422)
-export const samePassword = () =>
-  make("same_password", "New password should be different from the old password.")
-export const currentPasswordRequired = () =>
-  make("current_password_required", "Current password required when setting new password.")
-/** Supabase Auth words a wrong current password exactly as a missing one. */
-export const currentPasswordInvalid = () =>
-  make("current_password_invalid", "Current password required when setting new password.")
+export class ReauthenticationNeeded extends reason<ReauthenticationNeeded>()("ReauthenticationNeeded", {}) {}
+export class ReauthenticationNotValid extends reason<ReauthenticationNotValid>()(
+  "ReauthenticationNotValid",
+  {}
+) {}
+/** GET /reauthenticate for an address or number not yet confirmed. */
+export class ContactNotVerified extends reason<ContactNotVerified>()("ContactNotVerified", {
+  channel: Schema.Literal("email", "phone")
+}) {}
+export class SamePassword extends reason<SamePassword>()("SamePassword", {}) {}
+export class CurrentPasswordRequired extends reason<CurrentPasswordRequired>()(
+  "CurrentPasswordRequired",
+  {}
+) {}
+export class CurrentPasswordInvalid extends reason<CurrentPasswordInvalid>()("CurrentPasswordInvalid", {}) {}
 
-/**
- * A failure Supabase Auth answers in OAuth's shape, with 400: `error` and `description` are
- * what the client reads; `code` only names it in logs.
- */
-export const oauth = (error: string, description: string, code: ErrorCode) =>
-  new AuthError({ code, message: description, oauthError: error })
+// The admin API's custom providers
+
+export class CustomProvidersDisabled extends reason<CustomProvidersDisabled>()(
+  "CustomProvidersDisabled",
+  {}
+) {}
+export class CustomProviderNotFound extends reason<CustomProviderNotFound>()("CustomProviderNotFound", {}) {}
+export class CustomProviderTaken extends reason<CustomProviderTaken>()("CustomProviderTaken", {}) {}
+export class CustomProviderQuotaReached extends reason<CustomProviderQuotaReached>()(
+  "CustomProviderQuotaReached",
+  {}
+) {}
+
+/** Every reason an auth use case can give. */
+export type AuthError =
+  | BadJwt
+  | WeakPassword
+  | InvalidInput
+  | MalformedEmail
+  | MalformedPhone
+  | MalformedUserId
+  | AnonymousPasswordWithoutContact
+  | MagicLinkWithoutEmail
+  | ReauthenticationWithoutContact
+  | CaptchaMissing
+  | CaptchaRefused
+  | CaptchaUnverifiable
+  | NoBearerToken
+  | MalformedSessionIdClaim
+  | MissingSubClaim
+  | SubClaimNotUuid
+  | UserFromJwtNotFound
+  | SessionFromJwtNotFound
+  | UserIsBanned
+  | NotAdmin
+  | AppMetadataNeedsAdmin
+  | SignupDisabled
+  | UserAlreadyRegistered
+  | EmailInUse
+  | PhoneInUse
+  | LinkedEmailInUse
+  | NoSuchUser
+  | NoUserWithEmail
+  | InvalidCredentials
+  | PasswordGrantUserBanned
+  | EmailNotConfirmed
+  | PhoneNotConfirmed
+  | AnonymousSignInsDisabled
+  | EmailLoginsDisabled
+  | EmailSignupsDisabled
+  | EmailResendDisabled
+  | PhoneLoginsDisabled
+  | PhoneSignupsDisabled
+  | PhoneResendDisabled
+  | PhoneOtpDisabled
+  | UserNotSaved
+  | ManualLinkingDisabled
+  | LinkingWithoutAccessToken
+  | IdentityAlreadyLinked
+  | UnverifiedProviderEmail
+  | LastIdentity
+  | IdentityNotFound
+  | UnlinkEmailConflict
+  | ProviderUnreachable
+  | OAuthStateMissing
+  | OAuthStateNotFound
+  | ProviderRefused
+  | ProviderProfileUnavailable
+  | IdTokenRefused
+  | IdTokenProviderDisabled
+  | MalformedRefreshToken
+  | RefreshTokenUnknown
+  | RefreshTokenReused
+  | RefreshTokenUserBanned
+  | RefreshSessionEnded
+  | FlowStateNotFound
+  | FlowStateExpired
+  | BadCodeVerifier
+  | OtpExpired
+  | EmailLinkExpired
+  | OtpSignupsDisabled
+  | OverEmailSendRateLimit
+  | OverSmsSendRateLimit
+  | SentTooRecently
+  | SmsUnavailable
+  | SmsNotDelivered
+  | ReauthenticationNeeded
+  | ReauthenticationNotValid
+  | ContactNotVerified
+  | SamePassword
+  | CurrentPasswordRequired
+  | CurrentPasswordInvalid
+  | CustomProvidersDisabled
+  | CustomProviderNotFound
+  | CustomProviderTaken
+  | CustomProviderQuotaReached

@@ -29,10 +29,8 @@ const isUserId = Schema.is(UserId)
 const isSessionId = Schema.is(Session.SessionId)
 const nilUuid = "00000000-0000-0000-0000-000000000000"
 
-const verified = (token: string) =>
-  Effect.flatMap(AccessTokens, (tokens) => tokens.verify(token)).pipe(
-    Effect.mapError((bad) => AuthError.badJwt(bad.message))
-  )
+/** A bearer token that does not verify fails with the domain's `BadJwt`, a reason as it is. */
+const verified = (token: string) => Effect.flatMap(AccessTokens, (tokens) => tokens.verify(token))
 
 /** What a token's `session_id` claim names: no session, one that cannot exist, or an id. */
 type SessionClaim =
@@ -55,11 +53,11 @@ const liveSession = (claims: AccessTokenClaims.VerifiedClaims) =>
     const claim = sessionClaim(claims)
     if (claim._tag === "None") return Option.none<Session.Session>()
     if (claim._tag === "Invalid") {
-      return yield* AuthError.badJwt("invalid claim: session_id claim must be a UUID")
+      return yield* new AuthError.MalformedSessionIdClaim()
     }
     const found = yield* Effect.flatMap(SessionStore, (sessions) => sessions.findById(claim.id))
     if (Option.isNone(found) || Option.isSome(found.value.revokedAt))
-      return yield* AuthError.sessionNotFound()
+      return yield* new AuthError.SessionFromJwtNotFound()
     return found
   })
 
@@ -74,14 +72,14 @@ export const user = Telemetry.fn("Authenticate.user")((token: string) =>
   Effect.gen(function* () {
     const { claims } = yield* verified(token)
     const sub = claims.sub
-    if (sub === undefined || sub === "") return yield* AuthError.badJwt("invalid claim: missing sub claim")
-    if (!isUserId(sub)) return yield* AuthError.subClaimNotUuid()
+    if (sub === undefined || sub === "") return yield* new AuthError.MissingSubClaim()
+    if (!isUserId(sub)) return yield* new AuthError.SubClaimNotUuid()
     const account = yield* Effect.flatMap(UserRepository, (users) => users.findWithIdentities(sub))
-    if (Option.isNone(account)) return yield* AuthError.userFromJwtNotFound()
+    if (Option.isNone(account)) return yield* new AuthError.UserFromJwtNotFound()
     const session = yield* liveSession(claims)
     const now = new Date(yield* Clock.currentTimeMillis)
     if (Ban.isBanned(account.value.user.bannedUntil, now)) {
-      return yield* AuthError.userBanned()
+      return yield* new AuthError.UserIsBanned()
     }
     yield* Telemetry.annotate("user.id", account.value.user.id)
     return {
@@ -101,7 +99,7 @@ export const admin = Telemetry.fn("Authenticate.admin")((token: string) =>
   Effect.gen(function* () {
     const { claims } = yield* verified(token)
     const settings = yield* AuthSettings
-    if (!settings.adminRoles.includes(claims.role)) return yield* AuthError.notAdmin()
+    if (!settings.adminRoles.includes(claims.role)) return yield* new AuthError.NotAdmin()
     yield* liveSession(claims)
     return claims
   })

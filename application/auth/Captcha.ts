@@ -40,7 +40,7 @@ export const check = Telemetry.fn("Captcha.check")(
       const settings = yield* CaptchaSettings
       if (!settings.enabled) return
       const token = (captchaToken ?? "").trim()
-      if (token === "") return yield* AuthError.captchaMissing()
+      if (token === "") return yield* new AuthError.CaptchaMissing()
       const verifier = yield* CaptchaVerifier
       const outcome = yield* verifier.verify(token, remoteIp).pipe(
         Effect.catchTag("CaptchaUnavailable", (unavailable) =>
@@ -49,10 +49,11 @@ export const check = Telemetry.fn("Captcha.check")(
               "captcha.provider": verifier.provider,
               "captcha.error": unavailable.message
             }),
-            Effect.zipRight(Effect.fail(AuthError.unexpectedFailure("captcha verification process failed")))
+            Effect.zipRight(Effect.fail(new AuthError.CaptchaUnverifiable()))
           )
         )
       )
-      if (outcome._tag === "Refused") return yield* AuthError.captchaFailed(outcome.errorCodes.join(", "))
+      if (outcome._tag === "Refused")
+        return yield* new AuthError.CaptchaRefused({ errorCodes: outcome.errorCodes })
     })
 )

@@ -78,9 +78,9 @@ export const request = (input: {
         Effect.flatMap(AuthSettings, (settings) =>
           SendVerification.sentTooRecently(error, settings.verification.spacing, input.now)
         ),
-      UserNotFound: () => AuthError.userFromJwtNotFound(),
-      EmailExists: () => AuthError.emailExists(),
-      PhoneExists: () => AuthError.phoneExists()
+      UserNotFound: () => new AuthError.UserFromJwtNotFound(),
+      EmailExists: () => new AuthError.EmailInUse(),
+      PhoneExists: () => new AuthError.PhoneInUse()
     })
   )
 
@@ -100,7 +100,7 @@ export const confirm = (user: User, now: Date) =>
   Effect.gen(function* () {
     const settings = yield* AuthSettings
     const users = yield* UserRepository
-    if (Option.isNone(user.emailChange)) return yield* AuthError.emailLinkExpired()
+    if (Option.isNone(user.emailChange)) return yield* new AuthError.EmailLinkExpired()
     const needed =
       settings.verification.secureEmailChange && !settings.mailerAutoconfirm && Option.isSome(user.email)
         ? 2
@@ -116,12 +116,12 @@ export const confirm = (user: User, now: Date) =>
       .confirmChange({ userId: user.id, field: "email", needed, identity, now })
       .pipe(
         Effect.catchTags({
-          UserNotFound: () => AuthError.emailLinkExpired(),
-          EmailExists: () => AuthError.emailExists(),
-          PhoneExists: () => AuthError.phoneExists()
+          UserNotFound: () => new AuthError.EmailLinkExpired(),
+          EmailExists: () => new AuthError.EmailInUse(),
+          PhoneExists: () => new AuthError.PhoneInUse()
         })
       )
-    if (outcome._tag === "NothingPending") return yield* AuthError.emailLinkExpired()
+    if (outcome._tag === "NothingPending") return yield* new AuthError.EmailLinkExpired()
     if (outcome._tag === "Waiting") return { _tag: "Waiting" } satisfies Confirmed
     const previous = outcome.previous
     if (settings.notifications.has("email_changed_notification") && Option.isSome(previous)) {

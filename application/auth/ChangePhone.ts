@@ -49,9 +49,9 @@ export const request = (input: {
       )
     ).pipe(
       Effect.catchTags({
-        UserNotFound: () => AuthError.userFromJwtNotFound(),
-        EmailExists: () => AuthError.emailExists(),
-        PhoneExists: () => AuthError.phoneExists()
+        UserNotFound: () => new AuthError.UserFromJwtNotFound(),
+        EmailExists: () => new AuthError.EmailInUse(),
+        PhoneExists: () => new AuthError.PhoneInUse()
       })
     )
   })
@@ -78,12 +78,12 @@ export const confirm = (user: User, now: Date) =>
       .confirmChange({ userId: user.id, field: "phone", needed: 1, identity, now })
       .pipe(
         Effect.catchTags({
-          UserNotFound: () => AuthError.otpExpired(),
-          EmailExists: () => AuthError.emailExists(),
-          PhoneExists: () => AuthError.phoneExists()
+          UserNotFound: () => new AuthError.OtpExpired(),
+          EmailExists: () => new AuthError.EmailInUse(),
+          PhoneExists: () => new AuthError.PhoneInUse()
         })
       )
-    if (outcome._tag !== "Changed") return yield* AuthError.otpExpired()
+    if (outcome._tag !== "Changed") return yield* new AuthError.OtpExpired()
     const changed = outcome.user
     const email = changed.email
     if (Option.isNone(email)) return changed

@@ -7,20 +7,22 @@ import * as AuthError from "./AuthError.js"
 const decodeEmail = Schema.decodeUnknownEither(Email)
 
 /** An email address as a client typed it, checked and lower-cased as Supabase Auth does. */
-export const email = (input: string): Effect.Effect<Email, AuthError.AuthError> =>
+export const email = (
+  input: string
+): Effect.Effect<Email, AuthError.InvalidInput | AuthError.MalformedEmail> =>
   Either.match(decodeEmail(input), {
     onLeft: () =>
       Effect.fail(
         input.trim().length > 255
-          ? AuthError.validationFailed("An email address is too long")
-          : AuthError.invalidEmailFormat()
+          ? new AuthError.InvalidInput({ message: "An email address is too long" })
+          : new AuthError.MalformedEmail()
       ),
     onRight: Effect.succeed
   })
 
 /** A phone number as a client typed it, read as Supabase Auth reads it (`User.parsePhone`). */
-export const phone = (input: string): Effect.Effect<Phone, AuthError.AuthError> =>
+export const phone = (input: string): Effect.Effect<Phone, AuthError.MalformedPhone> =>
   Either.match(parsePhone(input), {
-    onLeft: () => Effect.fail(AuthError.invalidPhoneFormat()),
+    onLeft: () => Effect.fail(new AuthError.MalformedPhone()),
     onRight: Effect.succeed
   })

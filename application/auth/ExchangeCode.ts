@@ -27,20 +27,20 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
   (authCode: string, codeVerifier: string, client: IssueSession.Client) =>
     Effect.gen(function* () {
       if (authCode === "" || codeVerifier === "") {
-        return yield* AuthError.validationFailed(
-          "invalid request: both auth code and code verifier should be non-empty"
-        )
+        return yield* new AuthError.InvalidInput({
+          message: "invalid request: both auth code and code verifier should be non-empty"
+        })
       }
       const codeHash = yield* (yield* SecretHasher).hash(Redacted.make(authCode))
       const taken = yield* Effect.flatMap(FlowStateStore, (flows) => flows.takeByCode(codeHash))
-      if (Option.isNone(taken)) return yield* AuthError.flowStateNotFound()
+      if (Option.isNone(taken)) return yield* new AuthError.FlowStateNotFound()
       const flow = taken.value
       const now = new Date(yield* Clock.currentTimeMillis)
-      if (FlowState.isExpired(flow, now)) return yield* AuthError.flowStateExpired()
-      if (!(yield* FlowState.answers(flow, codeVerifier))) return yield* AuthError.badCodeVerifier()
+      if (FlowState.isExpired(flow, now)) return yield* new AuthError.FlowStateExpired()
+      if (!(yield* FlowState.answers(flow, codeVerifier))) return yield* new AuthError.BadCodeVerifier()
       const user = yield* Effect.flatMap(UserRepository, (users) => users.findById(flow.userId))
-      if (Option.isNone(user)) return yield* AuthError.flowStateNotFound()
-      if (Ban.isBanned(user.value.bannedUntil, now)) return yield* AuthError.userBanned()
+      if (Option.isNone(user)) return yield* new AuthError.FlowStateNotFound()
+      if (Ban.isBanned(user.value.bannedUntil, now)) return yield* new AuthError.UserIsBanned()
       const grant = yield* IssueSession.issue(user.value, methodOf(flow.authenticationMethod), client)
       // A provider sign-in's tokens, for this answer only: sealed under the code just redeemed.
       const providerTokens = yield* Option.match(flow.providerTokens, {

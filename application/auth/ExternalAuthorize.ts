@@ -35,21 +35,24 @@ export interface AuthorizeRequest {
 const unsupported = (provider: string) =>
   Effect.gen(function* () {
     if (!CustomProvider.isCustom(provider)) {
-      return yield* AuthError.validationFailed(
-        providerKeys.some((key) => key === provider)
+      return yield* new AuthError.InvalidInput({
+        message: providerKeys.some((key) => key === provider)
           ? "Unsupported provider: provider is not enabled"
           : `Unsupported provider: Provider ${provider} could not be found`
-      )
+      })
     }
     // A custom provider is off or unknown: which, as Supabase Auth says it.
     if (!(yield* AuthSettings).customProviders.enabled)
-      return yield* AuthError.validationFailed("Unsupported provider: custom OAuth providers are disabled")
+      return yield* new AuthError.InvalidInput({
+        message: "Unsupported provider: custom OAuth providers are disabled"
+      })
     const saved = yield* Effect.flatMap(CustomProviderStore, (store) => store.find(provider))
-    return yield* AuthError.validationFailed(
-      Option.isSome(saved) && !saved.value.enabled
-        ? `Unsupported provider: custom provider ${provider} is disabled`
-        : `Unsupported provider: custom provider ${provider} not found`
-    )
+    return yield* new AuthError.InvalidInput({
+      message:
+        Option.isSome(saved) && !saved.value.enabled
+          ? `Unsupported provider: custom provider ${provider} is disabled`
+          : `Unsupported provider: custom provider ${provider} not found`
+    })
   })
 
 /**
@@ -66,7 +69,7 @@ export const authorize = Telemetry.fn("ExternalAuthorize.authorize")((request: A
     if (Option.isNone(provider)) return yield* unsupported(name)
     const upstream = provider.value.upstream
     if (Either.isLeft(upstream))
-      return yield* AuthError.validationFailed(`Unsupported provider: ${upstream.left}`)
+      return yield* new AuthError.InvalidInput({ message: `Unsupported provider: ${upstream.left}` })
     const settings = yield* AuthSettings
     const challenge = yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
     const now = new Date(yield* Clock.currentTimeMillis)
@@ -92,7 +95,7 @@ export const authorize = Telemetry.fn("ExternalAuthorize.authorize")((request: A
         Effect.catchTag("UpstreamLoginFailed", (error) =>
           Effect.zipRight(
             Effect.logWarning("external provider unavailable", error.message),
-            AuthError.unexpectedFailure(`Unable to reach the ${name} provider`)
+            new AuthError.ProviderUnreachable({ provider: name })
           )
         )
       )

@@ -192,7 +192,7 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
 
     switch (decision._tag) {
       case "AccountExists": {
-        if (Ban.isBanned(decision.user.bannedUntil, now)) return yield* AuthError.userBanned()
+        if (Ban.isBanned(decision.user.bannedUntil, now)) return yield* new AuthError.UserIsBanned()
         yield* users.refreshIdentity(decision.identity.id, data, now)
         const user = yield* users.update(
           decision.user.id,
@@ -211,7 +211,7 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
         return yield* confirmReturning(user, decision.identity, data, vouched, now)
       }
       case "LinkAccount": {
-        if (Ban.isBanned(decision.user.bannedUntil, now)) return yield* AuthError.userBanned()
+        if (Ban.isBanned(decision.user.bannedUntil, now)) return yield* new AuthError.UserIsBanned()
         const identity = UpstreamProfile.newIdentity(
           IdentityId.make(yield* mint.uuid),
           decision.user.id,
@@ -239,7 +239,7 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
         return { user, identity, unverified: false }
       }
       case "CreateAccount": {
-        if (settings.disableSignup) return yield* AuthError.signupDisabled()
+        if (settings.disableSignup) return yield* new AuthError.SignupDisabled()
         const made = newUser(UserId.make(yield* mint.uuid), profile, decision.email, settings.audience, now)
         const unverified = Option.isSome(made.email) && !emailVerified
         const user = unverified
@@ -270,17 +270,10 @@ export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProf
   Effect.gen(function* () {
     const users = yield* UserRepository
     const found = yield* users.findById(userId)
-    if (Option.isNone(found)) return yield* AuthError.userNotFound()
+    if (Option.isNone(found)) return yield* new AuthError.NoSuchUser()
     const existing = yield* users.findByIdentity(profile.provider, profile.subject)
     if (Option.isSome(existing)) {
-      return yield* new AuthError.AuthError({
-        code: "identity_already_exists",
-        message:
-          existing.value.user.id === userId
-            ? "Identity is already linked"
-            : "Identity is already linked to another user",
-        status: 422
-      })
+      return yield* new AuthError.IdentityAlreadyLinked({ toAnotherUser: existing.value.user.id !== userId })
     }
     const identity = UpstreamProfile.newIdentity(
       IdentityId.make(yield* (yield* TokenMint).uuid),
@@ -305,18 +298,7 @@ export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProf
         },
         now
       )
-      .pipe(
-        // Supabase Auth answers 400 here, where a sign-up's taken address is 422.
-        Effect.catchTag("EmailExists", () =>
-          Effect.fail(
-            new AuthError.AuthError({
-              code: "email_exists",
-              message: "A user with this email address has already been registered",
-              status: 400
-            })
-          )
-        )
-      )
+      .pipe(Effect.catchTag("EmailExists", () => Effect.fail(new AuthError.LinkedEmailInUse())))
     if (takesAddress && !verified) {
       yield* mailConfirmation(user, now)
       return { user, identity, unverified: true }
@@ -330,11 +312,10 @@ const providerRefusal = (query: URLSearchParams) => {
   const error = query.get("error")
   if (error === null || error === "") return Option.none()
   return Option.some(
-    AuthError.oauth(
+    new AuthError.ProviderRefused({
       error,
-      query.get("error_description") ?? "The provider refused the sign-in",
-      "bad_oauth_callback"
-    )
+      description: query.get("error_description") ?? "The provider refused the sign-in"
+    })
   )
 }
 
@@ -406,31 +387,13 @@ export const callback = Telemetry.fn("ExternalCallback.callback")((request: Call
     const failedAt = (target: string, pkce: boolean) => (error: AuthError.AuthError) =>
       ({ _tag: "Failed", target, pkce, error }) satisfies CallbackOutcome
     if (state === "") {
-      return failedAt(
-        settings.siteUrl,
-        false
-      )(
-        new AuthError.AuthError({
-          code: "bad_oauth_callback",
-          message: "OAuth state parameter missing",
-          status: 400
-        })
-      )
+      return failedAt(settings.siteUrl, false)(new AuthError.OAuthStateMissing())
     }
     const now = new Date(yield* Clock.currentTimeMillis)
     const stateHash = yield* (yield* SecretHasher).hash(Redacted.make(state))
     const taken = yield* Effect.flatMap(ExternalLoginStore, (logins) => logins.take(stateHash, now))
     if (Option.isNone(taken)) {
-      return failedAt(
-        settings.siteUrl,
-        false
-      )(
-        new AuthError.AuthError({
-          code: "bad_oauth_state",
-          message: "OAuth state not found or expired",
-          status: 400
-        })
-      )
+      return failedAt(settings.siteUrl, false)(new AuthError.OAuthStateNotFound())
     }
     const login = taken.value
     const failed = failedAt(login.redirectTo, Option.isSome(login.codeChallenge))
@@ -438,10 +401,10 @@ export const callback = Telemetry.fn("ExternalCallback.callback")((request: Call
     if (Option.isSome(refusal)) return failed(refusal.value)
     const provider = yield* (yield* ExternalProviders).find(login.provider)
     if (Option.isNone(provider))
-      return failed(AuthError.validationFailed("Unsupported provider: provider is not enabled"))
+      return failed(new AuthError.InvalidInput({ message: "Unsupported provider: provider is not enabled" }))
     const upstream = provider.value.upstream
     if (Either.isLeft(upstream))
-      return failed(AuthError.validationFailed(`Unsupported provider: ${upstream.left}`))
+      return failed(new AuthError.InvalidInput({ message: `Unsupported provider: ${upstream.left}` }))
     yield* Telemetry.annotate("upstream.provider", login.provider)
 
     const outcome = yield* Effect.gen(function* () {
@@ -458,13 +421,7 @@ export const callback = Telemetry.fn("ExternalCallback.callback")((request: Call
           Effect.catchTag("UpstreamLoginFailed", (error) =>
             Effect.zipRight(
               Effect.logWarning("sign-in at external provider failed", error.message),
-              Effect.fail(
-                AuthError.oauth(
-                  "server_error",
-                  "Error getting user profile from external provider",
-                  "unexpected_failure"
-                )
-              )
+              Effect.fail(new AuthError.ProviderProfileUnavailable({ missing: "profile" }))
             )
           )
         )
@@ -472,45 +429,33 @@ export const callback = Telemetry.fn("ExternalCallback.callback")((request: Call
       // names itself generically).
       const profile = { ...answered, provider: login.provider }
       if (Option.isNone(profile.email) && !provider.value.emailOptional) {
-        return yield* AuthError.oauth(
-          "server_error",
-          "Error getting user email from external provider",
-          "unexpected_failure"
-        )
+        return yield* new AuthError.ProviderProfileUnavailable({ missing: "email" })
       }
       const signedIn = yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(
-          Option.match(login.linkingUserId, {
-            onNone: () => signInOrUp(profile, now),
-            onSome: (userId) => linkToUser(userId, profile, now)
+          Effect.gen(function* () {
+            return Option.isNone(login.linkingUserId)
+              ? yield* signInOrUp(profile, now)
+              : yield* linkToUser(login.linkingUserId.value, profile, now)
           })
         )
       ).pipe(
         Effect.catchTags({
-          EmailExists: () => AuthError.emailExists(),
-          PhoneExists: () => AuthError.phoneExists(),
-          IdentityExists: () =>
-            new AuthError.AuthError({
-              code: "identity_already_exists",
-              message: "Identity is already linked to another user",
-              status: 422
-            }),
-          UserNotFound: () => AuthError.userNotFound()
+          EmailExists: () => new AuthError.EmailInUse(),
+          PhoneExists: () => new AuthError.PhoneInUse(),
+          IdentityExists: () => new AuthError.IdentityAlreadyLinked({ toAnotherUser: true }),
+          UserNotFound: () => new AuthError.NoSuchUser()
         })
       )
       yield* Telemetry.annotate("user.id", signedIn.user.id)
       if (signedIn.unverified) {
-        return yield* new AuthError.AuthError({
-          // Supabase Auth's code for a sign-in, and for a link (linkIdentityToUser).
-          code: Option.isSome(login.linkingUserId)
-            ? "email_not_confirmed"
-            : "provider_email_needs_verification",
-          message: `Unverified email with ${login.provider}. A confirmation email has been sent to your ${login.provider} email`,
-          status: 422
+        return yield* new AuthError.UnverifiedProviderEmail({
+          provider: login.provider,
+          linking: Option.isSome(login.linkingUserId)
         })
       }
       return yield* finish(login, signedIn, profile, request, now)
-    }).pipe(Effect.catchTag("AuthError", (error) => Effect.succeed(failed(error))))
+    }).pipe(Effect.catchAll((reason) => Effect.succeed(failed(reason))))
     return outcome
   })
 )

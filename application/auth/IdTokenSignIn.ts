@@ -31,7 +31,9 @@ export interface IdTokenRequest {
    * the user the request's access token names, given as the HTTP driver read its
    * `Authorization` header (a refusal when it could not); none: a sign-in.
    */
-  readonly linkIdentity: Option.Option<Either.Either<string, AuthError.AuthError>>
+  readonly linkIdentity: Option.Option<
+    Either.Either<string, AuthError.NoBearerToken | AuthError.LinkingWithoutAccessToken>
+  >
 }
 
 const text = (value: unknown): string | undefined =>
@@ -87,10 +89,12 @@ const audiencesOf = (aud: unknown): ReadonlyArray<string> | undefined => {
   return undefined
 }
 
-const invalid = (message: string) => AuthError.validationFailed(message)
+const invalid = (message: string) => new AuthError.InvalidInput({ message: message })
 
-const disabled = (message: string) =>
-  new AuthError.AuthError({ code: "provider_disabled", message, status: 400 })
+const disabled = (message: string) => new AuthError.IdTokenProviderDisabled({ message })
+
+/** A request or token refused as Supabase Auth refuses it there: an OAuth "invalid request". */
+const invalidRequest = (message: string) => new AuthError.IdTokenRefused({ nonceMismatch: false, message })
 
 /** A custom provider's standing, in Supabase Auth's words when it cannot take ID tokens. */
 const checkCustom = (name: string) =>
@@ -159,14 +163,9 @@ const targetOf = (request: IdTokenRequest) =>
  */
 export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")((request: IdTokenRequest) =>
   Effect.gen(function* () {
-    if (request.idToken === "")
-      return yield* AuthError.oauth("invalid request", "id_token required", "validation_failed")
+    if (request.idToken === "") return yield* invalidRequest("id_token required")
     if (request.provider === "" && (request.clientId === "" || request.issuer === "")) {
-      return yield* AuthError.oauth(
-        "invalid request",
-        "provider or client_id and issuer required",
-        "validation_failed"
-      )
+      return yield* invalidRequest("provider or client_id and issuer required")
     }
     // Linking: the signed-in user, checked before anything of the token, as Supabase Auth does.
     const linkingTo = yield* Option.match(request.linkIdentity, {
@@ -186,66 +185,54 @@ export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")
       Effect.catchTag("IdTokenRefused", (refused) =>
         Effect.zipRight(
           Effect.logInfo("ID token refused", refused.message),
-          Effect.fail(AuthError.oauth("invalid request", "Bad ID token", "validation_failed"))
+          Effect.fail(invalidRequest("Bad ID token"))
         )
       )
     )
     if (text(claims.sub) === undefined) {
-      return yield* AuthError.oauth("invalid request", "Missing sub claim in id_token", "validation_failed")
+      return yield* invalidRequest("Missing sub claim in id_token")
     }
     const audiences = audiencesOf(claims.aud)
-    if (audiences === undefined)
-      return yield* AuthError.oauth("invalid request", "Bad ID token", "validation_failed")
+    if (audiences === undefined) return yield* invalidRequest("Bad ID token")
     if (!provider.audiences.some((id) => id !== "" && audiences.includes(id))) {
-      return yield* AuthError.oauth(
-        "invalid request",
-        `Unacceptable audience in id_token: [${audiences.join(" ")}]`,
-        "validation_failed"
-      )
+      return yield* invalidRequest(`Unacceptable audience in id_token: [${audiences.join(" ")}]`)
     }
     if (!provider.skipNonceCheck) {
       const nonce = yield* IdTokenNonce.check(request.nonce, text(claims.nonce))
       if (nonce._tag === "Refused")
-        return yield* AuthError.oauth(nonce.error, nonce.message, "validation_failed")
+        return yield* new AuthError.IdTokenRefused({
+          nonceMismatch: nonce.error === "invalid nonce",
+          message: nonce.message
+        })
     }
     const profile = profileOf(name, provider.shapeClaims(claims))
-    if (profile.subject === "")
-      return yield* AuthError.oauth("invalid request", "Bad ID token", "validation_failed")
+    if (profile.subject === "") return yield* invalidRequest("Bad ID token")
     if (Option.isNone(linkingTo) && Option.isNone(profile.email) && !provider.emailOptional) {
-      return yield* AuthError.oauth(
-        "invalid request",
-        "Missing email address in ID token",
-        "validation_failed"
-      )
+      return yield* invalidRequest("Missing email address in ID token")
     }
     const signedIn = yield* Effect.flatMap(Transactions, (transactions) =>
       transactions.run(
-        Option.match(linkingTo, {
-          onNone: () => signInOrUp(profile, now),
-          onSome: (target) => linkToUser(target.user.id, profile, now)
+        Effect.gen(function* () {
+          return Option.isNone(linkingTo)
+            ? yield* signInOrUp(profile, now)
+            : yield* linkToUser(linkingTo.value.user.id, profile, now)
         })
       )
     ).pipe(
       Effect.catchTags({
-        EmailExists: () => AuthError.emailExists(),
-        PhoneExists: () => AuthError.phoneExists(),
+        EmailExists: () => new AuthError.EmailInUse(),
+        PhoneExists: () => new AuthError.PhoneInUse(),
         IdentityExists: () =>
           Option.isSome(linkingTo)
-            ? new AuthError.AuthError({
-                code: "identity_already_exists",
-                message: "Identity is already linked to another user",
-                status: 422
-              })
-            : AuthError.emailExists(),
-        UserNotFound: () => AuthError.userNotFound()
+            ? new AuthError.IdentityAlreadyLinked({ toAnotherUser: true })
+            : new AuthError.EmailInUse(),
+        UserNotFound: () => new AuthError.NoSuchUser()
       })
     )
     if (signedIn.unverified) {
-      return yield* new AuthError.AuthError({
-        // Supabase Auth's code for a sign-in, and for a link (linkIdentityToUser).
-        code: Option.isSome(linkingTo) ? "email_not_confirmed" : "provider_email_needs_verification",
-        message: `Unverified email with ${name}. A confirmation email has been sent to your ${name} email`,
-        status: 422
+      return yield* new AuthError.UnverifiedProviderEmail({
+        provider: name,
+        linking: Option.isSome(linkingTo)
       })
     }
     yield* Telemetry.annotate("user.id", signedIn.user.id)

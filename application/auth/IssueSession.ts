@@ -98,7 +98,7 @@ export const issue = Telemetry.fn("IssueSession.issue")(
       yield* sessions.start(session, yield* hasher.hash(refreshToken))
       const identities = yield* users
         .recordSignIn(user.id, identity, now)
-        .pipe(Effect.catchTag("UserNotFound", () => Effect.fail(AuthError.userNotFound())))
+        .pipe(Effect.catchTag("UserNotFound", () => Effect.fail(new AuthError.NoSuchUser())))
       const signedIn = new User({ ...user, lastSignInAt: Option.some(now) })
       const access = yield* accessTokenFor(signedIn, session, now)
       yield* Telemetry.annotate("session.id", session.id)

@@ -38,13 +38,9 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
     Effect.gen(function* () {
       const settings = yield* AuthSettings
       if (request.email === "") {
-        return yield* new AuthError.AuthError({
-          code: "validation_failed",
-          message: "Password recovery requires an email",
-          status: 422
-        })
+        return yield* new AuthError.MagicLinkWithoutEmail()
       }
-      if (!settings.emailEnabled) return yield* AuthError.emailLoginsDisabled()
+      if (!settings.emailEnabled) return yield* new AuthError.EmailLoginsDisabled()
       const challenge = yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
       const email = yield* ContactInput.email(request.email)
       const users = yield* UserRepository
@@ -88,7 +84,7 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
           )
       }
       if (!request.createUser) return
-      if (settings.disableSignup) return yield* AuthError.otpSignupsDisabled()
+      if (settings.disableSignup) return yield* new AuthError.OtpSignupsDisabled()
 
       // A new user without a password; the confirmation mail signs them in.
       const { user, identity } = yield* NewUser.ofEmail({

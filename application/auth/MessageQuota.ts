@@ -21,7 +21,7 @@ export const mails = (count: number, now: Date) =>
     const limiter = yield* RateLimiter
     for (let sent = 0; sent < count; sent++) {
       const verdict = yield* limiter.consume("auth:email_sent", settings.limits.emailSent, now)
-      if (!verdict.allowed) return yield* AuthError.overEmailSendRateLimit()
+      if (!verdict.allowed) return yield* new AuthError.OverEmailSendRateLimit()
     }
   })
 
@@ -36,5 +36,5 @@ export const text = (to: Phone, now: Date) =>
     const verdict = yield* Effect.flatMap(RateLimiter, (limiter) =>
       limiter.consume("auth:sms_sent", settings.limits.smsSent, now)
     )
-    if (!verdict.allowed) return yield* AuthError.overSmsSendRateLimit()
+    if (!verdict.allowed) return yield* new AuthError.OverSmsSendRateLimit()
   })

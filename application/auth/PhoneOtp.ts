@@ -36,7 +36,7 @@ export type PhoneOtpSent = { readonly messageId: Option.Option<string> }
 export const sendPhoneOtp = Telemetry.fn("PhoneOtp.sendPhoneOtp")((request: PhoneOtpRequest) =>
   Effect.gen(function* () {
     const settings = yield* AuthSettings
-    if (!settings.phoneEnabled) return yield* AuthError.unsupportedPhoneProvider()
+    if (!settings.phoneEnabled) return yield* new AuthError.PhoneOtpDisabled()
     const phone = yield* ContactInput.phone(request.phone)
     const channel = yield* SendSms.channel(request.channel)
     const users = yield* UserRepository
@@ -57,13 +57,13 @@ export const sendPhoneOtp = Telemetry.fn("PhoneOtp.sendPhoneOtp")((request: Phon
             ? Effect.void
             : users
                 .update(user.id, { confirmationSentAt: Option.some(now) }, now)
-                .pipe(Effect.catchAll(() => AuthError.unexpectedFailure("Database error updating user")))
+                .pipe(Effect.catchAll(() => new AuthError.UserNotSaved({ write: "update" })))
         )
       )
       return { messageId: confirmed ? Option.some(messageId) : Option.none() } satisfies PhoneOtpSent
     }
     if (!request.createUser) return { messageId: Option.none() } satisfies PhoneOtpSent
-    if (settings.disableSignup) return yield* AuthError.signupDisabled()
+    if (settings.disableSignup) return yield* new AuthError.SignupDisabled()
     const mint = yield* TokenMint
     const made = NewUser.user({
       id: NewUser.newUserId(yield* mint.uuid),
@@ -87,7 +87,7 @@ export const sendPhoneOtp = Telemetry.fn("PhoneOtp.sendPhoneOtp")((request: Phon
       Effect.zipRight(
         users.insert(user, [identity], Option.none()).pipe(
           // Someone took the number a moment ago: as if it had been theirs all along.
-          Effect.catchAll(() => AuthError.phoneExists())
+          Effect.catchAll(() => new AuthError.PhoneInUse())
         ),
         text(user)
       )

@@ -26,25 +26,28 @@ const challengeCharacters = /^[A-Za-z0-9._~-]+$/
 export const parse = (
   codeChallenge: string,
   codeChallengeMethod: string
-): Effect.Effect<Option.Option<Challenge>, AuthError.AuthError> => {
+): Effect.Effect<Option.Option<Challenge>, AuthError.InvalidInput> => {
   if ((codeChallenge === "") !== (codeChallengeMethod === "")) {
     return Effect.fail(
-      AuthError.validationFailed("PKCE flow requires code_challenge_method and code_challenge")
+      new AuthError.InvalidInput({ message: "PKCE flow requires code_challenge_method and code_challenge" })
     )
   }
   if (codeChallenge === "") return Effect.succeedNone
   if (codeChallenge.length < 43 || codeChallenge.length > 128) {
-    return Effect.fail(AuthError.validationFailed("code challenge has to be between 43 and 128 characters"))
+    return Effect.fail(
+      new AuthError.InvalidInput({ message: "code challenge has to be between 43 and 128 characters" })
+    )
   }
   if (!challengeCharacters.test(codeChallenge)) {
     return Effect.fail(
-      AuthError.validationFailed(
-        "code challenge can only contain alphanumeric characters, hyphens, periods, underscores and tildes"
-      )
+      new AuthError.InvalidInput({
+        message:
+          "code challenge can only contain alphanumeric characters, hyphens, periods, underscores and tildes"
+      })
     )
   }
   return Option.match(parseMethod(codeChallengeMethod), {
-    onNone: () => Effect.fail(AuthError.validationFailed("code challenge method not supported")),
+    onNone: () => Effect.fail(new AuthError.InvalidInput({ message: "code challenge method not supported" })),
     onSome: (method) => Effect.succeedSome({ codeChallenge, method })
   })
 }

@@ -21,16 +21,12 @@ export const reauthenticate = Telemetry.fn("Reauthenticate.reauthenticate")((sig
     const user = signedIn.user
     const email = user.email
     if (Option.isNone(email) && Option.isNone(user.phone)) {
-      return yield* AuthError.reauthenticationWithoutContact()
+      return yield* new AuthError.ReauthenticationWithoutContact()
     }
     if (Option.isNone(email)) {
       const phone = user.phone
       if (Option.isNone(phone) || Option.isNone(user.phoneConfirmedAt)) {
-        return yield* new AuthError.AuthError({
-          code: "phone_not_confirmed",
-          message: "Please verify your phone first.",
-          status: 422
-        })
+        return yield* new AuthError.ContactNotVerified({ channel: "phone" })
       }
       const now = new Date(yield* Clock.currentTimeMillis)
       yield* MessageQuota.text(phone.value, now)
@@ -49,11 +45,7 @@ export const reauthenticate = Telemetry.fn("Reauthenticate.reauthenticate")((sig
       return
     }
     if (Option.isNone(user.emailConfirmedAt)) {
-      return yield* new AuthError.AuthError({
-        code: "email_not_confirmed",
-        message: "Please verify your email first.",
-        status: 422
-      })
+      return yield* new AuthError.ContactNotVerified({ channel: "email" })
     }
     const settings = yield* AuthSettings
     const now = new Date(yield* Clock.currentTimeMillis)

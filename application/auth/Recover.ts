@@ -27,7 +27,7 @@ export const recover = Telemetry.fn("Recover.recover")(
     EvenTiming.padded(
       Effect.gen(function* () {
         if (input.email === "")
-          return yield* AuthError.validationFailed("Password recovery requires an email")
+          return yield* new AuthError.InvalidInput({ message: "Password recovery requires an email" })
         const settings = yield* AuthSettings
         const email = yield* ContactInput.email(input.email)
         const challenge = yield* PkceFlow.parse(input.codeChallenge, input.codeChallengeMethod)

@@ -22,7 +22,7 @@ import { UserRepository } from "./ports/UserRepository.js"
  */
 export const refreshSession = Telemetry.fn("RefreshSession.refreshSession")((refreshToken: string) =>
   Effect.gen(function* () {
-    if (refreshToken === "") return yield* AuthError.refreshTokenNotValid()
+    if (refreshToken === "") return yield* new AuthError.MalformedRefreshToken()
     const settings = yield* AuthSettings
     const hasher = yield* SecretHasher
     const mint = yield* TokenMint
@@ -40,10 +40,10 @@ export const refreshSession = Telemetry.fn("RefreshSession.refreshSession")((ref
       })
       .pipe(
         Effect.catchTags({
-          RefreshTokenNotFound: () => Effect.fail(AuthError.refreshTokenNotFound()),
-          RefreshTokenAlreadyUsed: () => Effect.fail(AuthError.refreshTokenAlreadyUsed()),
-          SessionRevoked: () => Effect.fail(AuthError.refreshTokenNotFound()),
-          RefreshTokenExpired: () => Effect.fail(AuthError.refreshTokenSessionExpired("lifetime"))
+          RefreshTokenNotFound: () => Effect.fail(new AuthError.RefreshTokenUnknown()),
+          RefreshTokenAlreadyUsed: () => Effect.fail(new AuthError.RefreshTokenReused()),
+          SessionRevoked: () => Effect.fail(new AuthError.RefreshTokenUnknown()),
+          RefreshTokenExpired: () => Effect.fail(new AuthError.RefreshSessionEnded({ end: "lifetime" }))
         })
       )
     const handedOut =
@@ -52,17 +52,17 @@ export const refreshSession = Telemetry.fn("RefreshSession.refreshSession")((ref
         : yield* Effect.flatMap(sealer.unseal(presented, refreshed.child), (opened) =>
             Option.match(opened, {
               // Only the presented token opens its child; anything else is a token we never made.
-              onNone: () => Effect.fail(AuthError.refreshTokenNotFound()),
+              onNone: () => Effect.fail(new AuthError.RefreshTokenUnknown()),
               onSome: Effect.succeed
             })
           )
     const session = refreshed.session
     yield* Telemetry.annotate("session.id", session.id)
     const account = yield* Effect.flatMap(UserRepository, (users) => users.findWithIdentities(session.userId))
-    if (Option.isNone(account)) return yield* AuthError.refreshTokenNotFound()
+    if (Option.isNone(account)) return yield* new AuthError.RefreshTokenUnknown()
     const { user, identities } = account.value
     if (Ban.isBanned(user.bannedUntil, now)) {
-      return yield* AuthError.refreshTokenUserBanned()
+      return yield* new AuthError.RefreshTokenUserBanned()
     }
     const access = yield* IssueSession.accessTokenFor(user, session, now)
     return { access, refreshToken: handedOut, user, identities, session } satisfies IssueSession.Grant

@@ -36,23 +36,25 @@ const checked = (request: ResendRequest) =>
     const byEmail = request.type === "signup" || request.type === "email_change"
     const byPhone = request.type === "sms" || request.type === "phone_change"
     if (!byEmail && !byPhone) {
-      return yield* AuthError.validationFailed(
-        "Missing one of these types: signup, email_change, sms, phone_change"
-      )
+      return yield* new AuthError.InvalidInput({
+        message: "Missing one of these types: signup, email_change, sms, phone_change"
+      })
     }
     const challenge = byEmail
       ? yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
       : Option.none<PkceFlow.Challenge>()
     if (byEmail && request.email === "")
-      return yield* AuthError.validationFailed("Type provided requires an email address")
+      return yield* new AuthError.InvalidInput({ message: "Type provided requires an email address" })
     if (byPhone && request.phone === "")
-      return yield* AuthError.validationFailed("Type provided requires a phone number")
+      return yield* new AuthError.InvalidInput({ message: "Type provided requires a phone number" })
     if (request.email !== "" && request.phone !== "") {
-      return yield* AuthError.validationFailed("Only an email address or phone number should be provided.")
+      return yield* new AuthError.InvalidInput({
+        message: "Only an email address or phone number should be provided."
+      })
     }
     // Supabase Auth's 400 here, where the password grant's same words come with 422.
-    if (byEmail && !settings.emailEnabled) return yield* AuthError.emailProviderDisabled()
-    if (byPhone && !settings.phoneEnabled) return yield* AuthError.phoneProviderDisabled()
+    if (byEmail && !settings.emailEnabled) return yield* new AuthError.EmailResendDisabled()
+    if (byPhone && !settings.phoneEnabled) return yield* new AuthError.PhoneResendDisabled()
     return challenge
   })
 

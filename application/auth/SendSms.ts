@@ -19,10 +19,11 @@ export const channel = (input: string) =>
   Effect.gen(function* () {
     const sender = yield* SmsSender
     const chosen = input === "" ? "sms" : input
-    if (chosen !== "sms" && chosen !== "whatsapp") return yield* AuthError.validationFailed(invalidChannel)
+    if (chosen !== "sms" && chosen !== "whatsapp")
+      return yield* new AuthError.InvalidInput({ message: invalidChannel })
     // Without a gateway the use case answers that texts cannot be sent; the channel is no matter.
     if (sender.provider !== "" && !sender.supports(chosen)) {
-      return yield* AuthError.validationFailed(invalidChannel)
+      return yield* new AuthError.InvalidInput({ message: invalidChannel })
     }
     return chosen satisfies Channel
   })
@@ -51,7 +52,7 @@ export const send = (texted: TextedCode) =>
     const sender = yield* SmsSender
     const mint = yield* TokenMint
     const testCode = settings.sms.testCode(texted.to, texted.now)
-    if (Option.isNone(testCode) && sender.provider === "") return yield* AuthError.smsNotAvailable()
+    if (Option.isNone(testCode) && sender.provider === "") return yield* new AuthError.SmsUnavailable()
     const code = Option.isSome(testCode)
       ? Redacted.make(testCode.value)
       : yield* mint.code(settings.sms.codeLength)
@@ -67,15 +68,23 @@ export const send = (texted: TextedCode) =>
       spacing: Option.some(settings.sms.spacing),
       now: texted.now
     }).pipe(
-      Effect.catchTag("IssuedTooSoon", (error) =>
-        AuthError.smsSentTooRecently(SendVerification.secondsLeft(error, settings.sms.spacing, texted.now))
+      Effect.catchTag(
+        "IssuedTooSoon",
+        (error) =>
+          new AuthError.SentTooRecently({
+            channel: "sms",
+            secondsLeft: SendVerification.secondsLeft(error, settings.sms.spacing, texted.now)
+          })
       )
     )
     if (Option.isSome(testCode)) return "test-otp"
     return yield* sender
       .send({ to: texted.to, body: settings.sms.text(Redacted.value(code)), channel: texted.channel, code })
       .pipe(
-        Effect.catchTag("SmsSendFailed", (error) => AuthError.smsSendFailed(texted.otpType, error.message))
+        Effect.catchTag(
+          "SmsSendFailed",
+          (error) => new AuthError.SmsNotDelivered({ otpType: texted.otpType, detail: error.message })
+        )
       )
   })
 

@@ -255,7 +255,7 @@ export const secondsLeft = (error: IssuedTooSoon, spacing: Duration.Duration, no
 
 /** The answer to a mail asked for within `SMTP_MAX_FREQUENCY` of the last of its kind. */
 export const sentTooRecently = (error: IssuedTooSoon, spacing: Duration.Duration, now: Date) =>
-  AuthError.emailSentTooRecently(secondsLeft(error, spacing, now))
+  new AuthError.SentTooRecently({ channel: "email", secondsLeft: secondsLeft(error, spacing, now) })
 
 /**
  * Presents a code typed by `user` for their live token of one of `purposes`: whether it was

@@ -18,8 +18,8 @@ export const signInAnonymously = Telemetry.fn("SignInAnonymously.signInAnonymous
   (data: Readonly<Record<string, unknown>>, client: IssueSession.Client) =>
     Effect.gen(function* () {
       const settings = yield* AuthSettings
-      if (!settings.anonymousEnabled) return yield* AuthError.anonymousProviderDisabled()
-      if (settings.disableSignup) return yield* AuthError.signupDisabled()
+      if (!settings.anonymousEnabled) return yield* new AuthError.AnonymousSignInsDisabled()
+      if (settings.disableSignup) return yield* new AuthError.SignupDisabled()
       const now = new Date(yield* Clock.currentTimeMillis)
       const mint = yield* TokenMint
       const user = NewUser.anonymous({

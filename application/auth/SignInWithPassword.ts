@@ -60,16 +60,16 @@ export const signInWithPassword = Telemetry.fn("SignInWithPassword.signInWithPas
     Effect.gen(function* () {
       const settings = yield* AuthSettings
       if (request.email !== "" && request.phone !== "") {
-        return yield* AuthError.validationFailed(
-          "Only an email address or phone number should be provided on login."
-        )
+        return yield* new AuthError.InvalidInput({
+          message: "Only an email address or phone number should be provided on login."
+        })
       }
       if (request.email !== "") {
-        if (!settings.emailEnabled) return yield* AuthError.emailLoginsDisabled()
+        if (!settings.emailEnabled) return yield* new AuthError.EmailLoginsDisabled()
       } else if (request.phone !== "") {
-        if (!settings.phoneEnabled) return yield* AuthError.phoneLoginsDisabled()
+        if (!settings.phoneEnabled) return yield* new AuthError.PhoneLoginsDisabled()
       } else {
-        return yield* AuthError.validationFailed("missing email or phone")
+        return yield* new AuthError.InvalidInput({ message: "missing email or phone" })
       }
       const users = yield* UserRepository
       const hasher = yield* PasswordHasher
@@ -80,13 +80,13 @@ export const signInWithPassword = Telemetry.fn("SignInWithPassword.signInWithPas
         : Option.none<string>()
       if (Option.isNone(user) || Option.isNone(stored)) {
         yield* hasher.verifyDummy(password)
-        return yield* AuthError.invalidCredentials()
+        return yield* new AuthError.InvalidCredentials()
       }
       const verified = yield* hasher.verify(password, stored.value)
-      if (!verified.matches) return yield* AuthError.invalidCredentials()
+      if (!verified.matches) return yield* new AuthError.InvalidCredentials()
       const now = new Date(yield* Clock.currentTimeMillis)
       if (Ban.isBanned(user.value.bannedUntil, now)) {
-        return yield* AuthError.passwordGrantUserBanned()
+        return yield* new AuthError.PasswordGrantUserBanned()
       }
       if (verified.needsRehash) {
         // Imported (bcrypt) or older hashes are replaced by the current kind at a sign-in.
@@ -95,10 +95,10 @@ export const signInWithPassword = Telemetry.fn("SignInWithPassword.signInWithPas
           .pipe(Effect.ignore)
       }
       if (request.email !== "" && Option.isNone(user.value.emailConfirmedAt)) {
-        return yield* AuthError.emailNotConfirmed()
+        return yield* new AuthError.EmailNotConfirmed()
       }
       if (request.email === "" && Option.isNone(user.value.phoneConfirmedAt)) {
-        return yield* AuthError.phoneNotConfirmed()
+        return yield* new AuthError.PhoneNotConfirmed()
       }
       yield* Telemetry.annotate("user.id", user.value.id)
       const grant = yield* IssueSession.issue(user.value, "password", request.client)

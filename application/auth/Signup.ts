@@ -73,17 +73,18 @@ const fauxUser = (
 export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
   Effect.gen(function* () {
     const settings = yield* AuthSettings
-    if (settings.disableSignup) return yield* AuthError.signupDisabled()
+    if (settings.disableSignup) return yield* new AuthError.SignupDisabled()
     const provider: NewUser.Provider = request.email !== "" ? "email" : "phone"
-    if (request.password === "") return yield* AuthError.validationFailed("Signup requires a valid password")
+    if (request.password === "")
+      return yield* new AuthError.InvalidInput({ message: "Signup requires a valid password" })
     yield* PasswordStrength.ensure(settings.passwordPolicy, request.password)
     if (request.email !== "" && request.phone !== "") {
-      return yield* AuthError.validationFailed(
-        "Only an email address or phone number should be provided on signup."
-      )
+      return yield* new AuthError.InvalidInput({
+        message: "Only an email address or phone number should be provided on signup."
+      })
     }
     if (provider === "phone" && request.codeChallenge !== "") {
-      return yield* AuthError.validationFailed("PKCE not supported for phone signups")
+      return yield* new AuthError.InvalidInput({ message: "PKCE not supported for phone signups" })
     }
     const challenge = yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
 
@@ -91,12 +92,12 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
     let contact: Contact
     let existing: Option.Option<User>
     if (provider === "email") {
-      if (!settings.emailEnabled) return yield* AuthError.emailSignupsDisabled()
+      if (!settings.emailEnabled) return yield* new AuthError.EmailSignupsDisabled()
       const email = yield* ContactInput.email(request.email)
       contact = { _tag: "email", email }
       existing = yield* users.findByEmail(email)
     } else {
-      if (!settings.phoneEnabled) return yield* AuthError.phoneSignupsDisabled()
+      if (!settings.phoneEnabled) return yield* new AuthError.PhoneSignupsDisabled()
       const phone = yield* ContactInput.phone(request.phone)
       contact = { _tag: "phone", phone }
       existing = yield* users.findByPhone(phone)
@@ -148,13 +149,15 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
           }
           return yield* users
             .update(user.id, { confirmationSentAt: Option.some(now) }, now)
-            .pipe(Effect.catchAll(() => AuthError.unexpectedFailure("Database error updating user")))
+            .pipe(Effect.catchAll(() => new AuthError.UserNotSaved({ write: "update" })))
         })
       )
 
     /** The confirmation's share of RATE_LIMIT_EMAIL_SENT or RATE_LIMIT_SMS_SENT, before its transaction. */
-    const quota =
-      contact._tag === "email" ? MessageQuota.mails(1, now) : MessageQuota.text(contact.phone, now)
+    const quota = Effect.gen(function* () {
+      if (contact._tag === "email") yield* MessageQuota.mails(1, now)
+      else yield* MessageQuota.text(contact.phone, now)
+    })
 
     const duplicate = (user: User) =>
       Effect.gen(function* () {
@@ -166,10 +169,8 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
           const resent = autoconfirm ? user : yield* Effect.zipRight(quota, confirm(user))
           return { _tag: "Created", user: resent, identities: yield* users.identitiesOf(user.id) } as const
         }
-        // The spec answers 400 where Supabase Auth answers 422 (docs/compatibility.md).
         if (settings.mailerAutoconfirm || settings.smsAutoconfirm) {
-          const exists = AuthError.userAlreadyExists()
-          return yield* new AuthError.AuthError({ code: exists.code, message: exists.message, status: 400 })
+          return yield* new AuthError.UserAlreadyRegistered()
         }
         return {
           _tag: "Created",
@@ -209,14 +210,21 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
         : yield* Effect.either(Effect.asVoid(transactions.run(Effect.zipRight(stored, confirm(user)))))
     if (Either.isLeft(inserted)) {
       // The gateway refused the text (the user was not stored): its answer, not a duplicate.
-      if (inserted.left._tag === "AuthError") return yield* inserted.left
+      const refused = inserted.left
+      if (
+        refused._tag !== "EmailExists" &&
+        refused._tag !== "PhoneExists" &&
+        refused._tag !== "IdentityExists"
+      ) {
+        return yield* refused
+      }
       // Someone signed up with the same address a moment ago: answered as a duplicate.
       const raced =
         contact._tag === "email"
           ? yield* users.findByEmail(contact.email)
           : yield* users.findByPhone(contact.phone)
       return yield* Option.match(raced, {
-        onNone: () => Effect.fail(AuthError.unexpectedFailure("Database error saving new user")),
+        onNone: () => Effect.fail(new AuthError.UserNotSaved({ write: "new" })),
         onSome: duplicate
       })
     }

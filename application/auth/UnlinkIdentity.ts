@@ -13,15 +13,7 @@ import { UserRepository } from "./ports/UserRepository.js"
 
 /** Supabase Auth's answer while `SECURITY_MANUAL_LINKING_ENABLED` is off. */
 export const ensureManualLinking = Effect.flatMap(AuthSettings, (settings) =>
-  settings.manualLinkingEnabled
-    ? Effect.void
-    : Effect.fail(
-        new AuthError.AuthError({
-          code: "manual_linking_disabled",
-          message: "Manual linking is disabled",
-          status: 404
-        })
-      )
+  settings.manualLinkingEnabled ? Effect.void : Effect.fail(new AuthError.ManualLinkingDisabled())
 )
 
 /**
@@ -39,19 +31,11 @@ export const unlinkIdentity = Telemetry.fn("UnlinkIdentity.unlinkIdentity")(
       const user = signedIn.user
       const identities = yield* users.identitiesOf(user.id)
       if (identities.length <= 1) {
-        return yield* new AuthError.AuthError({
-          code: "single_identity_not_deletable",
-          message: "User must have at least 1 identity after unlinking",
-          status: 422
-        })
+        return yield* new AuthError.LastIdentity()
       }
       const removed = identities.find((identity) => identity.id === identityId)
       if (removed === undefined) {
-        return yield* new AuthError.AuthError({
-          code: "identity_not_found",
-          message: "Identity doesn't exist",
-          status: 422
-        })
+        return yield* new AuthError.IdentityNotFound()
       }
       const now = new Date(yield* Clock.currentTimeMillis)
       const remaining = identities.filter((identity) => identity !== removed)
@@ -60,11 +44,7 @@ export const unlinkIdentity = Telemetry.fn("UnlinkIdentity.unlinkIdentity")(
         transactions.run(
           Effect.gen(function* () {
             if (!(yield* users.removeIdentity(user.id, removed.id))) {
-              return yield* new AuthError.AuthError({
-                code: "identity_not_found",
-                message: "Identity doesn't exist",
-                status: 422
-              })
+              return yield* new AuthError.IdentityNotFound()
             }
             yield* users.update(
               user.id,
@@ -100,14 +80,9 @@ export const unlinkIdentity = Telemetry.fn("UnlinkIdentity.unlinkIdentity")(
         )
       ).pipe(
         Effect.catchTags({
-          EmailExists: () =>
-            new AuthError.AuthError({
-              code: "email_conflict_identity_not_deletable",
-              message: "Unable to unlink identity due to email conflict",
-              status: 422
-            }),
-          PhoneExists: () => AuthError.phoneExists(),
-          UserNotFound: () => AuthError.userFromJwtNotFound()
+          EmailExists: () => new AuthError.UnlinkEmailConflict(),
+          PhoneExists: () => new AuthError.PhoneInUse(),
+          UserNotFound: () => new AuthError.UserFromJwtNotFound()
         })
       )
     })

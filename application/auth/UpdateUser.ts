@@ -56,7 +56,7 @@ const changePhone = (user: User, to: Phone, channel: string, now: Date) =>
     }
     const pending = yield* (yield* UserRepository)
       .update(user.id, { phoneChange: Option.some(to), phoneChangeSentAt: Option.some(now) }, now)
-      .pipe(Effect.catchAll(() => AuthError.userFromJwtNotFound()))
+      .pipe(Effect.catchAll(() => new AuthError.UserFromJwtNotFound()))
     return yield* ChangePhone.confirm(pending, now)
   })
 
@@ -92,26 +92,19 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
       }
       const challenge = yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
       if (Option.isSome(request.appMetadata) && !settings.adminRoles.includes(user.role)) {
-        return yield* new AuthError.AuthError({
-          code: "not_admin",
-          message: "Updating app_metadata requires admin privileges"
-        })
+        return yield* new AuthError.AppMetadataNeedsAdmin()
       }
       const changesPassword = Option.exists(request.password, (password) => password !== "")
       if (user.isAnonymous && changesPassword && Option.isNone(email) && Option.isNone(phone)) {
-        return yield* new AuthError.AuthError({
-          code: "validation_failed",
-          message: "Updating password of an anonymous user without an email or phone is not allowed",
-          status: 422
-        })
+        return yield* new AuthError.AnonymousPasswordWithoutContact()
       }
       const newEmail = Option.filter(email, (address) => !Option.contains(user.email, address))
       const newPhone = Option.filter(phone, (number) => !Option.contains(user.phone, number))
       if (Option.isSome(newEmail) && Option.isSome(yield* users.findByEmail(newEmail.value))) {
-        return yield* AuthError.emailExists()
+        return yield* new AuthError.EmailInUse()
       }
       if (Option.isSome(newPhone) && Option.isSome(yield* users.findByPhone(newPhone.value))) {
-        return yield* AuthError.phoneExists()
+        return yield* new AuthError.PhoneInUse()
       }
       const now = new Date(yield* Clock.currentTimeMillis)
 
@@ -122,14 +115,14 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
             Time.isAtOrAfter(Time.plus(session.createdAt, recentSignIn), now)
           )
           if (!fresh) {
-            if (request.nonce === "") return yield* AuthError.reauthenticationNeeded()
+            if (request.nonce === "") return yield* new AuthError.ReauthenticationNeeded()
             // The code GET /reauthenticate mailed, or texted to a user without an address (checked
             // by the gateway under Twilio Verify); used up here whether the change then lands.
             const valid =
               Option.isNone(user.email) && Option.isSome(user.phone)
                 ? yield* SendSms.check(user, user.phone.value, ["reauthentication"], request.nonce, now)
                 : yield* SendVerification.useCode(user, ["reauthentication"], request.nonce, now)
-            if (!valid) return yield* AuthError.reauthenticationNotValid()
+            if (!valid) return yield* new AuthError.ReauthenticationNotValid()
           }
         }
         const password = Redacted.make(request.password.value)
@@ -137,11 +130,12 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
         if (request.password.value !== "" && Option.isSome(current)) {
           // Whoever forgot the password proves themselves by the recovery instead.
           if (settings.updatePasswordRequiresCurrentPassword && !recovering(signedIn)) {
-            if (request.currentPassword === "") return yield* AuthError.currentPasswordRequired()
+            if (request.currentPassword === "") return yield* new AuthError.CurrentPasswordRequired()
             const named = yield* hasher.verify(Redacted.make(request.currentPassword), current.value)
-            if (!named.matches) return yield* AuthError.currentPasswordInvalid()
+            if (!named.matches) return yield* new AuthError.CurrentPasswordInvalid()
           }
-          if ((yield* hasher.verify(password, current.value)).matches) return yield* AuthError.samePassword()
+          if ((yield* hasher.verify(password, current.value)).matches)
+            return yield* new AuthError.SamePassword()
         }
         passwordHash = Option.some(yield* hasher.hash(password))
       }
@@ -164,7 +158,7 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
         }
       }
 
-      const notFound = () => Effect.fail(AuthError.userFromJwtNotFound())
+      const notFound = () => Effect.fail(new AuthError.UserFromJwtNotFound())
       if (Option.isSome(passwordHash)) {
         const email = user.email
         const notify = settings.notifications.has("password_changed_notification") && Option.isSome(email)
@@ -196,8 +190,8 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
       const patched: User = yield* users.update(user.id, patch, now).pipe(
         Effect.catchTags({
           UserNotFound: notFound,
-          EmailExists: () => Effect.fail(AuthError.emailExists()),
-          PhoneExists: () => Effect.fail(AuthError.phoneExists())
+          EmailExists: () => Effect.fail(new AuthError.EmailInUse()),
+          PhoneExists: () => Effect.fail(new AuthError.PhoneInUse())
         })
       )
       const withEmail =
@@ -222,7 +216,9 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
           data: {},
           now
         })
-        yield* users.addIdentity(identity).pipe(Effect.catchAll(() => Effect.fail(AuthError.emailExists())))
+        yield* users
+          .addIdentity(identity)
+          .pipe(Effect.catchAll(() => Effect.fail(new AuthError.EmailInUse())))
       }
       return { user: updated, identities: yield* users.identitiesOf(user.id) }
     }),

@@ -35,26 +35,28 @@ export interface VerifyRequest {
 /** The token's forms the request may carry, checked in Supabase Auth's order and words. */
 const checked = (request: VerifyRequest) =>
   Effect.gen(function* () {
-    if (request.type === "") return yield* AuthError.validationFailed("Verify requires a verification type")
+    if (request.type === "")
+      return yield* new AuthError.InvalidInput({ message: "Verify requires a verification type" })
     const purposes = purposesOf(request.type)
-    if (purposes === undefined) return yield* AuthError.validationFailed("Unsupported verification type")
+    if (purposes === undefined)
+      return yield* new AuthError.InvalidInput({ message: "Unsupported verification type" })
     if (request.token === "" && request.tokenHash === "") {
-      return yield* AuthError.validationFailed("Verify requires a token or a token hash")
+      return yield* new AuthError.InvalidInput({ message: "Verify requires a token or a token hash" })
     }
     if (request.token !== "" && request.tokenHash !== "") {
-      return yield* AuthError.validationFailed("Verify requires either a token or a token hash")
+      return yield* new AuthError.InvalidInput({ message: "Verify requires either a token or a token hash" })
     }
     if (request.tokenHash !== "" && (request.email !== "" || request.phone !== "")) {
-      return yield* AuthError.validationFailed("Only the token_hash and type should be provided")
+      return yield* new AuthError.InvalidInput({ message: "Only the token_hash and type should be provided" })
     }
     const texted = request.type === "sms" || request.type === "phone_change"
     if (
       (request.email !== "" && request.phone !== "") ||
       (request.tokenHash === "" && texted !== (request.phone !== ""))
     ) {
-      return yield* AuthError.validationFailed(
-        "Only an email address or phone number should be provided on verify"
-      )
+      return yield* new AuthError.InvalidInput({
+        message: "Only an email address or phone number should be provided on verify"
+      })
     }
     return purposes
   })
@@ -86,10 +88,10 @@ const useUp = (request: VerifyRequest) =>
         request.type === "phone_change"
           ? yield* users.findByPendingPhone(phone)
           : yield* users.findByPhone(phone)
-      if (Option.isNone(owner)) return yield* AuthError.otpExpired()
-      if (Ban.isBanned(owner.value.bannedUntil, now)) return yield* AuthError.userBanned()
+      if (Option.isNone(owner)) return yield* new AuthError.OtpExpired()
+      if (Ban.isBanned(owner.value.bannedUntil, now)) return yield* new AuthError.UserIsBanned()
       if (!(yield* SendSms.check(owner.value, phone, purposes, request.token, now))) {
-        return yield* AuthError.otpExpired()
+        return yield* new AuthError.OtpExpired()
       }
       userId = owner.value.id
       known = owner
@@ -98,7 +100,7 @@ const useUp = (request: VerifyRequest) =>
       // A link: the token alone identifies the user.
       const link = request.tokenHash !== "" ? request.tokenHash : request.token
       const used = yield* store.useLink(yield* hasher.hash(Redacted.make(link)), purposes, now)
-      if (Option.isNone(used)) return yield* AuthError.emailLinkExpired()
+      if (Option.isNone(used)) return yield* new AuthError.EmailLinkExpired()
       userId = used.value.userId
       purpose = used.value.purpose
       flowStateId = used.value.flowStateId
@@ -111,10 +113,10 @@ const useUp = (request: VerifyRequest) =>
         : purposes.some((known) => ChangeEmail.purposes.includes(known))
           ? yield* users.findByPendingEmail(email)
           : Option.none()
-      if (Option.isNone(owner)) return yield* AuthError.otpExpired()
+      if (Option.isNone(owner)) return yield* new AuthError.OtpExpired()
       const codeHash = yield* hasher.hash(Redacted.make(codeSubject(owner.value.id, request.token)))
       const outcome = yield* store.useCode(owner.value.id, purposes, codeHash, now)
-      if (outcome._tag !== "Used") return yield* AuthError.otpExpired()
+      if (outcome._tag !== "Used") return yield* new AuthError.OtpExpired()
       userId = owner.value.id
       known = owner
       purpose = outcome.token.purpose
@@ -123,8 +125,8 @@ const useUp = (request: VerifyRequest) =>
     // A link names only its user, who is read now; a code's owner was read a moment ago, and
     // reading them again would cost every code's sign-in a round trip.
     const found = Option.isSome(known) ? known : yield* users.findById(userId)
-    if (Option.isNone(found)) return yield* AuthError.emailLinkExpired()
-    if (Ban.isBanned(found.value.bannedUntil, now)) return yield* AuthError.userBanned()
+    if (Option.isNone(found)) return yield* new AuthError.EmailLinkExpired()
+    if (Ban.isBanned(found.value.bannedUntil, now)) return yield* new AuthError.UserIsBanned()
     if (ChangeEmail.purposes.includes(purpose)) {
       const confirmed = yield* ChangeEmail.confirm(found.value, now)
       yield* Telemetry.annotate("user.id", userId)
@@ -148,7 +150,11 @@ const useUp = (request: VerifyRequest) =>
             byText ? { phoneConfirmedAt: Option.some(now) } : { emailConfirmedAt: Option.some(now) },
             now
           )
-          .pipe(Effect.catchAll(() => (byText ? AuthError.otpExpired() : AuthError.emailLinkExpired())))
+          .pipe(
+            Effect.catchAll(() =>
+              Effect.fail(byText ? new AuthError.OtpExpired() : new AuthError.EmailLinkExpired())
+            )
+          )
     yield* Telemetry.annotate("user.id", user.id)
     return { _tag: "Verified", user, flowStateId, now } as const
   })
@@ -213,7 +219,7 @@ export const followLink = Telemetry.fn("Verify.followLink")((request: VerifyRequ
     const code = yield* (yield* TokenMint).uuid
     const codeHash = yield* (yield* SecretHasher).hash(Redacted.make(code))
     const issued = yield* (yield* FlowStateStore).issueCode(flowStateId.value, codeHash, now)
-    if (!issued) return yield* AuthError.flowStateNotFound()
+    if (!issued) return yield* new AuthError.FlowStateNotFound()
     return { _tag: "Code", code } satisfies Followed
   })
 )

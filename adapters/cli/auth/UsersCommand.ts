@@ -12,6 +12,7 @@ import { createUser } from "../../../application/auth/admin/CreateUser.js"
 import { deleteUser } from "../../../application/auth/admin/DeleteUser.js"
 import * as FindUser from "../../../application/auth/admin/FindUser.js"
 import { listUsers } from "../../../application/auth/admin/ListUsers.js"
+import * as ErrorResponse from "../../http/auth/ErrorResponse.js"
 import * as CommandTree from "../CommandTree.js"
 
 const email = Options.text("email").pipe(
@@ -37,11 +38,10 @@ const confirmed = Options.boolean("confirmed").pipe(
 
 /** Failures of the admin use cases, in the words the admin API would answer with. */
 const told = <A, E, R>(effect: Effect.Effect<A, E | AuthError.AuthError, R>) =>
-  Effect.catchIf(
-    effect,
-    (error): error is AuthError.AuthError => error instanceof AuthError.AuthError,
-    (error) => Effect.fail(new Error(`${error.code}: ${error.message}`))
-  )
+  Effect.catchIf(effect, ErrorResponse.isReason, (reason) => {
+    const answer = ErrorResponse.describe(reason)
+    return Effect.fail(new Error(`${answer.code}: ${answer.message}`))
+  })
 
 const create = Command.make("create", { email, phone, passwordEnv, confirmed }, (options) =>
   told(
@@ -52,7 +52,9 @@ const create = Command.make("create", { email, phone, passwordEnv, confirmed }, 
           Effect.flatMap(Config.option(Config.redacted(variable)), (value) =>
             Option.isSome(value)
               ? Effect.succeed(Option.some(Redacted.value(value.value)))
-              : Effect.fail(AuthError.validationFailed(`${variable} is not set (--password-env)`))
+              : Effect.fail(
+                  new AuthError.InvalidInput({ message: `${variable} is not set (--password-env)` })
+                )
           )
       })
       const created = yield* createUser({

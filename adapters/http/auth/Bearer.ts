@@ -6,7 +6,9 @@ import { type HttpRequest, header } from "../HttpMessage.js"
 const bearer = /^[Bb]earer (\S+)$/
 
 /** The bearer token of a request to an endpoint that needs one; else 401 `no_authorization`. */
-export const token = (request: Pick<HttpRequest, "headers">): Effect.Effect<string, AuthError.AuthError> => {
+export const token = (
+  request: Pick<HttpRequest, "headers">
+): Effect.Effect<string, AuthError.NoBearerToken> => {
   const match = bearer.exec(header(request, "authorization") ?? "")
-  return match?.[1] === undefined ? Effect.fail(AuthError.noAuthorization()) : Effect.succeed(match[1])
+  return match?.[1] === undefined ? Effect.fail(new AuthError.NoBearerToken()) : Effect.succeed(match[1])
 }

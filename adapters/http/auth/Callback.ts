@@ -39,7 +39,7 @@ const locationOf = (outcome: CallbackOutcome): string => {
       })
     }
     case "Failed": {
-      const { error } = outcome
+      const error = ErrorResponse.describe(outcome.error)
       // A provider's own refusal keeps its words and has no code of ours; the rest are ours.
       const params: Record<string, string> =
         error.oauthError !== undefined && error.code === "bad_oauth_callback"
@@ -50,9 +50,7 @@ const locationOf = (outcome: CallbackOutcome): string => {
                 error.code === "user_banned" ||
                 error.code === "provider_email_needs_verification"
                   ? "access_denied"
-                  : (error.oauthError ??
-                    Redirects.oauthError(error.status ?? ErrorResponse.statusOf[error.code]) ??
-                    "server_error"),
+                  : (error.oauthError ?? Redirects.oauthError(error.status) ?? "server_error"),
               error_code: error.code,
               error_description: error.message
             }

@@ -1,15 +1,18 @@
 import type { IncomingHttpHeaders } from "node:http"
 import * as Effect from "effect/Effect"
-import type { AuthError, ErrorCode } from "../../../application/auth/AuthError.js"
+import * as Match from "effect/Match"
+import * as Predicate from "effect/Predicate"
+import type * as AuthError from "../../../application/auth/AuthError.js"
 import type { HttpResponse } from "../HttpMessage.js"
 import type { Problems } from "../Problems.js"
+import type { ErrorCode } from "./ErrorCode.js"
+import type * as Refusal from "./Refusal.js"
 
 /**
  * The status of each code, as Supabase Auth's handlers raise it (bc32168). Where it raises a
- * code with several statuses, this is the one most of its raise sites use, and the errors
- * raised where it uses another carry that status themselves (AuthError's `status`). A code it
- * never raises (`email_address_not_provided`) or raises without a fixed status (`unknown`)
- * gets 400.
+ * code with several statuses, this is the one most of its raise sites use, and the reasons
+ * answered where it uses another say that status in the table below. A code it never raises
+ * (`email_address_not_provided`) or raises without a fixed status (`unknown`) gets 400.
  */
 export const statusOf: Readonly<Record<ErrorCode, number>> = {
   unknown: 400,
@@ -157,6 +160,236 @@ const jsonResponse = (status: number, body: unknown, headers: Record<string, str
   body: goJson(body)
 })
 
+/** Every reason a request can be refused for: a use case's, or the HTTP driver's own. */
+export type Reason = AuthError.AuthError | Refusal.Refusal
+
+/**
+ * How Supabase Auth answers a reason: its error code, its message, the status (the code's usual
+ * one unless given), `reasons` for `weak_password`; or, on the few paths where it answers in
+ * OAuth's `{error, error_description}` shape, `oauthError` is the `error`, `message` the
+ * `error_description`, the status 400, and `code` only names the failure in logs.
+ */
+export interface Answer {
+  readonly status: number
+  readonly code: ErrorCode
+  readonly message: string
+  readonly reasons?: ReadonlyArray<string> | undefined
+  readonly oauthError?: string | undefined
+}
+
+const answer = (code: ErrorCode, message: string, status: number = statusOf[code]): Answer => ({
+  status,
+  code,
+  message
+})
+
+const oauthAnswer = (error: string, description: string, code: ErrorCode): Answer => ({
+  status: 400,
+  code,
+  message: description,
+  oauthError: error
+})
+
+/**
+ * Supabase Auth's text for a send asked for again within the spacing: the whole seconds left,
+ * rounded down as its integer division does.
+ */
+const tooSoon = (secondsLeft: number) =>
+  `For security purposes, you can only request this after ${Math.max(0, Math.floor(secondsLeft))} seconds.`
+
+const sessionEndSuffix: Record<AuthError.SessionEnd, string> = {
+  lifetime: "",
+  inactivity: " (Inactivity)",
+  low_aal: " (Low AAL: User Needs MFA Verification)",
+  newer_login: " (Revoked by Newer Login)"
+}
+
+/**
+ * The one table from reason to answer, in Supabase Auth's words at bc32168 (clients show them
+ * and sometimes match on them). Keyed by every reason's tag, so a reason without a row does not
+ * compile.
+ */
+const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _tag: Tag }>) => Answer } = {
+  // Requests and their input
+  BadJson: (reason) => answer("bad_json", `Could not parse request body as JSON: ${reason.detail}`),
+  InvalidInput: (reason) => answer("validation_failed", reason.message),
+  MalformedEmail: () => answer("validation_failed", "Unable to validate email address: invalid format"),
+  MalformedPhone: () => answer("validation_failed", "Invalid phone number format (E.164 required)"),
+  MalformedUserId: () => answer("validation_failed", "user_id must be an UUID", 404),
+  AnonymousPasswordWithoutContact: () =>
+    answer(
+      "validation_failed",
+      "Updating password of an anonymous user without an email or phone is not allowed",
+      422
+    ),
+  MagicLinkWithoutEmail: () => answer("validation_failed", "Password recovery requires an email", 422),
+  ReauthenticationWithoutContact: () =>
+    answer("validation_failed", "Reauthentication requires the user to have an email or a phone number"),
+  CaptchaMissing: () =>
+    answer("captcha_failed", "captcha protection: request disallowed (no captcha_token found)"),
+  CaptchaRefused: (reason) =>
+    answer("captcha_failed", `captcha protection: request disallowed (${reason.errorCodes.join(", ")})`),
+  CaptchaUnverifiable: () => answer("unexpected_failure", "captcha verification process failed"),
+  OverRequestRateLimit: () => answer("over_request_rate_limit", "Request rate limit reached"),
+
+  // Bearer tokens and roles
+  NoBearerToken: () => answer("no_authorization", "This endpoint requires a valid Bearer token"),
+  BadJwt: (reason) => answer("bad_jwt", reason.message),
+  MalformedSessionIdClaim: () => answer("bad_jwt", "invalid claim: session_id claim must be a UUID"),
+  MissingSubClaim: () => answer("bad_jwt", "invalid claim: missing sub claim"),
+  // The one `bad_jwt` Supabase Auth answers with 400.
+  SubClaimNotUuid: () => answer("bad_jwt", "invalid claim: sub claim must be a UUID", 400),
+  // 403, where other lookups of a user say 404.
+  UserFromJwtNotFound: () => answer("user_not_found", "User from sub claim in JWT does not exist", 403),
+  SessionFromJwtNotFound: () =>
+    answer("session_not_found", "Session from session_id claim in JWT does not exist"),
+  UserIsBanned: () => answer("user_banned", "User is banned"),
+  NotAdmin: () => answer("not_admin", "User not allowed"),
+  AppMetadataNeedsAdmin: () => answer("not_admin", "Updating app_metadata requires admin privileges"),
+
+  // Sign-up and sign-in
+  SignupDisabled: () => answer("signup_disabled", "Signups not allowed for this instance"),
+  // The spec answers 400 where Supabase Auth answers 422 (docs/compatibility.md).
+  UserAlreadyRegistered: () => answer("user_already_exists", "User already registered", 400),
+  EmailInUse: () => answer("email_exists", "A user with this email address has already been registered"),
+  PhoneInUse: () => answer("phone_exists", "A user with this phone number has already been registered"),
+  // Supabase Auth answers 400 here, where a sign-up's taken address is 422.
+  LinkedEmailInUse: () =>
+    answer("email_exists", "A user with this email address has already been registered", 400),
+  NoSuchUser: () => answer("user_not_found", "User not found"),
+  NoUserWithEmail: () => answer("user_not_found", "User with this email not found"),
+  WeakPassword: (reason) => ({ ...answer("weak_password", reason.message), reasons: reason.reasons }),
+  InvalidCredentials: () => answer("invalid_credentials", "Invalid login credentials"),
+  // Supabase Auth's answer to an unknown `grant_type`: this code, and the OAuth error's name as text.
+  UnsupportedGrantType: () => answer("invalid_credentials", "unsupported_grant_type"),
+  // Supabase Auth says 403 on every other path.
+  PasswordGrantUserBanned: () => answer("user_banned", "User is banned", 400),
+  EmailNotConfirmed: () => answer("email_not_confirmed", "Email not confirmed"),
+  PhoneNotConfirmed: () => answer("phone_not_confirmed", "Phone not confirmed"),
+  AnonymousSignInsDisabled: () => answer("anonymous_provider_disabled", "Anonymous sign-ins are disabled"),
+  // The password grant, /magiclink and /otp: 422; /resend: 400, same text.
+  EmailLoginsDisabled: () => answer("email_provider_disabled", "Email logins are disabled", 422),
+  EmailResendDisabled: () => answer("email_provider_disabled", "Email logins are disabled"),
+  EmailSignupsDisabled: () => answer("email_provider_disabled", "Email signups are disabled"),
+  PhoneLoginsDisabled: () => answer("phone_provider_disabled", "Phone logins are disabled", 422),
+  PhoneResendDisabled: () => answer("phone_provider_disabled", "Phone logins are disabled"),
+  PhoneSignupsDisabled: () => answer("phone_provider_disabled", "Phone signups are disabled"),
+  PhoneOtpDisabled: () => answer("phone_provider_disabled", "Unsupported phone provider"),
+  UserNotSaved: (reason) =>
+    answer(
+      "unexpected_failure",
+      reason.write === "new" ? "Database error saving new user" : "Database error updating user"
+    ),
+  SamlDisabled: () => answer("saml_provider_disabled", "SAML 2.0 is disabled"),
+  Web3Disabled: () => answer("web3_provider_disabled", "Web3 provider is disabled"),
+
+  // External providers and identities
+  ManualLinkingDisabled: () => answer("manual_linking_disabled", "Manual linking is disabled"),
+  LinkingWithoutAccessToken: () =>
+    oauthAnswer(
+      "invalid request",
+      "Linking requires a valid user access token in Authorization",
+      "no_authorization"
+    ),
+  IdentityAlreadyLinked: (reason) =>
+    answer(
+      "identity_already_exists",
+      reason.toAnotherUser ? "Identity is already linked to another user" : "Identity is already linked"
+    ),
+  // Supabase Auth's code for a sign-in, and for a link (linkIdentityToUser).
+  UnverifiedProviderEmail: (reason) =>
+    answer(
+      reason.linking ? "email_not_confirmed" : "provider_email_needs_verification",
+      `Unverified email with ${reason.provider}. A confirmation email has been sent to your ${reason.provider} email`,
+      422
+    ),
+  LastIdentity: () =>
+    answer("single_identity_not_deletable", "User must have at least 1 identity after unlinking"),
+  IdentityNotFound: () => answer("identity_not_found", "Identity doesn't exist"),
+  UnlinkEmailConflict: () =>
+    answer("email_conflict_identity_not_deletable", "Unable to unlink identity due to email conflict"),
+  ProviderUnreachable: (reason) =>
+    answer("unexpected_failure", `Unable to reach the ${reason.provider} provider`),
+  OAuthStateMissing: () => answer("bad_oauth_callback", "OAuth state parameter missing"),
+  OAuthStateNotFound: () => answer("bad_oauth_state", "OAuth state not found or expired"),
+  ProviderRefused: (reason) => oauthAnswer(reason.error, reason.description, "bad_oauth_callback"),
+  ProviderProfileUnavailable: (reason) =>
+    oauthAnswer(
+      "server_error",
+      reason.missing === "email"
+        ? "Error getting user email from external provider"
+        : "Error getting user profile from external provider",
+      "unexpected_failure"
+    ),
+  IdTokenRefused: (reason) =>
+    oauthAnswer(
+      reason.nonceMismatch ? "invalid nonce" : "invalid request",
+      reason.message,
+      "validation_failed"
+    ),
+  IdTokenProviderDisabled: (reason) => answer("provider_disabled", reason.message),
+
+  // The refresh-token grant
+  MalformedRefreshToken: () => answer("validation_failed", "Refresh token is not valid"),
+  RefreshTokenUnknown: () =>
+    answer("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found"),
+  RefreshTokenReused: () => answer("refresh_token_already_used", "Invalid Refresh Token: Already Used"),
+  RefreshTokenUserBanned: () => answer("user_banned", "Invalid Refresh Token: User Banned", 400),
+  RefreshSessionEnded: (reason) =>
+    answer("session_expired", `Invalid Refresh Token: Session Expired${sessionEndSuffix[reason.end]}`),
+
+  // PKCE
+  FlowStateNotFound: () => answer("flow_state_not_found", "invalid flow state, no valid flow state found"),
+  FlowStateExpired: () => answer("flow_state_expired", "invalid flow state, flow state has expired"),
+  BadCodeVerifier: () =>
+    answer("bad_code_verifier", "code challenge does not match previously saved code verifier"),
+
+  // One-time codes, links and sending
+  OtpExpired: () => answer("otp_expired", "Token has expired or is invalid"),
+  EmailLinkExpired: () => answer("otp_expired", "Email link is invalid or has expired"),
+  OtpSignupsDisabled: () => answer("otp_disabled", "Signups not allowed for otp"),
+  OverEmailSendRateLimit: () => answer("over_email_send_rate_limit", "email rate limit exceeded"),
+  OverSmsSendRateLimit: () => answer("over_sms_send_rate_limit", "SMS rate limit exceeded"),
+  SentTooRecently: (reason) =>
+    answer(
+      reason.channel === "email" ? "over_email_send_rate_limit" : "over_sms_send_rate_limit",
+      tooSoon(reason.secondsLeft)
+    ),
+  SmsUnavailable: () => answer("sms_send_failed", "Unable to get SMS provider"),
+  SmsNotDelivered: (reason) =>
+    answer("sms_send_failed", `Error sending ${reason.otpType} OTP to provider: ${reason.detail}`),
+
+  // The signed-in user
+  ReauthenticationNeeded: () =>
+    answer("reauthentication_needed", "Password update requires reauthentication"),
+  ReauthenticationNotValid: () => answer("reauthentication_not_valid", "Nonce has expired or is invalid"),
+  ContactNotVerified: (reason) =>
+    reason.channel === "email"
+      ? answer("email_not_confirmed", "Please verify your email first.", 422)
+      : answer("phone_not_confirmed", "Please verify your phone first.", 422),
+  SamePassword: () => answer("same_password", "New password should be different from the old password."),
+  CurrentPasswordRequired: () =>
+    answer("current_password_required", "Current password required when setting new password."),
+  // Supabase Auth words a wrong current password exactly as a missing one.
+  CurrentPasswordInvalid: () =>
+    answer("current_password_invalid", "Current password required when setting new password."),
+
+  // The admin API's custom providers
+  CustomProvidersDisabled: () => answer("feature_disabled", "Custom OAuth providers are disabled"),
+  CustomProviderNotFound: () => answer("custom_provider_not_found", "Custom OAuth provider not found"),
+  CustomProviderTaken: () =>
+    answer("conflict", "A custom OAuth provider with this identifier already exists", 400),
+  CustomProviderQuotaReached: () =>
+    answer("over_custom_provider_quota", "Maximum number of custom OAuth/OIDC providers reached")
+}
+
+/** Whether `error` is a reason this table answers, not some other failure. */
+export const isReason = (error: unknown): error is Reason =>
+  Predicate.hasProperty(error, "_tag") && typeof error._tag === "string" && Object.hasOwn(answers, error._tag)
+
+/** How Supabase Auth answers `reason`. */
+export const describe = (reason: Reason): Answer => Match.valueTags(reason, answers)
+
 interface Failure {
   readonly status: number
   readonly code: ErrorCode
@@ -198,41 +431,35 @@ const render = (failure: Failure, requestHeaders: IncomingHttpHeaders, requestId
 }
 
 /**
- * The answer to an AuthError, in the shape the request's `X-Supabase-Api-Version` asks for.
- * An error Supabase Auth answers in OAuth's shape gets `{error, error_description}` (400 unless
- * it says otherwise) and no `x-sb-error-code`, since that body has no error code.
+ * The answer to a refused request, in the shape the request's `X-Supabase-Api-Version` asks for.
+ * A reason Supabase Auth answers in OAuth's shape gets `{error, error_description}` and no
+ * `x-sb-error-code`, since that body has no error code.
  */
 export const fromError = (
-  error: AuthError,
+  reason: Reason,
   requestHeaders: IncomingHttpHeaders,
   requestId: string
 ): HttpResponse => {
-  const status = error.status ?? (error.oauthError === undefined ? statusOf[error.code] : 400)
-  if (error.oauthError !== undefined) {
+  const answered = describe(reason)
+  if (answered.oauthError !== undefined) {
     const version = apiVersion(requestHeaders)
     return jsonResponse(
-      status,
+      answered.status,
       // Supabase Auth leaves out an empty description.
-      error.message === ""
-        ? { error: error.oauthError }
-        : { error: error.oauthError, error_description: error.message },
+      answered.message === ""
+        ? { error: answered.oauthError }
+        : { error: answered.oauthError, error_description: answered.message },
       version === undefined ? {} : { [apiVersionHeader]: version }
     )
   }
-  return render(
-    { status, code: error.code, message: error.message, reasons: error.reasons },
-    requestHeaders,
-    requestId
-  )
+  return render(answered, requestHeaders, requestId)
 }
 
-/** An endpoint's AuthErrors, answered with their status and body. */
+/** An endpoint's refusals, answered with their status and body. */
 export const answering =
   <R>(request: { readonly headers: IncomingHttpHeaders; readonly requestId: string }) =>
-  (effect: Effect.Effect<HttpResponse, AuthError, R>): Effect.Effect<HttpResponse, never, R> =>
-    Effect.catchTag(effect, "AuthError", (error) =>
-      Effect.succeed(fromError(error, request.headers, request.requestId))
-    )
+  (effect: Effect.Effect<HttpResponse, Reason, R>): Effect.Effect<HttpResponse, never, R> =>
+    Effect.catchAll(effect, (reason) => Effect.succeed(fromError(reason, request.headers, request.requestId)))
 
 /** Go's `http.Error`, which Supabase Auth's router and Go's server use for their own answers. */
 const plainText = (status: number, text: string): HttpResponse => ({

@@ -2,9 +2,9 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as AuthError from "../../../application/auth/AuthError.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as JsonBody from "../JsonBody.js"
+import * as Refusal from "./Refusal.js"
 
 /**
  * A field of a request body as Supabase Auth reads it into a Go struct: absent and `null` both
@@ -20,16 +20,16 @@ export const field = <A, I>(schema: Schema.Schema<A, I>) => Schema.optionalWith(
  */
 export const decode =
   <A, I>(schema: Schema.Schema<A, I>) =>
-  (request: Pick<HttpRequest, "body">): Effect.Effect<A, AuthError.AuthError> => {
+  (request: Pick<HttpRequest, "body">): Effect.Effect<A, Refusal.BadJson> => {
     const text = request.body.trim() === "" ? "{}" : request.body
     return Either.match(JsonBody.parse(text), {
-      onLeft: (description) => Effect.fail(AuthError.badJson(description)),
+      onLeft: (description) => Effect.fail(new Refusal.BadJson({ detail: description })),
       onRight: (value) => {
         if (value !== null && (typeof value !== "object" || Array.isArray(value))) {
-          return Effect.fail(AuthError.badJson("the body must be a JSON object"))
+          return Effect.fail(new Refusal.BadJson({ detail: "the body must be a JSON object" }))
         }
         return Schema.decodeUnknown(schema, { onExcessProperty: "ignore" })(value ?? {}).pipe(
-          Effect.mapError((error) => AuthError.badJson(firstIssue(error)))
+          Effect.mapError((error) => new Refusal.BadJson({ detail: firstIssue(error) }))
         )
       }
     })

@@ -17,7 +17,9 @@ export const handle = (request: HttpRequest) =>
     const chosen = scope === "" ? "global" : scope
     const signedIn = yield* Authenticate.user(yield* Bearer.token(request))
     if (!isScope(chosen))
-      return yield* AuthError.validationFailed(`Unsupported logout scope ${JSON.stringify(scope)}`)
+      return yield* new AuthError.InvalidInput({
+        message: `Unsupported logout scope ${JSON.stringify(scope)}`
+      })
     yield* logout(signedIn, chosen)
     return HttpMessage.empty(204)
   }).pipe(ErrorResponse.answering(request))

@@ -37,10 +37,12 @@ export const handle = (request: HttpRequest) =>
     const email = body.email ?? ""
     const phone = body.phone ?? ""
     if (email !== "" && phone !== "") {
-      return yield* AuthError.validationFailed("Only an email address or phone number should be provided")
+      return yield* new AuthError.InvalidInput({
+        message: "Only an email address or phone number should be provided"
+      })
     }
     if (email !== "" && (body.channel ?? "") !== "") {
-      return yield* AuthError.validationFailed("Channel should only be specified with Phone OTP")
+      return yield* new AuthError.InvalidInput({ message: "Channel should only be specified with Phone OTP" })
     }
     if (email !== "") {
       yield* sendMagicLink({
@@ -67,5 +69,5 @@ export const handle = (request: HttpRequest) =>
         Option.match(sent.messageId, { onNone: () => ({}), onSome: (id) => ({ message_id: id }) })
       )
     }
-    return yield* AuthError.validationFailed("One of email or phone must be set")
+    return yield* new AuthError.InvalidInput({ message: "One of email or phone must be set" })
   }).pipe(ErrorResponse.answering(request))

@@ -1,7 +1,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as AuthError from "../../../application/auth/AuthError.js"
 import { type Limit, RateLimiter } from "../../../application/ports/RateLimiter.js"
+import * as Refusal from "./Refusal.js"
 
 /**
  * One more request of `route` from `clientIp` under `limit`, counted in the database so that
@@ -15,5 +15,5 @@ export const consume = (route: string, clientIp: string, limit: Limit) =>
       limit,
       new Date(yield* Clock.currentTimeMillis)
     )
-    if (!verdict.allowed) return yield* AuthError.overRequestRateLimit()
+    if (!verdict.allowed) return yield* new Refusal.OverRequestRateLimit()
   })

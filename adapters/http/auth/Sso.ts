@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
-import * as AuthError from "../../../application/auth/AuthError.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as ErrorResponse from "./ErrorResponse.js"
+import * as Refusal from "./Refusal.js"
 
 /**
  * POST /sso (supabase-js `signInWithSSO`), GET /sso/saml/metadata, POST /sso/saml/acs: single
@@ -10,4 +10,4 @@ import * as ErrorResponse from "./ErrorResponse.js"
  * 404 it cannot read.
  */
 export const handle = (request: HttpRequest) =>
-  Effect.fail(AuthError.samlDisabled()).pipe(ErrorResponse.answering(request))
+  Effect.fail(new Refusal.SamlDisabled()).pipe(ErrorResponse.answering(request))

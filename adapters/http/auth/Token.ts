@@ -18,6 +18,7 @@ import * as ErrorResponse from "./ErrorResponse.js"
 import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
 import * as RateLimit from "./RateLimit.js"
+import * as Refusal from "./Refusal.js"
 import * as SessionJson from "./SessionJson.js"
 
 const PasswordBody = Schema.Struct({
@@ -102,7 +103,7 @@ const idToken = (request: HttpRequest) =>
         body.link_identity === true
           ? Option.some(
               authorization === ""
-                ? Either.left(AuthError.linkingWithoutAccessToken())
+                ? Either.left(new AuthError.LinkingWithoutAccessToken())
                 : yield* Effect.either(Bearer.token(request))
             )
           : Option.none()
@@ -122,7 +123,7 @@ export const handle = (request: HttpRequest) =>
     // As Supabase Auth: every grant but these needs a captcha, an unknown one included.
     if (!["pkce", "refresh_token", "id_token"].includes(grant)) yield* CaptchaGuard.guard(request)
     const known = ["password", "refresh_token", "pkce", "id_token", "web3"]
-    if (!known.includes(grant)) return yield* AuthError.unsupportedGrantType()
+    if (!known.includes(grant)) return yield* new Refusal.UnsupportedGrantType()
     const config = yield* AuthHttpConfig
     yield* RateLimit.consume("token", request.clientIp, config.tokenLimit)
     switch (grant) {
@@ -135,6 +136,6 @@ export const handle = (request: HttpRequest) =>
       case "id_token":
         return yield* idToken(request)
       default:
-        return yield* AuthError.web3Disabled()
+        return yield* new Refusal.Web3Disabled()
     }
   }).pipe(ErrorResponse.answering(request))

@@ -114,9 +114,10 @@ const useLink = (link: VerifyPage.Link, request: HttpRequest) =>
         )
       }),
       Effect.catchIf(
-        (error: AuthError.AuthError) => error.code !== "validation_failed",
-        (error) => {
-          const name = Redirects.oauthError(error.status ?? ErrorResponse.statusOf[error.code])
+        (reason: AuthError.AuthError) => ErrorResponse.describe(reason).code !== "validation_failed",
+        (reason) => {
+          const error = ErrorResponse.describe(reason)
+          const name = Redirects.oauthError(error.status)
           return Effect.succeed(
             seeOther(
               Redirects.withFragment(target, {

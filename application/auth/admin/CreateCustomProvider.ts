@@ -9,18 +9,9 @@ import { AuthSettings } from "../AuthSettings.js"
 import { CustomProviderStore } from "../ports/CustomProviderStore.js"
 import * as Rules from "./CustomProviderRules.js"
 
-const taken = () =>
-  new AuthError.AuthError({
-    code: "conflict",
-    message: "A custom OAuth provider with this identifier already exists",
-    status: 400
-  })
+const taken = () => new AuthError.CustomProviderTaken()
 
-const overQuota = () =>
-  new AuthError.AuthError({
-    code: "over_custom_provider_quota",
-    message: "Maximum number of custom OAuth/OIDC providers reached"
-  })
+const overQuota = () => new AuthError.CustomProviderQuotaReached()
 
 /**
  * POST /admin/custom-providers (supabase-js `admin.customProviders.createProvider`): the body

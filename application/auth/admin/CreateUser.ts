@@ -34,26 +34,30 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     const mint = yield* TokenMint
     const aud = request.aud === "" ? settings.audience : request.aud
     if (request.email === "" && request.phone === "") {
-      return yield* AuthError.validationFailed("Cannot create a user without either an email or phone")
+      return yield* new AuthError.InvalidInput({
+        message: "Cannot create a user without either an email or phone"
+      })
     }
     const providers: Array<NewUser.Provider> = []
     const email = request.email === "" ? Option.none() : Option.some(yield* ContactInput.email(request.email))
     if (Option.isSome(email)) {
-      if (Option.isSome(yield* users.findByEmail(email.value))) return yield* AuthError.emailExists()
+      if (Option.isSome(yield* users.findByEmail(email.value))) return yield* new AuthError.EmailInUse()
       providers.push("email")
     }
     const phone = request.phone === "" ? Option.none() : Option.some(yield* ContactInput.phone(request.phone))
     if (Option.isSome(phone)) {
-      if (Option.isSome(yield* users.findByPhone(phone.value))) return yield* AuthError.phoneExists()
+      if (Option.isSome(yield* users.findByPhone(phone.value))) return yield* new AuthError.PhoneInUse()
       providers.push("phone")
     }
     if (Option.isSome(request.password) && request.passwordHash !== "") {
-      return yield* AuthError.validationFailed("Only a password or a password hash should be provided")
+      return yield* new AuthError.InvalidInput({
+        message: "Only a password or a password hash should be provided"
+      })
     }
     let passwordHash: string
     if (request.passwordHash !== "") {
       if (!(yield* hasher.canVerify(request.passwordHash))) {
-        return yield* AuthError.validationFailed("Invalid password hash format")
+        return yield* new AuthError.InvalidInput({ message: "Invalid password hash format" })
       }
       passwordHash = request.passwordHash
     } else {
@@ -67,8 +71,9 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     let id = yield* mint.uuid
     if (request.id !== "") {
       if (!isUserId(request.id))
-        return yield* AuthError.validationFailed("ID must conform to the uuid v4 format")
-      if (request.id === nilUuid) return yield* AuthError.validationFailed("ID cannot be a nil uuid")
+        return yield* new AuthError.InvalidInput({ message: "ID must conform to the uuid v4 format" })
+      if (request.id === nilUuid)
+        return yield* new AuthError.InvalidInput({ message: "ID cannot be a nil uuid" })
       id = request.id
     }
     const now = new Date(yield* Clock.currentTimeMillis)
@@ -104,9 +109,9 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     }
     yield* users.insert(user, identities, Option.some(passwordHash)).pipe(
       Effect.catchTags({
-        EmailExists: () => Effect.fail(AuthError.emailExists()),
-        PhoneExists: () => Effect.fail(AuthError.phoneExists()),
-        IdentityExists: () => Effect.fail(AuthError.emailExists())
+        EmailExists: () => Effect.fail(new AuthError.EmailInUse()),
+        PhoneExists: () => Effect.fail(new AuthError.PhoneInUse()),
+        IdentityExists: () => Effect.fail(new AuthError.EmailInUse())
       })
     )
     yield* Telemetry.annotate("user.id", user.id)

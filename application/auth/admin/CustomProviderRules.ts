@@ -7,33 +7,32 @@ import { ProviderEndpoints } from "../ports/ProviderEndpoints.js"
 
 /** What every `/admin/custom-providers` use case checks first: the feature is on. */
 export const requireEnabled = Effect.flatMap(AuthSettings, (settings) =>
-  settings.customProviders.enabled
-    ? Effect.void
-    : Effect.fail(
-        new AuthError.AuthError({ code: "feature_disabled", message: "Custom OAuth providers are disabled" })
-      )
+  settings.customProviders.enabled ? Effect.void : Effect.fail(new AuthError.CustomProvidersDisabled())
 )
 
 /** A refused body as Supabase Auth answers it: 400 `validation_failed` with the rule's words. */
 export const checked = <A>(decision: Either.Either<A, CustomProvider.Invalid>) =>
   Either.match(decision, {
-    onLeft: (refused) => Effect.fail(AuthError.validationFailed(refused.message)),
+    onLeft: (refused) => Effect.fail(new AuthError.InvalidInput({ message: refused.message })),
     onRight: Effect.succeed
   })
 
-export const notFound = () =>
-  new AuthError.AuthError({ code: "custom_provider_not_found", message: "Custom OAuth provider not found" })
+export const notFound = () => new AuthError.CustomProviderNotFound()
 
 /** Each URL must be one the outbound guard will call: https, at a public address. */
 export const checkUrls = (urls: ReadonlyArray<string>) =>
   Effect.flatMap(ProviderEndpoints, (endpoints) =>
     Effect.forEach(urls, (url) => endpoints.check(url), { discard: true })
   ).pipe(
-    Effect.catchTag("EndpointRefused", (refused) => Effect.fail(AuthError.validationFailed(refused.message)))
+    Effect.catchTag("EndpointRefused", (refused) =>
+      Effect.fail(new AuthError.InvalidInput({ message: refused.message }))
+    )
   )
 
 /** The discovery document, fetched and checked before the provider is saved. */
 export const discover = (discoveryUrl: string, issuer: string) =>
   Effect.flatMap(ProviderEndpoints, (endpoints) => endpoints.discover(discoveryUrl, issuer)).pipe(
-    Effect.catchTag("EndpointRefused", (refused) => Effect.fail(AuthError.validationFailed(refused.message)))
+    Effect.catchTag("EndpointRefused", (refused) =>
+      Effect.fail(new AuthError.InvalidInput({ message: refused.message }))
+    )
   )

@@ -15,7 +15,7 @@ export const deleteUser = Telemetry.fn("admin.DeleteUser")((id: UserId, soft: bo
     const users = yield* UserRepository
     const now = new Date(yield* Clock.currentTimeMillis)
     yield* (soft ? users.softDelete(id, now) : users.delete(id)).pipe(
-      Effect.catchTag("UserNotFound", () => Effect.fail(AuthError.userNotFound()))
+      Effect.catchTag("UserNotFound", () => Effect.fail(new AuthError.NoSuchUser()))
     )
   })
 )

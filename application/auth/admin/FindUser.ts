@@ -9,23 +9,15 @@ import { UserRepository } from "../ports/UserRepository.js"
 const isUserId = Schema.is(UserId)
 
 /** The `{user_id}` of an admin path: a UUID, else 404 `validation_failed` as Supabase Auth says. */
-export const parseId = (raw: string): Effect.Effect<UserId, AuthError.AuthError> =>
-  isUserId(raw)
-    ? Effect.succeed(raw)
-    : Effect.fail(
-        new AuthError.AuthError({
-          code: "validation_failed",
-          message: "user_id must be an UUID",
-          status: 404
-        })
-      )
+export const parseId = (raw: string): Effect.Effect<UserId, AuthError.MalformedUserId> =>
+  isUserId(raw) ? Effect.succeed(raw) : Effect.fail(new AuthError.MalformedUserId())
 
 /** GET /admin/users/{user_id}: the user with its identities, or `user_not_found`. */
 export const findUser = Telemetry.fn("admin.FindUser")((id: UserId) =>
   Effect.gen(function* () {
     const users = yield* UserRepository
     const user = yield* users.findById(id)
-    if (Option.isNone(user)) return yield* AuthError.userNotFound()
+    if (Option.isNone(user)) return yield* new AuthError.NoSuchUser()
     return { user: user.value, identities: yield* users.identitiesOf(id) }
   })
 )

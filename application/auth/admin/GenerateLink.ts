@@ -14,13 +14,7 @@ import * as ContactInput from "../ContactInput.js"
 import * as NewUser from "../NewUser.js"
 import * as PasswordStrength from "../PasswordStrength.js"
 import { Transactions } from "../ports/Transactions.js"
-import {
-  type EmailExists,
-  type IdentityExists,
-  type PhoneExists,
-  type UserNotFound,
-  UserRepository
-} from "../ports/UserRepository.js"
+import { UserRepository } from "../ports/UserRepository.js"
 import * as SendVerification from "../SendVerification.js"
 
 /** POST /admin/generate_link, as decoded (`""` when absent). */
@@ -70,23 +64,21 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
       return yield* emailChangeLink(request, request.type)
     }
     if (linkTypes[request.type] === undefined) {
-      return yield* AuthError.validationFailed(`Invalid email action link type requested: ${request.type}`)
+      return yield* new AuthError.InvalidInput({
+        message: `Invalid email action link type requested: ${request.type}`
+      })
     }
     const email = yield* ContactInput.email(request.email)
     const existing = yield* users.findByEmail(email)
     const type = Option.isNone(existing) && request.type === "magiclink" ? "signup" : request.type
     if (Option.isNone(existing) && type === "recovery") {
-      return yield* new AuthError.AuthError({
-        code: "user_not_found",
-        message: "User with this email not found",
-        status: 404
-      })
+      return yield* new AuthError.NoUserWithEmail()
     }
     if (
       (type === "invite" || type === "signup") &&
       Option.exists(existing, (user) => Option.isSome(user.emailConfirmedAt))
     ) {
-      return yield* AuthError.emailExists()
+      return yield* new AuthError.EmailInUse()
     }
     const now = new Date(yield* Clock.currentTimeMillis)
     const redirectTo = settings.redirectTarget(request.redirectTo)
@@ -104,35 +96,26 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
       }).pipe(Effect.orDie)
 
     const transactions = yield* Transactions
-    const withConflicts = <A, R>(
-      effect: Effect.Effect<
-        A,
-        AuthError.AuthError | EmailExists | PhoneExists | IdentityExists | UserNotFound,
-        R
-      >
-    ) =>
-      effect.pipe(
-        Effect.catchTags({
-          EmailExists: () => AuthError.emailExists(),
-          PhoneExists: () => AuthError.phoneExists(),
-          IdentityExists: () => AuthError.emailExists(),
-          UserNotFound: () => AuthError.userNotFound()
-        })
-      )
     let user: User
     let identities: ReadonlyArray<Identity>
     let issued: SendVerification.Issued
     if (Option.isSome(existing)) {
       const found = existing.value
-      const stamped = yield* withConflicts(
-        transactions.run(
+      const stamped = yield* transactions
+        .run(
           Effect.gen(function* () {
             const current =
               type === "invite" ? yield* users.update(found.id, { invitedAt: Option.some(now) }, now) : found
             return { current, issued: yield* linkFor(current) }
           })
         )
-      )
+        .pipe(
+          Effect.catchTags({
+            EmailExists: () => new AuthError.EmailInUse(),
+            PhoneExists: () => new AuthError.PhoneInUse(),
+            UserNotFound: () => new AuthError.NoSuchUser()
+          })
+        )
       user = stamped.current
       issued = stamped.issued
       identities = yield* users.identitiesOf(found.id)
@@ -142,7 +125,7 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
       // it a random one nobody knows).
       if (type === "signup" && request.type === "signup") {
         if (request.password === "")
-          return yield* AuthError.validationFailed("Signup requires a valid password")
+          return yield* new AuthError.InvalidInput({ message: "Signup requires a valid password" })
         yield* PasswordStrength.ensure(settings.passwordPolicy, request.password)
         passwordHash = Option.some(yield* (yield* PasswordHasher).hash(Redacted.make(request.password)))
       }
@@ -156,9 +139,15 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
       user = made.user
       const identity = made.identity
       identities = [identity]
-      issued = yield* withConflicts(
-        transactions.run(Effect.zipRight(users.insert(user, [identity], passwordHash), linkFor(user)))
-      )
+      issued = yield* transactions
+        .run(Effect.zipRight(users.insert(user, [identity], passwordHash), linkFor(user)))
+        .pipe(
+          Effect.catchTags({
+            EmailExists: () => new AuthError.EmailInUse(),
+            PhoneExists: () => new AuthError.PhoneInUse(),
+            IdentityExists: () => new AuthError.EmailInUse()
+          })
+        )
     }
     return {
       user,
@@ -182,22 +171,18 @@ const emailChangeLink = (request: GenerateLinkRequest, type: "email_change_curre
     const settings = yield* AuthSettings
     const users = yield* UserRepository
     if (type === "email_change_current" && !settings.verification.secureEmailChange) {
-      return yield* AuthError.validationFailed(
-        "Enable secure email change to generate link for current email"
-      )
+      return yield* new AuthError.InvalidInput({
+        message: "Enable secure email change to generate link for current email"
+      })
     }
     const email = yield* ContactInput.email(request.email)
     const found = yield* users.findByEmail(email)
     if (Option.isNone(found)) {
-      return yield* new AuthError.AuthError({
-        code: "user_not_found",
-        message: "User with this email not found",
-        status: 404
-      })
+      return yield* new AuthError.NoUserWithEmail()
     }
     const newEmail = yield* ContactInput.email(request.newEmail)
     if (Option.exists(yield* users.findByEmail(newEmail), (other) => other.id !== found.value.id)) {
-      return yield* AuthError.emailExists()
+      return yield* new AuthError.EmailInUse()
     }
     const now = new Date(yield* Clock.currentTimeMillis)
     const redirectTo = settings.redirectTarget(request.redirectTo)
@@ -229,9 +214,9 @@ const emailChangeLink = (request: GenerateLinkRequest, type: "email_change_curre
       )
       .pipe(
         Effect.catchTags({
-          EmailExists: () => AuthError.emailExists(),
-          PhoneExists: () => AuthError.phoneExists(),
-          UserNotFound: () => AuthError.userNotFound()
+          EmailExists: () => new AuthError.EmailInUse(),
+          PhoneExists: () => new AuthError.PhoneInUse(),
+          UserNotFound: () => new AuthError.NoSuchUser()
         })
       )
     return {

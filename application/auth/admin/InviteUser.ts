@@ -34,7 +34,7 @@ export const inviteUser = Telemetry.fn("InviteUser.inviteUser")((request: Invite
     const email = yield* ContactInput.email(request.email)
     const existing = yield* users.findByEmail(email)
     if (Option.exists(existing, (user) => Option.isSome(user.emailConfirmedAt))) {
-      return yield* AuthError.emailExists()
+      return yield* new AuthError.EmailInUse()
     }
     const now = new Date(yield* Clock.currentTimeMillis)
     yield* MessageQuota.mails(1, now)
@@ -59,7 +59,7 @@ export const inviteUser = Telemetry.fn("InviteUser.inviteUser")((request: Invite
             invitation(existing.value)
           )
         )
-        .pipe(Effect.catchAll(() => AuthError.userNotFound()))
+        .pipe(Effect.catchAll(() => new AuthError.NoSuchUser()))
       return { user: invited, identities: yield* users.identitiesOf(invited.id) }
     }
 
@@ -72,7 +72,7 @@ export const inviteUser = Telemetry.fn("InviteUser.inviteUser")((request: Invite
     })
     yield* transactions
       .run(Effect.zipRight(users.insert(user, [identity], Option.none()), invitation(user)))
-      .pipe(Effect.catchAll(() => AuthError.emailExists()))
+      .pipe(Effect.catchAll(() => new AuthError.EmailInUse()))
     yield* Telemetry.annotate("user.id", user.id)
     return { user, identities: [identity] }
   })

@@ -69,9 +69,9 @@ export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request:
 
     const updated = yield* users.update(user.id, patch, now).pipe(
       Effect.catchTags({
-        UserNotFound: () => Effect.fail(AuthError.userNotFound()),
-        EmailExists: () => Effect.fail(AuthError.emailExists()),
-        PhoneExists: () => Effect.fail(AuthError.phoneExists())
+        UserNotFound: () => Effect.fail(new AuthError.NoSuchUser()),
+        EmailExists: () => Effect.fail(new AuthError.EmailInUse()),
+        PhoneExists: () => Effect.fail(new AuthError.PhoneInUse())
       })
     )
     if (Option.isSome(password)) {
@@ -79,7 +79,7 @@ export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request:
       // An administrator's change keeps no session: every one of the user's ends with it.
       yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(PasswordChange.store(user.id, hash, Option.none(), now))
-      ).pipe(Effect.catchTag("UserNotFound", () => Effect.fail(AuthError.userNotFound())))
+      ).pipe(Effect.catchTag("UserNotFound", () => Effect.fail(new AuthError.NoSuchUser())))
     }
     // A new email or phone number brings its identity, as sign-up would have made it.
     const linked = yield* users.identitiesOf(user.id)

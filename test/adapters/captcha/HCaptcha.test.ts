@@ -8,6 +8,7 @@ import * as Tracer from "effect/Tracer"
 import * as CaptchaProviders from "../../../adapters/captcha/auth/CaptchaProviders.js"
 import * as HCaptcha from "../../../adapters/captcha/auth/HCaptcha.js"
 import * as SiteVerify from "../../../adapters/captcha/auth/SiteVerify.js"
+import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import * as Captcha from "../../../application/auth/Captcha.js"
 import * as HCaptchaFake from "../../support/auth/captcha/HCaptchaFake.js"
 import * as SiteVerifyFake from "../../support/auth/captcha/SiteVerifyFake.js"
@@ -220,7 +221,13 @@ describe("hCaptcha through CaptchaProviders and Captcha.check", () => {
           Effect.provide(layer),
           Effect.either,
           Effect.map(
-            Either.match({ onLeft: (error) => [error.code, error.message], onRight: () => "passed" })
+            Either.match({
+              onLeft: (reason) => [
+                ErrorResponse.describe(reason).code,
+                ErrorResponse.describe(reason).message
+              ],
+              onRight: () => "passed"
+            })
           )
         )
       expect(yield* check(" P1_token ")).toBe("passed")

@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as CaptchaProviders from "../../../adapters/captcha/auth/CaptchaProviders.js"
 import * as Turnstile from "../../../adapters/captcha/auth/Turnstile.js"
+import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import * as Captcha from "../../../application/auth/Captcha.js"
 import * as SiteVerifyFake from "../../support/auth/captcha/SiteVerifyFake.js"
 import * as TurnstileFake from "../../support/auth/captcha/TurnstileFake.js"
@@ -145,7 +146,13 @@ describe("Turnstile through CaptchaProviders and Captcha.check", () => {
           Effect.provide(layer),
           Effect.either,
           Effect.map(
-            Either.match({ onLeft: (error) => [error.code, error.message], onRight: () => "passed" })
+            Either.match({
+              onLeft: (reason) => [
+                ErrorResponse.describe(reason).code,
+                ErrorResponse.describe(reason).message
+              ],
+              onRight: () => "passed"
+            })
           )
         )
       expect(yield* check("0.token")).toBe("passed")
@@ -165,7 +172,9 @@ describe("Turnstile through CaptchaProviders and Captcha.check", () => {
           allowedPrivateAddresses: Allowed.localhost
         })
       )
-      const timedOut = yield* Effect.flip(Captcha.check("0.token", ip).pipe(Effect.provide(hanging)))
+      const timedOut = ErrorResponse.describe(
+        yield* Effect.flip(Captcha.check("0.token", ip).pipe(Effect.provide(hanging)))
+      )
       expect([timedOut.code, timedOut.message]).toEqual([
         "unexpected_failure",
         "captcha verification process failed"

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import * as Captcha from "../../../application/auth/Captcha.js"
 import {
   CaptchaUnavailable,
@@ -33,7 +34,12 @@ const enabled = (verdict: Effect.Effect<Outcome, CaptchaUnavailable>) => {
 const result = (token: string | undefined, remoteIp: Option.Option<string>) =>
   Captcha.check(token, remoteIp).pipe(
     Effect.either,
-    Effect.map(Either.match({ onLeft: (error) => [error.code, error.message], onRight: () => "passed" }))
+    Effect.map(
+      Either.match({
+        onLeft: (reason) => [ErrorResponse.describe(reason).code, ErrorResponse.describe(reason).message],
+        onRight: () => "passed"
+      })
+    )
   )
 
 const ip = Option.some("198.51.100.4")
@@ -94,7 +100,7 @@ describe("Captcha.check", () => {
   it.effect("refuses the request with a 500 when the provider gives no verdict, hiding why", () => {
     const captcha = enabled(Effect.fail(new CaptchaUnavailable({ message: "no answer within 10s" })))
     return Effect.gen(function* () {
-      const failure = yield* Effect.flip(Captcha.check("P1_token", ip))
+      const failure = ErrorResponse.describe(yield* Effect.flip(Captcha.check("P1_token", ip)))
       expect([failure.code, failure.message]).toEqual([
         "unexpected_failure",
         "captcha verification process failed"

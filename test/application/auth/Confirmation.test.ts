@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
+import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
 import { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import { UserRepository } from "../../../application/auth/ports/UserRepository.js"
@@ -34,9 +35,11 @@ const queuedMails = (email: string) =>
 const queuedCodes = (email: string) =>
   Effect.map(queuedMails(email), (mails) => mails.map((mail) => mail.code))
 
-const errorOf = <A, R>(effect: Effect.Effect<A, { readonly code: string; readonly message: string }, R>) =>
+const errorOf = <A, R>(effect: Effect.Effect<A, ErrorResponse.Reason, R>) =>
   Effect.map(Effect.either(effect), (result) =>
-    Either.isLeft(result) ? `${result.left.code}: ${result.left.message}` : "ok"
+    Either.isLeft(result)
+      ? `${ErrorResponse.describe(result.left).code}: ${ErrorResponse.describe(result.left).message}`
+      : "ok"
   )
 
 describe("email confirmation, on memory adapters under TestClock", () => {

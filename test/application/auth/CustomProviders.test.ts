@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import { createCustomProvider } from "../../../application/auth/admin/CreateCustomProvider.js"
 import { deleteCustomProvider } from "../../../application/auth/admin/DeleteCustomProvider.js"
 import { getCustomProvider } from "../../../application/auth/admin/GetCustomProvider.js"
@@ -45,10 +46,13 @@ const directory = () => {
 const oidc = CustomProviderFixtures.oidcParams
 
 /** The error's code and message, or "ok". */
-const outcome = <A, R>(effect: Effect.Effect<A, { readonly code: string; readonly message: string }, R>) =>
+const outcome = <A, R>(effect: Effect.Effect<A, ErrorResponse.Reason, R>) =>
   Effect.map(
     Effect.either(effect),
-    Either.match({ onLeft: (error) => `${error.code}: ${error.message}`, onRight: () => "ok" })
+    Either.match({
+      onLeft: (reason) => `${ErrorResponse.describe(reason).code}: ${ErrorResponse.describe(reason).message}`,
+      onRight: () => "ok"
+    })
   )
 
 const services = (overrides: Parameters<typeof MemoryServices.layer>[0] = {}) => {

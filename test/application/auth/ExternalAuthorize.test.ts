@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import { authorize } from "../../../application/auth/ExternalAuthorize.js"
 import {
   type ExternalProvider,
@@ -48,7 +49,10 @@ const refusal = (provider: string) =>
     query: new Map()
   }).pipe(
     Effect.flip,
-    Effect.map((error) => ({ code: error.code, message: error.message }))
+    Effect.map((reason) => ({
+      code: ErrorResponse.describe(reason).code,
+      message: ErrorResponse.describe(reason).message
+    }))
   )
 
 describe("GET /authorize at a provider enabled without what its page needs", () => {

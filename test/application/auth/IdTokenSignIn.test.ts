@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import * as AuthError from "../../../application/auth/AuthError.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
 import { type IdTokenRequest, signInWithIdToken } from "../../../application/auth/IdTokenSignIn.js"
@@ -103,15 +104,14 @@ const request = (idToken: string, fields: Partial<IdTokenRequest> = {}): IdToken
 })
 
 /** The OAuth error, description and status the refusal is answered with. */
-const refusal = <A, R>(
-  effect: Effect.Effect<
-    A,
-    { readonly oauthError?: string | undefined; readonly message: string; readonly code: string },
-    R
-  >
-) =>
+const refusal = <A, R>(effect: Effect.Effect<A, ErrorResponse.Reason, R>) =>
   Effect.map(Effect.either(effect), (result) =>
-    Either.isLeft(result) ? [result.left.oauthError ?? result.left.code, result.left.message] : ["ok"]
+    Either.isLeft(result)
+      ? [
+          ErrorResponse.describe(result.left).oauthError ?? ErrorResponse.describe(result.left).code,
+          ErrorResponse.describe(result.left).message
+        ]
+      : ["ok"]
   )
 
 describe("signInWithIdToken on memory adapters under TestClock", () => {
@@ -261,7 +261,7 @@ describe("signInWithIdToken on memory adapters under TestClock", () => {
     it.effect("needs the user's access token, checked before the token but after the request's fields", () =>
       Effect.gen(function* () {
         const token = yield* idToken()
-        const refusedHeader = Option.some(Either.left(AuthError.linkingWithoutAccessToken()))
+        const refusedHeader = Option.some(Either.left(new AuthError.LinkingWithoutAccessToken()))
         expect(yield* refusal(signInWithIdToken(request(token, { linkIdentity: refusedHeader })))).toEqual([
           "invalid request",
           "Linking requires a valid user access token in Authorization"

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
+import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import { sendMagicLink } from "../../../application/auth/MagicLink.js"
 import { sendPhoneOtp } from "../../../application/auth/PhoneOtp.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
@@ -11,8 +12,10 @@ import * as SentTexts from "../../support/auth/SentTexts.js"
 
 const hourly = (max: number) => ({ max, window: Duration.hours(1) })
 
-const errorOf = <A, R>(effect: Effect.Effect<A, { readonly code: string }, R>) =>
-  Effect.map(Effect.either(effect), (result) => (Either.isLeft(result) ? result.left.code : "ok"))
+const errorOf = <A, R>(effect: Effect.Effect<A, ErrorResponse.Reason, R>) =>
+  Effect.map(Effect.either(effect), (result) =>
+    Either.isLeft(result) ? ErrorResponse.describe(result.left).code : "ok"
+  )
 
 const magicLink = (email: string) =>
   sendMagicLink({

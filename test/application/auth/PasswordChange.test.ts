@@ -5,6 +5,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
 import * as UpdateAdminUser from "../../../application/auth/admin/UpdateUser.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
@@ -26,8 +27,10 @@ const client = { userAgent: Option.none(), ip: Option.none() }
 const first = "the first password"
 const second = "the second password"
 
-const codeOf = <A, R>(effect: Effect.Effect<A, { readonly code: string }, R>) =>
-  Effect.map(Effect.either(effect), (result) => (Either.isLeft(result) ? result.left.code : "ok"))
+const codeOf = <A, R>(effect: Effect.Effect<A, ErrorResponse.Reason, R>) =>
+  Effect.map(Effect.either(effect), (result) =>
+    Either.isLeft(result) ? ErrorResponse.describe(result.left).code : "ok"
+  )
 
 const passwordChange = (password: string, currentPassword = "") => ({
   email: "",
@@ -179,7 +182,9 @@ describe("a password change ends sessions, on memory adapters under TestClock", 
         const signedIn = yield* Authenticate.user(Redacted.value(changing.access.token))
         const refusal = (current: string) =>
           Effect.map(Effect.either(updateUser(signedIn, passwordChange(second, current))), (result) =>
-            Either.isLeft(result) ? [result.left.code, result.left.message] : ["ok"]
+            Either.isLeft(result)
+              ? [ErrorResponse.describe(result.left).code, ErrorResponse.describe(result.left).message]
+              : ["ok"]
           )
         expect(yield* refusal("")).toEqual([
           "current_password_required",

@@ -5,6 +5,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
 import { authorize } from "../../../application/auth/ExternalAuthorize.js"
@@ -50,9 +51,11 @@ const bad: ReadonlyArray<readonly [string, string, string]> = [
   [`${challenge.slice(0, 42)}=`, "plain", characters]
 ]
 
-const refusal = <A, R>(effect: Effect.Effect<A, { readonly code: string; readonly message: string }, R>) =>
+const refusal = <A, R>(effect: Effect.Effect<A, ErrorResponse.Reason, R>) =>
   Effect.map(Effect.either(effect), (result) =>
-    Either.isLeft(result) ? `${result.left.code}: ${result.left.message}` : "ok"
+    Either.isLeft(result)
+      ? `${ErrorResponse.describe(result.left).code}: ${ErrorResponse.describe(result.left).message}`
+      : "ok"
   )
 
 /** The mails queued since the last call. */

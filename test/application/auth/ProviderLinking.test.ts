@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
 import { authorize } from "../../../application/auth/ExternalAuthorize.js"
 import { callback } from "../../../application/auth/ExternalCallback.js"
@@ -93,7 +94,7 @@ const signIn = (provider: string, answer: UpstreamProfile) =>
     return outcome._tag === "Session"
       ? { tag: "Session", userId: outcome.grant.user.id, provider: outcome.provider }
       : outcome._tag === "Failed"
-        ? { tag: outcome.error.code, userId: undefined }
+        ? { tag: ErrorResponse.describe(outcome.error).code, userId: undefined }
         : { tag: outcome._tag, userId: undefined }
   })
 

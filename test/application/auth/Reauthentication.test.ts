@@ -5,6 +5,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
 import { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
@@ -17,8 +18,10 @@ import * as MemoryServices from "../../support/auth/MemoryServices.js"
 /** Autoconfirm on (sign-up signs in), and a password change needs a nonce past a day. */
 const services = MemoryServices.layer({ updatePasswordRequiresReauthentication: true })
 
-const codeOf = <A, R>(effect: Effect.Effect<A, { readonly code: string }, R>) =>
-  Effect.map(Effect.either(effect), (result) => (Either.isLeft(result) ? result.left.code : "ok"))
+const codeOf = <A, R>(effect: Effect.Effect<A, ErrorResponse.Reason, R>) =>
+  Effect.map(Effect.either(effect), (result) =>
+    Either.isLeft(result) ? ErrorResponse.describe(result.left).code : "ok"
+  )
 
 /** The reauthentication mails queued since the last call: their subjects and codes. */
 const queued = Effect.gen(function* () {

@@ -5,6 +5,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
 import * as UpdateAdminUser from "../../../application/auth/admin/UpdateUser.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
@@ -27,8 +28,10 @@ const signedUp = Effect.gen(function* () {
   return outcome.grant
 })
 
-const codeOf = <A, R>(effect: Effect.Effect<A, { readonly code: string }, R>) =>
-  Effect.map(Effect.either(effect), (result) => (Either.isLeft(result) ? result.left.code : "ok"))
+const codeOf = <A, R>(effect: Effect.Effect<A, ErrorResponse.Reason, R>) =>
+  Effect.map(Effect.either(effect), (result) =>
+    Either.isLeft(result) ? ErrorResponse.describe(result.left).code : "ok"
+  )
 
 describe("auth sessions on memory adapters", () => {
   it.effect(

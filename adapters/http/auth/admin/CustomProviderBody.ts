@@ -1,9 +1,9 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type * as AuthError from "../../../../application/auth/AuthError.js"
 import type { Params } from "../../../../domain/auth/CustomProvider.js"
 import type { HttpRequest } from "../../HttpMessage.js"
 import * as JsonRequest from "../JsonRequest.js"
+import type * as Refusal from "../Refusal.js"
 
 const { field } = JsonRequest
 const Strings = Schema.Array(Schema.String)
@@ -33,7 +33,7 @@ const Body = Schema.Struct({
   jwks_uri: field(Schema.String)
 })
 
-export const decode = (request: Pick<HttpRequest, "body">): Effect.Effect<Params, AuthError.AuthError> =>
+export const decode = (request: Pick<HttpRequest, "body">): Effect.Effect<Params, Refusal.BadJson> =>
   Effect.map(JsonRequest.decode(Body)(request), (body) => ({
     providerType: body.provider_type,
     identifier: body.identifier,

@@ -13,9 +13,9 @@ const unsigned = (name: string, raw: string | null, fallback: number) => {
   if (raw === null || raw === "") return Effect.succeed(fallback)
   if (!/^[0-9]+$/.test(raw) || BigInt(raw) >= 2n ** 64n) {
     return Effect.fail(
-      AuthError.validationFailed(
-        `Bad Pagination Parameters: strconv.ParseUint: parsing ${JSON.stringify(raw)}: ${/^[0-9]+$/.test(raw) ? "value out of range" : "invalid syntax"}`
-      )
+      new AuthError.InvalidInput({
+        message: `Bad Pagination Parameters: strconv.ParseUint: parsing ${JSON.stringify(raw)}: ${/^[0-9]+$/.test(raw) ? "value out of range" : "invalid syntax"}`
+      })
     )
   }
   // Larger pages than this are a mistake, not a request; pages past the end are simply empty.
@@ -23,7 +23,8 @@ const unsigned = (name: string, raw: string | null, fallback: number) => {
 }
 
 /** A `sort` value refused, in the words of Supabase Auth's `sort` (`api/sorting.go`). */
-const badSort = (reason: string) => Effect.fail(AuthError.validationFailed(`Bad Sort Parameters: ${reason}`))
+const badSort = (reason: string) =>
+  Effect.fail(new AuthError.InvalidInput({ message: `Bad Sort Parameters: ${reason}` }))
 
 /**
  * Every `sort` of the query, as Supabase Auth reads them: `<field>` or `<field> <direction>`

@@ -3,11 +3,13 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { ErrorCode } from "../../../../adapters/http/auth/ErrorCode.js"
 import * as ErrorResponse from "../../../../adapters/http/auth/ErrorResponse.js"
 import * as HttpMessage from "../../../../adapters/http/HttpMessage.js"
 import * as Route from "../../../../adapters/http/Route.js"
 import * as Server from "../../../../adapters/http/Server.js"
 import * as AuthError from "../../../../application/auth/AuthError.js"
+import * as PasswordPolicy from "../../../../domain/PasswordPolicy.js"
 import { freePort } from "../../../support/FreePort.js"
 
 const requestId = "req-1"
@@ -16,7 +18,7 @@ const current: IncomingHttpHeaders = { "x-supabase-api-version": "2024-01-01" }
 
 describe("ErrorResponse.statusOf", () => {
   it("gives every code a client or server error status", () => {
-    for (const code of AuthError.ErrorCode.literals) {
+    for (const code of ErrorCode.literals) {
       const status = ErrorResponse.statusOf[code]
       expect(Number.isInteger(status) && status >= 400 && status <= 599, code).toBe(true)
     }
@@ -90,7 +92,7 @@ describe("ErrorResponse.apiVersion", () => {
 
 describe("ErrorResponse.fromError", () => {
   it("answers a request without a version in the legacy shape, which names the status", () => {
-    const response = ErrorResponse.fromError(AuthError.invalidCredentials(), legacy, requestId)
+    const response = ErrorResponse.fromError(new AuthError.InvalidCredentials(), legacy, requestId)
     expect(response.status).toBe(400)
     expect(response.body).toBe(
       '{"code":400,"error_code":"invalid_credentials","msg":"Invalid login credentials"}'
@@ -102,7 +104,7 @@ describe("ErrorResponse.fromError", () => {
   })
 
   it("answers a 2024-01-01 request with the error code as `code`, and names the version", () => {
-    const response = ErrorResponse.fromError(AuthError.invalidCredentials(), current, requestId)
+    const response = ErrorResponse.fromError(new AuthError.InvalidCredentials(), current, requestId)
     expect(response.status).toBe(400)
     expect(response.body).toBe('{"code":"invalid_credentials","message":"Invalid login credentials"}')
     expect(response.headers).toEqual({
@@ -120,7 +122,7 @@ describe("ErrorResponse.fromError", () => {
     ["yesterday", "legacy"]
   ])("picks the shape by the header: %s → %s", (version, shape) => {
     const response = ErrorResponse.fromError(
-      AuthError.signupDisabled(),
+      new AuthError.SignupDisabled(),
       { "x-supabase-api-version": version },
       requestId
     )
@@ -134,39 +136,43 @@ describe("ErrorResponse.fromError", () => {
     expect(response.headers["x-supabase-api-version"]).toBe(shape === "legacy" ? undefined : "2024-01-01")
   })
 
-  it("uses an error's own status where Supabase Auth departs from the table", () => {
-    const response = ErrorResponse.fromError(AuthError.passwordGrantUserBanned(), legacy, requestId)
+  it("uses a reason's own status where Supabase Auth departs from the code's usual one", () => {
+    const response = ErrorResponse.fromError(new AuthError.PasswordGrantUserBanned(), legacy, requestId)
     expect(response.status).toBe(400)
     expect(JSON.parse(response.body ?? "")).toEqual({
       code: 400,
       error_code: "user_banned",
       msg: "User is banned"
     })
-    expect(ErrorResponse.fromError(AuthError.userBanned(), legacy, requestId).status).toBe(403)
+    expect(ErrorResponse.fromError(new AuthError.UserIsBanned(), legacy, requestId).status).toBe(403)
   })
 
   it("adds the request id as error_id to legacy 5xx bodies only", () => {
-    const failure = ErrorResponse.fromError(
-      AuthError.unexpectedFailure("Database error saving new user"),
-      legacy,
-      "abc"
-    )
+    const failure = ErrorResponse.fromError(new AuthError.UserNotSaved({ write: "new" }), legacy, "abc")
     expect(failure.status).toBe(500)
     expect(failure.body).toBe(
       '{"code":500,"error_code":"unexpected_failure","msg":"Database error saving new user","error_id":"abc"}'
     )
-    const timeout = ErrorResponse.fromError(AuthError.requestTimeout(), legacy, "abc")
-    expect(JSON.parse(timeout.body ?? "")).toMatchObject({ code: 504, error_id: "abc" })
+    // No reason answers request_timeout (504) yet; the server's own 503 is a legacy 5xx too.
+    const unavailable = ErrorResponse.problems.unavailable("abc", 1)
+    expect(JSON.parse(unavailable.body ?? "")).toMatchObject({ code: 503, error_id: "abc" })
     expect(
-      JSON.parse(ErrorResponse.fromError(AuthError.notAdmin(), legacy, "abc").body ?? "")
+      JSON.parse(ErrorResponse.fromError(new AuthError.NotAdmin(), legacy, "abc").body ?? "")
     ).not.toHaveProperty("error_id")
     // The 2024-01-01 shape never carries it.
-    const current500 = ErrorResponse.fromError(AuthError.unexpectedFailure("x"), current, "abc")
-    expect(current500.body).toBe('{"code":"unexpected_failure","message":"x"}')
+    const current500 = ErrorResponse.fromError(
+      new AuthError.ProviderUnreachable({ provider: "x" }),
+      current,
+      "abc"
+    )
+    expect(current500.body).toBe('{"code":"unexpected_failure","message":"Unable to reach the x provider"}')
   })
 
   it("answers weak_password with the reasons, in both shapes", () => {
-    const error = AuthError.weakPassword(["length"], "Password should be at least 6 characters.")
+    const error = new PasswordPolicy.WeakPassword({
+      reasons: ["length"],
+      message: "Password should be at least 6 characters."
+    })
     const old = ErrorResponse.fromError(error, legacy, requestId)
     expect(old.status).toBe(422)
     expect(old.body).toBe(
@@ -184,7 +190,7 @@ describe("ErrorResponse.fromError", () => {
 
   it("keeps weak_password's object when it has no reasons, as Go's encoder does", () => {
     const response = ErrorResponse.fromError(
-      AuthError.weakPassword([], "Password is too weak"),
+      new PasswordPolicy.WeakPassword({ reasons: [], message: "Password is too weak" }),
       current,
       requestId
     )
@@ -192,13 +198,20 @@ describe("ErrorResponse.fromError", () => {
   })
 
   it("escapes <, > and & as Go's encoder does", () => {
-    const response = ErrorResponse.fromError(AuthError.validationFailed("<a> & \u2028"), current, requestId)
+    const response = ErrorResponse.fromError(
+      new AuthError.InvalidInput({ message: "<a> & \u2028" }),
+      current,
+      requestId
+    )
     expect(response.body).toBe('{"code":"validation_failed","message":"\\u003ca\\u003e \\u0026 \\u2028"}')
     expect(JSON.parse(response.body ?? "").message).toBe("<a> & \u2028")
   })
 
   it("answers OAuth-shaped failures with {error, error_description}, 400 and no error code header", () => {
-    const error = AuthError.oauth("invalid_request", "refresh_token required", "validation_failed")
+    const error = new AuthError.ProviderRefused({
+      error: "invalid_request",
+      description: "refresh_token required"
+    })
     const response = ErrorResponse.fromError(error, legacy, requestId)
     expect(response.status).toBe(400)
     expect(response.body).toBe('{"error":"invalid_request","error_description":"refresh_token required"}')
@@ -207,7 +220,7 @@ describe("ErrorResponse.fromError", () => {
     expect(asked.body).toBe(response.body)
     expect(asked.headers["x-supabase-api-version"]).toBe("2024-01-01")
     const bare = ErrorResponse.fromError(
-      AuthError.oauth("server_error", "", "unexpected_failure"),
+      new AuthError.ProviderRefused({ error: "server_error", description: "" }),
       legacy,
       "x"
     )
@@ -230,9 +243,9 @@ describe("ErrorResponse.withApiVersion", () => {
 })
 
 describe("ErrorResponse.answering", () => {
-  it.effect("turns an endpoint's AuthError into its answer", () =>
+  it.effect("turns an endpoint's reason into its answer", () =>
     Effect.gen(function* () {
-      const response = yield* Effect.fail(AuthError.noAuthorization()).pipe(
+      const response = yield* Effect.fail(new AuthError.NoBearerToken()).pipe(
         ErrorResponse.answering({ headers: current, requestId })
       )
       expect(response.status).toBe(401)
@@ -329,7 +342,7 @@ const start = Effect.gen(function* () {
       "POST",
       "/token",
       (request) =>
-        Effect.fail(AuthError.invalidCredentials()).pipe(
+        Effect.fail(new AuthError.InvalidCredentials()).pipe(
           Effect.as(HttpMessage.json({})),
           ErrorResponse.answering(request)
         ),
