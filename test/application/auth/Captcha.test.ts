@@ -30,7 +30,7 @@ const enabled = (verdict: Effect.Effect<Outcome, CaptchaUnavailable>) => {
   return { asked, layer }
 }
 
-/** `passed`, or the AuthError's code and message. */
+/** `passed`, or the code and message the refusal is answered with. */
 const result = (token: string | undefined, remoteIp: Option.Option<string>) =>
   Captcha.check(token, remoteIp).pipe(
     Effect.either,
