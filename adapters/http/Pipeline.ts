@@ -131,7 +131,7 @@ export const make =
           ? (caller, request) => Effect.flatMap(input(request), (value) => handle(value, caller, request))
           : (caller, request) =>
               Effect.flatMap(input(request), (value) =>
-                Effect.zipRight(count(byInput(value), request), handle(value, caller, request))
+                Effect.flatMap(count(byInput(value), request), () => handle(value, caller, request))
               )
     const preconditions: Step<E, R> | undefined =
       requires === undefined
