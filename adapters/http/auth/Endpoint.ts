@@ -1,5 +1,4 @@
 import * as Effect from "effect/Effect"
-import type * as AuthError from "../../../application/auth/AuthError.js"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
 import type { AuthSettings } from "../../../application/auth/AuthSettings.js"
 import type { CaptchaSettings } from "../../../application/auth/Captcha.js"
@@ -93,12 +92,15 @@ const limits = {
 const user = (request: HttpRequest) => Effect.flatMap(Bearer.token(request), Authenticate.user)
 const admin = (request: HttpRequest) => Effect.flatMap(Bearer.token(request), Authenticate.admin)
 
+/** What the auth service's endpoints refuse with: whatever its error table answers. */
+export type Failure = Effect.Effect.Error<Parameters<ReturnType<typeof ErrorResponse.answering>>[0]>
+
 /**
  * The auth service's checks, run by the one pipeline (`Pipeline.make`, which fixes their order):
  * Supabase Auth's bearer reading (`Bearer.token`) and its user and admin checks, its per-address
  * rate limits, its captcha (`CaptchaGuard`), and its error bodies (`ErrorResponse`).
  */
-export const endpoint = Pipeline.make<Callers, Limit, AuthError.AuthError, Services>({
+export const endpoint = Pipeline.make<Callers, Limit, Failure, Services>({
   callers: { anyone: { known: undefined }, user, admin },
   limit: (limit, request) =>
     Effect.flatMap(AuthHttpConfig, (config) =>

@@ -9,7 +9,7 @@ const scopes: ReadonlyArray<Scope> = ["global", "local", "others"]
 const isScope = (value: string): value is Scope => scopes.some((scope) => scope === value)
 
 /** `?scope=global|local|others`, `global` when absent or empty. */
-export const scope = (request: HttpRequest): Effect.Effect<Scope, AuthError.AuthError> => {
+export const scope = (request: HttpRequest) => {
   const scope = new URLSearchParams(request.query).get("scope") ?? ""
   const chosen = scope === "" ? "global" : scope
   return isScope(chosen)

@@ -1,4 +1,3 @@
-import type { AuthError } from "../../../application/auth/AuthError.js"
 import { requireEnabled as customProvidersOn } from "../../../application/auth/admin/CustomProviderRules.js"
 import { ensureManualLinking as manualLinkingOn } from "../../../application/auth/UnlinkIdentity.js"
 import * as Pipeline from "../Pipeline.js"
@@ -14,9 +13,10 @@ import * as GenerateLink from "./admin/GenerateLink.js"
 import * as GetCustomProvider from "./admin/GetCustomProvider.js"
 import * as InviteUser from "./admin/InviteUser.js"
 import * as ListCustomProviders from "./admin/ListCustomProviders.js"
+import * as ListUsers from "./admin/ListUsers.js"
 import * as UpdateCustomProvider from "./admin/UpdateCustomProvider.js"
 import * as Callback from "./Callback.js"
-import { beforeInput, body, type Callers, endpoint, first, type Limit, none, ofInput, param, query, type Services } from "./Endpoint.js"
+import { beforeInput, body, type Callers, endpoint, type Failure, first, type Limit, none, ofInput, param, query, type Services } from "./Endpoint.js"
 import { problems } from "./ErrorResponse.js"
 import * as Health from "./Health.js"
 import * as Identities from "./Identities.js"
@@ -54,8 +54,8 @@ const jsonOrForm: Route.RouteOptions = { accepts: [...json, form], cors: true }
 const route = <K extends keyof Callers, In>(
   method: Route.Method,
   path: string,
-  contract: Pipeline.Contract<K, Limit, In, AuthError, Services>,
-  handle: Pipeline.Handle<In, Callers[K], AuthError, Services>,
+  contract: Pipeline.Contract<K, Limit, In, Failure, Services>,
+  handle: Pipeline.Handle<In, Callers[K], Failure, Services>,
   options: Route.RouteOptions = method === "GET" ? api : jsonApi
 ) => Route.make(method, path, endpoint(contract, handle), options)
 
@@ -115,7 +115,7 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   // Providers that answer with a form (Apple's form_post) post it here.
   route("POST", "/callback", { caller: "anyone", input: Callback.url }, Callback.handle, { accepts: [form] }),
   route("POST", "/admin/generate_link", { caller: "admin", input: body(GenerateLink.Body) }, GenerateLink.handle),
-  route("GET", "/admin/users", { caller: "admin", input: AdminUsers.listQuery }, AdminUsers.list),
+  route("GET", "/admin/users", { caller: "admin", input: ListUsers.query }, ListUsers.handle),
   route("POST", "/admin/users", { caller: "admin", input: AdminUserBody.decode }, AdminUsers.create),
   route("GET", "/admin/users/{user_id}", { caller: "admin", input: AdminUsers.userId }, AdminUsers.get),
   route("PUT", "/admin/users/{user_id}", { caller: "admin", input: AdminUsers.idAndBody }, AdminUsers.update),

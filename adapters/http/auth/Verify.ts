@@ -141,10 +141,10 @@ const decodeJson = JsonRequest.decode(Body)
  * The body of POST /verify: the confirmation page's form by its media type, else JSON (Supabase
  * Auth reads any body as JSON, so every other type goes that way too).
  */
-export const postInput = (request: HttpRequest): Effect.Effect<PostInput, AuthError.AuthError> =>
+export const postInput = (request: HttpRequest) =>
   HttpMessage.mediaType(HttpMessage.header(request, "content-type")) === formType
-    ? Effect.succeed({ _tag: "Form", link: linkOf(new URLSearchParams(request.body)) })
-    : Effect.map(decodeJson(request), (body) => ({ _tag: "Json", body }))
+    ? Effect.succeed<PostInput>({ _tag: "Form", link: linkOf(new URLSearchParams(request.body)) })
+    : Effect.map(decodeJson(request), (body): PostInput => ({ _tag: "Json", body }))
 
 /**
  * POST /verify: supabase-js `verifyOtp`, or the confirmation page's form, answered as GET
