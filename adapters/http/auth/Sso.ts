@@ -1,6 +1,3 @@
-import * as Effect from "effect/Effect"
-import type { HttpRequest } from "../HttpMessage.js"
-import * as ErrorResponse from "./ErrorResponse.js"
 import * as Refusal from "./Refusal.js"
 
 /**
@@ -9,5 +6,4 @@ import * as Refusal from "./Refusal.js"
  * `saml_provider_disabled`, "SAML 2.0 is disabled"), so a client shows that rather than a bare
  * 404 it cannot read.
  */
-export const handle = (request: HttpRequest) =>
-  Effect.fail(new Refusal.SamlDisabled()).pipe(ErrorResponse.answering(request))
+export const handle = () => new Refusal.SamlDisabled()
