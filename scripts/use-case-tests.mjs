@@ -26,8 +26,7 @@ export const exempt = new Set([
   "application/oauth/IssueCode.ts",
   "application/oauth/ManageClients.ts",
   "application/oauth/ReapIdleClients.ts",
-  "application/oauth/Refresh.ts",
-  "application/oauth/Register.ts"
+  "application/oauth/Refresh.ts"
 ])
 
 const walk = (dir) =>
