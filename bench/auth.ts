@@ -223,7 +223,6 @@ const mintRefreshToken = (user: User) =>
           new AccessTokenClaims.AmrEntry({ method: "password", timestamp: Math.floor(now.getTime() / 1000) })
         ],
         factorId: Option.none(),
-        notAfter: Option.none(),
         userAgent: benchClient.userAgent,
         ip: benchClient.ip,
         tag: Option.none()
