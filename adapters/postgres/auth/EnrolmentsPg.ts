@@ -9,8 +9,8 @@ import { EmailExists, IdentityExists, PhoneExists } from "../../../application/a
 import * as Telemetry from "../../../application/Telemetry.js"
 import { FlowState } from "../../../domain/auth/FlowState.js"
 import { OneTimeToken } from "../../../domain/auth/OneTimeToken.js"
-import * as Batched from "../Batched.js"
 import { decodeFirst } from "../Rows.js"
+import * as SharedStatements from "../SharedStatements.js"
 import { AuthTables } from "./AuthTables.js"
 import { queuedRow } from "./MailOutboxPg.js"
 import { identityRow, userRow } from "./UserRows.js"
@@ -175,16 +175,17 @@ const payload = (enrolments: ReadonlyArray<Enrolment>) =>
     }))
   )
 
+const WrittenRow = Schema.Struct({ id: Schema.String })
+
 /** Which of `enrolments` the statement wrote, from the ids of the users it returned. */
-const writtenOf = (rows: ReadonlyArray<Record<string, unknown>>, enrolments: ReadonlyArray<Enrolment>) => {
+const writtenOf = (rows: ReadonlyArray<typeof WrittenRow.Type>, enrolments: ReadonlyArray<Enrolment>) => {
   const ids = new Set(rows.map((row) => row.id))
   return enrolments.map((enrolment) => ids.has(enrolment.user.id))
 }
 
 /**
- * Enrolments on Postgres: the enrolments that arrive together share one statement (Batched.ts)
- * where the caller has no transaction open; inside one, an enrolment runs alone on its
- * connection (SharedStatements.ts says why). An enrolment left out is looked into with a read:
+ * Enrolments on Postgres: the enrolments that arrive together share one statement
+ * (SharedStatements.ts; inside a transaction an enrolment runs alone on its connection). An enrolment left out is looked into with a read:
  * the typed error of what is taken, or, when what was in the way is gone by then, one more try.
  * Neither a conflict nor its explanation is a failed statement, which on the embedded database
  * would end its one connection (the next statement would fail with it).
@@ -199,17 +200,14 @@ export const layer = Layer.effect(
     const text = enrolText(tables.name)
     const taken = takenText(tables.name)
 
-    const run = (enrolments: ReadonlyArray<Enrolment>) =>
-      sql
-        .unsafe<Record<string, unknown>>(text, [payload(enrolments)])
-        .pipe(Effect.map((rows) => writtenOf(rows, enrolments)))
-    const together = yield* Batched.make({ maxBatch: 256, maxInFlight: 2, run })
-    const write = (enrolment: Enrolment) =>
-      Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
-        Option.isNone(open)
-          ? together(enrolment)
-          : Effect.map(run([enrolment]), ([written]) => written === true)
-      )
+    const write = yield* SharedStatements.unprepared({
+      sql,
+      name: "auth_enrol",
+      text,
+      parameters: (enrolments: ReadonlyArray<Enrolment>) => [payload(enrolments)],
+      row: WrittenRow,
+      answers: writtenOf
+    })
 
     /** The conflict that kept `enrolment` out, if it is still there. */
     const conflictOf = (enrolment: Enrolment) =>
@@ -244,7 +242,7 @@ export const layer = Layer.effect(
       triesLeft: number
     ): Effect.Effect<void, EmailExists | PhoneExists | IdentityExists> =>
       Effect.gen(function* () {
-        if (yield* Effect.orDie(write(enrolment))) return
+        if (yield* write(enrolment)) return
         const conflict = yield* conflictOf(enrolment)
         if (Option.isSome(conflict)) return yield* Effect.fail(conflict.value)
         if (triesLeft === 0) return yield* Effect.dieMessage("an enrolment left out for no conflict, twice")
