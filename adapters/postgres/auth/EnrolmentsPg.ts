@@ -7,77 +7,17 @@ import * as Str from "effect/String"
 import { type Enrolment, Enrolments } from "../../../application/auth/ports/Enrolments.js"
 import { EmailExists, IdentityExists, PhoneExists } from "../../../application/auth/ports/UserRepository.js"
 import * as Telemetry from "../../../application/Telemetry.js"
-import { FlowState } from "../../../domain/auth/FlowState.js"
-import { OneTimeToken } from "../../../domain/auth/OneTimeToken.js"
 import { decodeFirst } from "../Rows.js"
 import * as SharedStatements from "../SharedStatements.js"
 import { AuthTables } from "./AuthTables.js"
-import { queuedRow } from "./MailOutboxPg.js"
-import { identityRow, userRow } from "./UserRows.js"
+import * as FlowStates from "./tables/FlowStates.js"
+import * as Identities from "./tables/Identities.js"
+import * as MailOutbox from "./tables/MailOutbox.js"
+import * as OneTimeTokens from "./tables/OneTimeTokens.js"
+import * as Users from "./tables/Users.js"
 
-/** The columns each table gets from an enrolment; the rest keep their defaults. */
-const userColumns = [
-  "id",
-  "aud",
-  "role",
-  "email",
-  "phone",
-  "encrypted_password",
-  "email_confirmed_at",
-  "phone_confirmed_at",
-  "confirmation_sent_at",
-  "invited_at",
-  "last_sign_in_at",
-  "raw_app_meta_data",
-  "raw_user_meta_data",
-  "is_anonymous",
-  "banned_until",
-  "created_at",
-  "updated_at",
-  "email_change",
-  "email_change_sent_at",
-  "email_change_confirm_status",
-  "phone_change",
-  "phone_change_sent_at"
-]
-const identityColumns = [
-  "id",
-  "provider_id",
-  "user_id",
-  "identity_data",
-  "provider",
-  "last_sign_in_at",
-  "created_at",
-  "updated_at"
-]
-const flowColumns = [
-  "id",
-  "user_id",
-  "code_challenge",
-  "code_challenge_method",
-  "authentication_method",
-  "auth_code_hash",
-  "auth_code_issued_at",
-  "provider_tokens",
-  "created_at"
-]
-const tokenColumns = [
-  "id",
-  "user_id",
-  "purpose",
-  "sent_to",
-  "link_hash",
-  "code_hash",
-  "failed_attempts",
-  "created_at",
-  "expires_at",
-  "used_at",
-  "flow_state_id"
-]
-const mailColumns = ["id", "kind", "recipient", "variables", "queued_at", "due_at"]
-
-/** Columns whose value comes as JSON text (UserRows.ts), to be stored as the JSON it holds. */
-const jsonColumns = new Set(["raw_app_meta_data", "raw_user_meta_data", "identity_data"])
+/** Columns whose value comes as JSON text (the table modules' `row`), to be stored as the JSON it holds. */
+const jsonColumns = new Set<string>([...Users.jsonColumns, ...Identities.jsonColumns])
 
 /** An INSERT of `columns` from the rows `source` yields as `r` (of the table's row type). */
 const insertFrom = (table: string, columns: ReadonlyArray<string>, source: string) =>
@@ -98,7 +38,7 @@ const enrolText = (name: (table: string) => string) =>
   `WITH input AS (
      SELECT e FROM jsonb_array_elements($1::jsonb) AS input(e)
    ), new_users AS (
-     ${insertFrom(name("users"), userColumns, `input, jsonb_populate_record(NULL::${name("users")}, e->'user') r`)}
+     ${insertFrom(name("users"), Users.insertColumns, `input, jsonb_populate_record(NULL::${name("users")}, e->'user') r`)}
      WHERE NOT EXISTS (
        SELECT 1 FROM jsonb_array_elements(e->'identities') n
        WHERE (SELECT true FROM ${name("identities")} x
@@ -108,14 +48,14 @@ const enrolText = (name: (table: string) => string) =>
    ), written AS (
      SELECT e FROM input WHERE (e->'user'->>'id')::uuid IN (SELECT id FROM new_users)
    ), new_identities AS (
-     ${insertFrom(name("identities"), identityColumns, `written, jsonb_populate_recordset(NULL::${name("identities")}, e->'identities') r`)}
+     ${insertFrom(name("identities"), Identities.insertColumns, `written, jsonb_populate_recordset(NULL::${name("identities")}, e->'identities') r`)}
    ), new_flows AS (
-     ${insertFrom(name("flow_states"), flowColumns, `written, jsonb_populate_record(NULL::${name("flow_states")}, e->'flow') r`)}
+     ${insertFrom(name("flow_states"), FlowStates.insertColumns, `written, jsonb_populate_record(NULL::${name("flow_states")}, e->'flow') r`)}
      WHERE jsonb_typeof(e->'flow') = 'object'
    ), new_tokens AS (
-     ${insertFrom(name("one_time_tokens"), tokenColumns, `written, jsonb_populate_record(NULL::${name("one_time_tokens")}, e->'token') r`)}
+     ${insertFrom(name("one_time_tokens"), OneTimeTokens.insertColumns, `written, jsonb_populate_record(NULL::${name("one_time_tokens")}, e->'token') r`)}
    ), new_mail AS (
-     ${insertFrom(name("mail_outbox"), mailColumns, `written, jsonb_populate_record(NULL::${name("mail_outbox")}, e->'mail') r`)}
+     ${insertFrom(name("mail_outbox"), MailOutbox.insertColumns, `written, jsonb_populate_record(NULL::${name("mail_outbox")}, e->'mail') r`)}
    )
    SELECT id FROM new_users`
 
@@ -153,25 +93,18 @@ const snakeCased = (row: Readonly<Record<string, unknown>>) => {
   return out
 }
 
-const encodeFlow = Schema.encodeSync(FlowState)
-const encodeToken = Schema.encodeSync(OneTimeToken)
-
 /** The statement's parameter for some enrolments. */
 const payload = (enrolments: ReadonlyArray<Enrolment>) =>
   JSON.stringify(
     enrolments.map((enrolment) => ({
-      user: snakeCased({
-        id: enrolment.user.id,
-        ...userRow(enrolment.user),
-        encryptedPassword: Option.getOrNull(enrolment.passwordHash)
-      }),
-      identities: enrolment.identities.map((identity) => snakeCased(identityRow(identity))),
+      user: snakeCased(Users.insertRow(enrolment.user, enrolment.passwordHash)),
+      identities: enrolment.identities.map((identity) => snakeCased(Identities.row(identity))),
       flow: Option.match(enrolment.flow, {
         onNone: () => null,
-        onSome: (flow) => snakeCased(encodeFlow(flow))
+        onSome: (flow) => snakeCased(FlowStates.row(flow))
       }),
-      token: snakeCased(encodeToken(enrolment.token)),
-      mail: snakeCased(queuedRow(enrolment.mail, enrolment.now))
+      token: snakeCased(OneTimeTokens.row(enrolment.token)),
+      mail: snakeCased(MailOutbox.queuedRow(enrolment.mail, enrolment.now))
     }))
   )
 
