@@ -126,6 +126,7 @@ export const authServer = (start: AuthStart.Loaded) =>
           warnings: start.warnings,
           notices: start.notices,
           portVariables: start.portVariables,
+          writtenNames: start.writtenNames,
           smsSender: InboxSmsSender.layer.pipe(Layer.provide(kept)),
           privateAddressesSource: start.defaulted.has(allowedPrivateAddressesVariable)
             ? "the default of latchkey dev"

@@ -74,7 +74,8 @@ const authServer = (mode: AuthStart.Mode) =>
               AuthServer.serve(start.config, {
                 warnings: start.warnings,
                 notices: start.notices,
-                portVariables: start.portVariables
+                portVariables: start.portVariables,
+                writtenNames: start.writtenNames
               })
           )
     )

@@ -68,6 +68,11 @@ export interface ServeOptions {
    */
   readonly privateAddressesSource?: string | undefined
   /**
+   * Supabase Auth's name an operator wrote for one of ours, by ours (AuthStart.Loaded): the
+   * start-up lines name a variable as it was written.
+   */
+  readonly writtenNames?: ReadonlyMap<string, string> | undefined
+  /**
    * Tests only: every endpoint of a provider at this origin instead, paths kept (a local fake of
    * that provider, `Credentials.endpointOrigin`), by provider name. No variable sets it.
    */
@@ -229,17 +234,20 @@ const clientIpHeader = (config: AuthConfig): Option.Option<string> =>
  * (`EXTERNAL_<X>_URL`: a realm, an instance, a tenant) and the mail templates. The gateways and
  * captcha providers are at fixed public addresses.
  */
-const configuredDestinations = (config: AuthConfig): ReadonlyArray<OutboundReach.Configured> => [
+const configuredDestinations = (
+  config: AuthConfig,
+  written: (name: string) => string
+): ReadonlyArray<OutboundReach.Configured> => [
   ...config.externalProviders.flatMap((provider) =>
     Option.toArray(
       Option.map(provider.url, (url) => ({
-        variable: `AUTHSVC_EXTERNAL_${provider.name.toUpperCase()}_URL`,
+        variable: written(`AUTHSVC_EXTERNAL_${provider.name.toUpperCase()}_URL`),
         url: url.href
       }))
     )
   ),
   ...Object.entries(config.mailer.templates).map(([kind, value]) => ({
-    variable: `AUTHSVC_MAILER_TEMPLATES_${kind.toUpperCase()}`,
+    variable: written(`AUTHSVC_MAILER_TEMPLATES_${kind.toUpperCase()}`),
     url: AuthConfigModule.resolveTemplate(config.siteUrl, value)
   }))
 ]
@@ -263,15 +271,16 @@ export const isUnavailable = (defect: unknown): boolean =>
 export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
   const core = AuthLayers.core(config, { queryTimeout }, options.keyCacheLifetime)
   const reach = config.outbound.allowedPrivateAddresses
+  const written = (name: string) => options.writtenNames?.get(name) ?? name
   const outbound = Layer.scopedDiscard(
     OutboundReach.announce(
       {
         service: "auth",
-        variable: allowedPrivateAddressesVariable,
+        variable: written(allowedPrivateAddressesVariable),
         allowed: reach,
         source: options.privateAddressesSource
       },
-      configuredDestinations(config)
+      configuredDestinations(config, written)
     )
   )
   const prepared = Layer.effectDiscard(

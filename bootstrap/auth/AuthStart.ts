@@ -168,6 +168,8 @@ export interface Loaded {
   readonly defaulted: ReadonlySet<string>
   /** The variables that set the port in `mode`, as the line that says it is taken names them. */
   readonly portVariables: string
+  /** Supabase Auth's name an operator wrote for one of ours, by ours (GoTrueNames). */
+  readonly writtenNames: ReadonlyMap<string, string>
 }
 
 /** The variables that set the auth service's port: `PORT` is the oauth service's beside it. */
@@ -195,7 +197,8 @@ export const fromVariables = (
       variables: vars,
       mailToInbox: mailsToInbox(mode, translated.variables),
       defaulted: new Set([...vars.keys()].filter((name) => !translated.variables.has(name))),
-      portVariables: portVariablesOf(mode)
+      portVariables: portVariablesOf(mode),
+      writtenNames: translated.sources
     }
   })
 

@@ -23,7 +23,12 @@ const clientId = "latchkey-auth"
 const clientSecret = "a-client-secret-of-the-auth-service"
 
 /** `latchkey auth serve` (it migrates at start) on `port` until the scope closes. */
-const startAuth = (port: number, realm: URL, env: Readonly<Record<string, string>>) =>
+const startAuth = (
+  port: number,
+  realm: URL,
+  env: Readonly<Record<string, string>>,
+  realmVariable = "AUTHSVC_EXTERNAL_KEYCLOAK_URL"
+) =>
   Effect.gen(function* () {
     const dataDir = mkdtempSync(join(tmpdir(), "latchkey-cli-e2e-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
@@ -40,7 +45,7 @@ const startAuth = (port: number, realm: URL, env: Readonly<Record<string, string
       AUTHSVC_EXTERNAL_KEYCLOAK_ENABLED: "true",
       AUTHSVC_EXTERNAL_KEYCLOAK_CLIENT_ID: clientId,
       AUTHSVC_EXTERNAL_KEYCLOAK_SECRET: clientSecret,
-      AUTHSVC_EXTERNAL_KEYCLOAK_URL: realm.href,
+      [realmVariable]: realm.href,
       ...env
     })
     yield* CliProcess.waitUntilAnswering(running, `${baseUrl}/health`)
@@ -128,6 +133,33 @@ describe("latchkey auth serve with a Keycloak realm on this machine (plain http)
         const failure = yield* running.waitForLine(/sign-in at external provider failed/)
         expect(JSON.parse(failure).msg).toContain(
           "the outbound guard refused the call (only https destinations are contacted: plain http goes only to private addresses AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES lists, and it lists none)"
+        )
+      }).pipe(Effect.scoped),
+    { timeout: 120_000 }
+  )
+
+  it.live(
+    "written with Supabase Auth's names, the start-up lines name the variables as written",
+    () =>
+      Effect.gen(function* () {
+        const port = yield* freePort
+        const realm = yield* KeycloakRealm.start({
+          clientId,
+          clientSecret,
+          callbackUrl: `http://127.0.0.1:${port}/callback`
+        })
+        const { running } = yield* startAuth(
+          port,
+          realm.issuer,
+          { GOTRUE_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "10.0.0.0/8" },
+          "GOTRUE_EXTERNAL_KEYCLOAK_URL"
+        )
+        yield* running.waitForLine(
+          /auth: outbound calls may reach these private addresses besides public ones: 10\.0\.0\.0\/8 \(GOTRUE_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES\)/
+        )
+        const warning = yield* running.waitForLine(/EXTERNAL_KEYCLOAK_URL: 127/)
+        expect(JSON.parse(warning).msg).toBe(
+          "auth: GOTRUE_EXTERNAL_KEYCLOAK_URL: 127.0.0.1 resolves to 127.0.0.1 (loopback), which the outbound guard refuses: add it to GOTRUE_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES to let the service reach 127.0.0.1"
         )
       }).pipe(Effect.scoped),
     { timeout: 120_000 }
