@@ -6,7 +6,6 @@ import * as Schema from "effect/Schema"
 import { type Rotation, SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import { SealedSecret } from "../../../application/auth/ports/TokenSealer.js"
 import * as Telemetry from "../../../application/Telemetry.js"
-import { AmrEntry } from "../../../domain/auth/AccessTokenClaims.js"
 import * as Session from "../../../domain/auth/Session.js"
 import type { SecretHash, UserId } from "../../../domain/Ids.js"
 import { PgPool } from "../PgPool.js"
@@ -14,30 +13,10 @@ import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
 import * as SharedStatements from "../SharedStatements.js"
 import { AuthTables } from "./AuthTables.js"
+import * as Sessions from "./tables/Sessions.js"
 
-/**
- * The columns of `Session`, read from the table under `alias`. `host(ip)`: the address as it
- * was given, without the `/32` a plain text cast adds.
- */
-const sessionColumnsOf = (alias: string) =>
-  `${alias}.id, ${alias}.user_id, ${alias}.aal, ${alias}.factor_id, ${alias}.user_agent,
-  host(${alias}.ip) AS ip, ${alias}.tag, ${alias}.amr::text AS amr, ${alias}.generation, ${alias}.refreshed_at,
-  ${alias}.revoked_at, ${alias}.created_at, ${alias}.updated_at`
-
+const { columnsOf: sessionColumnsOf, RowFields: SessionRowFields, Row: SessionRow } = Sessions
 const sessionColumns = sessionColumnsOf("s")
-
-/** A session row: `amr` travels as JSON text, as every JSON column of the auth tables. */
-const SessionRowFields = Schema.Struct({
-  ...Session.Session.fields,
-  amr: Schema.parseJson(Schema.Array(AmrEntry))
-})
-
-const SessionRow = Schema.transform(SessionRowFields, Schema.typeSchema(Session.Session), {
-  strict: true,
-  // Decoded field by field already: the class is not asked to validate them again.
-  decode: (row) => new Session.Session(row, true),
-  encode: (session) => ({ ...session })
-})
 
 /** A session locked for a refresh, with the generation of the token presented. */
 const LockedRow = Schema.Struct({ ...SessionRowFields.fields, tokenGeneration: Schema.Int })
