@@ -175,7 +175,6 @@ export const layer = Layer.effect(
       answers: (_rows, starts) => starts.map(() => true)
     })
 
-    const encodeSealed = Schema.encodeSync(Schema.OptionFromNullOr(SealedSecret))
     // Every refresh rotates: those arriving together share one statement.
     const rotate = yield* SharedStatements.make({
       sql,
@@ -187,7 +186,8 @@ export const layer = Layer.effect(
       parameters: (rotations: ReadonlyArray<Rotation>) => [
         rotations.map((rotation) => rotation.presented),
         rotations.map((rotation) => rotation.now),
-        rotations.map((rotation) => encodeSealed(rotation.sealed)),
+        // A sealed secret is its own text: null when none is kept.
+        rotations.map((rotation) => Option.getOrNull(rotation.sealed)),
         rotations.map((rotation) => rotation.child)
       ],
       row: RotatedRow,
