@@ -1,8 +1,6 @@
 import * as Effect from "effect/Effect"
 import { type AuthorizeRequest, authorize } from "../../../application/auth/ExternalAuthorize.js"
-import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import * as ErrorResponse from "./ErrorResponse.js"
 
 /** The parameters of /authorize that are ours, never passed on to the provider. */
 const own = new Set([
@@ -33,8 +31,7 @@ export const requestOf = (query: URLSearchParams): AuthorizeRequest => {
  * provider's sign-in page. An unknown or disabled provider is answered here, as JSON, with no
  * redirect, as Supabase Auth does.
  */
-export const handle = (request: HttpRequest) =>
-  Effect.gen(function* () {
-    const location = yield* authorize(requestOf(new URLSearchParams(request.query)))
-    return HttpMessage.empty(302, { location: location.toString(), "cache-control": "no-store" })
-  }).pipe(ErrorResponse.answering(request))
+export const handle = (query: URLSearchParams) =>
+  Effect.map(authorize(requestOf(query)), (location) =>
+    HttpMessage.empty(302, { location: location.toString(), "cache-control": "no-store" })
+  )

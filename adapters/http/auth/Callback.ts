@@ -64,14 +64,11 @@ const locationOf = (outcome: CallbackOutcome): string => {
 }
 
 /**
- * GET /callback, and POST for providers that answer with a form (Apple's `form_post`): the
- * provider sends the browser back; 302 to the application with the session in the fragment,
- * `?code=` in the PKCE flow, or the error in the query and the fragment, as Supabase Auth does.
- * A POSTed form's fields are read as the query would be.
+ * The URL the provider sent the browser back to: GET /callback's query, and for providers that
+ * answer with a form (Apple's `form_post`) the POSTed fields, read as the query would be.
  */
-export const handle = (request: HttpRequest) =>
-  Effect.gen(function* () {
-    const settings = yield* AuthSettings
+export const url = (request: HttpRequest) =>
+  Effect.map(AuthSettings, (settings) => {
     const url = new URL(`${settings.externalUrl}/callback`)
     url.search = request.query
     if (request.method === "POST") {
@@ -79,6 +76,13 @@ export const handle = (request: HttpRequest) =>
         if (!url.searchParams.has(key)) url.searchParams.append(key, value)
       }
     }
-    const outcome = yield* callback({ url, client: ClientInfo.of(request) })
-    return found(locationOf(outcome))
-  }).pipe(ErrorResponse.answering(request))
+    return url
+  })
+
+/**
+ * GET and POST /callback: the provider sends the browser back; 302 to the application with the
+ * session in the fragment, `?code=` in the PKCE flow, or the error in the query and the
+ * fragment, as Supabase Auth does.
+ */
+export const handle = (url: URL, _: undefined, request: HttpRequest) =>
+  Effect.map(callback({ url, client: ClientInfo.of(request) }), (outcome) => found(locationOf(outcome)))

@@ -3,14 +3,9 @@ import * as Schema from "effect/Schema"
 import { sendMagicLink } from "../../../application/auth/MagicLink.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import { AuthHttpConfig } from "./AuthHttpConfig.js"
-import * as CaptchaGuard from "./CaptchaGuard.js"
-import * as ErrorResponse from "./ErrorResponse.js"
-import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
-import * as RateLimit from "./RateLimit.js"
 
-const Body = Schema.Struct({
+export const Body = Schema.Struct({
   email: field(Schema.String),
   data: field(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   code_challenge: field(Schema.String),
@@ -18,11 +13,8 @@ const Body = Schema.Struct({
 })
 
 /** POST /magiclink — the older form of /otp with an email: a magic link, the user made if new. */
-export const handle = (request: HttpRequest) =>
+export const handle = (body: typeof Body.Type, _: undefined, request: HttpRequest) =>
   Effect.gen(function* () {
-    yield* RateLimit.consume("otp", request.clientIp, (yield* AuthHttpConfig).otpLimit)
-    yield* CaptchaGuard.guard(request)
-    const body = yield* JsonRequest.decode(Body)(request)
     yield* sendMagicLink({
       email: body.email ?? "",
       createUser: true,
@@ -32,4 +24,4 @@ export const handle = (request: HttpRequest) =>
       codeChallengeMethod: body.code_challenge_method ?? ""
     })
     return HttpMessage.json({})
-  }).pipe(ErrorResponse.answering(request))
+  })

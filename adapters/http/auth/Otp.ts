@@ -7,14 +7,9 @@ import { sendPhoneOtp } from "../../../application/auth/PhoneOtp.js"
 import * as PkceFlow from "../../../application/auth/PkceFlow.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import { AuthHttpConfig } from "./AuthHttpConfig.js"
-import * as CaptchaGuard from "./CaptchaGuard.js"
-import * as ErrorResponse from "./ErrorResponse.js"
-import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
-import * as RateLimit from "./RateLimit.js"
 
-const Body = Schema.Struct({
+export const Body = Schema.Struct({
   email: field(Schema.String),
   phone: field(Schema.String),
   data: field(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
@@ -29,11 +24,8 @@ const Body = Schema.Struct({
  * (MagicLink.ts; `create_user` defaults to true); with a phone, a texted code (PhoneOtp.ts),
  * answered with the gateway's `message_id` for a confirmed user, as Supabase Auth does.
  */
-export const handle = (request: HttpRequest) =>
+export const handle = (body: typeof Body.Type, _: undefined, request: HttpRequest) =>
   Effect.gen(function* () {
-    yield* RateLimit.consume("otp", request.clientIp, (yield* AuthHttpConfig).otpLimit)
-    yield* CaptchaGuard.guard(request)
-    const body = yield* JsonRequest.decode(Body)(request)
     const email = body.email ?? ""
     const phone = body.phone ?? ""
     if (email !== "" && phone !== "") {
@@ -68,4 +60,4 @@ export const handle = (request: HttpRequest) =>
       )
     }
     return yield* AuthError.validationFailed("One of email or phone must be set")
-  }).pipe(ErrorResponse.answering(request))
+  })

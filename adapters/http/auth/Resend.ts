@@ -4,14 +4,9 @@ import * as Schema from "effect/Schema"
 import { resend } from "../../../application/auth/Resend.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import { AuthHttpConfig } from "./AuthHttpConfig.js"
-import * as CaptchaGuard from "./CaptchaGuard.js"
-import * as ErrorResponse from "./ErrorResponse.js"
-import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
-import * as RateLimit from "./RateLimit.js"
 
-const Body = Schema.Struct({
+export const Body = Schema.Struct({
   type: field(Schema.String),
   email: field(Schema.String),
   phone: field(Schema.String),
@@ -20,11 +15,8 @@ const Body = Schema.Struct({
 })
 
 /** POST /resend — a confirmation sent again (supabase-js `resend`); `{}` whatever happened to mail. */
-export const handle = (request: HttpRequest) =>
+export const handle = (body: typeof Body.Type, _: undefined, request: HttpRequest) =>
   Effect.gen(function* () {
-    yield* RateLimit.consume("otp", request.clientIp, (yield* AuthHttpConfig).otpLimit)
-    yield* CaptchaGuard.guard(request)
-    const body = yield* JsonRequest.decode(Body)(request)
     const messageId = yield* resend({
       type: body.type ?? "",
       email: body.email ?? "",
@@ -37,4 +29,4 @@ export const handle = (request: HttpRequest) =>
     return HttpMessage.json(
       Option.match(messageId, { onNone: () => ({}), onSome: (id) => ({ message_id: id }) })
     )
-  }).pipe(ErrorResponse.answering(request))
+  })

@@ -1,46 +1,23 @@
-import type { AuthSettings } from "../../../application/auth/AuthSettings.js"
-import type { CaptchaSettings } from "../../../application/auth/Captcha.js"
-import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
-import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
-import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
-import type { CustomProviderStore } from "../../../application/auth/ports/CustomProviderStore.js"
-import type { Enrolments } from "../../../application/auth/ports/Enrolments.js"
-import type { ExternalLoginStore } from "../../../application/auth/ports/ExternalLoginStore.js"
-import type { ExternalProviders } from "../../../application/auth/ports/ExternalProviders.js"
-import type { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
-import type { IdTokenVerifier } from "../../../application/auth/ports/IdTokenVerifier.js"
-import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
-import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeTokenStore.js"
-import type { ProviderEndpoints } from "../../../application/auth/ports/ProviderEndpoints.js"
-import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
-import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
-import type { TokenSealer } from "../../../application/auth/ports/TokenSealer.js"
-import type { Transactions } from "../../../application/auth/ports/Transactions.js"
-import type { UserRepository } from "../../../application/auth/ports/UserRepository.js"
-import type { DatabaseProbe } from "../../../application/ports/DatabaseProbe.js"
-import type { PasswordHasher } from "../../../application/ports/PasswordHasher.js"
-import type { RateLimiter } from "../../../application/ports/RateLimiter.js"
-import type { SecretHasher } from "../../../application/ports/SecretHasher.js"
-import type { TokenMint } from "../../../application/ports/TokenMint.js"
+import { requireEnabled as customProvidersOn } from "../../../application/auth/admin/CustomProviderRules.js"
+import { ensureManualLinking as manualLinkingOn } from "../../../application/auth/UnlinkIdentity.js"
+import * as Pipeline from "../Pipeline.js"
 import * as Readiness from "../Readiness.js"
 import * as Route from "../Route.js"
-import type { AuthHttpConfig } from "./AuthHttpConfig.js"
 import * as Authorize from "./Authorize.js"
+import * as AdminUserBody from "./admin/AdminUserBody.js"
+import * as AdminUsers from "./admin/AdminUsers.js"
 import * as CreateCustomProvider from "./admin/CreateCustomProvider.js"
-import * as CreateUser from "./admin/CreateUser.js"
+import * as CustomProviderBody from "./admin/CustomProviderBody.js"
 import * as DeleteCustomProvider from "./admin/DeleteCustomProvider.js"
-import * as DeleteUser from "./admin/DeleteUser.js"
 import * as GenerateLink from "./admin/GenerateLink.js"
 import * as GetCustomProvider from "./admin/GetCustomProvider.js"
-import * as AdminGetUser from "./admin/GetUser.js"
 import * as InviteUser from "./admin/InviteUser.js"
 import * as ListCustomProviders from "./admin/ListCustomProviders.js"
 import * as ListUsers from "./admin/ListUsers.js"
 import * as UpdateCustomProvider from "./admin/UpdateCustomProvider.js"
-import * as AdminUpdateUser from "./admin/UpdateUser.js"
 import * as Callback from "./Callback.js"
+import { beforeInput, body, type Callers, endpoint, type Failure, first, type Limit, none, ofInput, param, query, type Services } from "./Endpoint.js"
 import { problems } from "./ErrorResponse.js"
-import * as GetUser from "./GetUser.js"
 import * as Health from "./Health.js"
 import * as Identities from "./Identities.js"
 import * as Jwks from "./Jwks.js"
@@ -54,98 +31,106 @@ import * as Settings from "./Settings.js"
 import * as Signup from "./Signup.js"
 import * as Sso from "./Sso.js"
 import * as Token from "./Token.js"
-import * as UpdateUser from "./UpdateUser.js"
+import * as User from "./User.js"
 import * as Verify from "./Verify.js"
 
-/** What the auth service's endpoints run on. */
-export type Services =
-  | AuthSettings
-  | AuthHttpConfig
-  | JwtSettings
-  | AccessTokens
-  | UserRepository
-  | SessionStore
-  | TokenSealer
-  | PasswordHasher
-  | SecretHasher
-  | TokenMint
-  | RateLimiter
-  | MailOutbox
-  | Enrolments
-  | OneTimeTokenStore
-  | FlowStateStore
-  | Transactions
-  | SmsSender
-  | CaptchaSettings
-  | CaptchaVerifier
-  | ExternalProviders
-  | ExternalLoginStore
-  | IdTokenVerifier
-  | CustomProviderStore
-  | ProviderEndpoints
-  | DatabaseProbe
+export type { Services } from "./Endpoint.js"
 
 /**
  * Supabase Auth reads every body as JSON whatever its type; these are the types clients send
  * (supabase-js: `application/json;charset=UTF-8`), and none at all.
  */
 const json = ["application/json", "text/plain", ""]
+/** The calls of supabase-js, from pages on other origins; most but GETs read a JSON body. */
+const api: Route.RouteOptions = { cors: true }
+const jsonApi: Route.RouteOptions = { accepts: json, cors: true }
+/** Browser navigations, not calls of supabase-js: no CORS. */
+const browser: Route.RouteOptions = {}
+/** The confirmation page's form (POST /verify) and SAML's posted assertions, beside JSON. */
+const form = "application/x-www-form-urlencoded"
+const jsonOrForm: Route.RouteOptions = { accepts: [...json, form], cors: true }
+
+/** One endpoint: its method and path, its contract, its handler, and what it reads of the wire. */
+const route = <K extends keyof Callers, In>(
+  method: Route.Method,
+  path: string,
+  contract: Pipeline.Contract<K, Limit, In, Failure, Services>,
+  handle: Pipeline.Handle<In, Callers[K], Failure, Services>,
+  options: Route.RouteOptions = method === "GET" ? api : jsonApi
+) => Route.make(method, path, endpoint(contract, handle), options)
 
 /**
- * The auth service's endpoints, Supabase Auth's paths. All of them answer browsers on other
- * origins: supabase-js runs in the application's pages and sends its API key and bearer token
- * in headers, never cookies.
+ * POST /token: the query's `grant_type` picks the endpoint, as Supabase Auth reads it first.
+ * Every grant it knows counts against `RATE_LIMIT_TOKEN_REFRESH` once its captcha has passed;
+ * every grant but `refresh_token`, `pkce` and `id_token` needs one, an unknown grant included,
+ * which is then refused without being counted.
+ */
+const token = Pipeline.byQuery(
+  "grant_type",
+  {
+    password: endpoint({ captcha: true, caller: "anyone", limit: beforeInput("token"), input: body(Token.PasswordBody) }, Token.password),
+    refresh_token: endpoint({ caller: "anyone", limit: beforeInput("token"), input: body(Token.RefreshBody) }, Token.refresh),
+    pkce: endpoint({ caller: "anyone", limit: beforeInput("token"), input: body(Token.PkceBody) }, Token.pkce),
+    id_token: endpoint({ caller: "anyone", limit: beforeInput("token"), input: body(Token.IdTokenBody) }, Token.idToken),
+    web3: endpoint({ captcha: true, caller: "anyone", limit: beforeInput("token"), input: none }, Token.web3)
+  },
+  endpoint({ captcha: true, caller: "anyone", input: none }, Token.unsupported)
+)
+
+/**
+ * The auth service's endpoints, Supabase Auth's paths, each with its contract (Endpoint.ts, run
+ * by Pipeline.ts in one order): who may call it, its captcha, its rate limit (counted `first`,
+ * before the captcha and the caller, as Supabase Auth's limiter middleware does), what must be
+ * switched on, and the input it reads. All of them answer browsers on other origins:
+ * supabase-js runs in the application's pages and sends its API key and bearer token in
+ * headers, never cookies.
  */
 const endpoints: ReadonlyArray<Route.Route<Services>> = [
-  Route.make("GET", "/health", Health.handle, { cors: true }),
+  route("GET", "/health", { caller: "anyone", input: none }, Health.handle),
   // Ours, for load balancers and container health checks (Supabase Auth has no such answer).
   Route.make("GET", "/health/ready", Readiness.handle(problems)),
-  Route.make("GET", "/settings", Settings.handle, { cors: true }),
-  Route.make("GET", "/.well-known/jwks.json", Jwks.handle, { cors: true }),
-  Route.make("POST", "/signup", Signup.handle, { accepts: json, cors: true }),
-  Route.make("POST", "/token", Token.handle, { accepts: json, cors: true }),
-  Route.make("GET", "/user", GetUser.handle, { cors: true }),
-  Route.make("PUT", "/user", UpdateUser.handle, { accepts: json, cors: true }),
-  Route.make("GET", "/user/identities/authorize", Identities.handleLink, { cors: true }),
-  Route.make("DELETE", "/user/identities/{identity_id}", Identities.handleUnlink, {
-    accepts: json,
-    cors: true
-  }),
-  Route.make("POST", "/logout", Logout.handle, { accepts: json, cors: true }),
+  route("GET", "/settings", { caller: "anyone", input: none }, Settings.handle),
+  route("GET", "/.well-known/jwks.json", { caller: "anyone", input: none }, Jwks.handle),
+  route("POST", "/signup", { captcha: true, caller: "anyone", input: body(Signup.Body), limit: ofInput(Signup.limitOf) }, Signup.handle),
+  Route.make("POST", "/token", token, jsonApi),
+  route("GET", "/user", { caller: "user", input: none }, User.get),
+  route("PUT", "/user", { limit: first("otp"), caller: "user", input: body(User.UpdateBody) }, User.update),
+  route("GET", "/user/identities/authorize", { caller: "user", requires: manualLinkingOn, input: query }, Identities.link),
+  route("DELETE", "/user/identities/{identity_id}", { caller: "user", input: param("identity_id") }, Identities.unlink),
+  route("POST", "/logout", { caller: "user", input: Logout.scope }, Logout.handle),
   // Also the form of the page GET /verify shows with MAILER_LINK_CONFIRMATION_PAGE.
-  Route.make("POST", "/verify", Verify.handlePost, { accepts: [...json, Verify.formType], cors: true }),
-  Route.make("GET", "/verify", Verify.handleGet, { cors: true }),
-  Route.make("POST", "/resend", Resend.handle, { accepts: json, cors: true }),
-  Route.make("POST", "/recover", Recover.handle, { accepts: json, cors: true }),
-  Route.make("POST", "/magiclink", MagicLink.handle, { accepts: json, cors: true }),
-  Route.make("POST", "/otp", Otp.handle, { accepts: json, cors: true }),
-  Route.make("POST", "/invite", InviteUser.handle, { accepts: json, cors: true }),
-  Route.make("GET", "/reauthenticate", Reauthenticate.handle, { cors: true }),
-  Route.make("POST", "/sso", Sso.handle, { accepts: json, cors: true }),
-  Route.make("GET", "/sso/saml/metadata", Sso.handle, { cors: true }),
-  Route.make("POST", "/sso/saml/acs", Sso.handle, {
-    accepts: [...json, "application/x-www-form-urlencoded"],
-    cors: true
-  }),
-  // Browser navigations, not calls of supabase-js: no CORS.
-  Route.make("GET", "/authorize", Authorize.handle),
-  Route.make("GET", "/callback", Callback.handle),
+  route("POST", "/verify", { limit: first("verify"), caller: "anyone", input: Verify.postInput }, Verify.handlePost, jsonOrForm),
+  route("GET", "/verify", { limit: first("verify"), caller: "anyone", input: Verify.getInput }, Verify.handleGet),
+  route("POST", "/resend", { limit: first("otp"), captcha: true, caller: "anyone", input: body(Resend.Body) }, Resend.handle),
+  route("POST", "/recover", { limit: first("otp"), captcha: true, caller: "anyone", input: body(Recover.Body) }, Recover.handle),
+  route("POST", "/magiclink", { limit: first("otp"), captcha: true, caller: "anyone", input: body(MagicLink.Body) }, MagicLink.handle),
+  route("POST", "/otp", { limit: first("otp"), captcha: true, caller: "anyone", input: body(Otp.Body) }, Otp.handle),
+  route("POST", "/invite", { caller: "admin", input: body(InviteUser.Body) }, InviteUser.handle),
+  route("GET", "/reauthenticate", { caller: "user", input: none }, Reauthenticate.handle),
+  route("POST", "/sso", { caller: "anyone", input: none }, Sso.handle),
+  route("GET", "/sso/saml/metadata", { caller: "anyone", input: none }, Sso.handle),
+  route("POST", "/sso/saml/acs", { caller: "anyone", input: none }, Sso.handle, jsonOrForm),
+  route("GET", "/authorize", { caller: "anyone", input: query }, Authorize.handle, browser),
+  route("GET", "/callback", { caller: "anyone", input: Callback.url }, Callback.handle, browser),
   // Providers that answer with a form (Apple's form_post) post it here.
-  Route.make("POST", "/callback", Callback.handle, { accepts: ["application/x-www-form-urlencoded"] }),
-  Route.make("POST", "/admin/generate_link", GenerateLink.handle, { accepts: json, cors: true }),
-  Route.make("GET", "/admin/users", ListUsers.handle, { cors: true }),
-  Route.make("POST", "/admin/users", CreateUser.handle, { accepts: json, cors: true }),
-  Route.make("GET", "/admin/users/{user_id}", AdminGetUser.handle, { cors: true }),
-  Route.make("PUT", "/admin/users/{user_id}", AdminUpdateUser.handle, { accepts: json, cors: true }),
-  Route.make("DELETE", "/admin/users/{user_id}", DeleteUser.handle, { accepts: json, cors: true }),
-  Route.make("GET", "/admin/custom-providers", ListCustomProviders.handle, { cors: true }),
-  Route.make("POST", "/admin/custom-providers", CreateCustomProvider.handle, { accepts: json, cors: true }),
-  Route.make("GET", "/admin/custom-providers/{identifier}", GetCustomProvider.handle, { cors: true }),
-  Route.make("PUT", "/admin/custom-providers/{identifier}", UpdateCustomProvider.handle, {
-    accepts: json,
-    cors: true
-  }),
-  Route.make("DELETE", "/admin/custom-providers/{identifier}", DeleteCustomProvider.handle, { cors: true })
+  route("POST", "/callback", { caller: "anyone", input: Callback.url }, Callback.handle, { accepts: [form] }),
+  route("POST", "/admin/generate_link", { caller: "admin", input: body(GenerateLink.Body) }, GenerateLink.handle),
+  route("GET", "/admin/users", { caller: "admin", input: ListUsers.query }, ListUsers.handle),
+  route("POST", "/admin/users", { caller: "admin", input: AdminUserBody.decode }, AdminUsers.create),
+  route("GET", "/admin/users/{user_id}", { caller: "admin", input: AdminUsers.userId }, AdminUsers.get),
+  route("PUT", "/admin/users/{user_id}", { caller: "admin", input: AdminUsers.idAndBody }, AdminUsers.update),
+  route("DELETE", "/admin/users/{user_id}", { caller: "admin", input: AdminUsers.idAndDeleteBody }, AdminUsers.remove),
+  // Custom providers switched off: 404 before the body is read, as Supabase Auth's middleware answers.
+  route("GET", "/admin/custom-providers", { caller: "admin", input: query }, ListCustomProviders.handle),
+  route("POST", "/admin/custom-providers", { caller: "admin", requires: customProvidersOn, input: CustomProviderBody.decode }, CreateCustomProvider.handle),
+  route("GET", "/admin/custom-providers/{identifier}", { caller: "admin", input: param("identifier") }, GetCustomProvider.handle),
+  route(
+    "PUT",
+    "/admin/custom-providers/{identifier}",
+    { caller: "admin", requires: customProvidersOn, input: CustomProviderBody.decode },
+    UpdateCustomProvider.handle
+  ),
+  route("DELETE", "/admin/custom-providers/{identifier}", { caller: "admin", input: param("identifier") }, DeleteCustomProvider.handle, api)
 ]
 
 /**
@@ -156,10 +141,7 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
  */
 export const gatewayPrefix = "/auth/v1"
 
-export const routes: ReadonlyArray<Route.Route<Services>> = [
-  ...endpoints,
-  ...endpoints.map((route) => ({ ...route, path: `${gatewayPrefix}${route.path}` }))
-]
+export const routes: ReadonlyArray<Route.Route<Services>> = [...endpoints, ...endpoints.map((route) => ({ ...route, path: `${gatewayPrefix}${route.path}` }))]
 
 /**
  * Browsers call from the application's origin with supabase-js's headers: the API key, the

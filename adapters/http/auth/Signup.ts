@@ -4,17 +4,13 @@ import { signInAnonymously } from "../../../application/auth/SignInAnonymously.j
 import { signup } from "../../../application/auth/Signup.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import { AuthHttpConfig } from "./AuthHttpConfig.js"
-import * as CaptchaGuard from "./CaptchaGuard.js"
 import * as ClientInfo from "./ClientInfo.js"
-import * as ErrorResponse from "./ErrorResponse.js"
-import * as JsonRequest from "./JsonRequest.js"
+import type { Limit } from "./Endpoint.js"
 import { field } from "./JsonRequest.js"
-import * as RateLimit from "./RateLimit.js"
 import * as SessionJson from "./SessionJson.js"
 import * as UserJson from "./UserJson.js"
 
-const Body = Schema.Struct({
+export const Body = Schema.Struct({
   email: field(Schema.String),
   phone: field(Schema.String),
   password: field(Schema.String),
@@ -24,28 +20,31 @@ const Body = Schema.Struct({
   code_challenge_method: field(Schema.String)
 })
 
+type Body = typeof Body.Type
+
+const isAnonymous = (body: Body) => (body.email ?? "") === "" && (body.phone ?? "") === ""
+
+/**
+ * Which limit counts a sign-up: with neither an email nor a phone number it is an anonymous
+ * sign-in, under a limit of its own (`RATE_LIMIT_ANONYMOUS_USERS`), as in Supabase Auth.
+ */
+export const limitOf = (body: Body): Limit => (isAnonymous(body) ? "anonymous" : "otp")
+
 /**
  * POST /signup — with an email or a phone number, a sign-up (supabase-js `signUp`); with
- * neither, an anonymous sign-in (`signInAnonymously`), rate-limited per client address.
+ * neither, an anonymous sign-in (`signInAnonymously`).
  */
-export const handle = (request: HttpRequest) =>
+export const handle = (body: Body, _: undefined, request: HttpRequest) =>
   Effect.gen(function* () {
-    yield* CaptchaGuard.guard(request)
-    const body = yield* JsonRequest.decode(Body)(request)
     const client = ClientInfo.of(request)
     const data = body.data ?? {}
-    const email = body.email ?? ""
-    const phone = body.phone ?? ""
-    if (email === "" && phone === "") {
-      const config = yield* AuthHttpConfig
-      yield* RateLimit.consume("anonymous", request.clientIp, config.anonymousLimit)
+    if (isAnonymous(body)) {
       const grant = yield* signInAnonymously(data, client)
       return HttpMessage.json(SessionJson.encode(grant))
     }
-    yield* RateLimit.consume("otp", request.clientIp, (yield* AuthHttpConfig).otpLimit)
     const outcome = yield* signup({
-      email,
-      phone,
+      email: body.email ?? "",
+      phone: body.phone ?? "",
       password: body.password ?? "",
       data,
       codeChallenge: body.code_challenge ?? "",
@@ -57,4 +56,4 @@ export const handle = (request: HttpRequest) =>
     return outcome._tag === "SignedIn"
       ? HttpMessage.json(SessionJson.encode(outcome.grant))
       : HttpMessage.json(UserJson.encode(outcome.user, outcome.identities))
-  }).pipe(ErrorResponse.answering(request))
+  })

@@ -1,7 +1,4 @@
-import * as Effect from "effect/Effect"
 import * as AuthError from "../../../application/auth/AuthError.js"
-import type { HttpRequest } from "../HttpMessage.js"
-import * as ErrorResponse from "./ErrorResponse.js"
 
 /**
  * POST /sso (supabase-js `signInWithSSO`), GET /sso/saml/metadata, POST /sso/saml/acs: single
@@ -9,5 +6,4 @@ import * as ErrorResponse from "./ErrorResponse.js"
  * `saml_provider_disabled`, "SAML 2.0 is disabled"), so a client shows that rather than a bare
  * 404 it cannot read.
  */
-export const handle = (request: HttpRequest) =>
-  Effect.fail(AuthError.samlDisabled()).pipe(ErrorResponse.answering(request))
+export const handle = () => AuthError.samlDisabled()

@@ -10,24 +10,22 @@ import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import { AuthHttpConfig } from "./AuthHttpConfig.js"
 import * as Bearer from "./Bearer.js"
-import * as CaptchaGuard from "./CaptchaGuard.js"
 import * as ClientInfo from "./ClientInfo.js"
-import * as ErrorResponse from "./ErrorResponse.js"
-import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
-import * as RateLimit from "./RateLimit.js"
 import * as SessionJson from "./SessionJson.js"
 
-const PasswordBody = Schema.Struct({
+export const PasswordBody = Schema.Struct({
   email: field(Schema.String),
   phone: field(Schema.String),
   password: field(Schema.String)
 })
-const RefreshBody = Schema.Struct({ refresh_token: field(Schema.String) })
-const PkceBody = Schema.Struct({ auth_code: field(Schema.String), code_verifier: field(Schema.String) })
-const IdTokenBody = Schema.Struct({
+export const RefreshBody = Schema.Struct({ refresh_token: field(Schema.String) })
+export const PkceBody = Schema.Struct({
+  auth_code: field(Schema.String),
+  code_verifier: field(Schema.String)
+})
+export const IdTokenBody = Schema.Struct({
   id_token: field(Schema.String),
   access_token: field(Schema.String),
   nonce: field(Schema.String),
@@ -37,12 +35,17 @@ const IdTokenBody = Schema.Struct({
   link_identity: field(Schema.Boolean)
 })
 
-/** `grant_type` from the query, as Supabase Auth's `r.FormValue` finds it for a JSON body. */
-const grantType = (query: string) => new URLSearchParams(query).get("grant_type") ?? ""
+/*
+ * POST /token: each `?grant_type=` is an endpoint of its own in the route table (Routes.ts),
+ * with its captcha and the `RATE_LIMIT_TOKEN_REFRESH` count per client address, as Supabase Auth
+ * reads the grant type from the query (`r.FormValue`, a JSON body having no form values) before
+ * anything else. Supabase Auth checks the captcha of every grant but `pkce`, `refresh_token` and
+ * `id_token`, an unknown grant type included, and refuses an unknown one before counting it.
+ */
 
-const password = (request: HttpRequest) =>
+/** `grant_type=password` — supabase-js `signInWithPassword`. */
+export const password = (body: typeof PasswordBody.Type, _: undefined, request: HttpRequest) =>
   Effect.gen(function* () {
-    const body = yield* JsonRequest.decode(PasswordBody)(request)
     const { grant, weakPassword } = yield* signInWithPassword({
       email: body.email ?? "",
       phone: body.phone ?? "",
@@ -56,16 +59,13 @@ const password = (request: HttpRequest) =>
     return HttpMessage.json(SessionJson.encode(grant, weak))
   })
 
-const refresh = (request: HttpRequest) =>
-  Effect.gen(function* () {
-    const body = yield* JsonRequest.decode(RefreshBody)(request)
-    return HttpMessage.json(SessionJson.encode(yield* refreshSession(body.refresh_token ?? "")))
-  })
+/** `grant_type=refresh_token` — every session refresh of supabase-js. */
+export const refresh = (body: typeof RefreshBody.Type) =>
+  Effect.map(refreshSession(body.refresh_token ?? ""), (grant) => HttpMessage.json(SessionJson.encode(grant)))
 
-/** The PKCE grant: the code a followed mail link or a provider sign-in handed out, for a session (ExchangeCode). */
-const pkce = (request: HttpRequest) =>
+/** `grant_type=pkce`: the code a followed mail link or a provider sign-in handed out, for a session (ExchangeCode). */
+export const pkce = (body: typeof PkceBody.Type, _: undefined, request: HttpRequest) =>
   Effect.gen(function* () {
-    const body = yield* JsonRequest.decode(PkceBody)(request)
     const exchanged = yield* exchangeCode(
       body.auth_code ?? "",
       body.code_verifier ?? "",
@@ -82,14 +82,13 @@ const pkce = (request: HttpRequest) =>
   })
 
 /**
- * Sign-in with an ID token from a provider's own SDK (supabase-js `signInWithIdToken`), or with
- * `link_identity` the token's identity linked to the signed-in user (`linkIdentity({ provider,
- * token })`), whose access token is the bearer; no `Authorization` at all is Supabase Auth's
- * own refusal, a malformed one its usual 401.
+ * `grant_type=id_token` — sign-in with an ID token from a provider's own SDK (supabase-js
+ * `signInWithIdToken`), or with `link_identity` the token's identity linked to the signed-in
+ * user (`linkIdentity({ provider, token })`), whose access token is the bearer; no
+ * `Authorization` at all is Supabase Auth's own refusal, a malformed one its usual 401.
  */
-const idToken = (request: HttpRequest) =>
+export const idToken = (body: typeof IdTokenBody.Type, _: undefined, request: HttpRequest) =>
   Effect.gen(function* () {
-    const body = yield* JsonRequest.decode(IdTokenBody)(request)
     const authorization = HttpMessage.header(request, "authorization") ?? ""
     const grant = yield* signInWithIdToken({
       provider: body.provider ?? "",
@@ -110,31 +109,8 @@ const idToken = (request: HttpRequest) =>
     return HttpMessage.json(SessionJson.encode(grant))
   })
 
-/**
- * POST /token — `?grant_type=password` (`signInWithPassword`), `refresh_token` (every session
- * refresh of supabase-js), and the grants of features still to come answered as Supabase Auth
- * answers them while those features are off. Every grant counts against
- * `RATE_LIMIT_TOKEN_REFRESH` per client address, as in Supabase Auth.
- */
-export const handle = (request: HttpRequest) =>
-  Effect.gen(function* () {
-    const grant = grantType(request.query)
-    // As Supabase Auth: every grant but these needs a captcha, an unknown one included.
-    if (!["pkce", "refresh_token", "id_token"].includes(grant)) yield* CaptchaGuard.guard(request)
-    const known = ["password", "refresh_token", "pkce", "id_token", "web3"]
-    if (!known.includes(grant)) return yield* AuthError.unsupportedGrantType()
-    const config = yield* AuthHttpConfig
-    yield* RateLimit.consume("token", request.clientIp, config.tokenLimit)
-    switch (grant) {
-      case "password":
-        return yield* password(request)
-      case "refresh_token":
-        return yield* refresh(request)
-      case "pkce":
-        return yield* pkce(request)
-      case "id_token":
-        return yield* idToken(request)
-      default:
-        return yield* AuthError.web3Disabled()
-    }
-  }).pipe(ErrorResponse.answering(request))
+/** `grant_type=web3`: Supabase Auth's answer while Web3 sign-in is off, as it is here. */
+export const web3 = () => AuthError.web3Disabled()
+
+/** Any other grant type, or none. */
+export const unsupported = () => AuthError.unsupportedGrantType()

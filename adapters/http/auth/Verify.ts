@@ -17,7 +17,6 @@ import * as ClientInfo from "./ClientInfo.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
-import * as RateLimit from "./RateLimit.js"
 import * as Redirects from "./Redirects.js"
 import * as SessionJson from "./SessionJson.js"
 import * as VerifyPage from "./VerifyPage.js"
@@ -35,9 +34,8 @@ const Body = Schema.Struct({
 export const formType = "application/x-www-form-urlencoded"
 
 /** POST /verify as supabase-js `verifyOtp` sends it: a mailed code or link token used, the session. */
-const verifyJson = (request: HttpRequest) =>
+const verifyJson = (body: typeof Body.Type, request: HttpRequest) =>
   Effect.gen(function* () {
-    const body = yield* JsonRequest.decode(Body)(request)
     const type = body.type ?? ""
     const verified = yield* verify({
       type,
@@ -132,18 +130,31 @@ const useLink = (link: VerifyPage.Link, request: HttpRequest) =>
     )
   })
 
+/** What POST /verify reads: the confirmation page's form, or JSON. */
+export type PostInput =
+  | { readonly _tag: "Form"; readonly link: VerifyPage.Link }
+  | { readonly _tag: "Json"; readonly body: typeof Body.Type }
+
+const decodeJson = JsonRequest.decode(Body)
+
 /**
- * POST /verify: supabase-js `verifyOtp` in JSON (Supabase Auth reads any body as JSON, so every
- * other type goes that way too), or the confirmation page's form, answered as GET /verify
- * answers a link it uses.
+ * The body of POST /verify: the confirmation page's form by its media type, else JSON (Supabase
+ * Auth reads any body as JSON, so every other type goes that way too).
  */
-export const handlePost = (request: HttpRequest) =>
-  Effect.gen(function* () {
-    yield* RateLimit.consume("verify", request.clientIp, (yield* AuthHttpConfig).verifyLimit)
-    return yield* HttpMessage.mediaType(HttpMessage.header(request, "content-type")) === formType
-      ? useLink(linkOf(new URLSearchParams(request.body)), request)
-      : verifyJson(request)
-  }).pipe(ErrorResponse.answering(request))
+export const postInput = (request: HttpRequest) =>
+  HttpMessage.mediaType(HttpMessage.header(request, "content-type")) === formType
+    ? Effect.succeed<PostInput>({ _tag: "Form", link: linkOf(new URLSearchParams(request.body)) })
+    : Effect.map(decodeJson(request), (body): PostInput => ({ _tag: "Json", body }))
+
+/**
+ * POST /verify: supabase-js `verifyOtp`, or the confirmation page's form, answered as GET
+ * /verify answers a link it uses.
+ */
+export const handlePost = (input: PostInput, _: undefined, request: HttpRequest) =>
+  input._tag === "Form" ? useLink(input.link, request) : verifyJson(input.body, request)
+
+/** The link of GET /verify, from its query. */
+export const getInput = (request: HttpRequest) => Effect.succeed(linkOf(new URLSearchParams(request.query)))
 
 /**
  * GET /verify — a mailed link followed. As Supabase Auth, it uses the link (`useLink`), unless
@@ -154,15 +165,13 @@ export const handlePost = (request: HttpRequest) =>
  * could never work (no type, an unknown type, no token) is answered as following it would be.
  * The page tells nothing of the token: it is not looked up until the press.
  */
-export const handleGet = (request: HttpRequest) =>
+export const handleGet = (link: VerifyPage.Link, _: undefined, request: HttpRequest) =>
   Effect.gen(function* () {
     const config = yield* AuthHttpConfig
-    yield* RateLimit.consume("verify", request.clientIp, config.verifyLimit)
-    const link = linkOf(new URLSearchParams(request.query))
     if (!config.linkConfirmationPage && request.method === "GET" && !VerifyPage.isPrefetch(request)) {
       return yield* useLink(link, request)
     }
     yield* check(verifyRequestOf(link, request))
     const settings = yield* AuthSettings
     return VerifyPage.render(link, settings.redirectTarget(link.redirectTo))
-  }).pipe(ErrorResponse.answering(request))
+  })

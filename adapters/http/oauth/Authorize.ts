@@ -23,9 +23,9 @@ export const parameters = (query: string): AuthorizationRequest.Parameters => {
   }
 }
 
+/** The query of GET /, read into the domain's typed request. */
+export const input = (request: HttpRequest) => Effect.succeed(parameters(request.query))
+
 /** GET / — the authorize endpoint, in the user's browser. */
-export const handle = (request: HttpRequest) =>
-  Effect.gen(function* () {
-    const session = Cookies.read(request, BrowserResponse.sessionCookie)
-    return yield* BrowserResponse.of(yield* authorize(parameters(request.query), session))
-  })
+export const handle = (params: AuthorizationRequest.Parameters, _: undefined, request: HttpRequest) =>
+  Effect.flatMap(authorize(params, Cookies.read(request, BrowserResponse.sessionCookie)), BrowserResponse.of)

@@ -4,12 +4,16 @@ import { OAuthSettings } from "../../../application/oauth/OAuthSettings.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as BrowserResponse from "./BrowserResponse.js"
 
+/**
+ * The public URL of the request, as the browser saw it behind any proxy: BASE_URL plus path
+ * and query. The upstream's client library checks it against the redirect URI it was given.
+ */
+export const url = (request: HttpRequest) =>
+  Effect.map(
+    OAuthSettings,
+    (settings) =>
+      new URL(`${settings.issuer}${request.path}${request.query === "" ? "" : `?${request.query}`}`)
+  )
+
 /** GET /callback — the upstream sends the user back here. */
-export const handle = (request: HttpRequest) =>
-  Effect.gen(function* () {
-    const settings = yield* OAuthSettings
-    // The public URL, as the browser saw it behind any proxy: BASE_URL plus path and query. The
-    // upstream's client library checks it against the redirect URI it was given.
-    const url = new URL(`${settings.issuer}${request.path}${request.query === "" ? "" : `?${request.query}`}`)
-    return yield* BrowserResponse.of(yield* callback(url))
-  })
+export const handle = (url: URL) => Effect.flatMap(callback(url), BrowserResponse.of)

@@ -6,10 +6,12 @@ import type { HttpRequest } from "../HttpMessage.js"
 import * as BrowserResponse from "./BrowserResponse.js"
 import * as Form from "./Form.js"
 
+/** The consent page's form, as it comes. */
+export const input = (request: HttpRequest) => Effect.succeed(Form.parse(request.body))
+
 /** POST /consent — the user's answer on our consent page; the prompt's cookie goes with it. */
-export const handle = (request: HttpRequest) =>
+export const handle = (params: Form.Params, _: undefined, request: HttpRequest) =>
   Effect.gen(function* () {
-    const params = Form.parse(request.body)
     const outcome = yield* decide({
       formToken: Form.get(params, "consent_token"),
       cookieToken: Cookies.read(request, BrowserResponse.consentCookie),

@@ -7,7 +7,6 @@ import { OAuthError } from "../../../application/oauth/OAuthError.js"
 import { type Registered, type RegistrationRequest, register } from "../../../application/oauth/Register.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as JsonBody from "../JsonBody.js"
-import * as ErrorResponse from "./ErrorResponse.js"
 import { json as answer } from "./Json.js"
 import { OAuthHttpConfig } from "./OAuthHttpConfig.js"
 
@@ -77,19 +76,20 @@ const body = ({ client, grantTypes }: Registered) => ({
   response_types: ["code"]
 })
 
-/**
- * POST /register (RFC 7591). A body that is not JSON at all is refused at once; a JSON body
- * with wrong metadata still counts against the registration limit (Register.ts).
- */
-export const handle = (request: HttpRequest) =>
-  ErrorResponse.answering(
-    Effect.gen(function* () {
-      const json = yield* Either.mapLeft(
-        JsonBody.parse(request.body),
-        (problem) => new OAuthError({ code: "invalid_request", description: problem })
-      )
-      const config = yield* OAuthHttpConfig
-      const registered = yield* register(decode(json), request.clientIp, config.registerLimit)
-      return answer(body(registered), 201)
-    })
+/** The body of POST /register as JSON; a body that is not JSON at all is refused at once. */
+export const json = (request: HttpRequest): Either.Either<unknown, OAuthError> =>
+  Either.mapLeft(
+    JsonBody.parse(request.body),
+    (problem) => new OAuthError({ code: "invalid_request", description: problem })
   )
+
+/**
+ * POST /register (RFC 7591). A JSON body with wrong metadata still counts against the
+ * registration limit (Register.ts), so the metadata is checked there, not by the route.
+ */
+export const handle = (json: unknown, _: undefined, request: HttpRequest) =>
+  Effect.gen(function* () {
+    const config = yield* OAuthHttpConfig
+    const registered = yield* register(decode(json), request.clientIp, config.registerLimit)
+    return answer(body(registered), 201)
+  })

@@ -1,3 +1,4 @@
+import type { OAuthError } from "../../../application/oauth/OAuthError.js"
 import type { OAuthSettings } from "../../../application/oauth/OAuthSettings.js"
 import type { AuthorizationCodeStore } from "../../../application/oauth/ports/AuthorizationCodeStore.js"
 import type { ClientMetadataFetcher } from "../../../application/oauth/ports/ClientMetadataFetcher.js"
@@ -12,11 +13,13 @@ import type { RateLimiter } from "../../../application/ports/RateLimiter.js"
 import type { SecretHasher } from "../../../application/ports/SecretHasher.js"
 import type { TokenMint } from "../../../application/ports/TokenMint.js"
 import type { UpstreamIdentityProvider } from "../../../application/ports/UpstreamIdentityProvider.js"
+import type * as Pipeline from "../Pipeline.js"
 import * as Readiness from "../Readiness.js"
 import * as Route from "../Route.js"
 import * as Authorize from "./Authorize.js"
 import * as Callback from "./Callback.js"
 import * as Consent from "./Consent.js"
+import { type Callers, endpoint, form, none, type Refused } from "./Endpoint.js"
 import { problems } from "./ErrorResponse.js"
 import * as Health from "./Health.js"
 import * as Introspect from "./Introspect.js"
@@ -44,7 +47,21 @@ export type Services =
   | TokenMint
   | DatabaseProbe
 
-const form = ["application/x-www-form-urlencoded"]
+const formBody = ["application/x-www-form-urlencoded"]
+/** The machine endpoints: a form body, for cross-origin callers too. */
+const formApi: Route.RouteOptions = { accepts: formBody, cors: true }
+
+/**
+ * One endpoint: its method and path, its contract (Endpoint.ts, run by Pipeline.ts as the auth
+ * service's are), its handler, and what it reads of the wire.
+ */
+const route = <K extends keyof Callers, In>(
+  method: Route.Method,
+  path: string,
+  contract: Pipeline.Contract<K, never, In, OAuthError | Refused, Services>,
+  handle: Pipeline.Handle<In, Callers[K], OAuthError | Refused, Services>,
+  options: Route.RouteOptions = {}
+) => Route.make(method, path, endpoint(contract, handle), options)
 
 /**
  * The oauth service's endpoints. The machine endpoints and the metadata document answer
@@ -52,17 +69,17 @@ const form = ["application/x-www-form-urlencoded"]
  * (authorize, callback, consent) and the health answers do not.
  */
 export const routes: ReadonlyArray<Route.Route<Services>> = [
-  Route.make("POST", "/token", Token.handle, { accepts: form, cors: true }),
-  Route.make("POST", "/introspect", Introspect.handle, { accepts: form, cors: true }),
-  Route.make("POST", "/revoke", Revoke.handle, { accepts: form, cors: true }),
-  Route.make("POST", "/register", Register.handle, { accepts: ["application/json"], cors: true }),
-  Route.make("GET", "/.well-known/oauth-authorization-server", Metadata.handle, { cors: true }),
+  route("POST", "/token", { caller: "anyone", input: form }, Token.handle, formApi),
+  route("POST", "/introspect", { caller: "resourceServer", input: form }, Introspect.handle, formApi),
+  route("POST", "/revoke", { caller: "anyone", input: form }, Revoke.handle, formApi),
+  route("POST", "/register", { caller: "anyone", input: Register.json }, Register.handle, { accepts: ["application/json"], cors: true }),
+  route("GET", "/.well-known/oauth-authorization-server", { caller: "anyone", input: none }, Metadata.handle, { cors: true }),
   // For load balancers and container health checks, not for clients: no CORS.
-  Route.make("GET", "/health", Health.handle),
+  route("GET", "/health", { caller: "anyone", input: none }, Health.handle),
   Route.make("GET", "/health/ready", Readiness.handle(problems)),
-  Route.make("GET", "/", Authorize.handle),
-  Route.make("GET", "/callback", Callback.handle),
-  Route.make("POST", "/consent", Consent.handle, { accepts: form })
+  route("GET", "/", { caller: "anyone", input: Authorize.input }, Authorize.handle),
+  route("GET", "/callback", { caller: "anyone", input: Callback.url }, Callback.handle),
+  route("POST", "/consent", { caller: "anyone", input: Consent.input }, Consent.handle, { accepts: formBody })
 ]
 
 /** Browser-based clients call the machine endpoints cross-origin, without cookies. */

@@ -8,7 +8,6 @@ import { refresh } from "../../../application/oauth/Refresh.js"
 import type { TokenResponse } from "../../../application/oauth/TokenResponse.js"
 import { type HttpRequest, header } from "../HttpMessage.js"
 import * as ClientCredentials from "./ClientCredentials.js"
-import * as ErrorResponse from "./ErrorResponse.js"
 import * as Form from "./Form.js"
 import { json } from "./Json.js"
 
@@ -25,31 +24,28 @@ const body = (tokens: TokenResponse) => ({
 })
 
 /** POST /token: the authorization code grant (RFC 6749 §4.1.3) and the refresh grant (§6). */
-export const handle = (request: HttpRequest) =>
-  ErrorResponse.answering(
-    Effect.gen(function* () {
-      const params = yield* Form.unrepeated(request.body)
-      const grantType = Form.get(params, "grant_type")
-      if (Option.isNone(grantType)) return yield* invalidRequest("grant_type is required")
-      if (grantType.value !== "authorization_code" && grantType.value !== "refresh_token") {
-        return yield* new OAuthError({
-          code: "unsupported_grant_type",
-          description: "grant_type must be authorization_code or refresh_token"
-        })
-      }
-      const credentials = yield* ClientCredentials.fromRequest(header(request, "authorization"), params)
-      const client = yield* authenticate(credentials)
-      const tokens =
-        grantType.value === "authorization_code"
-          ? yield* exchangeCode(client, {
-              code: Form.get(params, "code"),
-              redirectUri: Form.get(params, "redirect_uri"),
-              codeVerifier: Form.get(params, "code_verifier")
-            })
-          : yield* refresh(client, {
-              refreshToken: Form.get(params, "refresh_token"),
-              scope: Form.get(params, "scope")
-            })
-      return json(body(tokens))
-    })
-  )
+export const handle = (params: Form.Params, _: undefined, request: HttpRequest) =>
+  Effect.gen(function* () {
+    const grantType = Form.get(params, "grant_type")
+    if (Option.isNone(grantType)) return yield* invalidRequest("grant_type is required")
+    if (grantType.value !== "authorization_code" && grantType.value !== "refresh_token") {
+      return yield* new OAuthError({
+        code: "unsupported_grant_type",
+        description: "grant_type must be authorization_code or refresh_token"
+      })
+    }
+    const credentials = yield* ClientCredentials.fromRequest(header(request, "authorization"), params)
+    const client = yield* authenticate(credentials)
+    const tokens =
+      grantType.value === "authorization_code"
+        ? yield* exchangeCode(client, {
+            code: Form.get(params, "code"),
+            redirectUri: Form.get(params, "redirect_uri"),
+            codeVerifier: Form.get(params, "code_verifier")
+          })
+        : yield* refresh(client, {
+            refreshToken: Form.get(params, "refresh_token"),
+            scope: Form.get(params, "scope")
+          })
+    return json(body(tokens))
+  })

@@ -1,16 +1,12 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as Authenticate from "../../../../application/auth/Authenticate.js"
 import { generateLink } from "../../../../application/auth/admin/GenerateLink.js"
 import type { HttpRequest } from "../../HttpMessage.js"
 import * as HttpMessage from "../../HttpMessage.js"
-import * as Bearer from "../Bearer.js"
-import * as ErrorResponse from "../ErrorResponse.js"
-import * as JsonRequest from "../JsonRequest.js"
 import { field } from "../JsonRequest.js"
 import * as UserJson from "../UserJson.js"
 
-const Body = Schema.Struct({
+export const Body = Schema.Struct({
   type: field(Schema.String),
   email: field(Schema.String),
   new_email: field(Schema.String),
@@ -24,10 +20,8 @@ const Body = Schema.Struct({
  * user's fields, with `action_link`, `email_otp`, `hashed_token`, `verification_type` and
  * `redirect_to` beside them (supabase-js splits them into `properties` and `user`).
  */
-export const handle = (request: HttpRequest) =>
+export const handle = (body: typeof Body.Type, _: unknown, request: HttpRequest) =>
   Effect.gen(function* () {
-    yield* Authenticate.admin(yield* Bearer.token(request))
-    const body = yield* JsonRequest.decode(Body)(request)
     const link = yield* generateLink({
       type: body.type ?? "",
       email: body.email ?? "",
@@ -44,4 +38,4 @@ export const handle = (request: HttpRequest) =>
       verification_type: link.verificationType,
       redirect_to: link.redirectTo
     })
-  }).pipe(ErrorResponse.answering(request))
+  })

@@ -1,29 +1,23 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as Authenticate from "../../../../application/auth/Authenticate.js"
 import { inviteUser } from "../../../../application/auth/admin/InviteUser.js"
 import type { HttpRequest } from "../../HttpMessage.js"
 import * as HttpMessage from "../../HttpMessage.js"
-import * as Bearer from "../Bearer.js"
-import * as ErrorResponse from "../ErrorResponse.js"
-import * as JsonRequest from "../JsonRequest.js"
 import { field } from "../JsonRequest.js"
 import * as UserJson from "../UserJson.js"
 
-const Body = Schema.Struct({
+export const Body = Schema.Struct({
   email: field(Schema.String),
   data: field(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })
 
 /** POST /invite — supabase-js `admin.inviteUserByEmail`, for a service-role or admin token. */
-export const handle = (request: HttpRequest) =>
+export const handle = (body: typeof Body.Type, _: unknown, request: HttpRequest) =>
   Effect.gen(function* () {
-    yield* Authenticate.admin(yield* Bearer.token(request))
-    const body = yield* JsonRequest.decode(Body)(request)
     const invited = yield* inviteUser({
       email: body.email ?? "",
       data: body.data ?? {},
       redirectTo: new URLSearchParams(request.query).get("redirect_to") ?? ""
     })
     return HttpMessage.json(UserJson.encode(invited.user, invited.identities))
-  }).pipe(ErrorResponse.answering(request))
+  })

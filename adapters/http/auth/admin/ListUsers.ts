@@ -1,11 +1,8 @@
 import * as Effect from "effect/Effect"
 import * as AuthError from "../../../../application/auth/AuthError.js"
-import * as Authenticate from "../../../../application/auth/Authenticate.js"
 import * as ListUsers from "../../../../application/auth/admin/ListUsers.js"
 import type { HttpRequest } from "../../HttpMessage.js"
 import * as HttpMessage from "../../HttpMessage.js"
-import * as Bearer from "../Bearer.js"
-import * as ErrorResponse from "../ErrorResponse.js"
 import * as UserJson from "../UserJson.js"
 
 /** Go's `strconv.ParseUint(s, 10, 64)`: decimal digits only, no sign, below 2^64. */
@@ -48,27 +45,40 @@ const orderOf = (values: ReadonlyArray<string>) =>
     return order ?? "desc"
   })
 
+/** What GET /admin/users asks for; `params` for the `Link` header's pages. */
+export interface Query {
+  readonly params: URLSearchParams
+  readonly order: "asc" | "desc"
+  readonly filter: string
+  readonly page: number
+  readonly perPage: number
+}
+
+/** The query of GET /admin/users, read in Supabase Auth's order: `sort`, `filter`, then the paging. */
+export const query = (request: HttpRequest) =>
+  Effect.gen(function* () {
+    const params = new URLSearchParams(request.query)
+    const order = yield* orderOf(params.getAll("sort"))
+    const filter = params.get("filter") ?? ""
+    const page = Math.max(1, yield* unsigned("page", params.get("page"), 1))
+    const perPage = yield* unsigned("per_page", params.get("per_page"), ListUsers.defaultPerPage)
+    return { params, order, filter, page, perPage } satisfies Query
+  })
+
 /**
  * GET /admin/users?page&per_page&sort&filter — supabase-js `admin.listUsers`: `{users, aud}`
- * with Supabase Auth's `X-Total-Count` and `Link` (`next`, `last`) headers; the query read in
- * its order (`sort`, `filter`, then the paging; `api/admin.go`, `adminUsers`). Page 0 is the
+ * with Supabase Auth's `X-Total-Count` and `Link` (`next`, `last`) headers. Page 0 is the
  * first page, as Supabase Auth's offset arithmetic makes it; `per_page=0` lists nobody.
  */
-export const handle = (request: HttpRequest) =>
+export const handle = ({ params, order, filter, page, perPage }: Query, _: unknown, request: HttpRequest) =>
   Effect.gen(function* () {
-    yield* Authenticate.admin(yield* Bearer.token(request))
-    const query = new URLSearchParams(request.query)
-    const order = yield* orderOf(query.getAll("sort"))
-    const filter = query.get("filter") ?? ""
-    const page = Math.max(1, yield* unsigned("page", query.get("page"), 1))
-    const perPage = yield* unsigned("per_page", query.get("per_page"), ListUsers.defaultPerPage)
     const listed =
       perPage === 0
         ? { users: [], total: 0, aud: "" }
         : yield* ListUsers.listUsers({ page, perPage, order, filter })
     const totalPages = perPage === 0 ? 0 : Math.ceil(listed.total / perPage)
     const link = (target: number) => {
-      const next = new URLSearchParams(query)
+      const next = new URLSearchParams(params)
       next.set("page", String(target))
       return `<${request.path}?${next.toString()}>`
     }
@@ -84,4 +94,4 @@ export const handle = (request: HttpRequest) =>
       200,
       { "x-total-count": String(listed.total), link: links.join(", ") }
     )
-  }).pipe(ErrorResponse.answering(request))
+  })

@@ -1,21 +1,22 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Authenticate from "../../../application/auth/Authenticate.js"
+import type { SignedIn } from "../../../application/auth/Authenticate.js"
+import { getUser } from "../../../application/auth/GetUser.js"
 import { updateUser } from "../../../application/auth/UpdateUser.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import { AuthHttpConfig } from "./AuthHttpConfig.js"
-import * as Bearer from "./Bearer.js"
-import * as ErrorResponse from "./ErrorResponse.js"
-import * as JsonRequest from "./JsonRequest.js"
 import { field } from "./JsonRequest.js"
-import * as RateLimit from "./RateLimit.js"
 import * as UserJson from "./UserJson.js"
+
+/** GET /user — the signed-in user (supabase-js `getUser`). */
+export const get = (_: undefined, signedIn: SignedIn) =>
+  Effect.map(getUser(signedIn), (found) => HttpMessage.json(UserJson.encode(found.user, found.identities)))
 
 const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
-const Body = Schema.Struct({
+/** The body of PUT /user (supabase-js `UserAttributes`). */
+export const UpdateBody = Schema.Struct({
   email: field(Schema.String),
   phone: field(Schema.String),
   password: field(Schema.String),
@@ -29,12 +30,9 @@ const Body = Schema.Struct({
 })
 
 /** PUT /user — changes of the signed-in user (supabase-js `updateUser`). */
-export const handle = (request: HttpRequest) =>
-  Effect.gen(function* () {
-    yield* RateLimit.consume("otp", request.clientIp, (yield* AuthHttpConfig).otpLimit)
-    const signedIn = yield* Authenticate.user(yield* Bearer.token(request))
-    const body = yield* JsonRequest.decode(Body)(request)
-    const updated = yield* updateUser(signedIn, {
+export const update = (body: typeof UpdateBody.Type, signedIn: SignedIn, request: HttpRequest) =>
+  Effect.map(
+    updateUser(signedIn, {
       email: body.email ?? "",
       phone: body.phone ?? "",
       password: Option.fromNullable(body.password),
@@ -46,6 +44,6 @@ export const handle = (request: HttpRequest) =>
       codeChallenge: body.code_challenge ?? "",
       codeChallengeMethod: body.code_challenge_method ?? "",
       channel: body.channel ?? ""
-    })
-    return HttpMessage.json(UserJson.encode(updated.user, updated.identities))
-  }).pipe(ErrorResponse.answering(request))
+    }),
+    (updated) => HttpMessage.json(UserJson.encode(updated.user, updated.identities))
+  )

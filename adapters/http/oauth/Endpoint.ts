@@ -1,0 +1,75 @@
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type { OAuthError } from "../../../application/oauth/OAuthError.js"
+import { constantTimeEqual } from "../../../domain/ConstantTime.js"
+import { type HttpRequest, type HttpResponse, header } from "../HttpMessage.js"
+import * as Pipeline from "../Pipeline.js"
+import * as ErrorResponse from "./ErrorResponse.js"
+import * as Form from "./Form.js"
+import { json } from "./Json.js"
+import { OAuthHttpConfig } from "./OAuthHttpConfig.js"
+import type { Services } from "./Routes.js"
+
+/**
+ * A refusal answered in a shape of its own rather than as an OAuth error body: introspection
+ * switched off (404), or a resource server without the shared secret (401 naming `Bearer`).
+ */
+export class Refused extends Data.TaggedError("Refused")<{ readonly response: HttpResponse }> {}
+
+const disabled = json({ error: "not_found", error_description: "introspection is disabled" }, 404)
+
+const refused = json(
+  { error: "invalid_client", error_description: "present the introspection secret as a Bearer token" },
+  401,
+  { "www-authenticate": 'Bearer realm="latchkey"' }
+)
+
+/** The resource server presents INTROSPECTION_TOKEN as a Bearer token (RFC 6750 §2.1). */
+const presentsSecret = (request: HttpRequest, secret: Redacted.Redacted<string>) => {
+  const [scheme, presented] = (header(request, "authorization") ?? "").split(" ")
+  return (
+    scheme?.toLowerCase() === "bearer" &&
+    presented !== undefined &&
+    constantTimeEqual(presented, Redacted.value(secret))
+  )
+}
+
+const allowed = Effect.succeed(undefined)
+
+/**
+ * A resource server holding the shared secret (POST /introspect), checked before its form is
+ * read; with no secret configured, introspection is off.
+ */
+const resourceServer = (request: HttpRequest) =>
+  Effect.flatMap(OAuthHttpConfig, (config) => {
+    if (Option.isNone(config.introspectionToken)) return new Refused({ response: disabled })
+    if (!presentsSecret(request, config.introspectionToken.value)) return new Refused({ response: refused })
+    return allowed
+  })
+
+/**
+ * Who may call an oauth endpoint: anyone (a client authenticates in its input, since
+ * `client_secret_post` puts the credentials in the form), or a resource server presenting
+ * `INTROSPECTION_TOKEN` as a Bearer token.
+ */
+export interface Callers {
+  readonly anyone: undefined
+  readonly resourceServer: undefined
+}
+
+/**
+ * The oauth service's checks, run by the one pipeline (Pipeline.ts) as the auth service's are;
+ * it has no captcha, and its one rate limit (registrations) is the use case's own.
+ */
+export const endpoint = Pipeline.make<Callers, never, OAuthError | Refused, Services>({
+  callers: { anyone: { known: undefined }, resourceServer },
+  answer: () => (effect) =>
+    ErrorResponse.answering(Effect.catchTag(effect, "Refused", (refused) => Effect.succeed(refused.response)))
+})
+
+/** A token-endpoint style form: every parameter at most once (RFC 6749 §3.2). */
+export const form = (request: HttpRequest) => Form.unrepeated(request.body)
+
+export { none } from "../Pipeline.js"
