@@ -69,7 +69,7 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
       if (Option.isSome(existing)) {
         const user = existing.value
         const mail = Option.isSome(user.emailConfirmedAt)
-          ? SendVerification.mail({
+          ? SendVerification.prepare({
               user,
               purpose: "magic_link",
               kind: "magic_link",
@@ -79,8 +79,10 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
               spacing: Option.some(spacing),
               pkce: { challenge, authenticationMethod: "magiclink" },
               now
-            })
-          : SendVerification.mail(confirmation(user))
+            }).pipe(Effect.flatMap((prepared) => SendVerification.write(prepared, "mail")))
+          : SendVerification.prepare(confirmation(user)).pipe(
+              Effect.flatMap((prepared) => SendVerification.write(prepared, "mail"))
+            )
         return yield* transactions
           .run(mail)
           .pipe(
@@ -98,14 +100,20 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
         stamps: { confirmationSentAt: Option.some(now) },
         now
       })
-      yield* SendVerification.enrol(confirmation(user), [identity], Option.none()).pipe(
-        Effect.catchTags({
-          // Made by a request a moment ago, which mailed the confirmation itself.
-          EmailExists: () => Effect.void,
-          PhoneExists: () => Effect.void,
-          IdentityExists: () => Effect.void
-        })
-      )
+      yield* SendVerification.prepare(confirmation(user))
+        .pipe(
+          Effect.flatMap((prepared) =>
+            SendVerification.write(prepared, { identities: [identity], passwordHash: Option.none() })
+          )
+        )
+        .pipe(
+          Effect.catchTags({
+            // Made by a request a moment ago, which mailed the confirmation itself.
+            EmailExists: () => Effect.void,
+            PhoneExists: () => Effect.void,
+            IdentityExists: () => Effect.void
+          })
+        )
       yield* Telemetry.annotate("user.id", user.id)
     })
   )
