@@ -73,6 +73,14 @@ module.exports = {
       to: { path: "(^|/)bootstrap/DevInbox\\.ts$", dependencyTypesNot: ["dynamic-import"] }
     },
     {
+      name: "only-shared-statements-batch",
+      comment:
+        "SharedStatements.ts is the one way into Batched.ts, so that every shared statement runs on an open transaction's connection (DatabaseUnavailable.ts only recognises its QueueFull)",
+      severity: "error",
+      from: { pathNot: "(^|/)adapters/postgres/(SharedStatements|DatabaseUnavailable)\\.ts$" },
+      to: { path: "(^|/)adapters/postgres/Batched\\.ts$" }
+    },
+    {
       name: "no-unresolvable-imports",
       severity: "error",
       from: {},

@@ -60,9 +60,9 @@ import * as Migrations from "../adapters/postgres/Migrations.js"
 import { ensureSigningKey } from "../application/auth/EnsureSigningKey.js"
 import * as IssueSession from "../application/auth/IssueSession.js"
 import * as NewUser from "../application/auth/NewUser.js"
+import * as OneTimeTokens from "../application/auth/OneTimeTokens.js"
 import { SessionStore } from "../application/auth/ports/SessionStore.js"
 import { UserRepository } from "../application/auth/ports/UserRepository.js"
-import * as SendVerification from "../application/auth/SendVerification.js"
 import { PasswordHasher } from "../application/ports/PasswordHasher.js"
 import { SecretHasher } from "../application/ports/SecretHasher.js"
 import { TokenMint } from "../application/ports/TokenMint.js"
@@ -223,7 +223,6 @@ const mintRefreshToken = (user: User) =>
           new AccessTokenClaims.AmrEntry({ method: "password", timestamp: Math.floor(now.getTime() / 1000) })
         ],
         factorId: Option.none(),
-        notAfter: Option.none(),
         userAgent: benchClient.userAgent,
         ip: benchClient.ip,
         tag: Option.none()
@@ -258,7 +257,7 @@ let mailedCodesMinted = 0
 /**
  * A returning user who asked for a code by mail (`POST /otp`): a confirmed user of their own
  * (a code is used once, and a user holds one live code of a purpose) with a magic-link token
- * stored by `SendVerification.store`, as the request stores it; the code in the clear, as the
+ * stored by `OneTimeTokens.store`, as the request stores it; the code in the clear, as the
  * mail carries it. The mail itself is left out: the verify run does not read mail.
  */
 const mintMailedCode = (codeLength: number, lifetime: Duration.Duration) =>
@@ -269,17 +268,19 @@ const mintMailedCode = (codeLength: number, lifetime: Duration.Duration) =>
     const address = `${verifyPrefix}${mailedCodesMinted}@example.com`
     const user = yield* insertConfirmedUser(address, Option.none(), now)
     const code = yield* mint.code(codeLength)
-    yield* SendVerification.store({
-      user,
-      purpose: "magic_link",
-      to: address,
-      link: yield* mint.token("verification"),
-      code,
-      lifetime,
-      flowStateId: Option.none(),
-      spacing: Option.none(),
-      now
-    })
+    yield* OneTimeTokens.store(
+      {
+        user,
+        purpose: "magic_link",
+        to: address,
+        link: yield* mint.token("verification"),
+        code,
+        lifetime,
+        flowStateId: Option.none(),
+        now
+      },
+      Option.none()
+    )
     return { email: address, code: Redacted.value(code) } satisfies MailedCode
   })
 

@@ -59,6 +59,13 @@ describe("the layering rule", () => {
     expect(violations.filter((v) => v.startsWith("dev-inbox-loaded-on-demand"))).toHaveLength(1)
   })
 
+  it("lets only SharedStatements batch, so that a transaction's statements stay on its connection", async () => {
+    const violations = await violationsIn(fixtures, ["domain", "application", "adapters", "bootstrap"])
+    expect(violations.filter((v) => v.startsWith("only-shared-statements-batch"))).toEqual([
+      "only-shared-statements-batch: adapters/postgres/BatchesItself.ts -> adapters/postgres/Batched.ts"
+    ])
+  })
+
   it("finds no violation in the project itself", async () => {
     const violations = await violationsIn(root, ["domain", "application", "adapters", "bootstrap"])
     expect(violations).toEqual([])

@@ -1,13 +1,13 @@
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { type Limit, RateLimiter, type Verdict } from "../../application/ports/RateLimiter.js"
 import * as Telemetry from "../../application/Telemetry.js"
 import * as FixedWindow from "../../domain/FixedWindow.js"
-import * as Batched from "./Batched.js"
 import { PgPool } from "./PgPool.js"
 import * as Prepared from "./Prepared.js"
-import { decodeAll } from "./Rows.js"
+import * as SharedStatements from "./SharedStatements.js"
 
 const Counted = Schema.Struct({ key: Schema.String, count: Schema.Number })
 
@@ -54,7 +54,7 @@ const byKey = (inputs: ReadonlyArray<Consume>) => {
 }
 
 /**
- * Requests arriving together share one upsert (Batched.ts). Each learns the count as it would
+ * Requests arriving together share one upsert (SharedStatements.ts). Each learns the count as it would
  * have been had the requests run one after another: the k-th of n requests for a key sees the
  * stored count minus n, plus k. `table` is a schema-qualified name the code chooses (its
  * migrations create it), never anything a request sends.
@@ -63,36 +63,36 @@ export const layerFor = (table: string) =>
   Layer.effect(
     RateLimiter,
     Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
       const pool = yield* PgPool
       const statement = consumeStatement(table)
-      const consumeAll = yield* Batched.make({
-        maxBatch: 256,
-        maxInFlight: 2,
-        run: (inputs: ReadonlyArray<Consume>) => {
-          const groups = byKey(inputs)
+      const consumeAll = yield* SharedStatements.make({
+        sql,
+        pool,
+        statement,
+        parameters: (inputs: ReadonlyArray<Consume>) => {
           const keys: Array<string> = []
           const starts: Array<Date> = []
           const counts: Array<number> = []
-          for (const [key, group] of groups) {
+          for (const [key, group] of byKey(inputs)) {
             keys.push(key)
             starts.push(new Date(group.windowStart))
             counts.push(group.requests.length)
           }
-          return Prepared.run(pool, statement, [keys, starts, counts]).pipe(
-            decodeAll(Counted),
-            Effect.map((rows) => {
-              const totals = new Map(rows.map((row) => [row.key, row.count]))
-              const verdicts: Array<Verdict> = []
-              for (const [key, { windowStart, requests }] of groups) {
-                const total = totals.get(key) ?? requests.length
-                requests.forEach(({ input, position }, k) => {
-                  const count = total - requests.length + k + 1
-                  verdicts[position] = FixedWindow.verdict(count, windowStart, input.limit, input.now)
-                })
-              }
-              return verdicts
+          return [keys, starts, counts]
+        },
+        row: Counted,
+        answers: (rows, inputs) => {
+          const totals = new Map(rows.map((row) => [row.key, row.count]))
+          const verdicts: Array<Verdict> = []
+          for (const [key, { windowStart, requests }] of byKey(inputs)) {
+            const total = totals.get(key) ?? requests.length
+            requests.forEach(({ input, position }, k) => {
+              const count = total - requests.length + k + 1
+              verdicts[position] = FixedWindow.verdict(count, windowStart, input.limit, input.now)
             })
-          )
+          }
+          return verdicts
         }
       })
       return {

@@ -1,4 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
@@ -19,31 +20,35 @@ export interface Options<I, O, A, R> {
   readonly answers: (rows: ReadonlyArray<A>, inputs: ReadonlyArray<I>) => ReadonlyArray<O>
 }
 
-/**
- * A statement for many inputs that the requests arriving together share (Batched.ts), where the
- * caller has no transaction open. Inside one, the same statement runs for the one input on the
- * transaction's connection: on the pool's other connections it would not see the transaction's
- * uncommitted writes, and a write could wait on the transaction's own locks.
- */
-export const make = <I, O, A, R>(options: Options<I, O, A, R>) =>
+/** Shares one statement among the calls that arrive together; alone inside a transaction. */
+const share = <I, O, A, R>(options: {
+  readonly sql: SqlClient.SqlClient
+  readonly name: string
+  /** Runs the statement outside any transaction, for a batch of inputs. */
+  readonly shared: (parameters: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<unknown>, SqlError>
+  readonly text: string
+  readonly parameters: (inputs: ReadonlyArray<I>) => ReadonlyArray<unknown>
+  readonly row: Schema.Schema<A, R>
+  readonly answers: (rows: ReadonlyArray<A>, inputs: ReadonlyArray<I>) => ReadonlyArray<O>
+}) =>
   Effect.map(
     Batched.make({
       maxBatch: 256,
       maxInFlight: 2,
       run: (inputs: ReadonlyArray<I>) =>
-        Prepared.run(options.pool, options.statement, options.parameters(inputs)).pipe(
+        options.shared(options.parameters(inputs)).pipe(
           decodeAll(options.row),
           Effect.map((rows) => options.answers(rows, inputs))
         )
     }),
     (shared) => {
       const alone = (input: I) =>
-        options.sql.unsafe(options.statement.text, options.parameters([input])).pipe(
+        options.sql.unsafe(options.text, options.parameters([input])).pipe(
           decodeAll(options.row),
           Effect.flatMap((rows) => {
             const [answer] = options.answers(rows, [input])
             return answer === undefined
-              ? Effect.dieMessage(`${options.statement.name} answered no input`)
+              ? Effect.dieMessage(`${options.name} answered no input`)
               : Effect.succeed(answer)
           })
         )
@@ -53,6 +58,38 @@ export const make = <I, O, A, R>(options: Options<I, O, A, R>) =>
         )
     }
   )
+
+/**
+ * A statement for many inputs that the requests arriving together share (Batched.ts), where the
+ * caller has no transaction open. Inside one, the same statement runs for the one input on the
+ * transaction's connection: on the pool's other connections it would not see the transaction's
+ * uncommitted writes, and a write could wait on the transaction's own locks. This module is the
+ * storage adapters' only way into Batched.ts, so that this holds for every shared statement.
+ */
+export const make = <I, O, A, R>(options: Options<I, O, A, R>) =>
+  share({
+    ...options,
+    name: options.statement.name,
+    text: options.statement.text,
+    shared: (parameters) => Prepared.run(options.pool, options.statement, parameters)
+  })
+
+export interface UnpreparedOptions<I, O, A, R> {
+  readonly sql: SqlClient.SqlClient
+  /** Names the statement in defects. */
+  readonly name: string
+  readonly text: string
+  readonly parameters: (inputs: ReadonlyArray<I>) => ReadonlyArray<unknown>
+  readonly row: Schema.Schema<A, R>
+  readonly answers: (rows: ReadonlyArray<A>, inputs: ReadonlyArray<I>) => ReadonlyArray<O>
+}
+
+/**
+ * `make` for a statement planned at every call, through `@effect/sql`: for a statement whose
+ * best plan changes as its tables grow from empty, which a plan kept per connection would miss.
+ */
+export const unprepared = <I, O, A, R>(options: UnpreparedOptions<I, O, A, R>) =>
+  share({ ...options, shared: (parameters) => options.sql.unsafe(options.text, parameters) })
 
 export interface LookupOptions<K, A, R> {
   readonly sql: SqlClient.SqlClient

@@ -1,4 +1,5 @@
 import type { SqlError } from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 
 /**
@@ -13,3 +14,12 @@ export const constraintOf = (error: SqlError): Option.Option<string> => {
     ? Option.some(cause.constraint)
     : Option.none()
 }
+
+/** A unique violation as the typed error `conflict` finds for it; any other failure is a defect. */
+export const failOn =
+  <E>(conflict: (constraint: string) => Option.Option<E>) =>
+  (error: SqlError): Effect.Effect<never, E> =>
+    Option.match(Option.flatMap(constraintOf(error), conflict), {
+      onNone: () => Effect.die(error),
+      onSome: Effect.fail
+    })

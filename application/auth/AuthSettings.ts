@@ -2,9 +2,9 @@ import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Option from "effect/Option"
 import type * as Mail from "../../domain/auth/Mail.js"
+import type * as Session from "../../domain/auth/Session.js"
 import { type ExternalProviderName, externalProviderNames } from "../../domain/ExternalProviderNames.js"
 import type * as PasswordPolicy from "../../domain/PasswordPolicy.js"
-import type * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import type { Phone } from "../../domain/User.js"
 import type { Limit } from "../ports/RateLimiter.js"
 
@@ -120,7 +120,7 @@ export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
      */
     readonly updatePasswordRequiresCurrentPassword: boolean
     readonly passwordPolicy: PasswordPolicy.PasswordPolicy
-    readonly refreshPolicy: RefreshTokenFamily.Policy
+    readonly refreshPolicy: Session.RefreshPolicy
     readonly providers: Readonly<Record<ProviderKey, boolean>>
   }
 >() {}

@@ -53,7 +53,7 @@ export const request = (input: {
             now
           )
           const mail = (purpose: Purpose, to: string) =>
-            SendVerification.mail({
+            SendVerification.prepare({
               user: updated,
               purpose,
               kind: "email_change",
@@ -63,7 +63,7 @@ export const request = (input: {
               spacing: Option.some(spacing),
               pkce: { challenge: input.pkce, authenticationMethod: "email_change" },
               now
-            })
+            }).pipe(Effect.flatMap((prepared) => SendVerification.write(prepared, "mail")))
           yield* mail("email_change_new", input.to)
           if (secure && Option.isSome(user.email)) {
             yield* mail("email_change_current", user.email.value)

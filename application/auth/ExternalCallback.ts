@@ -134,7 +134,7 @@ const confirmReturning = (
       now
     )
     if (vouched || Option.isNone(kept.email)) return { user: kept, identity, unverified: false }
-    yield* SendVerification.mail({
+    yield* SendVerification.prepare({
       user: kept,
       purpose: "confirmation",
       kind: "confirmation",
@@ -143,7 +143,9 @@ const confirmReturning = (
       redirectTo: settings.siteUrl,
       spacing: Option.some(settings.verification.spacing),
       now
-    }).pipe(Effect.catchTag("IssuedTooSoon", () => Effect.void))
+    })
+      .pipe(Effect.flatMap((prepared) => SendVerification.write(prepared, "mail")))
+      .pipe(Effect.catchTag("IssuedTooSoon", () => Effect.void))
     return { user: kept, identity, unverified: true }
   })
 
@@ -155,7 +157,7 @@ const mailConfirmation = (user: User, now: Date) =>
   Effect.gen(function* () {
     if (Option.isNone(user.email)) return
     const settings = yield* AuthSettings
-    yield* SendVerification.mail({
+    yield* SendVerification.prepare({
       user,
       purpose: "confirmation",
       kind: "confirmation",
@@ -164,7 +166,9 @@ const mailConfirmation = (user: User, now: Date) =>
       redirectTo: settings.siteUrl,
       spacing: Option.none(),
       now
-    }).pipe(Effect.catchTag("IssuedTooSoon", () => Effect.void))
+    })
+      .pipe(Effect.flatMap((prepared) => SendVerification.write(prepared, "mail")))
+      .pipe(Effect.catchTag("IssuedTooSoon", () => Effect.void))
   })
 
 /**

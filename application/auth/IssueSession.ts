@@ -88,7 +88,6 @@ export const issue = Telemetry.fn("IssueSession.issue")(
           aal: "aal1",
           amr: [new AccessTokenClaims.AmrEntry({ method, timestamp: Math.floor(now.getTime() / 1000) })],
           factorId: Option.none(),
-          notAfter: Option.none(),
           userAgent: client.userAgent,
           ip: client.ip,
           tag: Option.none()

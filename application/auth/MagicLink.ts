@@ -65,7 +65,7 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
       if (Option.isSome(existing)) {
         const user = existing.value
         const mail = Option.isSome(user.emailConfirmedAt)
-          ? SendVerification.mail({
+          ? SendVerification.prepare({
               user,
               purpose: "magic_link",
               kind: "magic_link",
@@ -75,8 +75,10 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
               spacing: Option.some(spacing),
               pkce: { challenge, authenticationMethod: "magiclink" },
               now
-            })
-          : SendVerification.mail(confirmation(user))
+            }).pipe(Effect.flatMap((prepared) => SendVerification.write(prepared, "mail")))
+          : SendVerification.prepare(confirmation(user)).pipe(
+              Effect.flatMap((prepared) => SendVerification.write(prepared, "mail"))
+            )
         return yield* transactions
           .run(mail)
           .pipe(
@@ -94,14 +96,20 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
         stamps: { confirmationSentAt: Option.some(now) },
         now
       })
-      yield* SendVerification.enrol(confirmation(user), [identity], Option.none()).pipe(
-        Effect.catchTags({
-          // Made by a request a moment ago, which mailed the confirmation itself.
-          EmailExists: () => Effect.void,
-          PhoneExists: () => Effect.void,
-          IdentityExists: () => Effect.void
-        })
-      )
+      yield* SendVerification.prepare(confirmation(user))
+        .pipe(
+          Effect.flatMap((prepared) =>
+            SendVerification.write(prepared, { identities: [identity], passwordHash: Option.none() })
+          )
+        )
+        .pipe(
+          Effect.catchTags({
+            // Made by a request a moment ago, which mailed the confirmation itself.
+            EmailExists: () => Effect.void,
+            PhoneExists: () => Effect.void,
+            IdentityExists: () => Effect.void
+          })
+        )
       yield* Telemetry.annotate("user.id", user.id)
     })
   )

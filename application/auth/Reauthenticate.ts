@@ -53,7 +53,7 @@ export const reauthenticate = Telemetry.fn("Reauthenticate.reauthenticate")((sig
     yield* MessageQuota.mails(1, now)
     yield* Effect.flatMap(Transactions, (transactions) =>
       transactions.run(
-        SendVerification.mail({
+        SendVerification.prepare({
           user,
           purpose: "reauthentication",
           kind: "reauthentication",
@@ -62,7 +62,7 @@ export const reauthenticate = Telemetry.fn("Reauthenticate.reauthenticate")((sig
           redirectTo: settings.siteUrl,
           spacing: Option.some(spacing),
           now
-        })
+        }).pipe(Effect.flatMap((prepared) => SendVerification.write(prepared, "mail")))
       )
     ).pipe(Effect.catchTag("IssuedTooSoon", (error) => SendVerification.sentTooRecently(error, spacing, now)))
   })

@@ -38,7 +38,7 @@ export const recover = Telemetry.fn("Recover.recover")(
         const spacing = settings.verification.spacing
         yield* Effect.flatMap(Transactions, (transactions) =>
           transactions.run(
-            SendVerification.mail({
+            SendVerification.prepare({
               user: owner.value,
               purpose: "recovery",
               kind: "recovery",
@@ -48,7 +48,7 @@ export const recover = Telemetry.fn("Recover.recover")(
               spacing: Option.some(spacing),
               pkce: { challenge, authenticationMethod: "recovery" },
               now
-            })
+            }).pipe(Effect.flatMap((prepared) => SendVerification.write(prepared, "mail")))
           )
         ).pipe(
           Effect.catchTag("IssuedTooSoon", (error) => SendVerification.sentTooRecently(error, spacing, now))

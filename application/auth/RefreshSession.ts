@@ -2,16 +2,125 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as Session from "../../domain/auth/Session.js"
 import * as Ban from "../../domain/Ban.js"
+import type { SecretHash } from "../../domain/Ids.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as IssueSession from "./IssueSession.js"
-import { SessionStore } from "./ports/SessionStore.js"
-import { TokenSealer } from "./ports/TokenSealer.js"
+import { type Rotation, SessionStore } from "./ports/SessionStore.js"
+import { type SealedSecret, TokenSealer } from "./ports/TokenSealer.js"
+import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
+
+/** No refresh token has this digest: `refresh_token_not_found`. */
+export class RefreshTokenNotFound extends Schema.TaggedError<RefreshTokenNotFound>()(
+  "RefreshTokenNotFound",
+  {}
+) {}
+
+/**
+ * A retired refresh token came back outside the reuse interval: `refresh_token_already_used`.
+ * With reuse detection the session has been ended by this presentation or an earlier one;
+ * without it nothing was ended.
+ */
+export class RefreshTokenAlreadyUsed extends Schema.TaggedError<RefreshTokenAlreadyUsed>()(
+  "RefreshTokenAlreadyUsed",
+  { sessionId: Session.SessionId, sessionRevoked: Schema.Boolean }
+) {}
+
+/** The token's session has ended (logout, or a reuse detected earlier). */
+export class SessionRevoked extends Schema.TaggedError<SessionRevoked>()("SessionRevoked", {
+  sessionId: Session.SessionId
+}) {}
+
+export type Refusal = RefreshTokenNotFound | RefreshTokenAlreadyUsed | SessionRevoked
+
+/** A refresh token presented, with the child minted for it should it rotate. */
+export interface Presentation {
+  /** The digest of the presented refresh token. */
+  readonly presented: SecretHash
+  /** The child the caller minted: its digest, and its plaintext sealed under the presented token. */
+  readonly child: { readonly hash: SecretHash; readonly sealed: SealedSecret }
+  readonly policy: Session.RefreshPolicy
+  readonly now: Date
+}
+
+export type Refreshed =
+  /** The presented token was the live one: the caller's child is now live. */
+  | { readonly _tag: "Rotated"; readonly session: Session.Session }
+  /**
+   * The presented token is the live one's parent, inside the reuse interval: the live child,
+   * sealed under the presented token, for the caller to open and hand out again.
+   */
+  | { readonly _tag: "Reissued"; readonly session: Session.Session; readonly child: SealedSecret }
+
+/**
+ * Anything but the live token, decided by `Session.present` on the session as it stands, under
+ * its lock, and carried out. The unit returns the outcome rather than failing with it, so that
+ * ending the session on a reuse commits before the caller hears of it.
+ */
+const presentLocked = (request: Presentation, rotation: Rotation) =>
+  Effect.gen(function* () {
+    const sessions = yield* SessionStore
+    const found = yield* sessions.lockPresented(request.presented)
+    if (Option.isNone(found)) return yield* new RefreshTokenNotFound()
+    const { generation, sealedChild, session } = found.value
+    const sessionId = session.id
+    const outcome = Session.present(request.policy, session, generation, request.now)
+    switch (outcome._tag) {
+      case "Rotate": {
+        // The live token came in after its shared rotation missed it; under the lock it rotates.
+        const rotated = yield* sessions.rotate(rotation)
+        if (Option.isNone(rotated))
+          return yield* Effect.dieMessage("a live token did not rotate under its lock")
+        return { _tag: "Rotated", session: rotated.value } satisfies Refreshed
+      }
+      case "Reissue":
+        if (Option.isNone(sealedChild)) {
+          // Rotated while no reuse interval was configured: there is nothing to hand out.
+          return yield* new RefreshTokenAlreadyUsed({ sessionId, sessionRevoked: false })
+        }
+        return { _tag: "Reissued", session, child: sealedChild.value } satisfies Refreshed
+      case "ReuseDetected":
+        yield* sessions.revoke(sessionId, request.now)
+        return yield* new RefreshTokenAlreadyUsed({ sessionId, sessionRevoked: true })
+      case "AlreadyUsed":
+        return yield* new RefreshTokenAlreadyUsed({ sessionId, sessionRevoked: false })
+      case "Ended":
+        return yield* new SessionRevoked({ sessionId })
+    }
+  }).pipe(
+    Effect.either,
+    (unit) => Effect.flatMap(Transactions, (transactions) => transactions.run(unit)),
+    Effect.flatten
+  )
+
+/**
+ * A refresh token presented: the live one rotates into the caller's child in one shared
+ * statement (the common case, `SessionStore.rotate` matches exactly `Session.present`'s
+ * `Rotate`); any other is decided under its session's lock. Of concurrent presentations of one
+ * live token exactly one rotates; the others are the parent's, so inside the reuse interval
+ * each is reissued the same child, and outside it each finds the reuse.
+ */
+export const present = (
+  request: Presentation
+): Effect.Effect<Refreshed, Refusal, SessionStore | Transactions> =>
+  Effect.gen(function* () {
+    const rotation: Rotation = {
+      presented: request.presented,
+      child: request.child.hash,
+      sealed: Session.keepsChild(request.policy) ? Option.some(request.child.sealed) : Option.none(),
+      now: request.now
+    }
+    const rotated = yield* Effect.flatMap(SessionStore, (sessions) => sessions.rotate(rotation))
+    if (Option.isSome(rotated)) return { _tag: "Rotated", session: rotated.value } satisfies Refreshed
+    return yield* presentLocked(request, rotation)
+  })
 
 /**
  * `POST /token?grant_type=refresh_token`: the presented token rotates (its child minted here,
@@ -27,25 +136,21 @@ export const refreshSession = Telemetry.fn("RefreshSession.refreshSession")((ref
     const hasher = yield* SecretHasher
     const mint = yield* TokenMint
     const sealer = yield* TokenSealer
-    const sessions = yield* SessionStore
     const now = new Date(yield* Clock.currentTimeMillis)
     const presented = Redacted.make(refreshToken)
     const child = yield* mint.token("refresh")
-    const refreshed = yield* sessions
-      .refresh({
-        presented: yield* hasher.hash(presented),
-        child: { hash: yield* hasher.hash(child), sealed: yield* sealer.seal(presented, child) },
-        policy: settings.refreshPolicy,
-        now
+    const refreshed = yield* present({
+      presented: yield* hasher.hash(presented),
+      child: { hash: yield* hasher.hash(child), sealed: yield* sealer.seal(presented, child) },
+      policy: settings.refreshPolicy,
+      now
+    }).pipe(
+      Effect.catchTags({
+        RefreshTokenNotFound: () => Effect.fail(new AuthError.RefreshTokenUnknown()),
+        RefreshTokenAlreadyUsed: () => Effect.fail(new AuthError.RefreshTokenReused()),
+        SessionRevoked: () => Effect.fail(new AuthError.RefreshTokenUnknown())
       })
-      .pipe(
-        Effect.catchTags({
-          RefreshTokenNotFound: () => Effect.fail(new AuthError.RefreshTokenUnknown()),
-          RefreshTokenAlreadyUsed: () => Effect.fail(new AuthError.RefreshTokenReused()),
-          SessionRevoked: () => Effect.fail(new AuthError.RefreshTokenUnknown()),
-          RefreshTokenExpired: () => Effect.fail(new AuthError.RefreshSessionEnded({ end: "lifetime" }))
-        })
-      )
+    )
     const handedOut =
       refreshed._tag === "Rotated"
         ? child

@@ -127,7 +127,7 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
       return yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(
           Effect.zipRight(
-            SendVerification.mail({
+            SendVerification.prepare({
               user,
               purpose: "confirmation",
               kind: "confirmation",
@@ -137,7 +137,7 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
               spacing: Option.some(spacing),
               pkce: { challenge, authenticationMethod: "otp" },
               now
-            }),
+            }).pipe(Effect.flatMap((prepared) => SendVerification.write(prepared, "mail"))),
             users.update(user.id, { confirmationSentAt: Option.some(now) }, now)
           )
         )

@@ -7,6 +7,7 @@ import type { Phone, User } from "../../domain/User.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
+import * as OneTimeTokens from "./OneTimeTokens.js"
 import { type Channel, SmsSender } from "./ports/SmsSender.js"
 import * as SendVerification from "./SendVerification.js"
 
@@ -56,18 +57,20 @@ export const send = (texted: TextedCode) =>
     const code = Option.isSome(testCode)
       ? Redacted.make(testCode.value)
       : yield* mint.code(settings.sms.codeLength)
-    yield* SendVerification.store({
-      user: texted.user,
-      purpose: texted.purpose,
-      to: texted.to,
-      // Texts carry no link; the link form is random and never sent.
-      link: yield* mint.token("verification"),
-      code,
-      lifetime: settings.sms.lifetime,
-      flowStateId: Option.none(),
-      spacing: Option.some(settings.sms.spacing),
-      now: texted.now
-    }).pipe(
+    yield* OneTimeTokens.store(
+      {
+        user: texted.user,
+        purpose: texted.purpose,
+        to: texted.to,
+        // Texts carry no link; the link form is random and never sent.
+        link: yield* mint.token("verification"),
+        code,
+        lifetime: settings.sms.lifetime,
+        flowStateId: Option.none(),
+        now: texted.now
+      },
+      Option.some(settings.sms.spacing)
+    ).pipe(
       Effect.catchTag(
         "IssuedTooSoon",
         (error) =>
@@ -103,5 +106,5 @@ export const check = (user: User, phone: Phone, purposes: ReadonlyArray<Purpose>
       // Supabase Auth reads any failure of the gateway's check as a wrong code.
       return yield* sender.check.value(phone, Redacted.make(code)).pipe(Effect.orElseSucceed(() => false))
     }
-    return yield* SendVerification.useCode(user, purposes, code, now)
+    return yield* OneTimeTokens.useCode(user, purposes, code, now)
   })

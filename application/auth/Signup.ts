@@ -132,11 +132,13 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
       transactions.run(
         Effect.gen(function* () {
           if (contact._tag === "email") {
-            yield* SendVerification.mail(mailed(user, contact.email)).pipe(
-              Effect.catchTag("IssuedTooSoon", (error) =>
-                SendVerification.sentTooRecently(error, settings.verification.spacing, now)
+            yield* SendVerification.prepare(mailed(user, contact.email))
+              .pipe(Effect.flatMap((prepared) => SendVerification.write(prepared, "mail")))
+              .pipe(
+                Effect.catchTag("IssuedTooSoon", (error) =>
+                  SendVerification.sentTooRecently(error, settings.verification.spacing, now)
+                )
               )
-            )
           } else {
             yield* SendSms.send({
               user,
@@ -205,7 +207,15 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
       ? yield* Effect.either(stored)
       : contact._tag === "email"
         ? yield* Effect.either(
-            SendVerification.enrol(mailed(user, contact.email), [identity], Option.some(passwordHash))
+            SendVerification.prepare(mailed(user, contact.email)).pipe(
+              Effect.flatMap((prepared) =>
+                SendVerification.write(prepared, {
+                  identities: [identity],
+                  passwordHash: Option.some(passwordHash)
+                })
+              ),
+              Effect.asVoid
+            )
           )
         : yield* Effect.either(Effect.asVoid(transactions.run(Effect.zipRight(stored, confirm(user)))))
     if (Either.isLeft(inserted)) {

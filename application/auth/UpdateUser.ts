@@ -15,6 +15,7 @@ import * as ChangeEmail from "./ChangeEmail.js"
 import * as ChangePhone from "./ChangePhone.js"
 import * as ContactInput from "./ContactInput.js"
 import * as NewUser from "./NewUser.js"
+import * as OneTimeTokens from "./OneTimeTokens.js"
 import * as PasswordChange from "./PasswordChange.js"
 import * as PasswordStrength from "./PasswordStrength.js"
 import * as PkceFlow from "./PkceFlow.js"
@@ -22,7 +23,6 @@ import { MailOutbox } from "./ports/MailOutbox.js"
 import { Transactions } from "./ports/Transactions.js"
 import { type UserPatch, UserRepository } from "./ports/UserRepository.js"
 import * as SendSms from "./SendSms.js"
-import * as SendVerification from "./SendVerification.js"
 import * as UserMetadata from "./UserMetadata.js"
 
 /** PUT /user, as decoded from the body; absent fields change nothing. */
@@ -121,7 +121,7 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
             const valid =
               Option.isNone(user.email) && Option.isSome(user.phone)
                 ? yield* SendSms.check(user, user.phone.value, ["reauthentication"], request.nonce, now)
-                : yield* SendVerification.useCode(user, ["reauthentication"], request.nonce, now)
+                : yield* OneTimeTokens.useCode(user, ["reauthentication"], request.nonce, now)
             if (!valid) return yield* new AuthError.ReauthenticationNotValid()
           }
         }

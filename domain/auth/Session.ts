@@ -1,7 +1,9 @@
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { FamilyId, UserId } from "../Ids.js"
-import * as RefreshTokenFamily from "../RefreshTokenFamily.js"
+import { UserId } from "../Ids.js"
+import * as Time from "../Time.js"
 import { Timestamp } from "../Timestamp.js"
 import { AmrEntry } from "./AccessTokenClaims.js"
 
@@ -16,18 +18,19 @@ export type Aal = typeof Aal.Type
 const optional = <A, I, R>(schema: Schema.Schema<A, I, R>) => Schema.OptionFromNullishOr(schema, null)
 
 /**
- * A sign-in: Supabase Auth's session row, which is also the refresh-token family of the
- * sign-in (every refresh token of a session descends from its first). `generation` is that of
- * the one live refresh token; `refreshedAt` is when it was minted (none until the first
- * refresh); `revokedAt` is set by a logout or by a detected reuse, after which neither the
- * session's access tokens nor its refresh tokens are honoured.
+ * A sign-in: Supabase Auth's session row. Every refresh token of a session descends from its
+ * first, and a rotation retires the presented token and mints its only child, so a session has
+ * exactly one live refresh token: `generation` is its generation (0 for the first, +1 per
+ * rotation), `refreshedAt` when it was minted (none until the first refresh). `revokedAt` is set
+ * by a logout or by a detected reuse: the session has ended, and neither its access tokens nor
+ * its refresh tokens are honoured again. Sessions have no lifetime of their own (Supabase
+ * Auth's `SESSIONS_TIMEBOX` and inactivity timeout are not offered).
  */
 export class Session extends Schema.Class<Session>("Session")({
   id: SessionId,
   userId: UserId,
   aal: Aal,
   factorId: optional(Schema.UUID),
-  notAfter: optional(Timestamp),
   userAgent: optional(Schema.String),
   ip: optional(Schema.String),
   tag: optional(Schema.String),
@@ -44,10 +47,7 @@ export class Session extends Schema.Class<Session>("Session")({
 }) {}
 
 /** What the caller knows of a sign-in when it starts a session. */
-export type Start = Pick<
-  Session,
-  "id" | "userId" | "aal" | "factorId" | "notAfter" | "userAgent" | "ip" | "tag" | "amr"
->
+export type Start = Pick<Session, "id" | "userId" | "aal" | "factorId" | "userAgent" | "ip" | "tag" | "amr">
 
 /** A new session whose first refresh token (generation 0) is live. */
 export const start = (fields: Start, now: Date): Session =>
@@ -61,71 +61,82 @@ export const start = (fields: Start, now: Date): Session =>
   })
 
 /**
- * The session seen as a refresh-token family, so that `RefreshTokenFamily.decide` rules on it.
- * A session's tokens are bound to no client and have no lifetime of their own (`not_after` is
- * the session's, checked by the use cases).
+ * How a session's refresh tokens rotate: Supabase Auth's `SECURITY_REFRESH_TOKEN_ROTATION_ENABLED`
+ * and `SECURITY_REFRESH_TOKEN_REUSE_INTERVAL`, as `RefreshPolicy.authPolicy` states them.
  */
-export const family = (session: Session): RefreshTokenFamily.Family =>
-  // Built from a session's own, valid fields on every refresh: not validated a second time.
-  new RefreshTokenFamily.Family(
-    {
-      id: FamilyId.make(session.id),
-      userId: session.userId,
-      clientId: Option.none(),
-      grantId: Option.none(),
-      scope: Option.none(),
-      resource: Option.none(),
-      generation: session.generation,
-      rotatedAt: Option.getOrElse(session.refreshedAt, () => session.createdAt),
-      expiresAt: Option.none(),
-      revokedAt: session.revokedAt,
-      createdAt: session.createdAt
-    },
+export interface RefreshPolicy {
+  /** A retired token presented outside the reuse interval ends the session. */
+  readonly reuseDetection: boolean
+  /**
+   * For this long after a rotation, the token just retired yields the live child again (a
+   * client whose tabs refresh at once); zero: never.
+   */
+  readonly reuseInterval: Duration.Duration
+}
+
+/** What the presentation of one of a session's refresh tokens comes to. */
+export type Presented = Data.TaggedEnum<{
+  /** The live token: it retires and its child, of `generation`, becomes the live one. */
+  Rotate: { readonly generation: number }
+  /** The live token's parent inside the reuse interval: the live child is handed out again. */
+  Reissue: {}
+  /** A retired token outside the interval, with reuse detection: the session ends. */
+  ReuseDetected: {}
+  /** A retired token outside the interval, without reuse detection: refused, nothing else. */
+  AlreadyUsed: {}
+  /** The session has ended (logout, a reuse detected earlier): every token of it is refused. */
+  Ended: {}
+}>
+export const Presented = Data.taggedEnum<Presented>()
+
+/** Whether the policy keeps a retired token's child, to hand it out again inside the interval. */
+export const keepsChild = (policy: RefreshPolicy): boolean =>
+  Duration.greaterThan(policy.reuseInterval, Duration.zero)
+
+/** When the live token was minted: its rotation, or the sign-in for the first token. */
+const liveSince = (session: Session): Date => Option.getOrElse(session.refreshedAt, () => session.createdAt)
+
+/** The refresh rule: the session's token of `generation` presented at `now`. */
+export const present = (
+  policy: RefreshPolicy,
+  session: Session,
+  generation: number,
+  now: Date
+): Presented => {
+  if (Option.isSome(session.revokedAt)) return Presented.Ended()
+  if (generation === session.generation) return Presented.Rotate({ generation: session.generation + 1 })
+  if (
+    generation === session.generation - 1 &&
+    keepsChild(policy) &&
+    !Time.isAtOrAfter(now, Time.plus(liveSince(session), policy.reuseInterval))
+  ) {
+    return Presented.Reissue()
+  }
+  return policy.reuseDetection ? Presented.ReuseDetected() : Presented.AlreadyUsed()
+}
+
+/**
+ * The session once its live token rotated at `now`. A session already valid with new counters
+ * and times: the class is not asked to validate it again on every refresh.
+ */
+export const rotate = (session: Session, now: Date): Session =>
+  new Session(
+    { ...session, generation: session.generation + 1, refreshedAt: Option.some(now), updatedAt: now },
     true
   )
 
-/**
- * The session after a decision on its family was carried out at `now`. A session already valid
- * with new counters and times: the class is not asked to validate it again on every refresh.
- */
-export const apply = (session: Session, decision: RefreshTokenFamily.Decision, now: Date): Session =>
-  RefreshTokenFamily.Decision.$match(decision, {
-    Rotate: ({ generation }) =>
-      new Session({ ...session, generation, refreshedAt: Option.some(now), updatedAt: now }, true),
-    ReuseDetected: () => revoke(session, now),
-    Reissue: () => session,
-    AlreadyUsed: () => session,
-    Expired: () => session,
-    Revoked: () => session,
-    WrongClient: () => session
-  })
-
-/** Logout or a detected reuse; revoking a revoked session changes nothing. */
+/** Logout or a detected reuse ends the session; ending an ended session changes nothing. */
 export const revoke = (session: Session, now: Date): Session =>
   Option.isSome(session.revokedAt)
     ? session
     : new Session({ ...session, revokedAt: Option.some(now), updatedAt: now }, true)
 
-/** Whether the session's access tokens are still honoured at `now`: not revoked, not past `not_after`. */
-export const isActive = (session: Session, now: Date): boolean =>
-  Option.isNone(session.revokedAt) &&
-  Option.match(session.notAfter, { onNone: () => true, onSome: (end) => now.getTime() < end.getTime() })
-
-/**
- * A refresh token of the session presented at `now`: what the policy decides, and the session
- * once that is carried out. Both storage adapters carry the decision out the same way.
- */
-export const present = (
-  session: Session,
-  generation: number,
-  policy: RefreshTokenFamily.Policy,
-  now: Date
-): { readonly decision: RefreshTokenFamily.Decision; readonly after: Session } => {
-  const decision = RefreshTokenFamily.decide(
-    policy,
-    family(session),
-    { generation, clientId: Option.none() },
-    now
-  )
-  return { decision, after: apply(session, decision, now) }
-}
+/** The session after a presentation's outcome was carried out at `now`. */
+export const after = (session: Session, presented: Presented, now: Date): Session =>
+  Presented.$match(presented, {
+    Rotate: () => rotate(session, now),
+    ReuseDetected: () => revoke(session, now),
+    Reissue: () => session,
+    AlreadyUsed: () => session,
+    Ended: () => session
+  })

@@ -2,7 +2,6 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 import * as fc from "fast-check"
-import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
 import { ClientId, FamilyId, UserId } from "../../domain/Ids.js"
 import { oauthPolicy } from "../../domain/oauth/RefreshPolicy.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
@@ -14,6 +13,21 @@ const at = (ms: number) => new Date(t0 + ms)
 
 const rightClient = Option.some(ClientId.make("client-1"))
 const otherClient = Option.some(ClientId.make("client-2"))
+
+/**
+ * The family rule under Supabase Auth's parameters: reuse detection with rotation on, the
+ * reuse interval only then, no lifetime, no client. (The auth service's sessions have their
+ * own rule, `Session.present`; test/domain/auth/Session.test.ts holds it to this one.)
+ */
+const authPolicy = (options: {
+  readonly rotationEnabled: boolean
+  readonly reuseInterval: Duration.Duration
+}): RefreshTokenFamily.Policy => ({
+  reuseDetection: options.rotationEnabled,
+  reuseInterval: options.rotationEnabled ? options.reuseInterval : Duration.zero,
+  slidingLifetime: Option.none(),
+  bindsClient: false
+})
 
 const rotating = authPolicy({ rotationEnabled: true, reuseInterval: Duration.seconds(10) })
 const nonRotating = authPolicy({

@@ -1,18 +1,9 @@
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import {
-  type Refreshed,
-  type RefreshFailure,
-  RefreshTokenAlreadyUsed,
-  RefreshTokenExpired,
-  RefreshTokenNotFound,
-  SessionRevoked,
-  SessionStore
-} from "../../../application/auth/ports/SessionStore.js"
+import { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import * as Session from "../../../domain/auth/Session.js"
 import { AuthMemoryState, type Tables } from "./AuthMemoryState.js"
 
@@ -36,8 +27,6 @@ const revokeWhere = (
   return [count, { ...tables, sessions, refreshTokens }]
 }
 
-type Outcome = Effect.Effect<Refreshed, RefreshFailure>
-
 export const layer = Layer.effect(
   SessionStore,
   Effect.gen(function* () {
@@ -54,76 +43,52 @@ export const layer = Layer.effect(
             sealedChild: Option.none()
           })
         })),
-      refresh: ({ child, now, policy, presented }) =>
-        Effect.flatten(
-          Ref.modify(state, (tables): [Outcome, Tables] => {
-            const token = HashMap.get(tables.refreshTokens, presented)
-            const stored = Option.flatMap(token, ({ sessionId }) => HashMap.get(tables.sessions, sessionId))
-            if (Option.isNone(token) || Option.isNone(stored)) {
-              return [Effect.fail(new RefreshTokenNotFound()), tables]
+      // One `Ref.modify`: the check and the writes are one step, as the statement is in Postgres.
+      rotate: ({ child, now, presented, sealed }) =>
+        Ref.modify(state, (tables): [Option.Option<Session.Session>, Tables] => {
+          const token = HashMap.get(tables.refreshTokens, presented)
+          const live = Option.flatMap(token, ({ generation, sessionId }) =>
+            Option.filter(
+              HashMap.get(tables.sessions, sessionId),
+              (session) => Option.isNone(session.revokedAt) && session.generation === generation
+            )
+          )
+          if (Option.isNone(live)) return [Option.none(), tables]
+          const session = live.value
+          const rotated = Session.rotate(session, now)
+          // The presented token now holds the sealed child; an older one lets its go.
+          const retired = HashMap.map(tables.refreshTokens, (row, hash) =>
+            row.sessionId !== session.id
+              ? row
+              : hash === presented
+                ? { ...row, revoked: true, sealedChild: sealed }
+                : { ...row, sealedChild: Option.none() }
+          )
+          return [
+            Option.some(rotated),
+            {
+              ...tables,
+              sessions: HashMap.set(tables.sessions, session.id, rotated),
+              refreshTokens: HashMap.set(retired, child, {
+                sessionId: session.id,
+                generation: rotated.generation,
+                revoked: false,
+                sealedChild: Option.none()
+              })
             }
-            const session = stored.value
-            const sessionId = session.id
-            const { decision, after } = Session.present(session, token.value.generation, policy, now)
-            switch (decision._tag) {
-              case "Rotate": {
-                const keepsSealed = Duration.greaterThan(policy.reuseInterval, Duration.zero)
-                // The presented token now holds the sealed child; an older one lets its go.
-                const retired = HashMap.map(tables.refreshTokens, (row, hash) =>
-                  row.sessionId !== sessionId
-                    ? row
-                    : hash === presented
-                      ? {
-                          ...row,
-                          revoked: true,
-                          sealedChild: keepsSealed ? Option.some(child.sealed) : Option.none()
-                        }
-                      : { ...row, sealedChild: Option.none() }
-                )
-                return [
-                  Effect.succeed({ _tag: "Rotated", session: after }),
-                  {
-                    ...tables,
-                    sessions: HashMap.set(tables.sessions, sessionId, after),
-                    refreshTokens: HashMap.set(retired, child.hash, {
-                      sessionId,
-                      generation: decision.generation,
-                      revoked: false,
-                      sealedChild: Option.none()
-                    })
-                  }
-                ]
-              }
-              case "Reissue":
-                return [
-                  Option.match(token.value.sealedChild, {
-                    // Rotated without a reuse interval, then presented inside one: nothing to give.
-                    onNone: () =>
-                      Effect.fail(new RefreshTokenAlreadyUsed({ sessionId, sessionRevoked: false })),
-                    onSome: (sealed) => Effect.succeed({ _tag: "Reissued", session, child: sealed })
-                  }),
-                  tables
-                ]
-              case "ReuseDetected": {
-                const [, revoked] = revokeWhere(tables, (s) => s.id === sessionId, now)
-                return [
-                  Effect.fail(new RefreshTokenAlreadyUsed({ sessionId, sessionRevoked: true })),
-                  revoked
-                ]
-              }
-              case "AlreadyUsed":
-                return [
-                  Effect.fail(new RefreshTokenAlreadyUsed({ sessionId, sessionRevoked: false })),
-                  tables
-                ]
-              case "Revoked":
-                return [Effect.fail(new SessionRevoked({ sessionId })), tables]
-              case "Expired":
-                return [Effect.fail(new RefreshTokenExpired({ sessionId })), tables]
-              case "WrongClient":
-                return [Effect.dieMessage("a session's refresh tokens are bound to no client"), tables]
-            }
-          })
+          ]
+        }),
+      // Memory has no locks: each step of the caller's decision is one `Ref` step, and the
+      // rotation it may end in checks again that the token is live.
+      lockPresented: (presented) =>
+        Effect.map(Ref.get(state), (tables) =>
+          Option.flatMap(HashMap.get(tables.refreshTokens, presented), (token) =>
+            Option.map(HashMap.get(tables.sessions, token.sessionId), (session) => ({
+              session,
+              generation: token.generation,
+              sealedChild: token.sealedChild
+            }))
+          )
         ),
       findById: (id) => Effect.map(Ref.get(state), (tables) => HashMap.get(tables.sessions, id)),
       revoke: (id, now) =>

@@ -7,77 +7,17 @@ import * as Str from "effect/String"
 import { type Enrolment, Enrolments } from "../../../application/auth/ports/Enrolments.js"
 import { EmailExists, IdentityExists, PhoneExists } from "../../../application/auth/ports/UserRepository.js"
 import * as Telemetry from "../../../application/Telemetry.js"
-import { FlowState } from "../../../domain/auth/FlowState.js"
-import { OneTimeToken } from "../../../domain/auth/OneTimeToken.js"
-import * as Batched from "../Batched.js"
 import { decodeFirst } from "../Rows.js"
+import * as SharedStatements from "../SharedStatements.js"
 import { AuthTables } from "./AuthTables.js"
-import { queuedRow } from "./MailOutboxPg.js"
-import { identityRow, userRow } from "./UserRows.js"
+import * as FlowStates from "./tables/FlowStates.js"
+import * as Identities from "./tables/Identities.js"
+import * as MailOutbox from "./tables/MailOutbox.js"
+import * as OneTimeTokens from "./tables/OneTimeTokens.js"
+import * as Users from "./tables/Users.js"
 
-/** The columns each table gets from an enrolment; the rest keep their defaults. */
-const userColumns = [
-  "id",
-  "aud",
-  "role",
-  "email",
-  "phone",
-  "encrypted_password",
-  "email_confirmed_at",
-  "phone_confirmed_at",
-  "confirmation_sent_at",
-  "invited_at",
-  "last_sign_in_at",
-  "raw_app_meta_data",
-  "raw_user_meta_data",
-  "is_anonymous",
-  "banned_until",
-  "created_at",
-  "updated_at",
-  "email_change",
-  "email_change_sent_at",
-  "email_change_confirm_status",
-  "phone_change",
-  "phone_change_sent_at"
-]
-const identityColumns = [
-  "id",
-  "provider_id",
-  "user_id",
-  "identity_data",
-  "provider",
-  "last_sign_in_at",
-  "created_at",
-  "updated_at"
-]
-const flowColumns = [
-  "id",
-  "user_id",
-  "code_challenge",
-  "code_challenge_method",
-  "authentication_method",
-  "auth_code_hash",
-  "auth_code_issued_at",
-  "provider_tokens",
-  "created_at"
-]
-const tokenColumns = [
-  "id",
-  "user_id",
-  "purpose",
-  "sent_to",
-  "link_hash",
-  "code_hash",
-  "failed_attempts",
-  "created_at",
-  "expires_at",
-  "used_at",
-  "flow_state_id"
-]
-const mailColumns = ["id", "kind", "recipient", "variables", "queued_at", "due_at"]
-
-/** Columns whose value comes as JSON text (UserRows.ts), to be stored as the JSON it holds. */
-const jsonColumns = new Set(["raw_app_meta_data", "raw_user_meta_data", "identity_data"])
+/** Columns whose value comes as JSON text (the table modules' `row`), to be stored as the JSON it holds. */
+const jsonColumns = new Set<string>([...Users.jsonColumns, ...Identities.jsonColumns])
 
 /** An INSERT of `columns` from the rows `source` yields as `r` (of the table's row type). */
 const insertFrom = (table: string, columns: ReadonlyArray<string>, source: string) =>
@@ -98,7 +38,7 @@ const enrolText = (name: (table: string) => string) =>
   `WITH input AS (
      SELECT e FROM jsonb_array_elements($1::jsonb) AS input(e)
    ), new_users AS (
-     ${insertFrom(name("users"), userColumns, `input, jsonb_populate_record(NULL::${name("users")}, e->'user') r`)}
+     ${insertFrom(name("users"), Users.insertColumns, `input, jsonb_populate_record(NULL::${name("users")}, e->'user') r`)}
      WHERE NOT EXISTS (
        SELECT 1 FROM jsonb_array_elements(e->'identities') n
        WHERE (SELECT true FROM ${name("identities")} x
@@ -108,14 +48,14 @@ const enrolText = (name: (table: string) => string) =>
    ), written AS (
      SELECT e FROM input WHERE (e->'user'->>'id')::uuid IN (SELECT id FROM new_users)
    ), new_identities AS (
-     ${insertFrom(name("identities"), identityColumns, `written, jsonb_populate_recordset(NULL::${name("identities")}, e->'identities') r`)}
+     ${insertFrom(name("identities"), Identities.insertColumns, `written, jsonb_populate_recordset(NULL::${name("identities")}, e->'identities') r`)}
    ), new_flows AS (
-     ${insertFrom(name("flow_states"), flowColumns, `written, jsonb_populate_record(NULL::${name("flow_states")}, e->'flow') r`)}
+     ${insertFrom(name("flow_states"), FlowStates.insertColumns, `written, jsonb_populate_record(NULL::${name("flow_states")}, e->'flow') r`)}
      WHERE jsonb_typeof(e->'flow') = 'object'
    ), new_tokens AS (
-     ${insertFrom(name("one_time_tokens"), tokenColumns, `written, jsonb_populate_record(NULL::${name("one_time_tokens")}, e->'token') r`)}
+     ${insertFrom(name("one_time_tokens"), OneTimeTokens.insertColumns, `written, jsonb_populate_record(NULL::${name("one_time_tokens")}, e->'token') r`)}
    ), new_mail AS (
-     ${insertFrom(name("mail_outbox"), mailColumns, `written, jsonb_populate_record(NULL::${name("mail_outbox")}, e->'mail') r`)}
+     ${insertFrom(name("mail_outbox"), MailOutbox.insertColumns, `written, jsonb_populate_record(NULL::${name("mail_outbox")}, e->'mail') r`)}
    )
    SELECT id FROM new_users`
 
@@ -153,38 +93,32 @@ const snakeCased = (row: Readonly<Record<string, unknown>>) => {
   return out
 }
 
-const encodeFlow = Schema.encodeSync(FlowState)
-const encodeToken = Schema.encodeSync(OneTimeToken)
-
 /** The statement's parameter for some enrolments. */
 const payload = (enrolments: ReadonlyArray<Enrolment>) =>
   JSON.stringify(
     enrolments.map((enrolment) => ({
-      user: snakeCased({
-        id: enrolment.user.id,
-        ...userRow(enrolment.user),
-        encryptedPassword: Option.getOrNull(enrolment.passwordHash)
-      }),
-      identities: enrolment.identities.map((identity) => snakeCased(identityRow(identity))),
+      user: snakeCased(Users.insertRow(enrolment.user, enrolment.passwordHash)),
+      identities: enrolment.identities.map((identity) => snakeCased(Identities.row(identity))),
       flow: Option.match(enrolment.flow, {
         onNone: () => null,
-        onSome: (flow) => snakeCased(encodeFlow(flow))
+        onSome: (flow) => snakeCased(FlowStates.row(flow))
       }),
-      token: snakeCased(encodeToken(enrolment.token)),
-      mail: snakeCased(queuedRow(enrolment.mail, enrolment.now))
+      token: snakeCased(OneTimeTokens.row(enrolment.token)),
+      mail: snakeCased(MailOutbox.queuedRow(enrolment.mail, enrolment.now))
     }))
   )
 
+const WrittenRow = Schema.Struct({ id: Schema.String })
+
 /** Which of `enrolments` the statement wrote, from the ids of the users it returned. */
-const writtenOf = (rows: ReadonlyArray<Record<string, unknown>>, enrolments: ReadonlyArray<Enrolment>) => {
+const writtenOf = (rows: ReadonlyArray<typeof WrittenRow.Type>, enrolments: ReadonlyArray<Enrolment>) => {
   const ids = new Set(rows.map((row) => row.id))
   return enrolments.map((enrolment) => ids.has(enrolment.user.id))
 }
 
 /**
- * Enrolments on Postgres: the enrolments that arrive together share one statement (Batched.ts)
- * where the caller has no transaction open; inside one, an enrolment runs alone on its
- * connection (SharedStatements.ts says why). An enrolment left out is looked into with a read:
+ * Enrolments on Postgres: the enrolments that arrive together share one statement
+ * (SharedStatements.ts; inside a transaction an enrolment runs alone on its connection). An enrolment left out is looked into with a read:
  * the typed error of what is taken, or, when what was in the way is gone by then, one more try.
  * Neither a conflict nor its explanation is a failed statement, which on the embedded database
  * would end its one connection (the next statement would fail with it).
@@ -199,17 +133,14 @@ export const layer = Layer.effect(
     const text = enrolText(tables.name)
     const taken = takenText(tables.name)
 
-    const run = (enrolments: ReadonlyArray<Enrolment>) =>
-      sql
-        .unsafe<Record<string, unknown>>(text, [payload(enrolments)])
-        .pipe(Effect.map((rows) => writtenOf(rows, enrolments)))
-    const together = yield* Batched.make({ maxBatch: 256, maxInFlight: 2, run })
-    const write = (enrolment: Enrolment) =>
-      Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
-        Option.isNone(open)
-          ? together(enrolment)
-          : Effect.map(run([enrolment]), ([written]) => written === true)
-      )
+    const write = yield* SharedStatements.unprepared({
+      sql,
+      name: "auth_enrol",
+      text,
+      parameters: (enrolments: ReadonlyArray<Enrolment>) => [payload(enrolments)],
+      row: WrittenRow,
+      answers: writtenOf
+    })
 
     /** The conflict that kept `enrolment` out, if it is still there. */
     const conflictOf = (enrolment: Enrolment) =>
@@ -244,7 +175,7 @@ export const layer = Layer.effect(
       triesLeft: number
     ): Effect.Effect<void, EmailExists | PhoneExists | IdentityExists> =>
       Effect.gen(function* () {
-        if (yield* Effect.orDie(write(enrolment))) return
+        if (yield* write(enrolment)) return
         const conflict = yield* conflictOf(enrolment)
         if (Option.isSome(conflict)) return yield* Effect.fail(conflict.value)
         if (triesLeft === 0) return yield* Effect.dieMessage("an enrolment left out for no conflict, twice")

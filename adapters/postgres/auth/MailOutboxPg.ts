@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
@@ -11,6 +10,7 @@ import * as Time from "../../../domain/Time.js"
 import { Timestamp } from "../../../domain/Timestamp.js"
 import { decodeAll } from "../Rows.js"
 import { AuthTables } from "./AuthTables.js"
+import * as MailOutboxTable from "./tables/MailOutbox.js"
 
 const ClaimedRow = Schema.Struct({
   id: MessageId,
@@ -19,17 +19,6 @@ const ClaimedRow = Schema.Struct({
   variables: Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   attempts: Schema.Int,
   queuedAt: Timestamp
-})
-
-/** A message's row as it is queued, due at once, under a new id. */
-export const queuedRow = (message: Message, now: Date) => ({
-  id: MessageId.make(randomUUID()),
-  kind: message.kind,
-  recipient: message.to,
-  // JSON text: the user's own keys (`Data`) must stay as they are.
-  variables: JSON.stringify(message.variables),
-  queuedAt: now,
-  dueAt: now
 })
 
 const unavailable = (error: SqlError) => new OutboxUnavailable({ message: error.message })
@@ -51,7 +40,7 @@ export const layer = Layer.effect(
       enqueue: Telemetry.fn("MailOutboxPg.enqueue")(
         (message, now) =>
           Effect.gen(function* () {
-            const row = queuedRow(message, now)
+            const row = MailOutboxTable.queuedRow(message, now)
             yield* sql`INSERT INTO ${outbox} ${sql.insert(row)}`
             return row.id
           }).pipe(Effect.orDie),

@@ -15,35 +15,15 @@ import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
 import * as SharedStatements from "../SharedStatements.js"
+import * as UniqueViolation from "../UniqueViolation.js"
 import { AuthTables } from "./AuthTables.js"
-import {
-  failOnConflict,
-  identityConflict,
-  identityRow,
-  insertConflict,
-  userConflict,
-  userRow
-} from "./UserRows.js"
+import * as Identities from "./tables/Identities.js"
+import * as Users from "./tables/Users.js"
 
-/**
- * The columns of `User`, under its field names (rows come back camel-cased). The JSON columns
- * come as text: the client camel-cases the keys of every object in a row, and metadata keys
- * (`full_name`) are the user's own, to be returned as they were given.
- */
-const userColumns = `id, aud, role, email, phone, email_confirmed_at, phone_confirmed_at,
-  confirmation_sent_at, invited_at, last_sign_in_at, raw_app_meta_data::text AS app_metadata,
-  raw_user_meta_data::text AS user_metadata, is_anonymous, banned_until, created_at, updated_at,
-  email_change, email_change_sent_at, email_change_confirm_status, phone_change, phone_change_sent_at`
-
-const identityColumns = `id, user_id, provider, provider_id, identity_data::text AS identity_data,
-  email, created_at, updated_at, last_sign_in_at`
-
-const JsonObject = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
-
-const UserRow = Schema.Struct({ ...User.fields, appMetadata: JsonObject, userMetadata: JsonObject })
-const IdentityRow = Schema.Struct({ ...Identity.fields, identityData: JsonObject })
-// Decoded by UserRow already: the class is not asked to validate the same fields again.
-const toUser = (row: typeof UserRow.Type) => new User(row, true)
+const { toUser, UserRow } = Users
+const { IdentitiesJson, IdentityRow } = Identities
+const userColumns = Users.columns
+const identityColumns = Identities.columns
 
 /**
  * $1 user ids: the users with their identities, for the requests that arrive together
@@ -58,9 +38,6 @@ const findWithIdentitiesText = (users: string, identities: string) =>
         'updatedAt', i.updated_at, 'lastSignInAt', i.last_sign_in_at) ORDER BY i.created_at, i.id), '[]')
       FROM ${identities} i WHERE i.user_id = u.id)::text AS identities
    FROM ${users} u WHERE u.id = ANY($1::uuid[]) AND u.deleted_at IS NULL`
-
-/** A user's identities as one JSON array, under their field names (timestamps as ISO strings). */
-const IdentitiesJson = Schema.parseJson(Schema.Array(Schema.Struct(Identity.fields)))
 
 const WithIdentitiesRow = Schema.Struct({ ...UserRow.fields, identities: IdentitiesJson })
 
@@ -121,7 +98,7 @@ export const layer = Layer.effect(
     const sessions = sql(tables.name("sessions"))
     const refreshTokens = sql(tables.name("refresh_tokens"))
     const insertIdentity = (identity: Identity) =>
-      sql`INSERT INTO ${identitiesTable} ${sql.insert(identityRow(identity))}`
+      sql`INSERT INTO ${identitiesTable} ${sql.insert(Identities.row(identity))}`
 
     const findUser = (where: Statement.Fragment) =>
       sql`SELECT ${sql.literal(userColumns)} FROM ${users} WHERE ${where} AND deleted_at IS NULL`.pipe(
@@ -232,7 +209,7 @@ export const layer = Layer.effect(
           }
           const userInsert = sql`INSERT INTO ${users} ${sql.insert({
             id: user.id,
-            ...userRow(user),
+            ...Users.row(user),
             encryptedPassword: Option.getOrNull(passwordHash)
           })}`
           // The user and their identities in one statement, atomic on its own: one round trip
@@ -242,12 +219,12 @@ export const layer = Layer.effect(
             identities.length === 0
               ? userInsert
               : sql`WITH inserted AS (${userInsert})
-                    INSERT INTO ${identitiesTable} ${sql.insert(identities.map(identityRow))}`
+                    INSERT INTO ${identitiesTable} ${sql.insert(identities.map(Identities.row))}`
           return statement.pipe(
             Effect.asVoid,
             Effect.catchTag(
               "SqlError",
-              failOnConflict((constraint) => insertConflict(user, identities, constraint))
+              UniqueViolation.failOn((constraint) => Users.insertConflict(user, identities, constraint))
             )
           )
         },
@@ -264,7 +241,7 @@ export const layer = Layer.effect(
             sql.withTransaction,
             Effect.catchTag(
               "SqlError",
-              failOnConflict((constraint) => identityConflict(identity, constraint))
+              UniqueViolation.failOn((constraint) => Identities.conflict(identity, constraint))
             )
           ),
         (identity) => ({ "user.id": identity.userId })
@@ -345,10 +322,10 @@ export const layer = Layer.effect(
             )
             if (Option.isNone(stored)) return yield* notFound(id)
             const user = new User({ ...stored.value, ...patch, updatedAt: now })
-            yield* sql`UPDATE ${users} SET ${sql.update(userRow(user))} WHERE id = ${id}`.pipe(
+            yield* sql`UPDATE ${users} SET ${sql.update(Users.row(user))} WHERE id = ${id}`.pipe(
               Effect.catchTag(
                 "SqlError",
-                failOnConflict((constraint) => userConflict(user, constraint))
+                UniqueViolation.failOn((constraint) => Users.conflict(user, constraint))
               )
             )
             return user
@@ -372,10 +349,10 @@ export const layer = Layer.effect(
             const decision = PendingChange.confirm(stored.value, field, needed, now)
             if (decision._tag === "NothingPending") return decision
             const user = decision.user
-            yield* sql`UPDATE ${users} SET ${sql.update(userRow(user))} WHERE id = ${userId}`.pipe(
+            yield* sql`UPDATE ${users} SET ${sql.update(Users.row(user))} WHERE id = ${userId}`.pipe(
               Effect.catchTag(
                 "SqlError",
-                failOnConflict((constraint) => userConflict(user, constraint))
+                UniqueViolation.failOn((constraint) => Users.conflict(user, constraint))
               )
             )
             if (decision._tag === "Waiting") return { _tag: "Waiting" } as const

@@ -7,10 +7,10 @@ import { ClientAlreadyExists, ClientRepository } from "../../../application/oaut
 import * as Telemetry from "../../../application/Telemetry.js"
 import { ClientId } from "../../../domain/Ids.js"
 import * as Client from "../../../domain/oauth/Client.js"
-import * as Batched from "../Batched.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
+import * as SharedStatements from "../SharedStatements.js"
 
 const columns = "id, name, type, origin, redirect_uris, secret_hash, created_at, last_used_at"
 
@@ -21,7 +21,7 @@ const findByIdStatement = Prepared.statement(
 )
 /**
  * $1 the clients as a JSON array of rows; ids are distinct. Registrations arriving together share
- * this one insert (Batched.ts); the ids it returns are the clients it stored.
+ * this one insert (SharedStatements.ts); the ids it returns are the clients it stored.
  */
 const insertStatement = Prepared.statement(
   "insert_clients",
@@ -52,24 +52,26 @@ export const layer = Layer.effect(
       last_used_at: Option.getOrNull(client.lastUsedAt)
     })
     // Whether each client was stored: not when its id was taken, before or earlier in the batch.
-    const insertAll = yield* Batched.make({
-      maxBatch: 256,
-      maxInFlight: 2,
-      run: (clients: ReadonlyArray<Client.Client>) => {
-        const first = new Map<string, number>()
-        const rows: Array<ReturnType<typeof snakeCased>> = []
-        clients.forEach((client, i) => {
-          if (first.has(client.id)) return
-          first.set(client.id, i)
-          rows.push(snakeCased(client))
-        })
-        return Prepared.run(pool, insertStatement, [JSON.stringify(rows)]).pipe(
-          decodeAll(Inserted),
-          Effect.map((inserted) => {
-            const stored = new Set(inserted.map((row) => row.id))
-            return clients.map((client, i) => first.get(client.id) === i && stored.has(client.id))
-          })
-        )
+    /** Where each id first comes among `clients`: only that one is inserted. */
+    const firstOf = (clients: ReadonlyArray<Client.Client>) => {
+      const first = new Map<string, number>()
+      clients.forEach((client, i) => {
+        if (!first.has(client.id)) first.set(client.id, i)
+      })
+      return first
+    }
+    const insertAll = yield* SharedStatements.make({
+      sql,
+      pool,
+      statement: insertStatement,
+      parameters: (clients: ReadonlyArray<Client.Client>) => [
+        JSON.stringify(clients.filter((client, i) => firstOf(clients).get(client.id) === i).map(snakeCased))
+      ],
+      row: Inserted,
+      answers: (inserted, clients) => {
+        const first = firstOf(clients)
+        const stored = new Set(inserted.map((row) => row.id))
+        return clients.map((client, i) => first.get(client.id) === i && stored.has(client.id))
       }
     })
 

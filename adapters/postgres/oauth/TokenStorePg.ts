@@ -9,14 +9,14 @@ import type { FamilyId, SecretHash } from "../../../domain/Ids.js"
 import * as AccessToken from "../../../domain/oauth/AccessToken.js"
 import * as RefreshTokenFamily from "../../../domain/RefreshTokenFamily.js"
 import * as Time from "../../../domain/Time.js"
-import * as Batched from "../Batched.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
+import * as SharedStatements from "../SharedStatements.js"
 
 const RefreshRow = Schema.Struct({ ...RefreshTokenFamily.Family.fields, tokenGeneration: Schema.Int })
 const Counts = Schema.Struct({ accessTokens: Schema.NumberFromString, families: Schema.NumberFromString })
-/** $1 hashes: introspections arriving together share this one look-up (Batched.ts). */
+/** $1 hashes: introspections arriving together share this one look-up (SharedStatements.ts). */
 const findAccessStatement = Prepared.statement(
   "find_access_tokens",
   `SELECT token_hash AS hash, user_id, client_id, grant_id, family_id, scope, resource, issued_at,
@@ -33,7 +33,7 @@ const findRefreshStatement = Prepared.statement(
 
 /**
  * The happy path of a refresh is this one statement and one round trip, shared by the refreshes
- * arriving together (Batched.ts): the conditional UPDATE is the `Rotate` branch of
+ * arriving together (SharedStatements.ts): the conditional UPDATE is the `Rotate` branch of
  * `RefreshTokenFamily.decide`; the row lock it takes serialises concurrent presentations, and
  * every one after the first no longer matches — also within one batch, where PostgreSQL updates
  * a family once whichever of its presentations it joined. Each input is one element of the
@@ -87,17 +87,12 @@ export const layer = Layer.effect(
     const encodeToken = Schema.encodeSync(AccessToken.AccessToken)
     const encodeFamily = Schema.encodeSync(RefreshTokenFamily.Family)
 
-    const findAccess = yield* Batched.make({
-      maxBatch: 256,
-      maxInFlight: 2,
-      run: (hashes: ReadonlyArray<SecretHash>) =>
-        Prepared.run(pool, findAccessStatement, [[...new Set(hashes)]]).pipe(
-          decodeAll(AccessToken.AccessToken),
-          Effect.map((tokens) => {
-            const byHash = new Map(tokens.map((token) => [token.hash, token]))
-            return hashes.map((hash) => Option.fromNullable(byHash.get(hash)))
-          })
-        )
+    const findAccess = yield* SharedStatements.lookup({
+      sql,
+      pool,
+      statement: findAccessStatement,
+      row: AccessToken.AccessToken,
+      keyOf: (token): SecretHash => token.hash
     })
 
     const findRefresh = (hash: SecretHash) =>
@@ -144,25 +139,24 @@ export const layer = Layer.effect(
         request.accessExpiresAt
       ] as const
 
-    const tryRotate = yield* Batched.make({
-      maxBatch: 256,
-      maxInFlight: 2,
-      run: (requests: ReadonlyArray<RotateRequest>) => {
+    const tryRotate = yield* SharedStatements.make({
+      sql,
+      pool,
+      statement: rotateStatement,
+      parameters: (requests: ReadonlyArray<RotateRequest>) => {
         const rows = requests.map(rotateRow)
         // One array per parameter ($1…$8); element i of each belongs to request i.
-        const columns = rows[0]?.map((_, column) => rows.map((row) => row[column])) ?? []
-        return Prepared.run(pool, rotateStatement, columns).pipe(
-          decodeAll(RotatedRow),
-          Effect.map((rotated) => {
-            const byPosition = new Map(rotated.map(({ position, ...family }) => [position, family]))
-            return requests.map((_, i) =>
-              Option.map(
-                Option.fromNullable(byPosition.get(i + 1)),
-                // Decoded by RotatedRow already: no second validation.
-                (family) => new RefreshTokenFamily.Family(family, true)
-              )
-            )
-          })
+        return rows[0]?.map((_, column) => rows.map((row) => row[column])) ?? []
+      },
+      row: RotatedRow,
+      answers: (rotated, requests) => {
+        const byPosition = new Map(rotated.map(({ position, ...family }) => [position, family]))
+        return requests.map((_, i) =>
+          Option.map(
+            Option.fromNullable(byPosition.get(i + 1)),
+            // Decoded by RotatedRow already: no second validation.
+            (family) => new RefreshTokenFamily.Family(family, true)
+          )
         )
       }
     })

@@ -83,7 +83,7 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
     const now = new Date(yield* Clock.currentTimeMillis)
     const redirectTo = settings.redirectTarget(request.redirectTo)
     const linkFor = (user: User) =>
-      SendVerification.issue({
+      SendVerification.prepare({
         user,
         purpose: linkTypes[type]?.purpose ?? "confirmation",
         kind: linkTypes[type]?.kind ?? "confirmation",
@@ -93,7 +93,9 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
         // An administrator's act: not spaced, as in Supabase Auth.
         spacing: Option.none(),
         now
-      }).pipe(Effect.orDie)
+      })
+        .pipe(Effect.flatMap((prepared) => SendVerification.write(prepared, "link")))
+        .pipe(Effect.orDie)
 
     const transactions = yield* Transactions
     let user: User
@@ -199,7 +201,7 @@ const emailChangeLink = (request: GenerateLinkRequest, type: "email_change_curre
             },
             now
           )
-          const issued = yield* SendVerification.issue({
+          const issued = yield* SendVerification.prepare({
             user,
             purpose: type,
             kind: "email_change",
@@ -208,7 +210,9 @@ const emailChangeLink = (request: GenerateLinkRequest, type: "email_change_curre
             redirectTo,
             spacing: Option.none(),
             now
-          }).pipe(Effect.orDie)
+          })
+            .pipe(Effect.flatMap((prepared) => SendVerification.write(prepared, "link")))
+            .pipe(Effect.orDie)
           return { user, issued }
         })
       )

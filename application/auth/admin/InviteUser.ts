@@ -39,7 +39,7 @@ export const inviteUser = Telemetry.fn("InviteUser.inviteUser")((request: Invite
     const now = new Date(yield* Clock.currentTimeMillis)
     yield* MessageQuota.mails(1, now)
     const invitation = (user: User) =>
-      SendVerification.mail({
+      SendVerification.prepare({
         user,
         purpose: "invite",
         kind: "invite",
@@ -49,7 +49,9 @@ export const inviteUser = Telemetry.fn("InviteUser.inviteUser")((request: Invite
         // An administrator's act, not a request anyone can repeat: not spaced.
         spacing: Option.none(),
         now
-      }).pipe(Effect.orDie)
+      })
+        .pipe(Effect.flatMap((prepared) => SendVerification.write(prepared, "mail")))
+        .pipe(Effect.orDie)
 
     if (Option.isSome(existing)) {
       const invited = yield* transactions

@@ -1,14 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import { authPolicy } from "../../../domain/auth/RefreshPolicy.js"
 import * as Session from "../../../domain/auth/Session.js"
-import { UserId } from "../../../domain/Ids.js"
+import { FamilyId, UserId } from "../../../domain/Ids.js"
 import * as RefreshTokenFamily from "../../../domain/RefreshTokenFamily.js"
 import * as Time from "../../../domain/Time.js"
 
 const t0 = new Date("2026-01-01T00:00:00.000Z")
 const policy = authPolicy({ rotationEnabled: true, reuseInterval: Duration.seconds(10) })
+const noInterval = authPolicy({ rotationEnabled: true, reuseInterval: Duration.zero })
+const noRotation = authPolicy({ rotationEnabled: false, reuseInterval: Duration.seconds(10) })
 
 const session = Session.start(
   {
@@ -17,7 +20,6 @@ const session = Session.start(
     aal: "aal1",
     amr: [],
     factorId: Option.none(),
-    notAfter: Option.some(Time.plus(t0, "1 day")),
     userAgent: Option.none(),
     ip: Option.none(),
     tag: Option.none()
@@ -25,36 +27,141 @@ const session = Session.start(
   t0
 )
 
-const present = (s: Session.Session, generation: number, now: Date) =>
-  RefreshTokenFamily.decide(policy, Session.family(s), { generation, clientId: Option.none() }, now)
+/** Presents a token and carries the outcome out, as RefreshSession does. */
+const present = (p: Session.RefreshPolicy, s: Session.Session, generation: number, now: Date) => {
+  const outcome = Session.present(p, s, generation, now)
+  return { outcome, session: Session.after(s, outcome, now) }
+}
 
-describe("Session", () => {
-  it("is a family whose live token is its first until it rotates", () => {
-    const family = Session.family(session)
-    expect([family.generation, family.rotatedAt, family.revokedAt]).toEqual([0, t0, Option.none()])
+describe("Session refresh rule", () => {
+  it("the first token is live until it rotates", () => {
+    expect([session.generation, session.refreshedAt, session.revokedAt]).toEqual([
+      0,
+      Option.none(),
+      Option.none()
+    ])
+    expect(Session.present(policy, session, 0, t0)).toEqual(Session.Presented.Rotate({ generation: 1 }))
   })
 
   it("a rotation moves the live generation and stamps refreshed_at, which starts the reuse interval", () => {
     const at = Time.plus(t0, "1 hour")
-    const decision = present(session, 0, at)
-    const rotated = Session.apply(session, decision, at)
-    expect([rotated.generation, rotated.refreshedAt]).toEqual([1, Option.some(at)])
-    expect(present(rotated, 0, Time.plus(at, "9 seconds"))._tag).toBe("Reissue")
-    expect(present(rotated, 0, Time.plus(at, "10 seconds"))._tag).toBe("ReuseDetected")
+    const rotated = present(policy, session, 0, at).session
+    expect([rotated.generation, rotated.refreshedAt, rotated.updatedAt]).toEqual([1, Option.some(at), at])
+    expect(Session.present(policy, rotated, 0, Time.plus(at, "9 seconds"))._tag).toBe("Reissue")
+    expect(Session.present(policy, rotated, 0, Time.plus(at, "10 seconds"))._tag).toBe("ReuseDetected")
+    // Two generations back is never the parent.
+    const twice = present(policy, rotated, 1, Time.plus(at, "1 second")).session
+    expect(Session.present(policy, twice, 0, Time.plus(at, "2 seconds"))._tag).toBe("ReuseDetected")
   })
 
-  it("a detected reuse revokes the session, and a revoked session is not active", () => {
-    const rotated = Session.apply(session, present(session, 0, t0), t0)
+  it("without a reuse interval the parent at the rotation instant is a reuse", () => {
+    const rotated = present(noInterval, session, 0, t0).session
+    expect(Session.present(noInterval, rotated, 0, t0)._tag).toBe("ReuseDetected")
+    expect(Session.keepsChild(noInterval)).toBe(false)
+    expect(Session.keepsChild(policy)).toBe(true)
+  })
+
+  it.each([
+    ["the parent at the rotation instant", 1, 0],
+    ["the parent inside the 10 s", 1, 5_000],
+    ["the parent after the 10 s", 1, 60_000],
+    ["two generations back", 0, 1_000]
+  ])("with rotation off, %s is already used and the session lives on", (_, generation, afterMs) => {
+    const rotation = Time.plus(t0, "100 seconds")
+    const twice = present(noRotation, present(noRotation, session, 0, t0).session, 1, rotation).session
+    const now = new Date(rotation.getTime() + afterMs)
+    const { outcome, session: after } = present(noRotation, twice, generation, now)
+    expect(outcome).toEqual(Session.Presented.AlreadyUsed())
+    expect(after).toBe(twice)
+    expect(Session.present(noRotation, after, 2, now)._tag).toBe("Rotate")
+  })
+
+  it("a detected reuse ends the session, and an ended session refuses every token", () => {
+    const rotated = present(policy, session, 0, t0).session
     const later = Time.plus(t0, "1 minute")
-    const revoked = Session.apply(rotated, present(rotated, 0, later), later)
-    expect(revoked.revokedAt).toEqual(Option.some(later))
-    expect(Session.isActive(revoked, later)).toBe(false)
-    expect(present(revoked, 1, later)._tag).toBe("Revoked")
-    expect(Session.revoke(revoked, Time.plus(later, "1 hour"))).toBe(revoked)
+    const { outcome, session: ended } = present(policy, rotated, 0, later)
+    expect(outcome._tag).toBe("ReuseDetected")
+    expect([ended.revokedAt, ended.updatedAt]).toEqual([Option.some(later), later])
+    expect(Session.present(policy, ended, 1, later)).toEqual(Session.Presented.Ended())
+    // Even the parent inside the interval: an ended session hands nothing out.
+    const loggedOut = Session.revoke(present(policy, ended, 1, later).session, later)
+    expect(Session.present(policy, loggedOut, 0, later)._tag).toBe("Ended")
+    expect(Session.revoke(ended, Time.plus(later, "1 hour"))).toBe(ended)
+  })
+})
+
+// The rule the sessions had when they were ruled as refresh-token families: for any sequence of
+// presentations and logouts, the session's own rule decides as the family rule did with
+// Supabase Auth's parameters, and leaves the same state behind.
+
+type Step =
+  | { readonly _tag: "Advance"; readonly ms: number }
+  | { readonly _tag: "Present"; readonly pick: number }
+  | { readonly _tag: "Revoke" }
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.integer({ min: 0, max: 20_000 }).map((ms): Step => ({ _tag: "Advance", ms })),
+  fc.nat().map((pick): Step => ({ _tag: "Present", pick })),
+  // The newest token: without it sessions rarely grow.
+  fc.constant<Step>({ _tag: "Present", pick: -1 }),
+  fc.constant<Step>({ _tag: "Revoke" })
+)
+
+const asFamily = (s: Session.Session): RefreshTokenFamily.Family =>
+  new RefreshTokenFamily.Family({
+    id: FamilyId.make(s.id),
+    userId: s.userId,
+    clientId: Option.none(),
+    grantId: Option.none(),
+    scope: Option.none(),
+    resource: Option.none(),
+    generation: s.generation,
+    rotatedAt: Option.getOrElse(s.refreshedAt, () => s.createdAt),
+    expiresAt: Option.none(),
+    revokedAt: s.revokedAt,
+    createdAt: s.createdAt
   })
 
-  it("is active until not_after", () => {
-    expect(Session.isActive(session, Time.plus(t0, "23 hours"))).toBe(true)
-    expect(Session.isActive(session, Time.plus(t0, "1 day"))).toBe(false)
+const familyTag = (outcome: Session.Presented): RefreshTokenFamily.Decision["_tag"] =>
+  outcome._tag === "Ended" ? "Revoked" : outcome._tag
+
+describe("Session refresh rule against the refresh-token family rule", () => {
+  it.each([
+    ["rotation, 10 s interval", policy],
+    ["rotation, no interval", noInterval],
+    ["no rotation", noRotation]
+  ])("%s: the same decision and state after any sequence", (_, p) => {
+    const familyPolicy: RefreshTokenFamily.Policy = {
+      ...p,
+      slidingLifetime: Option.none(),
+      bindsClient: false
+    }
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        let now = t0
+        let current = session
+        let family = asFamily(session)
+        for (const s of steps) {
+          if (s._tag === "Advance") now = new Date(now.getTime() + s.ms)
+          else if (s._tag === "Revoke") {
+            current = Session.revoke(current, now)
+            family = RefreshTokenFamily.revoke(family, now)
+          } else {
+            const generation = s.pick < 0 ? current.generation : s.pick % (current.generation + 1)
+            const decision = RefreshTokenFamily.decide(
+              familyPolicy,
+              family,
+              { generation, clientId: Option.none() },
+              now
+            )
+            const outcome = Session.present(p, current, generation, now)
+            expect(familyTag(outcome)).toBe(decision._tag)
+            current = Session.after(current, outcome, now)
+            family = RefreshTokenFamily.apply(family, decision, now)
+          }
+          expect(asFamily(current)).toEqual(family)
+        }
+      })
+    )
   })
 })

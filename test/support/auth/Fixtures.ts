@@ -75,7 +75,6 @@ export const session = (userId: UserId, now: Date = t0, fields: Partial<Session.
         new AccessTokenClaims.AmrEntry({ method: "password", timestamp: Math.floor(now.getTime() / 1000) })
       ],
       factorId: Option.none(),
-      notAfter: Option.none(),
       userAgent: Option.some("test-agent/1.0"),
       ip: Option.some("127.0.0.1"),
       tag: Option.none(),

@@ -6,10 +6,12 @@ import type { MailOutbox } from "../../../../application/auth/ports/MailOutbox.j
 import type { OneTimeTokenStore } from "../../../../application/auth/ports/OneTimeTokenStore.js"
 import type { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
 import type { TokenSealer } from "../../../../application/auth/ports/TokenSealer.js"
+import type { Transactions } from "../../../../application/auth/ports/Transactions.js"
 import type { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
 
 /**
- * Every storage port of the auth service: what each adapter set provides. The sealer comes
+ * Every storage port of the auth service: what each adapter set provides, `Transactions`
+ * included (a refresh decides under its session's lock in one). The sealer comes
  * along because presenting a refresh token, as the contract does it, seals and opens children.
  */
 export type AuthStorage =
@@ -21,5 +23,6 @@ export type AuthStorage =
   | ExternalLoginStore
   | TokenSealer
   | Enrolments
+  | Transactions
 
 export type It = Vitest.MethodsNonLive<AuthStorage>

@@ -3,19 +3,21 @@ import { describe, expect } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
 import { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
 import { TokenSealer } from "../../../../application/auth/ports/TokenSealer.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
+import * as RefreshSession from "../../../../application/auth/RefreshSession.js"
 import { authPolicy } from "../../../../domain/auth/RefreshPolicy.js"
 import * as Session from "../../../../domain/auth/Session.js"
 import { SecretHash } from "../../../../domain/Ids.js"
-import type * as RefreshTokenFamily from "../../../../domain/RefreshTokenFamily.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
 import { concurrently } from "../Storage.js"
-import type { It } from "./AuthStorage.js"
+import type { AuthStorage, It } from "./AuthStorage.js"
 
 const withInterval = authPolicy({ rotationEnabled: true, reuseInterval: Duration.seconds(10) })
 const noInterval = authPolicy({ rotationEnabled: true, reuseInterval: Duration.zero })
@@ -37,16 +39,16 @@ const signIn = (user = Fixtures.user()) =>
   })
 
 /**
- * A refresh as the use case will run it: mint a child, seal it under the presented token,
- * present; on a reissue, open the live child with the presented token.
+ * A refresh as the use case runs it: mint a child, seal it under the presented token, present
+ * (`RefreshSession.present`: the store's shared rotation, else the rule under the session's
+ * lock); on a reissue, open the live child with the presented token.
  */
-const present = (token: Token, policy: RefreshTokenFamily.Policy, now: Date) =>
+const present = (token: Token, policy: Session.RefreshPolicy, now: Date) =>
   Effect.gen(function* () {
-    const sessions = yield* SessionStore
     const sealer = yield* TokenSealer
     const minted = Fixtures.refreshToken()
     const sealed = yield* sealer.seal(token.plaintext, minted.plaintext)
-    const refreshed = yield* sessions.refresh({
+    const refreshed = yield* RefreshSession.present({
       presented: token.hash,
       child: { hash: minted.hash, sealed },
       policy,
@@ -65,6 +67,99 @@ const outcome = <A extends { readonly _tag: string }, E extends { readonly _tag:
 
 const later = Time.plus(Fixtures.t0, "1 hour")
 
+/** What a presentation comes to, as the contract compares it: the storage's and the rule's alike. */
+const expected = (outcome: Session.Presented): string =>
+  Session.Presented.$match(outcome, {
+    Rotate: () => "Rotated",
+    Reissue: () => "Reissued",
+    ReuseDetected: () => "RefreshTokenAlreadyUsed",
+    AlreadyUsed: () => "RefreshTokenAlreadyUsed",
+    Ended: () => "SessionRevoked"
+  })
+
+type Step =
+  | { readonly _tag: "Advance"; readonly ms: number }
+  /** A token minted for the session: `pick` modulo their count, or the newest when negative. */
+  | { readonly _tag: "Present"; readonly pick: number }
+  | { readonly _tag: "Unknown" }
+  | { readonly _tag: "Logout" }
+
+const steps = FastCheck.array(
+  FastCheck.oneof(
+    {
+      weight: 3,
+      arbitrary: FastCheck.integer({ min: 0, max: 15_000 }).map((ms): Step => ({ _tag: "Advance", ms }))
+    },
+    { weight: 3, arbitrary: FastCheck.nat().map((pick): Step => ({ _tag: "Present", pick })) },
+    { weight: 4, arbitrary: FastCheck.constant<Step>({ _tag: "Present", pick: -1 }) },
+    { weight: 1, arbitrary: FastCheck.constant<Step>({ _tag: "Unknown" }) },
+    { weight: 1, arbitrary: FastCheck.constant<Step>({ _tag: "Logout" }) }
+  ),
+  { maxLength: 12 }
+)
+
+const policies = FastCheck.constantFrom(withInterval, noInterval, noRotation)
+
+/**
+ * One generated history on the store: each presentation's outcome, the shared rotation's answer
+ * and the stored session are the rule's (`Session.present`, `Session.after`), step by step.
+ */
+const followsTheRule = (policy: Session.RefreshPolicy, history: ReadonlyArray<Step>) =>
+  Effect.gen(function* () {
+    const sessions = yield* SessionStore
+    const { session, token } = yield* signIn()
+    let model = session
+    // The token of each generation, as handed out: a reissue hands out the live one again.
+    const minted: Array<Token> = [token]
+    let now = later
+    for (const step of history) {
+      switch (step._tag) {
+        case "Advance":
+          now = new Date(now.getTime() + step.ms)
+          break
+        case "Unknown":
+          expect(outcome(yield* Effect.either(present(Fixtures.refreshToken(), policy, now)))).toBe(
+            "RefreshTokenNotFound"
+          )
+          break
+        case "Logout":
+          yield* sessions.revoke(session.id, now)
+          model = Session.revoke(model, now)
+          break
+        case "Present": {
+          const generation = step.pick < 0 ? minted.length - 1 : step.pick % minted.length
+          const presented = Option.getOrThrow(Option.fromNullable(minted[generation]))
+          const rule = Session.present(policy, model, generation, now)
+          // The shared rotation first, on its own: it rotates exactly when the rule says so.
+          const child = Fixtures.refreshToken()
+          const sealed = yield* Effect.flatMap(TokenSealer, (sealer) =>
+            sealer.seal(presented.plaintext, child.plaintext)
+          )
+          const rotated = yield* sessions.rotate({
+            presented: presented.hash,
+            child: child.hash,
+            sealed: Session.keepsChild(policy) ? Option.some(sealed) : Option.none(),
+            now
+          })
+          model = Session.after(model, rule, now)
+          if (rule._tag === "Rotate") {
+            expect(rotated).toEqual(Option.some(model))
+            minted.push(child)
+            break
+          }
+          expect(rotated).toEqual(Option.none())
+          // Anything else goes on to the rule under the session's lock, as a refresh does.
+          const result = yield* Effect.either(present(presented, policy, now))
+          expect(outcome(result)).toBe(expected(rule))
+          // A reissue hands out the live child again, which only the presented token opens.
+          if (Either.isRight(result)) expect(result.right.token.hash).toBe(minted.at(-1)?.hash)
+          break
+        }
+      }
+      expect(yield* sessions.findById(session.id)).toEqual(Option.some(model))
+    }
+  })
+
 export const sessionStoreContract = (it: It) =>
   describe("SessionStore", () => {
     it.effect("starts a session with its first token, which rotates into a child that rotates too", () =>
@@ -78,6 +173,20 @@ export const sessionStoreContract = (it: It) =>
         expect(yield* sessions.findById(session.id)).toEqual(Option.some(first.session))
         const second = yield* present(first.token, withInterval, Time.plus(later, "1 hour"))
         expect([second._tag, second.session.generation]).toEqual(["Rotated", 2])
+      })
+    )
+
+    it.effect("for any history of presentations and logouts, the store's outcomes are the rule's", () =>
+      Effect.gen(function* () {
+        const runtime = yield* Effect.runtime<AuthStorage>()
+        yield* Effect.promise(() =>
+          FastCheck.assert(
+            FastCheck.asyncProperty(policies, steps, (policy, history) =>
+              Runtime.runPromise(runtime)(followsTheRule(policy, history))
+            ),
+            { numRuns: 40 }
+          )
+        )
       })
     )
 
@@ -126,7 +235,7 @@ export const sessionStoreContract = (it: It) =>
           ).toEqual([])
           const stored = Option.getOrThrow(yield* sessions.findById(session.id))
           expect(Option.isSome(stored.revokedAt)).toBe(true)
-          expect(Session.isActive(stored, later)).toBe(false)
+          expect(stored.revokedAt).toEqual(Option.some(later))
           // The family is dead: the child the winner got is refused too.
           const winner = results.flatMap((result) => (Either.isRight(result) ? [result.right] : []))
           const child = yield* Effect.either(
@@ -206,7 +315,7 @@ export const sessionStoreContract = (it: It) =>
         const active = (id: Session.SessionId) =>
           Effect.map(
             sessions.findById(id),
-            Option.exists((s) => Session.isActive(s, later))
+            Option.exists((s) => Option.isNone(s.revokedAt))
           )
         expect([
           yield* active(first.session.id),

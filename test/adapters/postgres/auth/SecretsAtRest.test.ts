@@ -11,6 +11,7 @@ import * as AuthStoragePg from "../../../../adapters/postgres/auth/AuthStoragePg
 import { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
 import { TokenSealer } from "../../../../application/auth/ports/TokenSealer.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
+import * as RefreshSession from "../../../../application/auth/RefreshSession.js"
 import { authPolicy } from "../../../../domain/auth/RefreshPolicy.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
@@ -43,7 +44,7 @@ for (const target of ["pglite", "server"] as const) {
             Effect.gen(function* () {
               const child = Fixtures.refreshToken()
               const sealed = yield* sealer.seal(parent.plaintext, child.plaintext)
-              yield* sessions.refresh({
+              yield* RefreshSession.present({
                 presented: parent.hash,
                 child: { hash: child.hash, sealed },
                 policy,

@@ -177,6 +177,50 @@ for (const target of ["pglite", "server"] as const) {
           expect(yield* sessions.findById(session.id)).toEqual(Option.none())
         })
       )
+
+      it.effect("a refresh rotation inside a transaction runs on its connection and sees what it wrote", () =>
+        Effect.gen(function* () {
+          const users = yield* UserRepository
+          const sessions = yield* SessionStore
+          const transactions = yield* Transactions
+          const user = Fixtures.user()
+          const session = Fixtures.session(user.id)
+          const first = Fixtures.refreshToken()
+          const child = Fixtures.refreshToken()
+          const at = Time.plus(Fixtures.t0, "1 minute")
+          const seen = yield* transactions
+            .run(
+              Effect.gen(function* () {
+                yield* users.insert(user, [Fixtures.emailIdentity(user)], Option.none())
+                yield* sessions.start(session, first.hash)
+                // Shared, the rotation would find neither the session nor its token yet.
+                const rotated = yield* sessions.rotate({
+                  presented: first.hash,
+                  child: child.hash,
+                  sealed: Option.none(),
+                  now: at
+                })
+                // Still the transaction's: the child is the live token now.
+                const locked = yield* sessions.lockPresented(child.hash)
+                return yield* Effect.fail({ _tag: "RolledBack", rotated, locked } as const)
+              })
+            )
+            .pipe(Effect.flip)
+          if (seen._tag !== "RolledBack") return expect.unreachable(seen._tag)
+          expect(Option.map(seen.rotated, (s) => [s.id, s.generation])).toEqual(Option.some([session.id, 1]))
+          expect(Option.map(seen.locked, (p) => p.generation)).toEqual(Option.some(1))
+          // Rolled back with the transaction: nothing was written on another connection.
+          expect(yield* sessions.findById(session.id)).toEqual(Option.none())
+          expect(
+            yield* sessions.rotate({
+              presented: first.hash,
+              child: child.hash,
+              sealed: Option.none(),
+              now: at
+            })
+          ).toEqual(Option.none())
+        })
+      )
     })
   )
 }

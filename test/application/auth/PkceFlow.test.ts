@@ -5,7 +5,6 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
 import { authorize } from "../../../application/auth/ExternalAuthorize.js"
@@ -24,6 +23,7 @@ import { signup } from "../../../application/auth/Signup.js"
 import { updateUser } from "../../../application/auth/UpdateUser.js"
 import { SecretHasher } from "../../../application/ports/SecretHasher.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
+import { describedFailureOf } from "./support/Failure.js"
 
 /**
  * A request's PKCE parameters at every use case that takes them: each kind of bad value is
@@ -50,13 +50,6 @@ const bad: ReadonlyArray<readonly [string, string, string]> = [
   [`${challenge.slice(0, 42)}+`, "s256", characters],
   [`${challenge.slice(0, 42)}=`, "plain", characters]
 ]
-
-const refusal = <A, R>(effect: Effect.Effect<A, ErrorResponse.Reason, R>) =>
-  Effect.map(Effect.either(effect), (result) =>
-    Either.isLeft(result)
-      ? `${ErrorResponse.describe(result.left).code}: ${ErrorResponse.describe(result.left).message}`
-      : "ok"
-  )
 
 /** The mails queued since the last call. */
 const queued = Effect.gen(function* () {
@@ -114,7 +107,7 @@ describe("PkceFlow.parse", () => {
   it.effect("refuses each class of bad parameters in Supabase Auth's words", () =>
     Effect.gen(function* () {
       for (const [given, method, message] of bad) {
-        expect(yield* refusal(PkceFlow.parse(given, method)), `${given} ${method}`).toBe(
+        expect(yield* describedFailureOf(PkceFlow.parse(given, method)), `${given} ${method}`).toBe(
           `validation_failed: ${message}`
         )
       }
@@ -131,7 +124,7 @@ describe("every use case that takes PKCE parameters refuses bad ones before it w
         const expected = `validation_failed: ${message}`
         const fresh = `${crypto.randomUUID()}@example.com`
         expect(
-          yield* refusal(
+          yield* describedFailureOf(
             signup({
               ...MemoryServices.emailSignup(fresh, "correct horse"),
               codeChallenge,
@@ -140,7 +133,7 @@ describe("every use case that takes PKCE parameters refuses bad ones before it w
           )
         ).toBe(expected)
         expect(
-          yield* refusal(
+          yield* describedFailureOf(
             sendMagicLink({
               email,
               createUser: true,
@@ -152,11 +145,11 @@ describe("every use case that takes PKCE parameters refuses bad ones before it w
           )
         ).toBe(expected)
         // The address has an owner: the recovery would have mailed a link ending in a flow.
-        expect(yield* refusal(recover({ email, redirectTo: "", codeChallenge, codeChallengeMethod }))).toBe(
-          expected
-        )
         expect(
-          yield* refusal(
+          yield* describedFailureOf(recover({ email, redirectTo: "", codeChallenge, codeChallengeMethod }))
+        ).toBe(expected)
+        expect(
+          yield* describedFailureOf(
             resend({ type: "signup", email, phone: "", redirectTo: "", codeChallenge, codeChallengeMethod })
           )
         ).toBe(expected)
@@ -164,7 +157,7 @@ describe("every use case that takes PKCE parameters refuses bad ones before it w
       expect(yield* queued).toEqual([])
       // The same requests with a good challenge are taken, and their links end in a flow.
       expect(
-        yield* refusal(
+        yield* describedFailureOf(
           recover({ email, redirectTo: "", codeChallenge: challenge, codeChallengeMethod: "S256" })
         )
       ).toBe("ok")
@@ -181,7 +174,7 @@ describe("every use case that takes PKCE parameters refuses bad ones before it w
       for (const [codeChallenge, codeChallengeMethod, message] of bad) {
         const expected = `validation_failed: ${message}`
         expect(
-          yield* refusal(
+          yield* describedFailureOf(
             updateUser(signedIn, {
               email: `${crypto.randomUUID()}@example.com`,
               phone: "",
@@ -198,7 +191,7 @@ describe("every use case that takes PKCE parameters refuses bad ones before it w
           )
         ).toBe(expected)
         expect(
-          yield* refusal(
+          yield* describedFailureOf(
             authorize({
               provider: "github",
               scopes: "",

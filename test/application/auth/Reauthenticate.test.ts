@@ -1,11 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
-import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
 import { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
@@ -14,14 +12,10 @@ import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signup } from "../../../application/auth/Signup.js"
 import { updateUser } from "../../../application/auth/UpdateUser.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
+import { failureOf } from "./support/Failure.js"
 
 /** Autoconfirm on (sign-up signs in), and a password change needs a nonce past a day. */
 const services = MemoryServices.layer({ updatePasswordRequiresReauthentication: true })
-
-const codeOf = <A, R>(effect: Effect.Effect<A, ErrorResponse.Reason, R>) =>
-  Effect.map(Effect.either(effect), (result) =>
-    Either.isLeft(result) ? ErrorResponse.describe(result.left).code : "ok"
-  )
 
 /** The reauthentication mails queued since the last call: their subjects and codes. */
 const queued = Effect.gen(function* () {
@@ -60,18 +54,20 @@ describe("reauthentication, on memory adapters under TestClock", () => {
       const refreshed = yield* refreshSession(Redacted.value(outcome.grant.refreshToken))
       const signedIn = yield* Authenticate.user(Redacted.value(refreshed.access.token))
 
-      expect(yield* codeOf(updateUser(signedIn, passwordChange("a second password", "")))).toBe(
+      expect(yield* failureOf(updateUser(signedIn, passwordChange("a second password", "")))).toBe(
         "reauthentication_needed"
       )
-      expect(yield* codeOf(updateUser(signedIn, passwordChange("a second password", "123456")))).toBe(
+      expect(yield* failureOf(updateUser(signedIn, passwordChange("a second password", "123456")))).toBe(
         "reauthentication_not_valid"
       )
       yield* reauthenticate(signedIn)
       const [nonce] = yield* queued
       expect(nonce).toMatch(/^\d{6}$/)
-      expect(yield* codeOf(reauthenticate(signedIn))).toBe("over_email_send_rate_limit")
-      expect(yield* codeOf(updateUser(signedIn, passwordChange("a second password", nonce ?? "")))).toBe("ok")
-      expect(yield* codeOf(updateUser(signedIn, passwordChange("a third password", nonce ?? "")))).toBe(
+      expect(yield* failureOf(reauthenticate(signedIn))).toBe("over_email_send_rate_limit")
+      expect(yield* failureOf(updateUser(signedIn, passwordChange("a second password", nonce ?? "")))).toBe(
+        "ok"
+      )
+      expect(yield* failureOf(updateUser(signedIn, passwordChange("a third password", nonce ?? "")))).toBe(
         "reauthentication_not_valid"
       )
     }).pipe(Effect.provide(services))

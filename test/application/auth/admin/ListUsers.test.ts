@@ -2,10 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
-import { listUsers } from "../../../application/auth/admin/ListUsers.js"
-import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
-import { signup } from "../../../application/auth/Signup.js"
-import * as MemoryServices from "../../support/auth/MemoryServices.js"
+import { listUsers } from "../../../../application/auth/admin/ListUsers.js"
+import { ensureSigningKey } from "../../../../application/auth/EnsureSigningKey.js"
+import { signup } from "../../../../application/auth/Signup.js"
+import * as MemoryServices from "../../../support/auth/MemoryServices.js"
 
 describe("the admin list on memory adapters under TestClock", () => {
   it.effect("orders by sign-up time either way and filters by address or full name", () =>

@@ -1,0 +1,63 @@
+import { createHash } from "node:crypto"
+import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as TestClock from "effect/TestClock"
+import { exchangeCode } from "../../../application/auth/ExchangeCode.js"
+import { sendMagicLink } from "../../../application/auth/MagicLink.js"
+import { followLink } from "../../../application/auth/Verify.js"
+import * as MemoryServices from "../../support/auth/MemoryServices.js"
+import { failureOf } from "./support/Failure.js"
+import { client, freshEmail, mailsTo, signedUp } from "./support/Scenarios.js"
+
+const verifier = "a-code-verifier-long-enough-for-rfc-7636-of-43-characters-at-least"
+const challenge = createHash("sha256").update(verifier).digest("base64url")
+
+/** A magic link asked for with a PKCE challenge and followed: the authorization code it ends in. */
+const authorizationCode = Effect.gen(function* () {
+  const email = freshEmail()
+  const grant = yield* signedUp(email)
+  yield* mailsTo(email)
+  yield* sendMagicLink({
+    email,
+    createUser: false,
+    data: {},
+    redirectTo: "",
+    codeChallenge: challenge,
+    codeChallengeMethod: "s256"
+  })
+  const [mail] = yield* mailsTo(email)
+  const followed = yield* followLink({
+    type: "magiclink",
+    token: "",
+    tokenHash: String(mail?.variables.TokenHash),
+    email: "",
+    phone: "",
+    client
+  })
+  if (followed._tag !== "Code") return yield* Effect.dieMessage("a PKCE link ends in a code")
+  return { code: followed.code, userId: grant.user.id }
+})
+
+describe("ExchangeCode (POST /token?grant_type=pkce), on memory adapters under TestClock", () => {
+  it.effect("the code and its verifier give a session, once", () =>
+    Effect.gen(function* () {
+      const { code, userId } = yield* authorizationCode
+      const exchanged = yield* exchangeCode(code, verifier, client)
+      expect(exchanged.grant.user.id).toBe(userId)
+      expect(yield* failureOf(exchangeCode(code, verifier, client))).toBe("flow_state_not_found")
+    }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+
+  it.effect("refuses empty parameters, a wrong verifier (which ends the code) and an expired code", () =>
+    Effect.gen(function* () {
+      expect(yield* failureOf(exchangeCode("", verifier, client))).toBe("validation_failed")
+      const wrong = yield* authorizationCode
+      expect(yield* failureOf(exchangeCode(wrong.code, `${verifier}x`, client))).toBe("bad_code_verifier")
+      expect(yield* failureOf(exchangeCode(wrong.code, verifier, client))).toBe("flow_state_not_found")
+      const late = yield* authorizationCode
+      yield* TestClock.adjust(Duration.days(1))
+      expect(yield* failureOf(exchangeCode(late.code, verifier, client))).toBe("flow_state_expired")
+    }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+})

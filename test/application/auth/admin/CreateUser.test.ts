@@ -1,0 +1,38 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { createUser } from "../../../../application/auth/admin/CreateUser.js"
+import { ensureSigningKey } from "../../../../application/auth/EnsureSigningKey.js"
+import { signInWithPassword } from "../../../../application/auth/SignInWithPassword.js"
+import * as MemoryServices from "../../../support/auth/MemoryServices.js"
+import { failureOf } from "../support/Failure.js"
+import { adminNoChange, client, freshEmail, password } from "../support/Scenarios.js"
+
+describe("CreateUser (POST /admin/users), on memory adapters", () => {
+  it.effect("makes a user with a password, confirmed when asked, who can sign in", () =>
+    Effect.gen(function* () {
+      yield* ensureSigningKey
+      const email = freshEmail()
+      const made = yield* createUser({
+        ...adminNoChange,
+        email,
+        password: Option.some(password),
+        emailConfirm: true
+      })
+      expect(Option.getOrThrow(made.user.email)).toBe(email)
+      expect(Option.isSome(made.user.emailConfirmedAt)).toBe(true)
+      expect(made.identities.map((identity) => identity.provider)).toEqual(["email"])
+      const signedIn = yield* signInWithPassword({ email, phone: "", password, client })
+      expect(signedIn.grant.user.id).toBe(made.user.id)
+    }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+
+  it.effect("refuses a user without address or phone, and an address already taken", () =>
+    Effect.gen(function* () {
+      expect(yield* failureOf(createUser(adminNoChange))).toBe("validation_failed")
+      const email = freshEmail()
+      yield* createUser({ ...adminNoChange, email })
+      expect(yield* failureOf(createUser({ ...adminNoChange, email }))).toBe("email_exists")
+    }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+})

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { generateLink } from "../../../../application/auth/admin/GenerateLink.js"
+import { verify } from "../../../../application/auth/Verify.js"
+import * as MemoryServices from "../../../support/auth/MemoryServices.js"
+import { failureOf } from "../support/Failure.js"
+import { client, freshEmail, mailsTo, signedUp } from "../support/Scenarios.js"
+
+const link = (type: string, email: string) =>
+  generateLink({ type, email, newEmail: "", password: "", data: {}, redirectTo: "" })
+
+describe("GenerateLink (POST /admin/generate_link), on memory adapters", () => {
+  it.effect("a recovery link for a user, mailed to nobody, whose code signs in", () =>
+    Effect.gen(function* () {
+      const email = freshEmail()
+      const grant = yield* signedUp(email)
+      yield* mailsTo(email)
+      const generated = yield* link("recovery", email)
+      expect(generated.user.id).toBe(grant.user.id)
+      expect(generated.verificationType).toBe("recovery")
+      expect(generated.actionLink).toContain(generated.hashedToken)
+      expect(yield* mailsTo(email)).toEqual([])
+      const verified = yield* verify({
+        type: "recovery",
+        token: generated.emailOtp,
+        tokenHash: "",
+        email,
+        phone: "",
+        client
+      })
+      expect(verified._tag).toBe("Session")
+    }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+
+  it.effect("refuses an unknown type, a recovery for nobody, and a sign-up for a confirmed address", () =>
+    Effect.gen(function* () {
+      expect(yield* failureOf(link("bogus", freshEmail()))).toBe("validation_failed")
+      expect(yield* failureOf(link("recovery", freshEmail()))).toBe("user_not_found")
+      const email = freshEmail()
+      yield* signedUp(email)
+      expect(yield* failureOf(link("signup", email))).toBe("email_exists")
+    }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+})

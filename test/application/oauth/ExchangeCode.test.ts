@@ -1,0 +1,57 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { authenticate } from "../../../application/oauth/ClientAuthentication.js"
+import { exchangeCode } from "../../../application/oauth/ExchangeCode.js"
+import { introspect } from "../../../application/oauth/Introspect.js"
+import * as Harness from "../../support/oauth/OAuthHarness.js"
+
+const codeOf = (url: URL) => Option.fromNullable(url.searchParams.get("code"))
+
+describe("ExchangeCode (POST /token, authorization_code), on memory adapters", () => {
+  it.effect("a code redeemed twice is refused and revokes what the first redemption issued", () =>
+    Effect.gen(function* () {
+      const client = yield* Harness.publicClient
+      const back = yield* Harness.loginFlow(client.id)
+      const authenticated = yield* authenticate({ clientId: Option.some(client.id), secret: Option.none() })
+      const request = {
+        code: codeOf(back),
+        redirectUri: Option.some(Harness.redirectUri),
+        codeVerifier: Option.some(Harness.verifier)
+      }
+      const first = yield* exchangeCode(authenticated, request)
+      const second = yield* Effect.either(exchangeCode(authenticated, request))
+      expect(Either.isLeft(second) && second.left.code).toBe("invalid_grant")
+      expect((yield* introspect(Redacted.value(first.accessToken), Option.none())).active).toBe(false)
+      expect(
+        (yield* introspect(Redacted.value(Option.getOrThrow(first.refreshToken)), Option.none())).active
+      ).toBe(false)
+    }).pipe(Effect.provide(Harness.layer))
+  )
+
+  it.effect("a wrong verifier burns the code", () =>
+    Effect.gen(function* () {
+      const client = yield* Harness.publicClient
+      const back = yield* Harness.loginFlow(client.id)
+      const authenticated = yield* authenticate({ clientId: Option.some(client.id), secret: Option.none() })
+      const wrong = yield* Effect.either(
+        exchangeCode(authenticated, {
+          code: codeOf(back),
+          redirectUri: Option.some(Harness.redirectUri),
+          codeVerifier: Option.some("b".repeat(43))
+        })
+      )
+      expect(Either.isLeft(wrong) && wrong.left.description).toBe("PKCE verification failed")
+      const retry = yield* Effect.either(
+        exchangeCode(authenticated, {
+          code: codeOf(back),
+          redirectUri: Option.some(Harness.redirectUri),
+          codeVerifier: Option.some(Harness.verifier)
+        })
+      )
+      expect(Either.isLeft(retry) && retry.left.code).toBe("invalid_grant")
+    }).pipe(Effect.provide(Harness.layer))
+  )
+})
