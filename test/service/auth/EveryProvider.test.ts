@@ -293,7 +293,7 @@ describe("every external provider signs in through the auth service against a lo
     it(`${testCase.name}: an address the provider did not verify makes an unconfirmed user and a confirmation mail, not a session; once confirmed, the sign-in goes through`, async () => {
       const email = testCase.email ?? ""
       const expected = expectedOf(testCase)
-      // signInOrUp (ExternalCallback.ts): a new user whose address the provider did not verify,
+      // signInOrUp (ExternalAccount.ts): a new user whose address the provider did not verify,
       // with MAILER_AUTOCONFIRM off, is made unconfirmed and mailed, and the sign-in stops with
       // provider_email_needs_verification, which the redirect names `access_denied` (Callback.ts),
       // as Supabase Auth does.
