@@ -1,21 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as RandomTokenMint from "../../../adapters/crypto/RandomTokenMint.js"
-import * as SigningKeyStoreMemory from "../../../adapters/memory/auth/SigningKeyStoreMemory.js"
 import * as EnsureSigningKey from "../../../application/auth/EnsureSigningKey.js"
 import * as ListKeys from "../../../application/auth/keys/ListKeys.js"
 import { SigningKeyStore } from "../../../application/auth/ports/SigningKeyStore.js"
 import * as KeyFixtures from "../../support/auth/KeyFixtures.js"
 import { failureOf } from "./support/Failure.js"
 
-const layerWith = (overrides: Partial<KeyFixtures.Settings> = {}) =>
-  Layer.mergeAll(
-    SigningKeyStoreMemory.layer,
-    KeyFixtures.settingsLayer(overrides),
-    KeyFixtures.generatingOnly,
-    RandomTokenMint.layer
-  )
+const layerWith = KeyFixtures.memoryKeys
 
 describe("EnsureSigningKey (the first start), on the memory key store", () => {
   it.effect("a first start stores a current key; the next finds it", () =>

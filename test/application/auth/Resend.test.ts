@@ -4,35 +4,18 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
-import { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import { UserRepository } from "../../../application/auth/ports/UserRepository.js"
 import { resend } from "../../../application/auth/Resend.js"
 import { signup } from "../../../application/auth/Signup.js"
 import { verify } from "../../../application/auth/Verify.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import { describedFailureOf } from "./support/Failure.js"
+import { confirmationCodes } from "./support/Scenarios.js"
 
 /** Sign-up needs a confirmation; the settings space two mails 60 s apart and keep links a day. */
 const services = MemoryServices.layer({ mailerAutoconfirm: false })
 
 const client = { userAgent: Option.none(), ip: Option.none() }
-
-/** The codes and link tokens of the confirmation mails queued since the last call, for `email`. */
-const queuedMails = (email: string) =>
-  Effect.gen(function* () {
-    const outbox = yield* MailOutbox
-    const claimed = yield* outbox.claim(new Date(8.64e15), 1000, Duration.days(1))
-    for (const queued of claimed) yield* outbox.delivered(queued.id, new Date(0))
-    return claimed
-      .filter((queued) => queued.message.to === email && queued.message.kind === "confirmation")
-      .map((queued) => ({
-        code: String(queued.message.variables.Token),
-        link: String(queued.message.variables.TokenHash)
-      }))
-  })
-
-const queuedCodes = (email: string) =>
-  Effect.map(queuedMails(email), (mails) => mails.map((mail) => mail.code))
 
 describe("Resend (POST /resend) of a sign-up confirmation, on memory adapters under TestClock", () => {
   it.effect(
@@ -43,7 +26,7 @@ describe("Resend (POST /resend) of a sign-up confirmation, on memory adapters un
         const email = `${crypto.randomUUID()}@example.com`
         const signedUp = yield* signup(MemoryServices.emailSignup(email, "correct horse battery staple"))
         expect(signedUp._tag).toBe("Created")
-        const [first] = yield* queuedCodes(email)
+        const [first] = yield* confirmationCodes(email)
         expect(first).toMatch(/^\d{6}$/)
 
         const again = {
@@ -61,10 +44,10 @@ describe("Resend (POST /resend) of a sign-up confirmation, on memory adapters un
         expect(yield* describedFailureOf(resend(again))).toBe(
           "over_email_send_rate_limit: For security purposes, you can only request this after 1 seconds."
         )
-        expect(yield* queuedCodes(email)).toEqual([])
+        expect(yield* confirmationCodes(email)).toEqual([])
         yield* TestClock.adjust(Duration.seconds(1))
         expect(yield* describedFailureOf(resend(again))).toBe("ok")
-        const [second] = yield* queuedCodes(email)
+        const [second] = yield* confirmationCodes(email)
         expect(second).toMatch(/^\d{6}$/)
 
         const byCode = (token: string | undefined) =>
@@ -80,7 +63,7 @@ describe("Resend (POST /resend) of a sign-up confirmation, on memory adapters un
 
         yield* TestClock.adjust(Duration.minutes(1))
         expect(yield* describedFailureOf(resend(again))).toBe("ok")
-        const [third] = yield* queuedCodes(email)
+        const [third] = yield* confirmationCodes(email)
         const verified = yield* byCode(third)
         if (verified._tag !== "Session") return expect.unreachable("a confirmation is no email change")
         const grant = verified.grant
@@ -92,7 +75,7 @@ describe("Resend (POST /resend) of a sign-up confirmation, on memory adapters un
 
         yield* TestClock.adjust(Duration.hours(1))
         expect(yield* describedFailureOf(resend(again))).toBe("ok")
-        expect(yield* queuedCodes(email)).toEqual([])
+        expect(yield* confirmationCodes(email)).toEqual([])
       }).pipe(Effect.provide(services))
   )
 })

@@ -1,35 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
-import { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import { signup } from "../../../application/auth/Signup.js"
 import { verify } from "../../../application/auth/Verify.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import { describedFailureOf } from "./support/Failure.js"
+import { confirmationCodes } from "./support/Scenarios.js"
 
 /** Sign-up needs a confirmation; the settings space two mails 60 s apart and keep links a day. */
 const services = MemoryServices.layer({ mailerAutoconfirm: false })
 
 const client = { userAgent: Option.none(), ip: Option.none() }
-
-/** The codes and link tokens of the confirmation mails queued since the last call, for `email`. */
-const queuedMails = (email: string) =>
-  Effect.gen(function* () {
-    const outbox = yield* MailOutbox
-    const claimed = yield* outbox.claim(new Date(8.64e15), 1000, Duration.days(1))
-    for (const queued of claimed) yield* outbox.delivered(queued.id, new Date(0))
-    return claimed
-      .filter((queued) => queued.message.to === email && queued.message.kind === "confirmation")
-      .map((queued) => ({
-        code: String(queued.message.variables.Token),
-        link: String(queued.message.variables.TokenHash)
-      }))
-  })
-
-const queuedCodes = (email: string) =>
-  Effect.map(queuedMails(email), (mails) => mails.map((mail) => mail.code))
 
 describe("Verify (POST /verify) of a sign-up confirmation, on memory adapters under TestClock", () => {
   it.effect("the mailed code confirms the address and begins a session, once", () =>
@@ -37,7 +19,7 @@ describe("Verify (POST /verify) of a sign-up confirmation, on memory adapters un
       yield* ensureSigningKey
       const email = `${crypto.randomUUID()}@example.com`
       yield* signup(MemoryServices.emailSignup(email, "correct horse battery staple"))
-      const [code] = yield* queuedCodes(email)
+      const [code] = yield* confirmationCodes(email)
       const byCode = verify({ type: "email", token: code ?? "", tokenHash: "", email, phone: "", client })
       const verified = yield* byCode
       if (verified._tag !== "Session") return expect.unreachable("a confirmation is no email change")
@@ -51,7 +33,7 @@ describe("Verify (POST /verify) of a sign-up confirmation, on memory adapters un
       yield* ensureSigningKey
       const email = `${crypto.randomUUID()}@example.com`
       yield* signup(MemoryServices.emailSignup(email, "correct horse battery staple"))
-      const [code] = yield* queuedCodes(email)
+      const [code] = yield* confirmationCodes(email)
       const wrong = code === "000000" ? "111111" : "000000"
       for (let attempt = 0; attempt < 5; attempt++) {
         expect(

@@ -1,21 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as RandomTokenMint from "../../../../adapters/crypto/RandomTokenMint.js"
-import * as SigningKeyStoreMemory from "../../../../adapters/memory/auth/SigningKeyStoreMemory.js"
 import * as AddKey from "../../../../application/auth/keys/AddKey.js"
 import * as ListKeys from "../../../../application/auth/keys/ListKeys.js"
 import { SigningKeyStore } from "../../../../application/auth/ports/SigningKeyStore.js"
 import * as KeyFixtures from "../../../support/auth/KeyFixtures.js"
 import { failureOf } from "../support/Failure.js"
 
-const layerWith = (overrides: Partial<KeyFixtures.Settings> = {}) =>
-  Layer.mergeAll(
-    SigningKeyStoreMemory.layer,
-    KeyFixtures.settingsLayer(overrides),
-    KeyFixtures.generatingOnly,
-    RandomTokenMint.layer
-  )
+const layerWith = KeyFixtures.memoryKeys
 
 describe("AddKey (keys add), on the memory key store", () => {
   it.effect("adds a standby key of an allowed algorithm, published before it signs", () =>

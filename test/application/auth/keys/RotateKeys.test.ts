@@ -1,11 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-import * as RandomTokenMint from "../../../../adapters/crypto/RandomTokenMint.js"
-import * as SigningKeyStoreMemory from "../../../../adapters/memory/auth/SigningKeyStoreMemory.js"
 import * as EnsureSigningKey from "../../../../application/auth/EnsureSigningKey.js"
 import * as AddKey from "../../../../application/auth/keys/AddKey.js"
 import * as ListKeys from "../../../../application/auth/keys/ListKeys.js"
@@ -14,13 +11,7 @@ import * as RotateKeys from "../../../../application/auth/keys/RotateKeys.js"
 import * as KeyFixtures from "../../../support/auth/KeyFixtures.js"
 import { failureOf } from "../support/Failure.js"
 
-const layerWith = (overrides: Partial<KeyFixtures.Settings> = {}) =>
-  Layer.mergeAll(
-    SigningKeyStoreMemory.layer,
-    KeyFixtures.settingsLayer(overrides),
-    KeyFixtures.generatingOnly,
-    RandomTokenMint.layer
-  )
+const layerWith = KeyFixtures.memoryKeys
 
 describe("RotateKeys (keys rotate), on the memory key store under TestClock", () => {
   it.effect("a key's life through the commands: add, rotate, list, retire", () =>

@@ -42,6 +42,18 @@ export const mailsTo = (to: string) =>
       .map((queued) => ({ kind: queued.message.kind, variables: queued.message.variables }))
   })
 
+/** The codes and link tokens of the confirmation mails queued for `to` since the last call. */
+export const confirmationMails = (to: string) =>
+  Effect.map(mailsTo(to), (mails) =>
+    mails
+      .filter((mail) => mail.kind === "confirmation")
+      .map((mail) => ({ code: String(mail.variables.Token), link: String(mail.variables.TokenHash) }))
+  )
+
+/** The codes of the confirmation mails queued for `to` since the last call. */
+export const confirmationCodes = (to: string) =>
+  Effect.map(confirmationMails(to), (mails) => mails.map((mail) => mail.code))
+
 /** A user signed up (their first session) and signed in `more` times (one session each). */
 export const withSessions = (more: number, secret: string = password) =>
   Effect.gen(function* () {
