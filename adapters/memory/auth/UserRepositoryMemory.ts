@@ -230,6 +230,14 @@ export const layer = Layer.effect(
             identities: identitiesOf(tables, id)
           }))
         ),
+      findSignedIn: (id, session) =>
+        read((tables) =>
+          Option.map(liveUser(tables, id), (row) => ({
+            user: row.user,
+            identities: identitiesOf(tables, id),
+            session: Option.flatMap(session, (sessionId) => HashMap.get(tables.sessions, sessionId))
+          }))
+        ),
       findPasswordHash: (id) =>
         read((tables) => Option.flatMap(liveUser(tables, id), (row) => row.passwordHash)),
       update: (id, patch, now) =>

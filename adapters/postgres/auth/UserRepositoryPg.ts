@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import { UserNotFound, UserRepository } from "../../../application/auth/ports/UserRepository.js"
 import * as Telemetry from "../../../application/Telemetry.js"
 import * as PendingChange from "../../../domain/auth/PendingChange.js"
+import type { SessionId } from "../../../domain/auth/Session.js"
 import type { Identity } from "../../../domain/Identity.js"
 import type { IdentityId, UserId } from "../../../domain/Ids.js"
 import { User } from "../../../domain/User.js"
@@ -24,6 +25,11 @@ interface SignIn {
   readonly id: UserId
   readonly identity: Option.Option<IdentityId>
   readonly now: Date
+}
+
+interface SignedInRead {
+  readonly id: UserId
+  readonly session: Option.Option<SessionId>
 }
 
 /** The `UserRepository` port over the `users` and `identities` tables. */
@@ -91,6 +97,18 @@ export const layer = Layer.effect(
       statement: Prepared.statement(`auth_find_with_identities_${prefix}`, Users.withIdentitiesText(name)),
       row: Users.WithIdentitiesRow,
       keyOf: (row): string => row.id
+    })
+    // Every authenticated request reads its user with the session its token names.
+    const signedIn = yield* SharedStatements.make({
+      sql,
+      pool,
+      statement: Prepared.statement(`auth_find_signed_in_${prefix}`, Users.signedInText(name)),
+      parameters: (reads: ReadonlyArray<SignedInRead>) => [
+        reads.map((signedInRead) => signedInRead.id),
+        reads.map((signedInRead) => Option.getOrNull(signedInRead.session))
+      ],
+      row: Users.SignedInRow,
+      answers: Users.signedInOf
     })
     const userOf = (found: Effect.Effect<Option.Option<typeof Users.UserRow.Type>>) =>
       Effect.map(found, Option.map(Users.toUser))
@@ -219,6 +237,14 @@ export const layer = Layer.effect(
       findWithIdentities: Telemetry.fn("UserRepositoryPg.findWithIdentities")(
         (id) => Effect.map(withIdentities(id), Option.map(Users.toWithIdentities)),
         (id) => ({ "user.id": id })
+      ),
+      findSignedIn: Telemetry.fn("UserRepositoryPg.findSignedIn")(
+        (id, session) => signedIn({ id, session }),
+        (id, session) =>
+          Option.match(session, {
+            onNone: () => ({ "user.id": id }),
+            onSome: (sessionId) => ({ "user.id": id, "session.id": sessionId })
+          })
       ),
       findPasswordHash: Telemetry.fn("UserRepositoryPg.findPasswordHash")(
         (id) =>
