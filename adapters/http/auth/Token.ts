@@ -10,9 +10,8 @@ import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import * as Bearer from "./Bearer.js"
 import * as ClientInfo from "./ClientInfo.js"
-import { field } from "./JsonRequest.js"
+import { bearerToken, field } from "./Endpoint.js"
 import * as Refusal from "./Refusal.js"
 import * as SessionJson from "./SessionJson.js"
 
@@ -103,7 +102,7 @@ export const idToken = (body: typeof IdTokenBody.Type, _: undefined, request: Ht
           ? Option.some(
               authorization === ""
                 ? Either.left(new AuthError.LinkingWithoutAccessToken())
-                : yield* Effect.either(Bearer.token(request))
+                : yield* Effect.either(bearerToken(request))
             )
           : Option.none()
     })

@@ -6,7 +6,7 @@ import { getUser } from "../../../application/auth/GetUser.js"
 import { updateUser } from "../../../application/auth/UpdateUser.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import { field } from "./JsonRequest.js"
+import { field } from "./Endpoint.js"
 import * as UserJson from "./UserJson.js"
 
 /** GET /user — the signed-in user (supabase-js `getUser`). */

@@ -14,9 +14,9 @@ import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
 import { AuthHttpConfig } from "./AuthHttpConfig.js"
 import * as ClientInfo from "./ClientInfo.js"
+import * as Endpoint from "./Endpoint.js"
+import { field } from "./Endpoint.js"
 import * as ErrorResponse from "./ErrorResponse.js"
-import * as JsonRequest from "./JsonRequest.js"
-import { field } from "./JsonRequest.js"
 import * as Redirects from "./Redirects.js"
 import * as SessionJson from "./SessionJson.js"
 import * as VerifyPage from "./VerifyPage.js"
@@ -136,7 +136,7 @@ export type PostInput =
   | { readonly _tag: "Form"; readonly link: VerifyPage.Link }
   | { readonly _tag: "Json"; readonly body: typeof Body.Type }
 
-const decodeJson = JsonRequest.decode(Body)
+const decodeJson = Endpoint.body(Body)
 
 /**
  * The body of POST /verify: the confirmation page's form by its media type, else JSON (Supabase

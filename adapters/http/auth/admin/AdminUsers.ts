@@ -8,8 +8,8 @@ import { updateUser } from "../../../../application/auth/admin/UpdateUser.js"
 import type { UserId } from "../../../../domain/Ids.js"
 import type { HttpRequest } from "../../HttpMessage.js"
 import * as HttpMessage from "../../HttpMessage.js"
-import * as JsonRequest from "../JsonRequest.js"
-import { field } from "../JsonRequest.js"
+import * as Endpoint from "../Endpoint.js"
+import { field } from "../Endpoint.js"
 import * as UserJson from "../UserJson.js"
 import * as AdminUserBody from "./AdminUserBody.js"
 
@@ -46,7 +46,7 @@ export const update = (input: { readonly id: UserId; readonly body: AdminUserReq
   )
 
 const DeleteBody = Schema.Struct({ should_soft_delete: field(Schema.Boolean) })
-const decodeDelete = JsonRequest.decode(DeleteBody)
+const decodeDelete = Endpoint.body(DeleteBody)
 
 /** The user of the path, then `{should_soft_delete}`. */
 export const idAndDeleteBody = (request: HttpRequest) =>

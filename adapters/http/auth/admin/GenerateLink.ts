@@ -3,7 +3,7 @@ import * as Schema from "effect/Schema"
 import { generateLink } from "../../../../application/auth/admin/GenerateLink.js"
 import type { HttpRequest } from "../../HttpMessage.js"
 import * as HttpMessage from "../../HttpMessage.js"
-import { field } from "../JsonRequest.js"
+import { field } from "../Endpoint.js"
 import * as UserJson from "../UserJson.js"
 
 export const Body = Schema.Struct({
