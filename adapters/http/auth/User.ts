@@ -6,12 +6,12 @@ import { getUser } from "../../../application/auth/GetUser.js"
 import { updateUser } from "../../../application/auth/UpdateUser.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
+import * as AuthJson from "./AuthJson.js"
 import { field } from "./Endpoint.js"
-import * as UserJson from "./UserJson.js"
 
 /** GET /user — the signed-in user (supabase-js `getUser`). */
 export const get = (_: undefined, signedIn: SignedIn) =>
-  Effect.map(getUser(signedIn), (found) => HttpMessage.json(UserJson.encode(found.user, found.identities)))
+  Effect.map(getUser(signedIn), (found) => HttpMessage.json(AuthJson.user(found.user, found.identities)))
 
 const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
@@ -45,5 +45,5 @@ export const update = (body: typeof UpdateBody.Type, signedIn: SignedIn, request
       codeChallengeMethod: body.code_challenge_method ?? "",
       channel: body.channel ?? ""
     }),
-    (updated) => HttpMessage.json(UserJson.encode(updated.user, updated.identities))
+    (updated) => HttpMessage.json(AuthJson.user(updated.user, updated.identities))
   )

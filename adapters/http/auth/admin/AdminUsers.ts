@@ -8,9 +8,9 @@ import { updateUser } from "../../../../application/auth/admin/UpdateUser.js"
 import type { UserId } from "../../../../domain/Ids.js"
 import type { HttpRequest } from "../../HttpMessage.js"
 import * as HttpMessage from "../../HttpMessage.js"
+import * as AuthJson from "../AuthJson.js"
 import * as Endpoint from "../Endpoint.js"
 import { field } from "../Endpoint.js"
-import * as UserJson from "../UserJson.js"
 import * as AdminUserBody from "./AdminUserBody.js"
 
 /*
@@ -25,15 +25,11 @@ export const userId = (request: HttpRequest) => FindUser.parseId(request.params.
 
 /** GET /admin/users/{user_id} — supabase-js `admin.getUserById`. */
 export const get = (id: UserId) =>
-  Effect.map(FindUser.findUser(id), (found) =>
-    HttpMessage.json(UserJson.encode(found.user, found.identities))
-  )
+  Effect.map(FindUser.findUser(id), (found) => HttpMessage.json(AuthJson.user(found.user, found.identities)))
 
 /** POST /admin/users — supabase-js `admin.createUser`. */
 export const create = (body: AdminUserRequest) =>
-  Effect.map(createUser(body), (created) =>
-    HttpMessage.json(UserJson.encode(created.user, created.identities))
-  )
+  Effect.map(createUser(body), (created) => HttpMessage.json(AuthJson.user(created.user, created.identities)))
 
 /** The user of the path, then the body: a bad id is answered before the body is read. */
 export const idAndBody = (request: HttpRequest) =>
@@ -42,7 +38,7 @@ export const idAndBody = (request: HttpRequest) =>
 /** PUT /admin/users/{user_id} — supabase-js `admin.updateUserById`. */
 export const update = (input: { readonly id: UserId; readonly body: AdminUserRequest }) =>
   Effect.map(updateUser(input.id, input.body), (updated) =>
-    HttpMessage.json(UserJson.encode(updated.user, updated.identities))
+    HttpMessage.json(AuthJson.user(updated.user, updated.identities))
   )
 
 const DeleteBody = Schema.Struct({ should_soft_delete: field(Schema.Boolean) })
