@@ -94,8 +94,8 @@ export interface Verification {
   /** Least time since the last mail of the purpose (`SMTP_MAX_FREQUENCY`); none: no spacing. */
   readonly spacing: Option.Option<Duration.Duration>
   /**
-   * The request's PKCE challenge (`ClientInput.pkceChallenge`), when it sent one: the link then ends in a
-   * flow state's code instead of a session in the redirect's fragment.
+   * The request's PKCE challenge (`ClientInput.pkceChallenge`), when it sent one: the link then
+   * ends in a flow state's code instead of a session in the redirect's fragment.
    */
   readonly pkce?: {
     readonly challenge: Option.Option<ClientInput.PkceChallenge>
