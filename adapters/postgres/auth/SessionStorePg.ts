@@ -65,7 +65,8 @@ export const layer = Layer.effect(
       }).pipe(sql.withTransaction, Effect.orDie)
 
     /**
-     * The token's session, locked, with the token's generation: one round trip. Its sealed
+     * The token's session, locked, with the token's generation and the session's user: one
+     * round trip. Its sealed
      * child is read after the lock: a rotation that held the lock has committed it.
      */
     const lockPresented = (presented: SecretHash) =>
@@ -77,13 +78,11 @@ export const layer = Layer.effect(
           .unsafe(RefreshTokens.lockPresentedText(name), [presented])
           .pipe(decodeFirst(RefreshTokens.LockedRow))
         if (Option.isNone(found)) return Option.none()
-        const { tokenGeneration, ...fields } = found.value
         const sealed = yield* sql
           .unsafe(RefreshTokens.sealedChildText(name), [presented])
           .pipe(decodeFirst(RefreshTokens.SealedRow))
         return Option.some({
-          session: Sessions.toSession(fields),
-          generation: tokenGeneration,
+          ...RefreshTokens.lockedOf(found.value),
           sealedChild: Option.flatMap(sealed, (row) => Option.fromNullable(row.sealedChild))
         })
       }).pipe(Effect.orDie)

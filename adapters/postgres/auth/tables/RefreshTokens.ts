@@ -3,6 +3,7 @@ import * as Schema from "effect/Schema"
 import type { Rotation } from "../../../../application/auth/ports/SessionStore.js"
 import { SealedSecret } from "../../../../application/auth/ports/TokenSealer.js"
 import * as Sessions from "./Sessions.js"
+import * as Users from "./Users.js"
 
 /**
  * The `refresh_tokens` table: a session's tokens by their digests, its statements (which take
@@ -21,7 +22,8 @@ type Name = (table: string) => string
  * takes the session's row lock, so of concurrent presentations of one token exactly one
  * rotates, in one batch or across several. Each input is one element of the arrays
  * (`rotateParameters`): $1 presented digest, $2 now, $3 sealed child (null: none kept), $4
- * child digest; `position` says which input a returned session answers.
+ * child digest; `position` says which input a returned session answers, and `account` is the
+ * session's user with their identities (`Users.accountJsonOf`), read in the same statement.
  */
 export const rotateText = (name: Name) =>
   `WITH input AS (
@@ -47,7 +49,8 @@ export const rotateText = (name: Name) =>
      SELECT r.child_hash, r.user_id, r.presented, r.id, r.generation, r.rotated_at, r.rotated_at
      FROM rotated r
    )
-   SELECT ${Sessions.columnsOf("r")}, r.position FROM rotated r`
+   SELECT ${Sessions.columnsOf("r")}, r.position, ${Users.accountJsonOf(name, "r.user_id")} AS account
+   FROM rotated r`
 
 /** `rotateText`'s parameters for some rotations: an array per column. */
 export const rotateParameters = (rotations: ReadonlyArray<Rotation>) => [
@@ -58,14 +61,31 @@ export const rotateParameters = (rotations: ReadonlyArray<Rotation>) => [
   rotations.map((rotation) => rotation.child)
 ]
 
-export const RotatedRow = Schema.Struct({ ...Sessions.RowFields.fields, position: Schema.NumberFromString })
+/** The session's user with their identities, as a refresh reads them with it; null when gone. */
+const AccountField = Schema.NullOr(Users.AccountJson)
 
-/** Each rotation's session as it left it, from `rotateText`'s rows; none for those it did not rotate. */
+type WithAccountRow = typeof Sessions.RowFields.Type & { readonly account: typeof AccountField.Type }
+
+const withAccount = ({ account, ...session }: WithAccountRow) => ({
+  session: Sessions.toSession(session),
+  account: Option.map(Option.fromNullable(account), Users.toAccount)
+})
+
+export const RotatedRow = Schema.Struct({
+  ...Sessions.RowFields.fields,
+  position: Schema.NumberFromString,
+  account: AccountField
+})
+
+/**
+ * Each rotation's session as it left it, with its user, from `rotateText`'s rows; none for
+ * those it did not rotate.
+ */
 export const rotatedOf = (
   rows: ReadonlyArray<typeof RotatedRow.Type>,
   rotations: ReadonlyArray<Rotation>
 ) => {
-  const byPosition = new Map(rows.map(({ position, ...session }) => [position, Sessions.toSession(session)]))
+  const byPosition = new Map(rows.map(({ position, ...row }) => [position, withAccount(row)]))
   return rotations.map((_, i) => Option.fromNullable(byPosition.get(i + 1)))
 }
 
@@ -74,13 +94,24 @@ export const rotatedOf = (
  * session and generation never change, so reading them with the lock is as good as before.
  */
 export const lockPresentedText = (name: Name) =>
-  `SELECT ${Sessions.columnsOf("s")}, t.generation AS token_generation
+  `SELECT ${Sessions.columnsOf("s")}, t.generation AS token_generation,
+     ${Users.accountJsonOf(name, "s.user_id")} AS account
    FROM ${name("refresh_tokens")} t JOIN ${name("sessions")} s ON s.id = t.session_id
    WHERE t.token_hash = $1
    FOR UPDATE OF s`
 
-/** A session locked for a refresh, with the generation of the token presented. */
-export const LockedRow = Schema.Struct({ ...Sessions.RowFields.fields, tokenGeneration: Schema.Int })
+/** A session locked for a refresh, with the generation of the token presented and its user. */
+export const LockedRow = Schema.Struct({
+  ...Sessions.RowFields.fields,
+  tokenGeneration: Schema.Int,
+  account: AccountField
+})
+
+/** A locked session with its user, from a row of `LockedRow`. */
+export const lockedOf = ({ tokenGeneration, ...row }: typeof LockedRow.Type) => ({
+  ...withAccount(row),
+  generation: tokenGeneration
+})
 
 /** $1 presented digest: the child the token was retired into, sealed under it, if it keeps one. */
 export const sealedChildText = (name: Name) =>

@@ -1,7 +1,7 @@
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { EmailExists, PhoneExists } from "../../../../application/auth/ports/UserRepository.js"
-import type { Identity } from "../../../../domain/Identity.js"
+import { Identity } from "../../../../domain/Identity.js"
 import { User } from "../../../../domain/User.js"
 import * as Identities from "./Identities.js"
 import { JsonObject } from "./JsonColumns.js"
@@ -65,6 +65,41 @@ export const WithIdentitiesRow = Schema.Struct({ ...UserRow.fields, identities: 
 export const toWithIdentities = ({ identities, ...user }: typeof WithIdentitiesRow.Type) => ({
   user: toUser(user),
   identities: identities.map(Identities.toIdentity)
+})
+
+/**
+ * The live user whose id is `userId` (an expression), with their identities, as one JSON object
+ * in text (`AccountJson`): null when there is none. A subquery, so that a statement about
+ * something else (a session's rotation) answers for the user too.
+ */
+export const accountJsonOf = (name: Name, userId: string) =>
+  `(SELECT json_build_object(
+      'user', json_build_object(
+        'id', a.id, 'aud', a.aud, 'role', a.role, 'email', a.email, 'phone', a.phone,
+        'emailConfirmedAt', a.email_confirmed_at, 'phoneConfirmedAt', a.phone_confirmed_at,
+        'confirmationSentAt', a.confirmation_sent_at, 'invitedAt', a.invited_at,
+        'lastSignInAt', a.last_sign_in_at, 'appMetadata', a.raw_app_meta_data,
+        'userMetadata', a.raw_user_meta_data, 'isAnonymous', a.is_anonymous,
+        'bannedUntil', a.banned_until, 'createdAt', a.created_at, 'updatedAt', a.updated_at,
+        'emailChange', a.email_change, 'emailChangeSentAt', a.email_change_sent_at,
+        'emailChangeConfirmStatus', a.email_change_confirm_status, 'phoneChange', a.phone_change,
+        'phoneChangeSentAt', a.phone_change_sent_at),
+      'identities', ${Identities.jsonArrayOf(name, "a.id")}::json)
+    FROM ${name("users")} a WHERE a.id = ${userId} AND a.deleted_at IS NULL)::text`
+
+/** A user with their identities as `accountJsonOf` gives them (timestamps as ISO strings). */
+export const AccountJson = Schema.parseJson(
+  Schema.Struct({
+    user: Schema.Struct(User.fields),
+    identities: Schema.Array(Schema.Struct(Identity.fields))
+  })
+)
+
+/** A user with their identities, from `AccountJson`. */
+export const toAccount = (account: typeof AccountJson.Type) => ({
+  // Decoded field by field already: the classes are not asked to validate them again.
+  user: new User(account.user, true),
+  identities: account.identities.map(Identities.toIdentity)
 })
 
 /**
