@@ -15,16 +15,16 @@ import * as Fixtures from "../../../support/auth/Fixtures.js"
 import { concurrently } from "../Storage.js"
 import type { It } from "./AuthStorage.js"
 
-const digest = (value: string) => SecretHash.make(createHash("sha256").update(value).digest("hex"))
+export const digest = (value: string) => SecretHash.make(createHash("sha256").update(value).digest("hex"))
 
 /** A stored user to hang factors on. */
-const storedUser = Effect.gen(function* () {
+export const storedUser = Effect.gen(function* () {
   const user = Fixtures.user()
   yield* Effect.flatMap(UserRepository, (users) => users.insert(user, [], Option.none()))
   return user.id
 })
 
-const factorOf = (userId: UserId, fields: Partial<ConstructorParameters<typeof Factor>[0]> = {}) =>
+export const factorOf = (userId: UserId, fields: Partial<ConstructorParameters<typeof Factor>[0]> = {}) =>
   new Factor({
     id: FactorId.make(randomUUID()),
     userId,
@@ -49,7 +49,7 @@ const enrolled = (fields: Partial<ConstructorParameters<typeof Factor>[0]> = {},
     return factor
   })
 
-const challengeOf = (
+export const challengeOf = (
   factor: Factor,
   at: Date,
   fields: Partial<ConstructorParameters<typeof FactorChallenge>[0]> = {}
@@ -98,7 +98,7 @@ const atOnce = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     { concurrency: "unbounded" }
   )
 
-const codesOf = (count: number) =>
+export const codesOf = (count: number) =>
   Array.from({ length: count }, () => randomUUID().replaceAll("-", "").slice(0, 16))
 
 export const factorStoreContract = (it: It) =>
