@@ -27,6 +27,9 @@ interface Tables {
   readonly codes: ReadonlyArray<CodeRow>
 }
 
+/** What the table's unique indexes refuse of a new factor. */
+type Refusal = FactorNameTaken | FactorPhoneTaken | RecoveryCodesExist
+
 const empty: Tables = { factors: [], challenges: [], codes: [] }
 
 /** The unique index on names ignores blank ones, as the table's does. */
@@ -100,23 +103,19 @@ export const layer = Layer.effect(
     return {
       enrol: (factor, secret) =>
         Effect.flatten(
-          Ref.modify(
-            state,
-            (
-              tables
-            ): [Effect.Effect<void, FactorNameTaken | FactorPhoneTaken | RecoveryCodesExist>, Tables] =>
-              Option.match(
-                Option.orElse(nameOrPhoneConflict(factor, tables.factors), () =>
-                  setConflict(factor, tables.factors)
-                ),
-                {
-                  onSome: (error) => [Effect.fail(error), tables],
-                  onNone: () => [
-                    Effect.void,
-                    { ...tables, factors: [...tables.factors, stored(factor, secret)] }
-                  ]
-                }
-              )
+          Ref.modify(state, (tables): [Effect.Effect<void, Refusal>, Tables] =>
+            Option.match(
+              Option.orElse(nameOrPhoneConflict(factor, tables.factors), () =>
+                setConflict(factor, tables.factors)
+              ),
+              {
+                onSome: (error) => [Effect.fail(error), tables],
+                onNone: () => [
+                  Effect.void,
+                  { ...tables, factors: [...tables.factors, stored(factor, secret)] }
+                ]
+              }
+            )
           )
         ),
       list: (userId) =>
