@@ -6,8 +6,7 @@ import type { FlowStateId } from "../../domain/auth/FlowState.js"
 import { codeSubject, OneTimeToken, OneTimeTokenId, type Purpose } from "../../domain/auth/OneTimeToken.js"
 import * as Time from "../../domain/Time.js"
 import type { User } from "../../domain/User.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import { OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
 
 /**
@@ -30,17 +29,16 @@ export interface Unstored {
 /** The token as digests, for the user's mail, text or an answer to carry in the clear. */
 export const digestsOf = (token: Unstored) =>
   Effect.gen(function* () {
-    const mint = yield* TokenMint
-    const hasher = yield* SecretHasher
+    const secrets = yield* Secrets
     const { user, now } = token
     return new OneTimeToken(
       {
-        id: OneTimeTokenId.make(yield* mint.uuid),
+        id: OneTimeTokenId.make(yield* secrets.uuid),
         userId: user.id,
         purpose: token.purpose,
         sentTo: token.to,
-        linkHash: yield* hasher.hash(token.link),
-        codeHash: yield* hasher.hash(Redacted.make(codeSubject(user.id, Redacted.value(token.code)))),
+        linkHash: yield* secrets.hash(token.link),
+        codeHash: yield* secrets.hash(Redacted.make(codeSubject(user.id, Redacted.value(token.code)))),
         failedAttempts: 0,
         createdAt: now,
         expiresAt: Time.plus(now, Duration.toMillis(token.lifetime)),
@@ -72,8 +70,8 @@ export const store = (token: Unstored, spacing: Option.Option<Duration.Duration>
  */
 export const useCode = (user: User, purposes: ReadonlyArray<Purpose>, code: string, now: Date) =>
   Effect.gen(function* () {
-    const hasher = yield* SecretHasher
-    const codeHash = yield* hasher.hash(Redacted.make(codeSubject(user.id, code)))
+    const secrets = yield* Secrets
+    const codeHash = yield* secrets.hash(Redacted.make(codeSubject(user.id, code)))
     const outcome = yield* Effect.flatMap(OneTimeTokenStore, (tokens) =>
       tokens.useCode(user.id, purposes, codeHash, now)
     )

@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type ChallengeMethod, FlowState, FlowStateId, parseMethod } from "../../domain/auth/FlowState.js"
 import type { User } from "../../domain/User.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as AuthError from "./AuthError.js"
 
 /**
@@ -59,7 +59,7 @@ export const parse = (
  */
 export const flowFor = (user: User, challenge: Challenge, authenticationMethod: string, now: Date) =>
   Effect.map(
-    Effect.flatMap(TokenMint, (mint) => mint.uuid),
+    Effect.flatMap(Secrets, (secrets) => secrets.uuid),
     (id) =>
       new FlowState({
         id: FlowStateId.make(id),

@@ -7,7 +7,7 @@ import * as Mail from "../../domain/auth/Mail.js"
 import type { OneTimeToken, Purpose } from "../../domain/auth/OneTimeToken.js"
 import type { Identity } from "../../domain/Identity.js"
 import type { User } from "../../domain/User.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings, type VerificationLinks } from "./AuthSettings.js"
 import * as OneTimeTokens from "./OneTimeTokens.js"
@@ -84,10 +84,10 @@ export interface Prepared {
 export const prepare = (verification: Verification) =>
   Effect.gen(function* () {
     const settings = yield* AuthSettings
-    const mint = yield* TokenMint
+    const secrets = yield* Secrets
     const { user, now } = verification
-    const link = yield* mint.token("verification")
-    const code = yield* mint.code(settings.verification.codeLength)
+    const link = yield* secrets.token("verification")
+    const code = yield* secrets.code(settings.verification.codeLength)
     const pkce = verification.pkce
     const flow =
       pkce === undefined || Option.isNone(pkce.challenge)
