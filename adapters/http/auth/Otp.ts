@@ -7,7 +7,7 @@ import { sendMagicLink } from "../../../application/auth/MagicLink.js"
 import { sendPhoneOtp } from "../../../application/auth/PhoneOtp.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import { field } from "./JsonRequest.js"
+import { field } from "./Endpoint.js"
 
 export const Body = Schema.Struct({
   email: field(Schema.String),
