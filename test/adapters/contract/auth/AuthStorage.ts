@@ -6,13 +6,13 @@ import type { FlowStateStore } from "../../../../application/auth/ports/FlowStat
 import type { MailOutbox } from "../../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../../application/auth/ports/OneTimeTokenStore.js"
 import type { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
-import type { TokenSealer } from "../../../../application/auth/ports/TokenSealer.js"
 import type { Transactions } from "../../../../application/auth/ports/Transactions.js"
 import type { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
+import type { Secrets } from "../../../../application/ports/Secrets.js"
 
 /**
  * Every storage port of the auth service: what each adapter set provides, `Transactions`
- * included (a refresh decides under its session's lock in one). The sealer comes
+ * included (a refresh decides under its session's lock in one). `Secrets` comes
  * along because presenting a refresh token, as the contract does it, seals and opens children.
  */
 export type AuthStorage =
@@ -22,7 +22,7 @@ export type AuthStorage =
   | OneTimeTokenStore
   | FlowStateStore
   | ExternalLoginStore
-  | TokenSealer
+  | Secrets
   | Enrolments
   | FactorStore
   | Transactions
