@@ -1,7 +1,7 @@
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { Rotation } from "../../../../application/auth/ports/SessionStore.js"
-import { SealedSecret } from "../../../../application/auth/ports/TokenSealer.js"
+import { SealedSecret } from "../../../../application/ports/Secrets.js"
 import * as Sessions from "./Sessions.js"
 import * as Users from "./Users.js"
 
