@@ -1,6 +1,7 @@
 import type { Vitest } from "@effect/vitest"
 import type { Enrolments } from "../../../../application/auth/ports/Enrolments.js"
 import type { ExternalLoginStore } from "../../../../application/auth/ports/ExternalLoginStore.js"
+import type { FactorStore } from "../../../../application/auth/ports/FactorStore.js"
 import type { FlowStateStore } from "../../../../application/auth/ports/FlowStateStore.js"
 import type { MailOutbox } from "../../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../../application/auth/ports/OneTimeTokenStore.js"
@@ -23,6 +24,7 @@ export type AuthStorage =
   | ExternalLoginStore
   | Secrets
   | Enrolments
+  | FactorStore
   | Transactions
 
 export type It = Vitest.MethodsNonLive<AuthStorage>
