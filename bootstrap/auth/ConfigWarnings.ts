@@ -16,7 +16,7 @@ import * as JwtKeys from "./JwtKeys.js"
 /** The shortest HS256 secret that is not a warning: RFC 7518 §3.2's 256 bits, one a character. */
 export const shortSecret = 32
 
-const codeLengths = ["AUTHSVC_MAILER_OTP_LENGTH", "AUTHSVC_SMS_OTP_LENGTH"]
+const codeLengths = ["AUTHSVC_MAILER_OTP_LENGTH", "AUTHSVC_SMS_OTP_LENGTH", "AUTHSVC_MFA_PHONE_OTP_LENGTH"]
 
 export const warnings = (
   config: AuthConfig.AuthConfig,

@@ -343,6 +343,28 @@ describe("auth configuration", () => {
         ])
       })
     )
+    it.effect("reads the factor and passkey limits per client address, as Supabase Auth's float64", () =>
+      Effect.gen(function* () {
+        const defaults = (yield* config({})).rateLimit
+        expect(defaults.mfaChallengeAndVerify).toEqual({ max: 15, window: Duration.minutes(1) })
+        expect(defaults.passkey).toEqual({ max: 30, window: Duration.minutes(5) })
+        const c = yield* config({
+          AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: "20.5",
+          AUTHSVC_RATE_LIMIT_PASSKEY: "12"
+        })
+        expect(c.rateLimit.mfaChallengeAndVerify).toEqual({ max: 20, window: Duration.minutes(1) })
+        expect(c.rateLimit.passkey).toEqual({ max: 12, window: Duration.minutes(5) })
+        expect(
+          yield* report({
+            AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: "15/1m",
+            AUTHSVC_RATE_LIMIT_PASSKEY: "-1"
+          })
+        ).toEqual([
+          "AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: expected a number of requests per minute, e.g. 15",
+          "AUTHSVC_RATE_LIMIT_PASSKEY: expected a number of requests per 5 minutes, e.g. 30"
+        ])
+      })
+    )
   })
 
   describe("mail templates", () => {
@@ -413,6 +435,19 @@ describe("auth configuration", () => {
         expect([kept.mailer.otpLength, kept.sms.otpLength]).toEqual([8, 10])
         expect(yield* report({ AUTHSVC_SMS_OTP_LENGTH: "six" })).toEqual([
           "AUTHSVC_SMS_OTP_LENGTH: expected a whole number, 0 or more"
+        ])
+      })
+    )
+
+    it.effect("warn of a texted factor code's length outside 6 to 10 too", () =>
+      Effect.gen(function* () {
+        const env = { AUTHSVC_MFA_PHONE_OTP_LENGTH: "5" }
+        expect((yield* config(env)).mfa.phone.otpLength).toBe(6)
+        expect(yield* warningsOf(env)).toEqual([
+          "AUTHSVC_MFA_PHONE_OTP_LENGTH is 5: codes have 6 to 10 digits, so they have 6, as Supabase Auth makes them"
+        ])
+        expect(yield* report({ AUTHSVC_MFA_PHONE_OTP_LENGTH: "six" })).toEqual([
+          "AUTHSVC_MFA_PHONE_OTP_LENGTH: expected a whole number, 0 or more"
         ])
       })
     )
