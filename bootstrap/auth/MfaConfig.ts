@@ -133,24 +133,25 @@ const switchesField = Config.all(
 )
 
 /**
- * `WEBAUTHN_RP_ID`: the relying party's domain, which browsers match against the page's host.
- * A scheme, port or path makes every ceremony fail, so it is refused.
+ * `WEBAUTHN_RP_ID`: the relying party's domain, which browsers match against the page's host. A
+ * scheme, port or path makes every ceremony fail; Supabase Auth takes it, so this service does
+ * too, and ConfigWarnings says so.
  */
-const parseRpId = (value: string): Either.Either<string, string> => {
-  const trimmed = value.trim()
-  return /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(trimmed)
-    ? Either.right(trimmed)
-    : Either.left("expected a domain name such as example.com, without scheme, port or path")
-}
+export const rpIdProblem = (value: string): Option.Option<string> =>
+  /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(value.trim())
+    ? Option.none()
+    : Option.some("a domain name such as example.com is expected, without scheme, port or path")
 
 /**
  * `WEBAUTHN_RP_ORIGINS`: origins as the client data carries them: `https://app.example.com`, or
  * an app's (`android:apk-key-hash:…`). An entry that is no URL at all can never match one.
  */
-const parseOrigins = (origins: ReadonlyArray<string>): Either.Either<ReadonlyArray<string>, string> =>
-  origins.every((origin) => URL.canParse(origin))
-    ? Either.right(origins)
-    : Either.left("expected comma-separated origins such as https://app.example.com")
+export const originsProblem = (origins: ReadonlyArray<string>): Option.Option<string> => {
+  const bad = origins.filter((origin) => !URL.canParse(origin))
+  return bad.length === 0
+    ? Option.none()
+    : Option.some(`${bad.join(", ")} is no origin such as https://app.example.com`)
+}
 
 /** Whether anything needs the relying party: passkeys, or WebAuthn factors. */
 const usesWebAuthn = (passkeys: boolean, webauthn: Switches): boolean =>
@@ -161,8 +162,8 @@ const webAuthnSwitches = `${passkeyEnabledName}, ${switchPrefix.webauthn}_ENROLL
 /**
  * Everything about factors and passkeys, validated together; read beside `AuthConfig.server`.
  * The relying party and the phone template are checked only while something uses them, as
- * Supabase Auth checks them; where it starts without a relying party and fails every ceremony,
- * this service stops with one line per missing variable (docs/compatibility.md).
+ * Supabase Auth checks them; without a relying party the start stops, as Supabase Auth's does,
+ * with one line per missing variable.
  */
 export const mfa: Config.Config<MfaConfig> = Config.all({
   challengeExpiry: decimalNamed(
@@ -204,33 +205,16 @@ export const mfa: Config.Config<MfaConfig> = Config.all({
       const id = Option.filter(fields.rpId, (value) => value.trim() !== "")
       const displayName = Option.filter(fields.rpDisplayName, (value) => value.trim() !== "")
       const required = `is required with ${webAuthnSwitches} on`
-      const parsedId = Option.map(id, parseRpId)
-      const parsedOrigins = parseOrigins(fields.rpOrigins)
-      if (Option.isNone(parsedId)) problems.push(ConfigValues.invalid(rpIdName, required))
-      else if (Either.isLeft(parsedId.value))
-        problems.push(ConfigValues.invalid(rpIdName, parsedId.value.left))
+      if (Option.isNone(id)) problems.push(ConfigValues.invalid(rpIdName, required))
       if (Option.isNone(displayName)) problems.push(ConfigValues.invalid(rpDisplayNameName, required))
       if (fields.rpOrigins.length === 0) problems.push(ConfigValues.invalid(rpOriginsName, required))
-      else if (Either.isLeft(parsedOrigins))
-        problems.push(ConfigValues.invalid(rpOriginsName, parsedOrigins.left))
-      if (
-        Option.isSome(parsedId) &&
-        Either.isRight(parsedId.value) &&
-        Option.isSome(displayName) &&
-        Either.isRight(parsedOrigins) &&
-        parsedOrigins.right.length > 0
-      ) {
+      if (Option.isSome(id) && Option.isSome(displayName) && fields.rpOrigins.length > 0) {
         relyingParty = Option.some({
-          id: parsedId.value.right,
+          id: id.value.trim(),
           displayName: displayName.value,
-          origins: parsedOrigins.right
+          origins: fields.rpOrigins
         })
       }
-      // A challenge that expires as it is made fails every ceremony.
-      if (Duration.isZero(fields.webAuthnChallengeExpiry))
-        problems.push(
-          ConfigValues.invalid(webAuthnChallengeExpiryName, "expected a duration above zero, e.g. 5m")
-        )
     }
     const [first, ...rest] = problems
     if (first !== undefined)

@@ -704,6 +704,32 @@ describe("auth configuration", () => {
         })
     )
 
+    it.effect("warns of a relying party no passkey or WebAuthn ceremony can pass", () =>
+      Effect.gen(function* () {
+        const party = {
+          AUTHSVC_PASSKEY_ENABLED: "true",
+          AUTHSVC_WEBAUTHN_RP_ID: "example.com",
+          AUTHSVC_WEBAUTHN_RP_DISPLAY_NAME: "Example",
+          AUTHSVC_WEBAUTHN_RP_ORIGINS: "https://app.example.com"
+        }
+        expect(yield* warningsOf(party)).toEqual([])
+        expect(
+          yield* warningsOf({
+            ...party,
+            AUTHSVC_WEBAUTHN_RP_ID: "https://example.com:443",
+            AUTHSVC_WEBAUTHN_RP_ORIGINS: "https://app.example.com,app.example.com",
+            AUTHSVC_WEBAUTHN_CHALLENGE_EXPIRY_DURATION: "0s"
+          })
+        ).toEqual([
+          "AUTHSVC_WEBAUTHN_RP_ID is https://example.com:443: a domain name such as example.com is expected, without scheme, port or path, or every passkey and WebAuthn ceremony fails",
+          "AUTHSVC_WEBAUTHN_RP_ORIGINS: app.example.com is no origin such as https://app.example.com, and never matches a browser's, so every passkey and WebAuthn ceremony fails from it",
+          "AUTHSVC_WEBAUTHN_CHALLENGE_EXPIRY_DURATION is 0: a challenge expires as it is made, so every passkey and WebAuthn ceremony fails; 5m is Supabase Auth's default"
+        ])
+        // Off, nothing uses the relying party, and nothing is said of it.
+        expect(yield* warningsOf({ AUTHSVC_WEBAUTHN_RP_ID: "https://example.com" })).toEqual([])
+      })
+    )
+
     it.effect("accepts postgres as DB_DRIVER, and Supabase Auth's synonyms of it with a warning", () =>
       Effect.gen(function* () {
         expect(yield* warningsOf({ AUTHSVC_DB_DRIVER: "postgres" })).toEqual([])
