@@ -3,9 +3,11 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
+import { FactorStore } from "./ports/FactorStore.js"
 
 /**
- * GET /user: the signed-in user with their identities. As in Supabase Auth, a token issued for
+ * GET /user: the signed-in user with their identities and factors (supabase-js `mfa.listFactors`
+ * and `getAuthenticatorAssuranceLevel` read them there). As in Supabase Auth, a token issued for
  * another audience (`aud`, its first entry when a list) than the service's is refused here.
  */
 export const getUser = Telemetry.fn("GetUser.getUser")(
@@ -17,7 +19,8 @@ export const getUser = Telemetry.fn("GetUser.getUser")(
       if (first !== settings.audience) {
         return yield* new AuthError.InvalidInput({ message: "Token audience doesn't match request audience" })
       }
-      return { user: signedIn.user, identities: signedIn.identities }
+      const factors = yield* Effect.flatMap(FactorStore, (store) => store.list(signedIn.user.id))
+      return { user: signedIn.user, identities: signedIn.identities, factors }
     }),
   (signedIn) => ({ "user.id": signedIn.user.id })
 )

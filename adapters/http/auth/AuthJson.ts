@@ -1,6 +1,7 @@
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as IssueSession from "../../../application/auth/IssueSession.js"
+import type { Factor } from "../../../domain/auth/Factor.js"
 import type { Identity } from "../../../domain/Identity.js"
 import type { User } from "../../../domain/User.js"
 
@@ -12,9 +13,10 @@ import type { User } from "../../../domain/User.js"
 /**
  * The user object of Supabase Auth's wire (`models.User` as Go encodes it): `email` and `phone`
  * are empty strings when unset, timestamps that are unset are left out, `identities` is always
- * an array, and `confirmed_at` is the earlier of the two confirmations.
+ * an array, and `confirmed_at` is the earlier of the two confirmations. `factors` is there only
+ * when the user has any (Go's `omitempty` on the slice).
  */
-export const user = (user: User, identities: ReadonlyArray<Identity>) => {
+export const user = (user: User, identities: ReadonlyArray<Identity>, factors: ReadonlyArray<Factor> = []) => {
   const iso = (value: Option.Option<Date>) =>
     Option.getOrUndefined(Option.map(value, (date) => date.toISOString()))
   const confirmations = [user.emailConfirmedAt, user.phoneConfirmedAt].flatMap((at) =>
@@ -38,6 +40,7 @@ export const user = (user: User, identities: ReadonlyArray<Identity>) => {
     last_sign_in_at: iso(user.lastSignInAt),
     app_metadata: user.appMetadata,
     user_metadata: user.userMetadata,
+    factors: factors.length === 0 ? undefined : factors.map(factor),
     identities: identities.map(identity),
     created_at: user.createdAt.toISOString(),
     updated_at: user.updatedAt.toISOString(),
@@ -45,6 +48,24 @@ export const user = (user: User, identities: ReadonlyArray<Identity>) => {
     is_anonymous: user.isAnonymous
   })
 }
+
+/**
+ * A factor as Supabase Auth's `models.Factor` encodes it: `friendly_name` left out when blank,
+ * `phone` `""` when none, `last_challenged_at` `null` until the first challenge; the WebAuthn
+ * fields (`web_authn_aaguid`, `last_webauthn_challenge_data`) are left out, as Go leaves them
+ * when unset.
+ */
+export const factor = (factor: Factor) =>
+  withoutUndefined({
+    id: factor.id,
+    created_at: factor.createdAt.toISOString(),
+    updated_at: factor.updatedAt.toISOString(),
+    status: factor.status,
+    friendly_name: factor.friendlyName === "" ? undefined : factor.friendlyName,
+    factor_type: factor.factorType,
+    phone: Option.getOrElse(factor.phone, () => ""),
+    last_challenged_at: Option.getOrNull(Option.map(factor.lastChallengedAt, (at) => at.toISOString()))
+  })
 
 /** An identity as Supabase Auth encodes it: `identity_id` is ours, `id` the provider's subject. */
 const identity = (identity: Identity) =>

@@ -10,12 +10,14 @@ import type { AuthSettings } from "../../../application/auth/AuthSettings.js"
 import type { CaptchaSettings } from "../../../application/auth/Captcha.js"
 import * as Captcha from "../../../application/auth/Captcha.js"
 import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
+import type { MfaSettings } from "../../../application/auth/MfaSettings.js"
 import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
 import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
 import type { CustomProviderStore } from "../../../application/auth/ports/CustomProviderStore.js"
 import type { Enrolments } from "../../../application/auth/ports/Enrolments.js"
 import type { ExternalLoginStore } from "../../../application/auth/ports/ExternalLoginStore.js"
 import type { ExternalProviders } from "../../../application/auth/ports/ExternalProviders.js"
+import type { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import type { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
 import type { IdTokenVerifier } from "../../../application/auth/ports/IdTokenVerifier.js"
 import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
@@ -63,6 +65,8 @@ export type Services =
   | CustomProviderStore
   | ProviderEndpoints
   | DatabaseProbe
+  | MfaSettings
+  | FactorStore
 
 /**
  * Who may call an auth endpoint, and what its handler is handed: anyone (nothing), a signed-in

@@ -10,16 +10,20 @@ import * as CreateCustomProvider from "./admin/CreateCustomProvider.js"
 import * as CustomProviderBody from "./admin/CustomProviderBody.js"
 import * as DeleteAdminUser from "./admin/DeleteAdminUser.js"
 import * as DeleteCustomProvider from "./admin/DeleteCustomProvider.js"
+import * as DeleteFactor from "./admin/DeleteFactor.js"
 import * as GenerateLink from "./admin/GenerateLink.js"
 import * as GetAdminUser from "./admin/GetAdminUser.js"
 import * as GetCustomProvider from "./admin/GetCustomProvider.js"
 import * as InviteUser from "./admin/InviteUser.js"
 import * as ListCustomProviders from "./admin/ListCustomProviders.js"
+import * as ListFactors from "./admin/ListFactors.js"
 import * as ListUsers from "./admin/ListUsers.js"
 import * as UpdateAdminUser from "./admin/UpdateAdminUser.js"
 import * as UpdateCustomProvider from "./admin/UpdateCustomProvider.js"
+import * as UpdateFactor from "./admin/UpdateFactor.js"
 import * as ConsumeSamlAssertion from "./ConsumeSamlAssertion.js"
 import { beforeInput, body, type Callers, endpoint, type Failure, first, type Limit, none, ofInput, param, query, type Services } from "./Endpoint.js"
+import * as EnrollFactor from "./EnrollFactor.js"
 import { problems } from "./ErrorResponse.js"
 import * as FollowVerifyLink from "./FollowVerifyLink.js"
 import * as GetCurrentUser from "./GetCurrentUser.js"
@@ -39,6 +43,7 @@ import * as Settings from "./Settings.js"
 import * as SignInWithSso from "./SignInWithSso.js"
 import * as Signup from "./Signup.js"
 import * as Token from "./Token.js"
+import * as UnenrollFactor from "./UnenrollFactor.js"
 import * as UnlinkIdentity from "./UnlinkIdentity.js"
 import * as UpdateCurrentUser from "./UpdateCurrentUser.js"
 import * as VerifyOtp from "./VerifyOtp.js"
@@ -106,6 +111,10 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   route("PUT", "/user", { limit: first("otp"), caller: "user", input: body(UpdateCurrentUser.Body) }, UpdateCurrentUser.handle),
   route("GET", "/user/identities/authorize", { caller: "user", requires: manualLinkingOn, input: query }, LinkIdentity.handle),
   route("DELETE", "/user/identities/{identity_id}", { caller: "user", input: param("identity_id") }, UnlinkIdentity.handle),
+  // Supabase Auth counts no rate limit on enrolment and unenrolment (its limiter is on challenge
+  // and verify only).
+  route("POST", "/factors", { caller: "user", input: EnrollFactor.input }, EnrollFactor.handle),
+  route("DELETE", "/factors/{factor_id}", { caller: "user", input: param("factor_id") }, UnenrollFactor.handle),
   route("POST", "/logout", { caller: "user", input: Logout.scope }, Logout.handle),
   // Also the form of the page GET /verify shows with MAILER_LINK_CONFIRMATION_PAGE.
   route("POST", "/verify", { limit: first("verify"), caller: "anyone", input: VerifyOtp.input }, VerifyOtp.handle, jsonOrForm),
@@ -129,6 +138,9 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   route("GET", "/admin/users/{user_id}", { caller: "admin", input: GetAdminUser.input }, GetAdminUser.handle),
   route("PUT", "/admin/users/{user_id}", { caller: "admin", input: UpdateAdminUser.input }, UpdateAdminUser.handle),
   route("DELETE", "/admin/users/{user_id}", { caller: "admin", input: DeleteAdminUser.input }, DeleteAdminUser.handle),
+  route("GET", "/admin/users/{user_id}/factors", { caller: "admin", input: GetAdminUser.input }, ListFactors.handle),
+  route("PUT", "/admin/users/{user_id}/factors/{factor_id}", { caller: "admin", input: UpdateFactor.input }, UpdateFactor.handle),
+  route("DELETE", "/admin/users/{user_id}/factors/{factor_id}", { caller: "admin", input: DeleteFactor.input }, DeleteFactor.handle),
   // Custom providers switched off: 404 before the body is read, as Supabase Auth's middleware answers.
   route("GET", "/admin/custom-providers", { caller: "admin", input: query }, ListCustomProviders.handle),
   route("POST", "/admin/custom-providers", { caller: "admin", requires: customProvidersOn, input: CustomProviderBody.decode }, CreateCustomProvider.handle),

@@ -1,0 +1,22 @@
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { Aal } from "../../domain/auth/Session.js"
+import { FactorId } from "../../domain/auth/Factor.js"
+import * as AuthError from "./AuthError.js"
+import type { SignedIn } from "./Authenticate.js"
+
+const isFactorId = Schema.is(FactorId)
+
+/**
+ * The `{factor_id}` of a path, as Supabase Auth's `loadFactor` reads it: a UUID, else 404
+ * `validation_failed`.
+ */
+export const parseFactorId = (raw: string): Effect.Effect<FactorId, AuthError.MalformedFactorId> =>
+  isFactorId(raw) ? Effect.succeed(raw) : Effect.fail(new AuthError.MalformedFactorId())
+
+/** Supabase Auth's `requireNotAnonymous` on every `/factors` route: 403 `no_authorization`. */
+export const requireNotAnonymous = (signedIn: SignedIn): Effect.Effect<void, AuthError.AnonymousUserNotAllowed> =>
+  signedIn.user.isAnonymous ? Effect.fail(new AuthError.AnonymousUserNotAllowed()) : Effect.void
+
+/** The level the caller's token claims (`aal`); a token without one is aal1, as in Supabase Auth. */
+export const sessionAal = (signedIn: SignedIn): Aal => (signedIn.claims.aal === "aal2" ? "aal2" : "aal1")

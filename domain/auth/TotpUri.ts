@@ -1,0 +1,46 @@
+import * as Totp from "./Totp.js"
+
+const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+/**
+ * RFC 4648 base32 without padding, as pquerna/otp writes a TOTP secret (20 bytes: 32
+ * characters, which need none).
+ */
+export const base32 = (bytes: Uint8Array): string => {
+  let out = ""
+  let buffer = 0
+  let bits = 0
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte
+    bits += 8
+    while (bits >= 5) {
+      out += alphabet[(buffer >>> (bits - 5)) & 31]
+      bits -= 5
+    }
+    buffer &= (1 << bits) - 1
+  }
+  if (bits > 0) out += alphabet[(buffer << (5 - bits)) & 31]
+  return out
+}
+
+const hex = (char: string) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`
+
+/** Go's escaping of a URL path (`url.URL.EscapedPath`): `$&+,/:;=@` stay, `!'()*` do not. */
+const pathEscape = (text: string): string =>
+  encodeURIComponent(text)
+    .replace(/[!'()*]/g, hex)
+    .replace(/%(24|26|2B|2C|2F|3A|3B|3D|40)/g, (escaped) => decodeURIComponent(escaped))
+
+/** Go's `url.QueryEscape`: everything but letters, digits and `-_.~` escaped, a space as `+`. */
+const queryEscape = (text: string): string =>
+  encodeURIComponent(text).replace(/[!'()*]/g, hex).replace(/%20/g, "+")
+
+/**
+ * The `otpauth://` URI of a TOTP factor, byte for byte as Supabase Auth's `totp.Generate`
+ * (pquerna/otp) writes it: the label `issuer:account` as a URL path, then the parameters in
+ * Go's sorted query order. `otpauth`'s own URI escapes `@` in the label, where Go leaves it.
+ */
+export const uri = (issuer: string, account: string, secret: string): string =>
+  `otpauth://totp/${pathEscape(Totp.label(issuer, account))}` +
+  `?algorithm=${Totp.parameters.algorithm}&digits=${Totp.parameters.digits}` +
+  `&issuer=${queryEscape(issuer)}&period=${Totp.parameters.periodSeconds}&secret=${secret}`
