@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as AccessTokenClaims from "../../domain/auth/AccessTokenClaims.js"
+import type { Factor } from "../../domain/auth/Factor.js"
 import * as Session from "../../domain/auth/Session.js"
 import * as Ban from "../../domain/Ban.js"
 import type { Identity } from "../../domain/Identity.js"
@@ -23,6 +24,8 @@ export interface SignedIn {
   readonly identities: ReadonlyArray<Identity>
   /** None for a token without `session_id`. */
   readonly session: Option.Option<Session.Session>
+  /** The user's factors, oldest first, read with the user. */
+  readonly factors: ReadonlyArray<Factor>
 }
 
 const isUserId = Schema.is(UserId)
@@ -94,7 +97,8 @@ export const user = Telemetry.fn("Authenticate.user")((token: string) =>
       claims,
       user: account.user,
       identities: account.identities,
-      session
+      session,
+      factors: account.factors
     } satisfies SignedIn
   })
 )

@@ -9,8 +9,8 @@ import * as Factor from "../../domain/auth/Factor.js"
 import * as Totp from "../../domain/auth/Totp.js"
 import * as TotpUri from "../../domain/auth/TotpUri.js"
 import * as User from "../../domain/User.js"
-import * as Telemetry from "../Telemetry.js"
 import { Secrets } from "../ports/Secrets.js"
+import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
@@ -129,7 +129,8 @@ export const enrollFactor = Telemetry.fn("EnrollFactor.enrollFactor")(
           FactorNameTaken: (taken) => new AuthError.FactorNameConflict({ friendlyName: taken.friendlyName }),
           // A verified factor of this number stored since the list was read.
           FactorPhoneTaken: () => new AuthError.VerifiedPhoneFactorExists(),
-          RecoveryCodesExist: () => Effect.dieMessage("a factor enrolled through POST /factors is no recovery-code set")
+          RecoveryCodesExist: () =>
+            Effect.dieMessage("a factor enrolled through POST /factors is no recovery-code set")
         })
       )
       if (Option.isSome(secret)) {

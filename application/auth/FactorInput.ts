@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { Aal } from "../../domain/auth/Session.js"
 import { FactorId } from "../../domain/auth/Factor.js"
+import type { Aal } from "../../domain/auth/Session.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 
@@ -15,7 +15,9 @@ export const parseFactorId = (raw: string): Effect.Effect<FactorId, AuthError.Ma
   isFactorId(raw) ? Effect.succeed(raw) : Effect.fail(new AuthError.MalformedFactorId())
 
 /** Supabase Auth's `requireNotAnonymous` on every `/factors` route: 403 `no_authorization`. */
-export const requireNotAnonymous = (signedIn: SignedIn): Effect.Effect<void, AuthError.AnonymousUserNotAllowed> =>
+export const requireNotAnonymous = (
+  signedIn: SignedIn
+): Effect.Effect<void, AuthError.AnonymousUserNotAllowed> =>
   signedIn.user.isAnonymous ? Effect.fail(new AuthError.AnonymousUserNotAllowed()) : Effect.void
 
 /** The level the caller's token claims (`aal`); a token without one is aal1, as in Supabase Auth. */

@@ -3,7 +3,6 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
-import { FactorStore } from "./ports/FactorStore.js"
 
 /**
  * GET /user: the signed-in user with their identities and factors (supabase-js `mfa.listFactors`
@@ -19,8 +18,7 @@ export const getUser = Telemetry.fn("GetUser.getUser")(
       if (first !== settings.audience) {
         return yield* new AuthError.InvalidInput({ message: "Token audience doesn't match request audience" })
       }
-      const factors = yield* Effect.flatMap(FactorStore, (store) => store.list(signedIn.user.id))
-      return { user: signedIn.user, identities: signedIn.identities, factors }
+      return { user: signedIn.user, identities: signedIn.identities, factors: signedIn.factors }
     }),
   (signedIn) => ({ "user.id": signedIn.user.id })
 )

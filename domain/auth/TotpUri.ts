@@ -33,7 +33,9 @@ const pathEscape = (text: string): string =>
 
 /** Go's `url.QueryEscape`: everything but letters, digits and `-_.~` escaped, a space as `+`. */
 const queryEscape = (text: string): string =>
-  encodeURIComponent(text).replace(/[!'()*]/g, hex).replace(/%20/g, "+")
+  encodeURIComponent(text)
+    .replace(/[!'()*]/g, hex)
+    .replace(/%20/g, "+")
 
 /**
  * The `otpauth://` URI of a TOTP factor, byte for byte as Supabase Auth's `totp.Generate`

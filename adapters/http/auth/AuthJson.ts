@@ -16,7 +16,11 @@ import type { User } from "../../../domain/User.js"
  * an array, and `confirmed_at` is the earlier of the two confirmations. `factors` is there only
  * when the user has any (Go's `omitempty` on the slice).
  */
-export const user = (user: User, identities: ReadonlyArray<Identity>, factors: ReadonlyArray<Factor> = []) => {
+export const user = (
+  user: User,
+  identities: ReadonlyArray<Identity>,
+  factors: ReadonlyArray<Factor> = []
+) => {
   const iso = (value: Option.Option<Date>) =>
     Option.getOrUndefined(Option.map(value, (date) => date.toISOString()))
   const confirmations = [user.emailConfirmedAt, user.phoneConfirmedAt].flatMap((at) =>

@@ -6,4 +6,6 @@ import * as AuthJson from "./AuthJson.js"
 
 /** GET /user — the signed-in user (supabase-js `getUser`; Supabase Auth's `UserGet`). */
 export const handle = (_: undefined, signedIn: SignedIn) =>
-  Effect.map(getUser(signedIn), (found) => HttpMessage.json(AuthJson.user(found.user, found.identities, found.factors)))
+  Effect.map(getUser(signedIn), (found) =>
+    HttpMessage.json(AuthJson.user(found.user, found.identities, found.factors))
+  )

@@ -23,10 +23,11 @@ export const layer = EnrolmentsMemory.layer.pipe(
       FlowStateStoreMemory.layer,
       ExternalLoginStoreMemory.layer,
       CustomProviderStoreMemory.layer,
-      FactorStoreMemory.layer,
       PasskeyStoreMemory.layer,
       TransactionsMemory.layer
     )
   ),
+  // The user repository reads a signed-in user's factors through the factor store.
+  Layer.provideMerge(FactorStoreMemory.layer),
   Layer.provide(AuthMemoryState.layer)
 )

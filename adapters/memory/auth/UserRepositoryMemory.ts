@@ -4,6 +4,7 @@ import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import {
   type ChangeOutcome,
   EmailExists,
@@ -104,6 +105,9 @@ export const layer = Layer.effect(
   UserRepository,
   Effect.gen(function* () {
     const state = yield* AuthMemoryState
+    // Factors are kept by the factor store's memory adapter; read through it, as Postgres reads
+    // the user's factors in the signed-in statement.
+    const factors = yield* FactorStore
     const read = <A>(f: (tables: Tables) => A) => Effect.map(Ref.get(state), f)
 
     /** The first live user that `matches`. */
@@ -223,11 +227,19 @@ export const layer = Layer.effect(
         read((tables) => (Option.isNone(liveUser(tables, id)) ? [] : identitiesOf(tables, id))),
       findWithIdentities: (id) => read((tables) => accountOf(tables, id)),
       findSignedIn: (id, session) =>
-        read((tables) =>
-          Option.map(accountOf(tables, id), (account) => ({
-            ...account,
-            session: Option.flatMap(session, (sessionId) => HashMap.get(tables.sessions, sessionId))
-          }))
+        Effect.flatMap(
+          read((tables) =>
+            Option.map(accountOf(tables, id), (account) => ({
+              ...account,
+              session: Option.flatMap(session, (sessionId) => HashMap.get(tables.sessions, sessionId))
+            }))
+          ),
+          (found) =>
+            Option.match(found, {
+              onNone: () => Effect.succeed(Option.none()),
+              onSome: (account) =>
+                Effect.map(factors.list(id), (listed) => Option.some({ ...account, factors: listed }))
+            })
         ),
       findPasswordHash: (id) =>
         read((tables) => Option.flatMap(liveUser(tables, id), (row) => row.passwordHash)),

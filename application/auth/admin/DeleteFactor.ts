@@ -1,8 +1,8 @@
 import * as Effect from "effect/Effect"
 import type { UserId } from "../../../domain/Ids.js"
 import * as Telemetry from "../../Telemetry.js"
-import { removeFactor } from "../UnenrollFactor.js"
 import { parseFactorId } from "../FactorInput.js"
+import { removeFactor } from "../UnenrollFactor.js"
 import { findUser } from "./FindUser.js"
 
 /**

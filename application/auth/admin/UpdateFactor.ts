@@ -6,8 +6,8 @@ import type { UserId } from "../../../domain/Ids.js"
 import * as User from "../../../domain/User.js"
 import * as Telemetry from "../../Telemetry.js"
 import * as AuthError from "../AuthError.js"
-import { FactorStore } from "../ports/FactorStore.js"
 import { parseFactorId } from "../FactorInput.js"
+import { FactorStore } from "../ports/FactorStore.js"
 import { findUser } from "./FindUser.js"
 
 /** What PUT /admin/users/{user_id}/factors/{factor_id} may change; none or `""`: unchanged. */

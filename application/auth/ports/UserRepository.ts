@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { Factor } from "../../../domain/auth/Factor.js"
 import type { Session, SessionId } from "../../../domain/auth/Session.js"
 import type { Identity } from "../../../domain/Identity.js"
 import { type IdentityId, UserId } from "../../../domain/Ids.js"
@@ -107,6 +108,8 @@ export interface WithIdentities {
 export interface SignedIn extends WithIdentities {
   /** The session of the id asked for, ended or not; none when none was asked for or it is unknown. */
   readonly session: Option.Option<Session>
+  /** The user's factors, oldest first (GET /user lists them). */
+  readonly factors: ReadonlyArray<Factor>
 }
 
 /**
@@ -160,9 +163,9 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
      */
     readonly findWithIdentities: (id: UserId) => Effect.Effect<Option.Option<WithIdentities>>
     /**
-     * `findWithIdentities`, and the session of this id (whoever's it is) read with them: what
-     * an access token names, in one read, as every authenticated request reads it. None when
-     * the user is not found, whatever the session.
+     * `findWithIdentities`, and the session of this id (whoever's it is) and the user's factors
+     * read with them: what an access token names, in one read, as every authenticated request
+     * reads it. None when the user is not found, whatever the session.
      */
     readonly findSignedIn: (
       id: UserId,

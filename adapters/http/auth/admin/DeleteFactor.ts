@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
-import * as FindUser from "../../../../application/auth/admin/FindUser.js"
 import { deleteFactor } from "../../../../application/auth/admin/DeleteFactor.js"
+import * as FindUser from "../../../../application/auth/admin/FindUser.js"
 import type { UserId } from "../../../../domain/Ids.js"
 import type { HttpRequest } from "../../HttpMessage.js"
 import * as HttpMessage from "../../HttpMessage.js"
@@ -22,4 +22,6 @@ export const input = (request: HttpRequest) =>
  * (Supabase Auth's `adminUserDeleteFactor`): the deleted factor.
  */
 export const handle = (path: { readonly userId: UserId; readonly factorId: string }) =>
-  Effect.map(deleteFactor(path.userId, path.factorId), (removed) => HttpMessage.json(AuthJson.factor(removed)))
+  Effect.map(deleteFactor(path.userId, path.factorId), (removed) =>
+    HttpMessage.json(AuthJson.factor(removed))
+  )

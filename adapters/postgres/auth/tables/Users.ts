@@ -5,6 +5,7 @@ import { Identity } from "../../../../domain/Identity.js"
 import { User } from "../../../../domain/User.js"
 import * as Identities from "./Identities.js"
 import { JsonObject } from "./JsonColumns.js"
+import * as MfaFactors from "./MfaFactors.js"
 import * as Sessions from "./Sessions.js"
 
 /**
@@ -106,28 +107,35 @@ export const toAccount = (account: typeof AccountJson.Type) => ({
  * The signed-in reads that arrive together (Batched.ts): each input is one element of the
  * arrays — $1 user, $2 session (null: none asked) — and `position` says which input a row
  * answers. A row for each live user asked, with their identities (`withIdentitiesText`) and
- * the session of that id (`Sessions.jsonOf`: null when there is none), ended or not.
+ * the session of that id (`Sessions.jsonOf`: null when there is none), ended or not, and
+ * their factors (`MfaFactors.jsonArrayOf`: null when none), which GET /user lists.
  */
 export const signedInText = (name: Name) =>
   `WITH input AS (
      SELECT * FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS i(user_id, session_id, position)
    )
    SELECT i.position, u.*, ${Identities.jsonArrayOf(name, "u.id")} AS identities,
-     ${Sessions.jsonOf(name, "i.session_id")} AS session
+     ${Sessions.jsonOf(name, "i.session_id")} AS session,
+     ${MfaFactors.jsonArrayOf(name, "u.id")} AS factors
    FROM input i CROSS JOIN LATERAL (${liveWhereText(name, "id = i.user_id")}) u`
 
 export const SignedInRow = Schema.Struct({
   ...WithIdentitiesRow.fields,
   position: Schema.NumberFromString,
-  session: Schema.NullOr(Sessions.SessionJson)
+  session: Schema.NullOr(Sessions.SessionJson),
+  factors: MfaFactors.FactorsJson
 })
 
 /** Each input's answer from `signedInText`'s rows: none for a user not found. */
 export const signedInOf = (rows: ReadonlyArray<typeof SignedInRow.Type>, inputs: ReadonlyArray<unknown>) => {
   const byPosition = new Map(
-    rows.map(({ position, session, ...row }) => [
+    rows.map(({ position, session, factors, ...row }) => [
       position,
-      { ...toWithIdentities(row), session: Option.fromNullable(session) }
+      {
+        ...toWithIdentities(row),
+        session: Option.fromNullable(session),
+        factors: MfaFactors.toFactors(factors)
+      }
     ])
   )
   return inputs.map((_, i) => Option.fromNullable(byPosition.get(i + 1)))

@@ -99,7 +99,7 @@ export const userRepositoryContract = (it: It) =>
         })
         yield* sessions.start(bare, Fixtures.refreshToken().hash)
         const stored = Option.getOrThrow(yield* sessions.findById(session.id))
-        const account = { user, identities: [identity] }
+        const account = { user, identities: [identity], factors: [] }
 
         expect(yield* users.findSignedIn(user.id, Option.some(session.id))).toEqual(
           Option.some({ ...account, session: Option.some(stored) })
@@ -144,7 +144,7 @@ export const userRepositoryContract = (it: It) =>
           Effect.gen(function* () {
             const owner = yield* users.findWithIdentities(id)
             const read = Option.isNone(named) ? Option.none() : yield* sessions.findById(named.value)
-            return Option.map(owner, (withIdentities) => ({ ...withIdentities, session: read }))
+            return Option.map(owner, (withIdentities) => ({ ...withIdentities, session: read, factors: [] }))
           })
         )
         expect(found).toEqual(expected)

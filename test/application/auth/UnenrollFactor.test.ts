@@ -1,0 +1,73 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
+import { unenrollFactor } from "../../../application/auth/UnenrollFactor.js"
+import { Factor, FactorId } from "../../../domain/auth/Factor.js"
+import { atAal2, signedInUser, totp, verified, world } from "./support/Factors.js"
+import { describedFailureOf, failureOf } from "./support/Failure.js"
+
+describe("UnenrollFactor (DELETE /factors/{factor_id}), on memory adapters", () => {
+  it.effect("removes an unverified factor at aal1 and answers it", () =>
+    Effect.gen(function* () {
+      const signedIn = yield* signedInUser()
+      const id = yield* totp(signedIn, "app")
+      expect((yield* unenrollFactor(signedIn, id)).id).toBe(id)
+      expect(yield* Effect.flatMap(FactorStore, (store) => store.list(signedIn.user.id))).toEqual([])
+      expect(yield* describedFailureOf(unenrollFactor(signedIn, id))).toBe(
+        "mfa_factor_not_found: Factor not found"
+      )
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("removes a verified factor only from an aal2 session", () =>
+    Effect.gen(function* () {
+      const signedIn = yield* signedInUser()
+      const id = yield* totp(signedIn, "app")
+      yield* verified(signedIn, id)
+      expect(yield* describedFailureOf(unenrollFactor(signedIn, id))).toBe(
+        "insufficient_aal: AAL2 required to unenroll verified factor"
+      )
+      expect(yield* failureOf(unenrollFactor(atAal2(signedIn), id))).toBe("ok")
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("answers 404s for an id that is not a UUID and for another user's factor", () =>
+    Effect.gen(function* () {
+      const signedIn = yield* signedInUser()
+      const other = yield* signedInUser()
+      const theirs = yield* totp(other, "app")
+      expect(yield* describedFailureOf(unenrollFactor(signedIn, "not-a-uuid"))).toBe(
+        "validation_failed: factor_id must be an UUID"
+      )
+      expect(yield* failureOf(unenrollFactor(signedIn, theirs))).toBe("mfa_factor_not_found")
+      expect((yield* Effect.flatMap(FactorStore, (store) => store.list(other.user.id))).length).toBe(1)
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("takes the recovery codes with the last other verified factor", () =>
+    Effect.gen(function* () {
+      const signedIn = yield* signedInUser()
+      const id = yield* totp(signedIn, "app")
+      yield* verified(signedIn, id)
+      const store = yield* FactorStore
+      yield* store.createRecoveryCodes(
+        new Factor({
+          id: FactorId.make(crypto.randomUUID()),
+          userId: signedIn.user.id,
+          friendlyName: "Recovery codes",
+          factorType: "recovery_code",
+          status: "verified",
+          phone: Option.none(),
+          lastChallengedAt: Option.none(),
+          createdAt: new Date(0),
+          updatedAt: new Date(0)
+        }),
+        []
+      )
+      expect((yield* store.list(signedIn.user.id)).length).toBe(2)
+      yield* unenrollFactor(atAal2(signedIn), id)
+      expect(yield* store.list(signedIn.user.id)).toEqual([])
+    }).pipe(Effect.provide(world()))
+  )
+})
