@@ -3,6 +3,7 @@ import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import { FactorStore } from "../../../../application/auth/ports/FactorStore.js"
 import { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
 import * as Session from "../../../../domain/auth/Session.js"
@@ -12,6 +13,7 @@ import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
 import { concurrently } from "../Storage.js"
 import type { It } from "./AuthStorage.js"
+import { factorOf } from "./FactorStoreContract.js"
 
 /** A user with its email identity, stored. */
 const signUp = (fields: Parameters<typeof Fixtures.user>[0] = {}) =>
@@ -157,6 +159,34 @@ export const userRepositoryContract = (it: It) =>
 
         yield* users.softDelete(user.id, Time.plus(Fixtures.t0, "2 hours"))
         expect(yield* users.findSignedIn(user.id, Option.some(session.id))).toEqual(Option.none())
+      })
+    )
+
+    it.effect("reads a signed-in user's factors with them, oldest first, whoever else has factors", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const factors = yield* FactorStore
+        const { user } = yield* signUp()
+        const other = yield* signUp()
+        const later = factorOf(user.id, {
+          factorType: "phone",
+          phone: Option.some(Fixtures.phone()),
+          friendlyName: "",
+          createdAt: Time.plus(Fixtures.t0, "1 minute"),
+          updatedAt: Time.plus(Fixtures.t0, "1 minute")
+        })
+        const first = factorOf(user.id, {
+          lastChallengedAt: Option.some(Time.plus(Fixtures.t0, "2 minutes"))
+        })
+        yield* factors.enrol(later, Option.none())
+        yield* factors.enrol(first, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"))
+        yield* factors.enrol(factorOf(other.user.id), Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"))
+        const [mine, theirs] = yield* Effect.all(
+          [users.findSignedIn(user.id, Option.none()), users.findSignedIn(other.user.id, Option.none())],
+          { concurrency: "unbounded" }
+        )
+        expect(Option.map(mine, (found) => found.factors)).toEqual(Option.some([first, later]))
+        expect(Option.map(theirs, (found) => found.factors.length)).toEqual(Option.some(1))
       })
     )
 
