@@ -60,9 +60,9 @@ import * as Migrations from "../adapters/postgres/Migrations.js"
 import { ensureSigningKey } from "../application/auth/EnsureSigningKey.js"
 import * as IssueSession from "../application/auth/IssueSession.js"
 import * as NewUser from "../application/auth/NewUser.js"
-import * as OneTimeTokens from "../application/auth/OneTimeTokens.js"
 import { SessionStore } from "../application/auth/ports/SessionStore.js"
 import { UserRepository } from "../application/auth/ports/UserRepository.js"
+import * as SendVerification from "../application/auth/SendVerification.js"
 import { PasswordHasher } from "../application/ports/PasswordHasher.js"
 import { SecretHasher } from "../application/ports/SecretHasher.js"
 import { TokenMint } from "../application/ports/TokenMint.js"
@@ -257,7 +257,7 @@ let mailedCodesMinted = 0
 /**
  * A returning user who asked for a code by mail (`POST /otp`): a confirmed user of their own
  * (a code is used once, and a user holds one live code of a purpose) with a magic-link token
- * stored by `OneTimeTokens.store`, as the request stores it; the code in the clear, as the
+ * stored by `SendVerification.storeToken`, as the request stores it; the code in the clear, as the
  * mail carries it. The mail itself is left out: the verify run does not read mail.
  */
 const mintMailedCode = (codeLength: number, lifetime: Duration.Duration) =>
@@ -268,7 +268,7 @@ const mintMailedCode = (codeLength: number, lifetime: Duration.Duration) =>
     const address = `${verifyPrefix}${mailedCodesMinted}@example.com`
     const user = yield* insertConfirmedUser(address, Option.none(), now)
     const code = yield* mint.code(codeLength)
-    yield* OneTimeTokens.store(
+    yield* SendVerification.storeToken(
       {
         user,
         purpose: "magic_link",

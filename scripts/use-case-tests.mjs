@@ -4,7 +4,7 @@
  * A use case is a module under application/auth/ or application/oauth/ (any depth, but not
  * under a ports/ folder) that exports an operation through the span helper, `Telemetry.fn(`:
  * every use case and every application step of its own gets one (house style), while ports,
- * settings, error modules and pure helpers (PkceFlow, NewUser, ContactInput, …) do not. Its
+ * settings, error modules and pure helpers (ClientInput, NewUser, …) do not. Its
  * test mirrors its path: application/auth/admin/CreateUser.ts → test/application/auth/admin/
  * CreateUser.test.ts.
  */

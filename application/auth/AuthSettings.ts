@@ -93,7 +93,7 @@ export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
     readonly limits: { readonly emailSent: Limit; readonly smsSent: Limit }
     /**
      * The least time the answers that must not tell whether an address has an account take
-     * (EvenTiming); zero in tests that do not measure it.
+     * (`SendVerification.evenlyTimed`); zero in tests that do not measure it.
      */
     readonly answerFloor: Duration.Duration
     /** Texted codes: `SMS_OTP_LENGTH`, `SMS_OTP_EXP`, `SMS_MAX_FREQUENCY`, `SMS_TEMPLATE`, `SMS_TEST_OTP`. */

@@ -6,9 +6,8 @@ import { type Email, User } from "../../domain/User.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
-import * as MessageQuota from "./MessageQuota.js"
+import type * as ClientInput from "./ClientInput.js"
 import * as NewUser from "./NewUser.js"
-import type * as PkceFlow from "./PkceFlow.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
@@ -29,8 +28,8 @@ export const request = (input: {
   readonly user: User
   readonly to: Email
   readonly redirectTo: string
-  /** The request's PKCE challenge (`PkceFlow.parse`), if it sent one. */
-  readonly pkce: Option.Option<PkceFlow.Challenge>
+  /** The request's PKCE challenge (`ClientInput.pkceChallenge`), if it sent one. */
+  readonly pkce: Option.Option<ClientInput.PkceChallenge>
   readonly now: Date
 }) =>
   Effect.gen(function* () {
@@ -39,7 +38,7 @@ export const request = (input: {
     const { user, now } = input
     const spacing = settings.verification.spacing
     const secure = settings.verification.secureEmailChange && Option.isSome(user.email)
-    yield* MessageQuota.mails(secure ? 2 : 1, now)
+    yield* SendVerification.takeMailQuota(secure ? 2 : 1, now)
     return yield* Effect.flatMap(Transactions, (transactions) =>
       transactions.run(
         Effect.gen(function* () {

@@ -5,13 +5,13 @@ import { type Phone, User } from "../../domain/User.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
-import * as MessageQuota from "./MessageQuota.js"
 import * as NewUser from "./NewUser.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 import type { Channel } from "./ports/SmsSender.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendSms from "./SendSms.js"
+import * as SendVerification from "./SendVerification.js"
 
 /**
  * Asks `user` to confirm moving to the number `to`, as Supabase Auth's phone change: the number
@@ -27,7 +27,7 @@ export const request = (input: {
   Effect.gen(function* () {
     const users = yield* UserRepository
     const { user, to, now } = input
-    yield* MessageQuota.text(to, now)
+    yield* SendVerification.takeTextQuota(to, now)
     return yield* Effect.flatMap(Transactions, (transactions) =>
       transactions.run(
         Effect.gen(function* () {

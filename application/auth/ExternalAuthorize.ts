@@ -12,7 +12,7 @@ import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings, providerKeys } from "./AuthSettings.js"
-import * as PkceFlow from "./PkceFlow.js"
+import * as ClientInput from "./ClientInput.js"
 import { CustomProviderStore } from "./ports/CustomProviderStore.js"
 import { ExternalLoginStore } from "./ports/ExternalLoginStore.js"
 import { ExternalProviders } from "./ports/ExternalProviders.js"
@@ -71,7 +71,7 @@ export const authorize = Telemetry.fn("ExternalAuthorize.authorize")((request: A
     if (Either.isLeft(upstream))
       return yield* new AuthError.InvalidInput({ message: `Unsupported provider: ${upstream.left}` })
     const settings = yield* AuthSettings
-    const challenge = yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
+    const challenge = yield* ClientInput.pkceChallenge(request.codeChallenge, request.codeChallengeMethod)
     const now = new Date(yield* Clock.currentTimeMillis)
     const state = yield* Effect.flatMap(TokenMint, (mint) => mint.token("state"))
     const stateHash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(state))

@@ -5,11 +5,8 @@ import type { User } from "../../domain/User.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
-import * as ContactInput from "./ContactInput.js"
-import * as EvenTiming from "./EvenTiming.js"
-import * as MessageQuota from "./MessageQuota.js"
+import * as ClientInput from "./ClientInput.js"
 import * as NewUser from "./NewUser.js"
-import * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendVerification from "./SendVerification.js"
@@ -34,20 +31,20 @@ export interface MagicLinkRequest {
  * answers 422 `otp_disabled` and so tells whether an account exists (docs/compatibility.md).
  */
 export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: MagicLinkRequest) =>
-  EvenTiming.padded(
+  SendVerification.evenlyTimed(
     Effect.gen(function* () {
       const settings = yield* AuthSettings
       if (request.email === "") {
         return yield* new AuthError.MagicLinkWithoutEmail()
       }
       if (!settings.emailEnabled) return yield* new AuthError.EmailLoginsDisabled()
-      const challenge = yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
-      const email = yield* ContactInput.email(request.email)
+      const challenge = yield* ClientInput.pkceChallenge(request.codeChallenge, request.codeChallengeMethod)
+      const email = yield* ClientInput.email(request.email)
       const users = yield* UserRepository
       const transactions = yield* Transactions
       const existing = yield* users.findByEmail(email)
       const now = new Date(yield* Clock.currentTimeMillis)
-      yield* MessageQuota.mails(1, now)
+      yield* SendVerification.takeMailQuota(1, now)
       const spacing = settings.verification.spacing
       const redirectTo = settings.redirectTarget(request.redirectTo)
       const confirmation = (user: User): SendVerification.Verification => ({

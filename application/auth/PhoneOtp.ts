@@ -6,12 +6,12 @@ import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
-import * as ContactInput from "./ContactInput.js"
-import * as MessageQuota from "./MessageQuota.js"
+import * as ClientInput from "./ClientInput.js"
 import * as NewUser from "./NewUser.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendSms from "./SendSms.js"
+import * as SendVerification from "./SendVerification.js"
 
 /** POST /otp with a phone number, as decoded from the body. */
 export interface PhoneOtpRequest {
@@ -37,7 +37,7 @@ export const sendPhoneOtp = Telemetry.fn("PhoneOtp.sendPhoneOtp")((request: Phon
   Effect.gen(function* () {
     const settings = yield* AuthSettings
     if (!settings.phoneEnabled) return yield* new AuthError.PhoneOtpDisabled()
-    const phone = yield* ContactInput.phone(request.phone)
+    const phone = yield* ClientInput.phone(request.phone)
     const channel = yield* SendSms.channel(request.channel)
     const users = yield* UserRepository
     const transactions = yield* Transactions
@@ -46,7 +46,7 @@ export const sendPhoneOtp = Telemetry.fn("PhoneOtp.sendPhoneOtp")((request: Phon
       SendSms.send({ user, purpose: "confirmation", otpType: "confirmation", to: phone, channel, now })
 
     const existing = yield* users.findByPhone(phone)
-    if (Option.isSome(existing) || request.createUser) yield* MessageQuota.text(phone, now)
+    if (Option.isSome(existing) || request.createUser) yield* SendVerification.takeTextQuota(phone, now)
     if (Option.isSome(existing)) {
       const user = existing.value
       const confirmed = Option.isSome(user.phoneConfirmedAt)

@@ -5,7 +5,6 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
-import * as MessageQuota from "./MessageQuota.js"
 import { Transactions } from "./ports/Transactions.js"
 import * as SendSms from "./SendSms.js"
 import * as SendVerification from "./SendVerification.js"
@@ -29,7 +28,7 @@ export const reauthenticate = Telemetry.fn("Reauthenticate.reauthenticate")((sig
         return yield* new AuthError.ContactNotVerified({ channel: "phone" })
       }
       const now = new Date(yield* Clock.currentTimeMillis)
-      yield* MessageQuota.text(phone.value, now)
+      yield* SendVerification.takeTextQuota(phone.value, now)
       yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(
           SendSms.send({
@@ -50,7 +49,7 @@ export const reauthenticate = Telemetry.fn("Reauthenticate.reauthenticate")((sig
     const settings = yield* AuthSettings
     const now = new Date(yield* Clock.currentTimeMillis)
     const spacing = settings.verification.spacing
-    yield* MessageQuota.mails(1, now)
+    yield* SendVerification.takeMailQuota(1, now)
     yield* Effect.flatMap(Transactions, (transactions) =>
       transactions.run(
         SendVerification.prepare({

@@ -4,10 +4,7 @@ import * as Option from "effect/Option"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
-import * as ContactInput from "./ContactInput.js"
-import * as EvenTiming from "./EvenTiming.js"
-import * as MessageQuota from "./MessageQuota.js"
-import * as PkceFlow from "./PkceFlow.js"
+import * as ClientInput from "./ClientInput.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendVerification from "./SendVerification.js"
@@ -24,17 +21,17 @@ export const recover = Telemetry.fn("Recover.recover")(
     readonly codeChallenge: string
     readonly codeChallengeMethod: string
   }) =>
-    EvenTiming.padded(
+    SendVerification.evenlyTimed(
       Effect.gen(function* () {
         if (input.email === "")
           return yield* new AuthError.InvalidInput({ message: "Password recovery requires an email" })
         const settings = yield* AuthSettings
-        const email = yield* ContactInput.email(input.email)
-        const challenge = yield* PkceFlow.parse(input.codeChallenge, input.codeChallengeMethod)
+        const email = yield* ClientInput.email(input.email)
+        const challenge = yield* ClientInput.pkceChallenge(input.codeChallenge, input.codeChallengeMethod)
         const owner = yield* Effect.flatMap(UserRepository, (users) => users.findByEmail(email))
         if (Option.isNone(owner)) return
         const now = new Date(yield* Clock.currentTimeMillis)
-        yield* MessageQuota.mails(1, now)
+        yield* SendVerification.takeMailQuota(1, now)
         const spacing = settings.verification.spacing
         yield* Effect.flatMap(Transactions, (transactions) =>
           transactions.run(

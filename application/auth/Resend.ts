@@ -6,10 +6,7 @@ import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ChangeEmail from "./ChangeEmail.js"
 import * as ChangePhone from "./ChangePhone.js"
-import * as ContactInput from "./ContactInput.js"
-import * as EvenTiming from "./EvenTiming.js"
-import * as MessageQuota from "./MessageQuota.js"
-import * as PkceFlow from "./PkceFlow.js"
+import * as ClientInput from "./ClientInput.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendSms from "./SendSms.js"
@@ -41,8 +38,8 @@ const checked = (request: ResendRequest) =>
       })
     }
     const challenge = byEmail
-      ? yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
-      : Option.none<PkceFlow.Challenge>()
+      ? yield* ClientInput.pkceChallenge(request.codeChallenge, request.codeChallengeMethod)
+      : Option.none<ClientInput.PkceChallenge>()
     if (byEmail && request.email === "")
       return yield* new AuthError.InvalidInput({ message: "Type provided requires an email address" })
     if (byPhone && request.phone === "")
@@ -67,13 +64,13 @@ const checked = (request: ResendRequest) =>
  * change's, texted again; the gateway's message id when a confirmation was texted.
  */
 export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
-  EvenTiming.padded(
+  SendVerification.evenlyTimed(
     Effect.gen(function* () {
       const challenge = yield* checked(request)
       const settings = yield* AuthSettings
       const users = yield* UserRepository
       if (request.type === "sms" || request.type === "phone_change") {
-        const phone = yield* ContactInput.phone(request.phone)
+        const phone = yield* ClientInput.phone(request.phone)
         const owner = yield* users.findByPhone(phone)
         // Nothing to send to a number nobody has, to a confirmed one, or without a change pending.
         if (Option.isNone(owner)) return Option.none<string>()
@@ -85,7 +82,7 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
           return Option.none<string>()
         }
         if (Option.isSome(user.phoneConfirmedAt)) return Option.none<string>()
-        yield* MessageQuota.text(phone, now)
+        yield* SendVerification.takeTextQuota(phone, now)
         return Option.some(
           yield* Effect.flatMap(Transactions, (transactions) =>
             transactions.run(
@@ -104,7 +101,7 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
           )
         )
       }
-      const email = yield* ContactInput.email(request.email)
+      const email = yield* ClientInput.email(request.email)
       const owner = yield* users.findByEmail(email)
       if (Option.isNone(owner)) return Option.none<string>()
       const user = owner.value
@@ -123,7 +120,7 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
       }
       if (Option.isSome(user.emailConfirmedAt)) return Option.none<string>()
       const spacing = settings.verification.spacing
-      yield* MessageQuota.mails(1, now)
+      yield* SendVerification.takeMailQuota(1, now)
       return yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(
           Effect.zipRight(

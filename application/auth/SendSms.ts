@@ -7,7 +7,6 @@ import type { Phone, User } from "../../domain/User.js"
 import { TokenMint } from "../ports/TokenMint.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
-import * as OneTimeTokens from "./OneTimeTokens.js"
 import { type Channel, SmsSender } from "./ports/SmsSender.js"
 import * as SendVerification from "./SendVerification.js"
 
@@ -57,7 +56,7 @@ export const send = (texted: TextedCode) =>
     const code = Option.isSome(testCode)
       ? Redacted.make(testCode.value)
       : yield* mint.code(settings.sms.codeLength)
-    yield* OneTimeTokens.store(
+    yield* SendVerification.storeToken(
       {
         user: texted.user,
         purpose: texted.purpose,
@@ -106,5 +105,5 @@ export const check = (user: User, phone: Phone, purposes: ReadonlyArray<Purpose>
       // Supabase Auth reads any failure of the gateway's check as a wrong code.
       return yield* sender.check.value(phone, Redacted.make(code)).pipe(Effect.orElseSucceed(() => false))
     }
-    return yield* OneTimeTokens.useCode(user, purposes, code, now)
+    return yield* SendVerification.useCode(user, purposes, code, now)
   })

@@ -10,12 +10,10 @@ import { TokenMint } from "../ports/TokenMint.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
-import * as ContactInput from "./ContactInput.js"
+import * as ClientInput from "./ClientInput.js"
 import * as IssueSession from "./IssueSession.js"
-import * as MessageQuota from "./MessageQuota.js"
 import * as NewUser from "./NewUser.js"
 import * as PasswordStrength from "./PasswordStrength.js"
-import * as PkceFlow from "./PkceFlow.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendSms from "./SendSms.js"
@@ -86,19 +84,19 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
     if (provider === "phone" && request.codeChallenge !== "") {
       return yield* new AuthError.InvalidInput({ message: "PKCE not supported for phone signups" })
     }
-    const challenge = yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
+    const challenge = yield* ClientInput.pkceChallenge(request.codeChallenge, request.codeChallengeMethod)
 
     const users = yield* UserRepository
     let contact: Contact
     let existing: Option.Option<User>
     if (provider === "email") {
       if (!settings.emailEnabled) return yield* new AuthError.EmailSignupsDisabled()
-      const email = yield* ContactInput.email(request.email)
+      const email = yield* ClientInput.email(request.email)
       contact = { _tag: "email", email }
       existing = yield* users.findByEmail(email)
     } else {
       if (!settings.phoneEnabled) return yield* new AuthError.PhoneSignupsDisabled()
-      const phone = yield* ContactInput.phone(request.phone)
+      const phone = yield* ClientInput.phone(request.phone)
       contact = { _tag: "phone", phone }
       existing = yield* users.findByPhone(phone)
     }
@@ -157,8 +155,8 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
 
     /** The confirmation's share of RATE_LIMIT_EMAIL_SENT or RATE_LIMIT_SMS_SENT, before its transaction. */
     const quota = Effect.gen(function* () {
-      if (contact._tag === "email") yield* MessageQuota.mails(1, now)
-      else yield* MessageQuota.text(contact.phone, now)
+      if (contact._tag === "email") yield* SendVerification.takeMailQuota(1, now)
+      else yield* SendVerification.takeTextQuota(contact.phone, now)
     })
 
     const duplicate = (user: User) =>

@@ -13,16 +13,15 @@ import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as ChangeEmail from "./ChangeEmail.js"
 import * as ChangePhone from "./ChangePhone.js"
-import * as ContactInput from "./ContactInput.js"
+import * as ClientInput from "./ClientInput.js"
 import * as NewUser from "./NewUser.js"
-import * as OneTimeTokens from "./OneTimeTokens.js"
 import * as PasswordChange from "./PasswordChange.js"
 import * as PasswordStrength from "./PasswordStrength.js"
-import * as PkceFlow from "./PkceFlow.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 import { Transactions } from "./ports/Transactions.js"
 import { type UserPatch, UserRepository } from "./ports/UserRepository.js"
 import * as SendSms from "./SendSms.js"
+import * as SendVerification from "./SendVerification.js"
 import * as UserMetadata from "./UserMetadata.js"
 
 /** PUT /user, as decoded from the body; absent fields change nothing. */
@@ -84,13 +83,13 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
       const hasher = yield* PasswordHasher
       const user = signedIn.user
       const email =
-        request.email === "" ? Option.none() : Option.some(yield* ContactInput.email(request.email))
+        request.email === "" ? Option.none() : Option.some(yield* ClientInput.email(request.email))
       const phone =
-        request.phone === "" ? Option.none() : Option.some(yield* ContactInput.phone(request.phone))
+        request.phone === "" ? Option.none() : Option.some(yield* ClientInput.phone(request.phone))
       if (Option.isSome(request.password)) {
         yield* PasswordStrength.ensure(settings.passwordPolicy, request.password.value)
       }
-      const challenge = yield* PkceFlow.parse(request.codeChallenge, request.codeChallengeMethod)
+      const challenge = yield* ClientInput.pkceChallenge(request.codeChallenge, request.codeChallengeMethod)
       if (Option.isSome(request.appMetadata) && !settings.adminRoles.includes(user.role)) {
         return yield* new AuthError.AppMetadataNeedsAdmin()
       }
@@ -121,7 +120,7 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
             const valid =
               Option.isNone(user.email) && Option.isSome(user.phone)
                 ? yield* SendSms.check(user, user.phone.value, ["reauthentication"], request.nonce, now)
-                : yield* OneTimeTokens.useCode(user, ["reauthentication"], request.nonce, now)
+                : yield* SendVerification.useCode(user, ["reauthentication"], request.nonce, now)
             if (!valid) return yield* new AuthError.ReauthenticationNotValid()
           }
         }

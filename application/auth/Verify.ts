@@ -13,7 +13,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import * as ChangeEmail from "./ChangeEmail.js"
 import * as ChangePhone from "./ChangePhone.js"
-import * as ContactInput from "./ContactInput.js"
+import * as ClientInput from "./ClientInput.js"
 import * as IssueSession from "./IssueSession.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
 import { OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
@@ -83,7 +83,7 @@ const useUp = (request: VerifyRequest) =>
     let flowStateId = Option.none<FlowStateId>()
     if (request.phone !== "") {
       // A texted code: the number it went to (the pending one for a phone change) names the user.
-      const phone = yield* ContactInput.phone(request.phone)
+      const phone = yield* ClientInput.phone(request.phone)
       const owner =
         request.type === "phone_change"
           ? yield* users.findByPendingPhone(phone)
@@ -105,7 +105,7 @@ const useUp = (request: VerifyRequest) =>
       purpose = used.value.purpose
       flowStateId = used.value.flowStateId
     } else {
-      const email = yield* ContactInput.email(request.email)
+      const email = yield* ClientInput.email(request.email)
       // An email change's code comes with either address: the current one or the new one.
       const current = yield* users.findByEmail(email)
       const owner = Option.isSome(current)

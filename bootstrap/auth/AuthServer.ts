@@ -30,10 +30,10 @@ import { AuthSettings, noProviders } from "../../application/auth/AuthSettings.j
 import type { CaptchaSettings } from "../../application/auth/Captcha.js"
 import { concurrentAttempts, deliverForever } from "../../application/auth/DeliverMail.js"
 import { ensureSigningKey } from "../../application/auth/EnsureSigningKey.js"
-import * as EvenTiming from "../../application/auth/EvenTiming.js"
 import type { CaptchaVerifier } from "../../application/auth/ports/CaptchaVerifier.js"
 import type { ExternalProvider, ExternalProviders } from "../../application/auth/ports/ExternalProviders.js"
 import type { SmsSender } from "../../application/auth/ports/SmsSender.js"
+import * as SendVerification from "../../application/auth/SendVerification.js"
 import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
 import * as RedirectAllowList from "../../domain/RedirectAllowList.js"
 import * as OutboundReach from "../OutboundReach.js"
@@ -189,7 +189,7 @@ export const settings = (config: AuthConfig) => {
     // As written, as Supabase Auth reports it, even when that gateway cannot send.
     smsProvider: Option.getOrElse(config.sms.provider, () => ""),
     limits: { emailSent: config.rateLimit.emailSent, smsSent: config.rateLimit.smsSent },
-    answerFloor: EvenTiming.floor,
+    answerFloor: SendVerification.answerFloor,
     sms: {
       codeLength: config.sms.otpLength,
       lifetime: Duration.seconds(config.sms.otpExpSeconds),

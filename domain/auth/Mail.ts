@@ -1,4 +1,6 @@
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { User } from "../User.js"
 
 /**
  * The mails of the auth service, one per template of the spec (`MAILER_SUBJECTS_<KIND>`,
@@ -41,6 +43,51 @@ export class Message extends Schema.Class<Message>("MailMessage")({
   to: Schema.String,
   variables: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 }) {}
+
+/**
+ * The mail that carries a verification to `to`: the link (`ConfirmationURL`) and the code to
+ * type, with the spec's template variables and Supabase Auth's (`Token`, `TokenHash`,
+ * `RedirectTo`, `Data`).
+ */
+export const verificationMessage = (verification: {
+  readonly kind: Kind
+  readonly to: string
+  readonly user: User
+  readonly siteUrl: string
+  readonly confirmationUrl: string
+  /** The code to type, in the clear. */
+  readonly token: string
+  /** The link's token, in the clear. */
+  readonly tokenHash: string
+  readonly redirectTo: string
+}): Message => {
+  const { user } = verification
+  return new Message(
+    {
+      kind: verification.kind,
+      to: verification.to,
+      variables: {
+        SiteURL: verification.siteUrl,
+        // An email change's mails name the address the user has (none for one who had none,
+        // as Supabase Auth's `.Email`) and the new one; the other mails, where they go.
+        Email: Option.getOrElse(user.email, () =>
+          verification.kind === "email_change" ? "" : verification.to
+        ),
+        ...Option.match(user.emailChange, {
+          onNone: () => ({}),
+          onSome: (address) => ({ NewEmail: address })
+        }),
+        SendingTo: verification.to,
+        ConfirmationURL: verification.confirmationUrl,
+        Token: verification.token,
+        TokenHash: verification.tokenHash,
+        RedirectTo: verification.redirectTo,
+        Data: user.userMetadata
+      }
+    },
+    true
+  )
+}
 
 /**
  * A mail as it leaves: rendered, with both an HTML and a plain-text part (mail without a text

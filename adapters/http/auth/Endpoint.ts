@@ -1,7 +1,14 @@
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as AuthError from "../../../application/auth/AuthError.js"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
 import type { AuthSettings } from "../../../application/auth/AuthSettings.js"
 import type { CaptchaSettings } from "../../../application/auth/Captcha.js"
+import * as Captcha from "../../../application/auth/Captcha.js"
 import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
 import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
@@ -21,18 +28,17 @@ import type { Transactions } from "../../../application/auth/ports/Transactions.
 import type { UserRepository } from "../../../application/auth/ports/UserRepository.js"
 import type { DatabaseProbe } from "../../../application/ports/DatabaseProbe.js"
 import type { PasswordHasher } from "../../../application/ports/PasswordHasher.js"
-import type { RateLimiter } from "../../../application/ports/RateLimiter.js"
+import { RateLimiter } from "../../../application/ports/RateLimiter.js"
 import type { SecretHasher } from "../../../application/ports/SecretHasher.js"
 import type { TokenMint } from "../../../application/ports/TokenMint.js"
 import type { VerifiedClaims } from "../../../domain/auth/AccessTokenClaims.js"
-import type { HttpRequest } from "../HttpMessage.js"
+import { type HttpRequest, header } from "../HttpMessage.js"
+import * as JsonBody from "../JsonBody.js"
 import * as Pipeline from "../Pipeline.js"
 import { AuthHttpConfig } from "./AuthHttpConfig.js"
-import * as Bearer from "./Bearer.js"
-import * as CaptchaGuard from "./CaptchaGuard.js"
+import * as ClientInfo from "./ClientInfo.js"
 import * as ErrorResponse from "./ErrorResponse.js"
-import * as JsonRequest from "./JsonRequest.js"
-import * as RateLimit from "./RateLimit.js"
+import * as Refusal from "./Refusal.js"
 
 /** What the auth service's endpoints run on. */
 export type Services =
@@ -75,6 +81,20 @@ export interface Callers {
   readonly admin: VerifiedClaims
 }
 
+/** Supabase Auth's reading of the header: `Bearer` or `bearer`, one space, a token without spaces. */
+const bearer = /^[Bb]earer (\S+)$/
+
+/** The bearer token of a request to an endpoint that needs one; else 401 `no_authorization`. */
+export const bearerToken = (
+  request: Pick<HttpRequest, "headers">
+): Effect.Effect<string, AuthError.NoBearerToken> => {
+  const match = bearer.exec(header(request, "authorization") ?? "")
+  return match?.[1] === undefined ? Effect.fail(new AuthError.NoBearerToken()) : Effect.succeed(match[1])
+}
+
+const user = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Authenticate.user)
+const admin = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Authenticate.admin)
+
 /** The rate limits of the auth service, each counted per client address under its own key. */
 export type Limit = "token" | "anonymous" | "otp" | "verify"
 
@@ -89,28 +109,93 @@ const limits = {
   verify: "verifyLimit"
 } as const satisfies Record<Limit, string>
 
-const user = (request: HttpRequest) => Effect.flatMap(Bearer.token(request), Authenticate.user)
-const admin = (request: HttpRequest) => Effect.flatMap(Bearer.token(request), Authenticate.admin)
+/**
+ * One more request under `limit` from the request's client address, counted in the database so
+ * that every instance shares the count; past it, 429 `over_request_rate_limit`.
+ */
+const consume = (limit: Limit, request: HttpRequest) =>
+  Effect.gen(function* () {
+    const config = yield* AuthHttpConfig
+    const limiter = yield* RateLimiter
+    const verdict = yield* limiter.consume(
+      `auth:${limit}:${request.clientIp}`,
+      config[limits[limit]],
+      new Date(yield* Clock.currentTimeMillis)
+    )
+    if (!verdict.allowed) return yield* new Refusal.OverRequestRateLimit()
+  })
+
+/**
+ * A field of a request body as Supabase Auth reads it into a Go struct: absent and `null` both
+ * leave it unset; a value of another JSON type is an error.
+ */
+export const field = <A, I>(schema: Schema.Schema<A, I>) => Schema.optionalWith(schema, { nullable: true })
+
+/**
+ * A request body decoded into `schema`. Supabase Auth unmarshals every body as JSON whatever
+ * its media type: text that is not JSON, or a field of the wrong type, is 400 `bad_json`
+ * ("Could not parse request body as JSON: …"). An empty body or `null` decodes as `{}`, as an
+ * empty Go struct would; unknown fields are ignored.
+ */
+export const body =
+  <A, I>(schema: Schema.Schema<A, I>) =>
+  (request: Pick<HttpRequest, "body">): Effect.Effect<A, Refusal.BadJson> => {
+    const text = request.body.trim() === "" ? "{}" : request.body
+    return Either.match(JsonBody.parse(text), {
+      onLeft: (description) => Effect.fail(new Refusal.BadJson({ detail: description })),
+      onRight: (value) => {
+        if (value !== null && (typeof value !== "object" || Array.isArray(value))) {
+          return Effect.fail(new Refusal.BadJson({ detail: "the body must be a JSON object" }))
+        }
+        return Schema.decodeUnknown(schema, { onExcessProperty: "ignore" })(value ?? {}).pipe(
+          Effect.mapError((error) => new Refusal.BadJson({ detail: firstIssue(error) }))
+        )
+      }
+    })
+  }
+
+/** One line naming the field at fault, e.g. `email: expected a string`. */
+const firstIssue = (error: ParseResult.ParseError): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const issue = issues[0]
+  if (issue === undefined) return "the body does not have the expected fields"
+  const path = issue.path.map(String).join(".")
+  return path === "" ? issue.message : `${path}: ${issue.message}`
+}
+
+/** Where supabase-js puts the captcha token (`options.captchaToken`), read on its own. */
+const MetaSecurity = Schema.Struct({
+  gotrue_meta_security: field(Schema.Struct({ captcha_token: field(Schema.String) }))
+})
+
+/**
+ * Supabase Auth's captcha check of a request it guards (SECURITY_CAPTCHA_ENABLED): the body's
+ * `gotrue_meta_security.captcha_token` verified with the provider, before anything else of the
+ * request is read. An administrator's bearer (service_role) skips it, as there; any other
+ * bearer, valid or not, does not.
+ */
+const captcha = (request: HttpRequest) =>
+  Effect.gen(function* () {
+    if (!(yield* Captcha.CaptchaSettings).enabled) return
+    const isAdmin = yield* admin(request).pipe(Effect.option, Effect.map(Option.isSome))
+    if (isAdmin) return
+    const meta = yield* body(MetaSecurity)(request)
+    yield* Captcha.check(meta.gotrue_meta_security?.captcha_token, ClientInfo.of(request).ip)
+  })
 
 /** What the auth service's endpoints refuse with: whatever its error table answers. */
 export type Failure = Effect.Effect.Error<Parameters<ReturnType<typeof ErrorResponse.answering>>[0]>
 
 /**
  * The auth service's checks, run by the one pipeline (`Pipeline.make`, which fixes their order):
- * Supabase Auth's bearer reading (`Bearer.token`) and its user and admin checks, its per-address
- * rate limits, its captcha (`CaptchaGuard`), and its error bodies (`ErrorResponse`).
+ * Supabase Auth's bearer reading (`bearerToken`) and its user and admin checks, its per-address
+ * rate limits (`consume`), its captcha (`captcha`), and its error bodies (`ErrorResponse`).
  */
 export const endpoint = Pipeline.make<Callers, Limit, Failure, Services>({
   callers: { anyone: { known: undefined }, user, admin },
-  limit: (limit, request) =>
-    Effect.flatMap(AuthHttpConfig, (config) =>
-      RateLimit.consume(limit, request.clientIp, config[limits[limit]])
-    ),
-  captcha: CaptchaGuard.guard,
+  limit: consume,
+  captcha,
   answer: ErrorResponse.answering
 })
-
-/** A JSON body decoded into `schema`, as Supabase Auth reads every body (JsonRequest). */
-export const body = JsonRequest.decode
 
 export { beforeInput, first, none, ofInput, param, query } from "../Pipeline.js"

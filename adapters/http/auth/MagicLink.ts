@@ -3,7 +3,7 @@ import * as Schema from "effect/Schema"
 import { sendMagicLink } from "../../../application/auth/MagicLink.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import { field } from "./JsonRequest.js"
+import { field } from "./Endpoint.js"
 
 export const Body = Schema.Struct({
   email: field(Schema.String),

@@ -2,12 +2,12 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as AuthError from "../../../application/auth/AuthError.js"
+import * as ClientInput from "../../../application/auth/ClientInput.js"
 import { sendMagicLink } from "../../../application/auth/MagicLink.js"
 import { sendPhoneOtp } from "../../../application/auth/PhoneOtp.js"
-import * as PkceFlow from "../../../application/auth/PkceFlow.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import { field } from "./JsonRequest.js"
+import { field } from "./Endpoint.js"
 
 export const Body = Schema.Struct({
   email: field(Schema.String),
@@ -50,7 +50,7 @@ export const handle = (body: typeof Body.Type, _: undefined, request: HttpReques
     if (phone !== "") {
       // A texted code ends in a session, not a PKCE flow; the parameters are still checked, as
       // Supabase Auth checks them for every /otp request.
-      yield* PkceFlow.parse(body.code_challenge ?? "", body.code_challenge_method ?? "")
+      yield* ClientInput.pkceChallenge(body.code_challenge ?? "", body.code_challenge_method ?? "")
       const sent = yield* sendPhoneOtp({
         phone,
         createUser: body.create_user ?? true,

@@ -4,7 +4,7 @@ import * as Schema from "effect/Schema"
 import { resend } from "../../../application/auth/Resend.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import { field } from "./JsonRequest.js"
+import { field } from "./Endpoint.js"
 
 export const Body = Schema.Struct({
   type: field(Schema.String),

@@ -5,19 +5,23 @@ import * as Readiness from "../Readiness.js"
 import * as Route from "../Route.js"
 import * as Authorize from "./Authorize.js"
 import * as AdminUserBody from "./admin/AdminUserBody.js"
-import * as AdminUsers from "./admin/AdminUsers.js"
+import * as CreateAdminUser from "./admin/CreateAdminUser.js"
 import * as CreateCustomProvider from "./admin/CreateCustomProvider.js"
 import * as CustomProviderBody from "./admin/CustomProviderBody.js"
+import * as DeleteAdminUser from "./admin/DeleteAdminUser.js"
 import * as DeleteCustomProvider from "./admin/DeleteCustomProvider.js"
 import * as GenerateLink from "./admin/GenerateLink.js"
+import * as GetAdminUser from "./admin/GetAdminUser.js"
 import * as GetCustomProvider from "./admin/GetCustomProvider.js"
 import * as InviteUser from "./admin/InviteUser.js"
 import * as ListCustomProviders from "./admin/ListCustomProviders.js"
 import * as ListUsers from "./admin/ListUsers.js"
+import * as UpdateAdminUser from "./admin/UpdateAdminUser.js"
 import * as UpdateCustomProvider from "./admin/UpdateCustomProvider.js"
 import * as Callback from "./Callback.js"
 import { beforeInput, body, type Callers, endpoint, type Failure, first, type Limit, none, ofInput, param, query, type Services } from "./Endpoint.js"
 import { problems } from "./ErrorResponse.js"
+import * as GetCurrentUser from "./GetCurrentUser.js"
 import * as Health from "./Health.js"
 import * as Identities from "./Identities.js"
 import * as Jwks from "./Jwks.js"
@@ -31,7 +35,7 @@ import * as Settings from "./Settings.js"
 import * as Signup from "./Signup.js"
 import * as Sso from "./Sso.js"
 import * as Token from "./Token.js"
-import * as User from "./User.js"
+import * as UpdateCurrentUser from "./UpdateCurrentUser.js"
 import * as Verify from "./Verify.js"
 
 export type { Services } from "./Endpoint.js"
@@ -93,8 +97,8 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   route("GET", "/.well-known/jwks.json", { caller: "anyone", input: none }, Jwks.handle),
   route("POST", "/signup", { captcha: true, caller: "anyone", input: body(Signup.Body), limit: ofInput(Signup.limitOf) }, Signup.handle),
   Route.make("POST", "/token", token, jsonApi),
-  route("GET", "/user", { caller: "user", input: none }, User.get),
-  route("PUT", "/user", { limit: first("otp"), caller: "user", input: body(User.UpdateBody) }, User.update),
+  route("GET", "/user", { caller: "user", input: none }, GetCurrentUser.handle),
+  route("PUT", "/user", { limit: first("otp"), caller: "user", input: body(UpdateCurrentUser.Body) }, UpdateCurrentUser.handle),
   route("GET", "/user/identities/authorize", { caller: "user", requires: manualLinkingOn, input: query }, Identities.link),
   route("DELETE", "/user/identities/{identity_id}", { caller: "user", input: param("identity_id") }, Identities.unlink),
   route("POST", "/logout", { caller: "user", input: Logout.scope }, Logout.handle),
@@ -116,10 +120,10 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   route("POST", "/callback", { caller: "anyone", input: Callback.url }, Callback.handle, { accepts: [form] }),
   route("POST", "/admin/generate_link", { caller: "admin", input: body(GenerateLink.Body) }, GenerateLink.handle),
   route("GET", "/admin/users", { caller: "admin", input: ListUsers.query }, ListUsers.handle),
-  route("POST", "/admin/users", { caller: "admin", input: AdminUserBody.decode }, AdminUsers.create),
-  route("GET", "/admin/users/{user_id}", { caller: "admin", input: AdminUsers.userId }, AdminUsers.get),
-  route("PUT", "/admin/users/{user_id}", { caller: "admin", input: AdminUsers.idAndBody }, AdminUsers.update),
-  route("DELETE", "/admin/users/{user_id}", { caller: "admin", input: AdminUsers.idAndDeleteBody }, AdminUsers.remove),
+  route("POST", "/admin/users", { caller: "admin", input: AdminUserBody.decode }, CreateAdminUser.handle),
+  route("GET", "/admin/users/{user_id}", { caller: "admin", input: GetAdminUser.input }, GetAdminUser.handle),
+  route("PUT", "/admin/users/{user_id}", { caller: "admin", input: UpdateAdminUser.input }, UpdateAdminUser.handle),
+  route("DELETE", "/admin/users/{user_id}", { caller: "admin", input: DeleteAdminUser.input }, DeleteAdminUser.handle),
   // Custom providers switched off: 404 before the body is read, as Supabase Auth's middleware answers.
   route("GET", "/admin/custom-providers", { caller: "admin", input: query }, ListCustomProviders.handle),
   route("POST", "/admin/custom-providers", { caller: "admin", requires: customProvidersOn, input: CustomProviderBody.decode }, CreateCustomProvider.handle),

@@ -4,11 +4,9 @@ import { signInAnonymously } from "../../../application/auth/SignInAnonymously.j
 import { signup } from "../../../application/auth/Signup.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
+import * as AuthJson from "./AuthJson.js"
 import * as ClientInfo from "./ClientInfo.js"
-import type { Limit } from "./Endpoint.js"
-import { field } from "./JsonRequest.js"
-import * as SessionJson from "./SessionJson.js"
-import * as UserJson from "./UserJson.js"
+import { field, type Limit } from "./Endpoint.js"
 
 export const Body = Schema.Struct({
   email: field(Schema.String),
@@ -40,7 +38,7 @@ export const handle = (body: Body, _: undefined, request: HttpRequest) =>
     const data = body.data ?? {}
     if (isAnonymous(body)) {
       const grant = yield* signInAnonymously(data, client)
-      return HttpMessage.json(SessionJson.encode(grant))
+      return HttpMessage.json(AuthJson.session(grant))
     }
     const outcome = yield* signup({
       email: body.email ?? "",
@@ -54,6 +52,6 @@ export const handle = (body: Body, _: undefined, request: HttpRequest) =>
       client
     })
     return outcome._tag === "SignedIn"
-      ? HttpMessage.json(SessionJson.encode(outcome.grant))
-      : HttpMessage.json(UserJson.encode(outcome.user, outcome.identities))
+      ? HttpMessage.json(AuthJson.session(outcome.grant))
+      : HttpMessage.json(AuthJson.user(outcome.user, outcome.identities))
   })

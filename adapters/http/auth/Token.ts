@@ -10,11 +10,10 @@ import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import * as Bearer from "./Bearer.js"
+import * as AuthJson from "./AuthJson.js"
 import * as ClientInfo from "./ClientInfo.js"
-import { field } from "./JsonRequest.js"
+import { bearerToken, field } from "./Endpoint.js"
 import * as Refusal from "./Refusal.js"
-import * as SessionJson from "./SessionJson.js"
 
 export const PasswordBody = Schema.Struct({
   email: field(Schema.String),
@@ -57,12 +56,12 @@ export const password = (body: typeof PasswordBody.Type, _: undefined, request: 
       onNone: () => ({}),
       onSome: (weak) => ({ weak_password: { reasons: weak.reasons, message: weak.message } })
     })
-    return HttpMessage.json(SessionJson.encode(grant, weak))
+    return HttpMessage.json(AuthJson.session(grant, weak))
   })
 
 /** `grant_type=refresh_token` — every session refresh of supabase-js. */
 export const refresh = (body: typeof RefreshBody.Type) =>
-  Effect.map(refreshSession(body.refresh_token ?? ""), (grant) => HttpMessage.json(SessionJson.encode(grant)))
+  Effect.map(refreshSession(body.refresh_token ?? ""), (grant) => HttpMessage.json(AuthJson.session(grant)))
 
 /** `grant_type=pkce`: the code a followed mail link or a provider sign-in handed out, for a session (ExchangeCode). */
 export const pkce = (body: typeof PkceBody.Type, _: undefined, request: HttpRequest) =>
@@ -75,7 +74,7 @@ export const pkce = (body: typeof PkceBody.Type, _: undefined, request: HttpRequ
     const tokens = Option.getOrUndefined(exchanged.providerTokens)
     const refresh = tokens === undefined ? undefined : Option.getOrUndefined(tokens.refreshToken)
     return HttpMessage.json(
-      SessionJson.encode(exchanged.grant, {
+      AuthJson.session(exchanged.grant, {
         ...(tokens === undefined ? {} : { provider_token: Redacted.value(tokens.accessToken) }),
         ...(refresh === undefined ? {} : { provider_refresh_token: Redacted.value(refresh) })
       })
@@ -103,11 +102,11 @@ export const idToken = (body: typeof IdTokenBody.Type, _: undefined, request: Ht
           ? Option.some(
               authorization === ""
                 ? Either.left(new AuthError.LinkingWithoutAccessToken())
-                : yield* Effect.either(Bearer.token(request))
+                : yield* Effect.either(bearerToken(request))
             )
           : Option.none()
     })
-    return HttpMessage.json(SessionJson.encode(grant))
+    return HttpMessage.json(AuthJson.session(grant))
   })
 
 /** `grant_type=web3`: Supabase Auth's answer while Web3 sign-in is off, as it is here. */

@@ -13,12 +13,12 @@ import {
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
 import { AuthHttpConfig } from "./AuthHttpConfig.js"
+import * as AuthJson from "./AuthJson.js"
 import * as ClientInfo from "./ClientInfo.js"
+import * as Endpoint from "./Endpoint.js"
+import { field } from "./Endpoint.js"
 import * as ErrorResponse from "./ErrorResponse.js"
-import * as JsonRequest from "./JsonRequest.js"
-import { field } from "./JsonRequest.js"
 import * as Redirects from "./Redirects.js"
-import * as SessionJson from "./SessionJson.js"
 import * as VerifyPage from "./VerifyPage.js"
 
 const Body = Schema.Struct({
@@ -50,7 +50,7 @@ const verifyJson = (body: typeof Body.Type, request: HttpRequest) =>
       return HttpMessage.json({ msg: otherAddressPending, code: "200" })
     }
     // The spec names the verification type in the answer, beside Supabase Auth's session fields.
-    return HttpMessage.json(SessionJson.encode(verified.grant, { type }))
+    return HttpMessage.json(AuthJson.session(verified.grant, { type }))
   })
 
 const seeOther = (location: string) => HttpMessage.empty(303, { location })
@@ -136,7 +136,7 @@ export type PostInput =
   | { readonly _tag: "Form"; readonly link: VerifyPage.Link }
   | { readonly _tag: "Json"; readonly body: typeof Body.Type }
 
-const decodeJson = JsonRequest.decode(Body)
+const decodeJson = Endpoint.body(Body)
 
 /**
  * The body of POST /verify: the confirmation page's form by its media type, else JSON (Supabase

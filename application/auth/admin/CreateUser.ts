@@ -11,7 +11,7 @@ import { TokenMint } from "../../ports/TokenMint.js"
 import * as Telemetry from "../../Telemetry.js"
 import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
-import * as ContactInput from "../ContactInput.js"
+import * as ClientInput from "../ClientInput.js"
 import * as NewUser from "../NewUser.js"
 import * as PasswordStrength from "../PasswordStrength.js"
 import { UserRepository } from "../ports/UserRepository.js"
@@ -39,12 +39,12 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
       })
     }
     const providers: Array<NewUser.Provider> = []
-    const email = request.email === "" ? Option.none() : Option.some(yield* ContactInput.email(request.email))
+    const email = request.email === "" ? Option.none() : Option.some(yield* ClientInput.email(request.email))
     if (Option.isSome(email)) {
       if (Option.isSome(yield* users.findByEmail(email.value))) return yield* new AuthError.EmailInUse()
       providers.push("email")
     }
-    const phone = request.phone === "" ? Option.none() : Option.some(yield* ContactInput.phone(request.phone))
+    const phone = request.phone === "" ? Option.none() : Option.some(yield* ClientInput.phone(request.phone))
     if (Option.isSome(phone)) {
       if (Option.isSome(yield* users.findByPhone(phone.value))) return yield* new AuthError.PhoneInUse()
       providers.push("phone")

@@ -10,7 +10,7 @@ import { PasswordHasher } from "../../ports/PasswordHasher.js"
 import * as Telemetry from "../../Telemetry.js"
 import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
-import * as ContactInput from "../ContactInput.js"
+import * as ClientInput from "../ClientInput.js"
 import * as NewUser from "../NewUser.js"
 import * as PasswordStrength from "../PasswordStrength.js"
 import { Transactions } from "../ports/Transactions.js"
@@ -68,7 +68,7 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
         message: `Invalid email action link type requested: ${request.type}`
       })
     }
-    const email = yield* ContactInput.email(request.email)
+    const email = yield* ClientInput.email(request.email)
     const existing = yield* users.findByEmail(email)
     const type = Option.isNone(existing) && request.type === "magiclink" ? "signup" : request.type
     if (Option.isNone(existing) && type === "recovery") {
@@ -177,12 +177,12 @@ const emailChangeLink = (request: GenerateLinkRequest, type: "email_change_curre
         message: "Enable secure email change to generate link for current email"
       })
     }
-    const email = yield* ContactInput.email(request.email)
+    const email = yield* ClientInput.email(request.email)
     const found = yield* users.findByEmail(email)
     if (Option.isNone(found)) {
       return yield* new AuthError.NoUserWithEmail()
     }
-    const newEmail = yield* ContactInput.email(request.newEmail)
+    const newEmail = yield* ClientInput.email(request.newEmail)
     if (Option.exists(yield* users.findByEmail(newEmail), (other) => other.id !== found.value.id)) {
       return yield* new AuthError.EmailInUse()
     }

@@ -5,8 +5,7 @@ import type { User } from "../../../domain/User.js"
 import * as Telemetry from "../../Telemetry.js"
 import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
-import * as ContactInput from "../ContactInput.js"
-import * as MessageQuota from "../MessageQuota.js"
+import * as ClientInput from "../ClientInput.js"
 import * as NewUser from "../NewUser.js"
 import { Transactions } from "../ports/Transactions.js"
 import { UserRepository } from "../ports/UserRepository.js"
@@ -31,13 +30,13 @@ export const inviteUser = Telemetry.fn("InviteUser.inviteUser")((request: Invite
     const settings = yield* AuthSettings
     const users = yield* UserRepository
     const transactions = yield* Transactions
-    const email = yield* ContactInput.email(request.email)
+    const email = yield* ClientInput.email(request.email)
     const existing = yield* users.findByEmail(email)
     if (Option.exists(existing, (user) => Option.isSome(user.emailConfirmedAt))) {
       return yield* new AuthError.EmailInUse()
     }
     const now = new Date(yield* Clock.currentTimeMillis)
-    yield* MessageQuota.mails(1, now)
+    yield* SendVerification.takeMailQuota(1, now)
     const invitation = (user: User) =>
       SendVerification.prepare({
         user,

@@ -8,7 +8,7 @@ import { TokenMint } from "../../ports/TokenMint.js"
 import * as Telemetry from "../../Telemetry.js"
 import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
-import * as ContactInput from "../ContactInput.js"
+import * as ClientInput from "../ClientInput.js"
 import * as NewUser from "../NewUser.js"
 import * as PasswordChange from "../PasswordChange.js"
 import * as PasswordStrength from "../PasswordStrength.js"
@@ -32,8 +32,8 @@ export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request:
     const hasher = yield* PasswordHasher
     const mint = yield* TokenMint
     const { user } = yield* FindUser.findUser(id)
-    const email = request.email === "" ? Option.none() : Option.some(yield* ContactInput.email(request.email))
-    const phone = request.phone === "" ? Option.none() : Option.some(yield* ContactInput.phone(request.phone))
+    const email = request.email === "" ? Option.none() : Option.some(yield* ClientInput.email(request.email))
+    const phone = request.phone === "" ? Option.none() : Option.some(yield* ClientInput.phone(request.phone))
     const now = new Date(yield* Clock.currentTimeMillis)
     const bannedUntil =
       request.banDuration === "" ? undefined : yield* BanUntil.parse(request.banDuration, now)

@@ -3,8 +3,8 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { AdminUserRequest } from "../../../../application/auth/admin/AdminUserRequest.js"
 import type { HttpRequest } from "../../HttpMessage.js"
-import * as JsonRequest from "../JsonRequest.js"
-import { field } from "../JsonRequest.js"
+import * as Endpoint from "../Endpoint.js"
+import { field } from "../Endpoint.js"
 
 const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
@@ -26,7 +26,7 @@ const Body = Schema.Struct({
 /** The admin API's user fields (supabase-js `AdminUserAttributes`), decoded as Supabase Auth does. */
 export const decode = (request: HttpRequest) =>
   Effect.map(
-    JsonRequest.decode(Body)(request),
+    Endpoint.body(Body)(request),
     (body): AdminUserRequest => ({
       id: body.id ?? "",
       aud: body.aud ?? "",

@@ -2,10 +2,10 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Params } from "../../../../domain/auth/CustomProvider.js"
 import type { HttpRequest } from "../../HttpMessage.js"
-import * as JsonRequest from "../JsonRequest.js"
+import * as Endpoint from "../Endpoint.js"
 import type * as Refusal from "../Refusal.js"
 
-const { field } = JsonRequest
+const { field } = Endpoint
 const Strings = Schema.Array(Schema.String)
 const Mapping = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
@@ -34,7 +34,7 @@ const Body = Schema.Struct({
 })
 
 export const decode = (request: Pick<HttpRequest, "body">): Effect.Effect<Params, Refusal.BadJson> =>
-  Effect.map(JsonRequest.decode(Body)(request), (body) => ({
+  Effect.map(Endpoint.body(Body)(request), (body) => ({
     providerType: body.provider_type,
     identifier: body.identifier,
     name: body.name,

@@ -3,8 +3,8 @@ import * as Schema from "effect/Schema"
 import { generateLink } from "../../../../application/auth/admin/GenerateLink.js"
 import type { HttpRequest } from "../../HttpMessage.js"
 import * as HttpMessage from "../../HttpMessage.js"
-import { field } from "../JsonRequest.js"
-import * as UserJson from "../UserJson.js"
+import * as AuthJson from "../AuthJson.js"
+import { field } from "../Endpoint.js"
 
 export const Body = Schema.Struct({
   type: field(Schema.String),
@@ -31,7 +31,7 @@ export const handle = (body: typeof Body.Type, _: unknown, request: HttpRequest)
       redirectTo: body.redirect_to ?? new URLSearchParams(request.query).get("redirect_to") ?? ""
     })
     return HttpMessage.json({
-      ...UserJson.encode(link.user, link.identities),
+      ...AuthJson.user(link.user, link.identities),
       action_link: link.actionLink,
       email_otp: link.emailOtp,
       hashed_token: link.hashedToken,

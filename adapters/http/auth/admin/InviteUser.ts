@@ -3,8 +3,8 @@ import * as Schema from "effect/Schema"
 import { inviteUser } from "../../../../application/auth/admin/InviteUser.js"
 import type { HttpRequest } from "../../HttpMessage.js"
 import * as HttpMessage from "../../HttpMessage.js"
-import { field } from "../JsonRequest.js"
-import * as UserJson from "../UserJson.js"
+import * as AuthJson from "../AuthJson.js"
+import { field } from "../Endpoint.js"
 
 export const Body = Schema.Struct({
   email: field(Schema.String),
@@ -19,5 +19,5 @@ export const handle = (body: typeof Body.Type, _: unknown, request: HttpRequest)
       data: body.data ?? {},
       redirectTo: new URLSearchParams(request.query).get("redirect_to") ?? ""
     })
-    return HttpMessage.json(UserJson.encode(invited.user, invited.identities))
+    return HttpMessage.json(AuthJson.user(invited.user, invited.identities))
   })

@@ -3,7 +3,7 @@ import * as AuthError from "../../../../application/auth/AuthError.js"
 import * as ListUsers from "../../../../application/auth/admin/ListUsers.js"
 import type { HttpRequest } from "../../HttpMessage.js"
 import * as HttpMessage from "../../HttpMessage.js"
-import * as UserJson from "../UserJson.js"
+import * as AuthJson from "../AuthJson.js"
 
 /** Go's `strconv.ParseUint(s, 10, 64)`: decimal digits only, no sign, below 2^64. */
 const unsigned = (name: string, raw: string | null, fallback: number) => {
@@ -89,7 +89,7 @@ export const handle = ({ params, order, filter, page, perPage }: Query, _: unkno
     ]
     return HttpMessage.json(
       {
-        users: listed.users.map(({ user, identities }) => UserJson.encode(user, identities)),
+        users: listed.users.map(({ user, identities }) => AuthJson.user(user, identities)),
         aud: listed.aud
       },
       200,

@@ -6,10 +6,10 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
+import * as ClientInput from "../../../application/auth/ClientInput.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
 import { authorize } from "../../../application/auth/ExternalAuthorize.js"
 import { sendMagicLink } from "../../../application/auth/MagicLink.js"
-import * as PkceFlow from "../../../application/auth/PkceFlow.js"
 import { ExternalLoginStore } from "../../../application/auth/ports/ExternalLoginStore.js"
 import {
   type ExternalProvider,
@@ -91,25 +91,26 @@ const unconfirmed = Effect.gen(function* () {
   return email
 })
 
-describe("PkceFlow.parse", () => {
+describe("ClientInput.pkceChallenge", () => {
   it.effect("reads S256 and plain in any case, and no challenge as the implicit flow", () =>
     Effect.gen(function* () {
-      expect(yield* PkceFlow.parse(challenge, "S256")).toEqual(
+      expect(yield* ClientInput.pkceChallenge(challenge, "S256")).toEqual(
         Option.some({ codeChallenge: challenge, method: "s256" })
       )
-      expect(yield* PkceFlow.parse(challenge, "Plain")).toEqual(
+      expect(yield* ClientInput.pkceChallenge(challenge, "Plain")).toEqual(
         Option.some({ codeChallenge: challenge, method: "plain" })
       )
-      expect(yield* PkceFlow.parse("", "")).toEqual(Option.none())
+      expect(yield* ClientInput.pkceChallenge("", "")).toEqual(Option.none())
     })
   )
 
   it.effect("refuses each class of bad parameters in Supabase Auth's words", () =>
     Effect.gen(function* () {
       for (const [given, method, message] of bad) {
-        expect(yield* describedFailureOf(PkceFlow.parse(given, method)), `${given} ${method}`).toBe(
-          `validation_failed: ${message}`
-        )
+        expect(
+          yield* describedFailureOf(ClientInput.pkceChallenge(given, method)),
+          `${given} ${method}`
+        ).toBe(`validation_failed: ${message}`)
       }
     })
   )

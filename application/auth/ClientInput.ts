@@ -1,15 +1,44 @@
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import { type ChallengeMethod, FlowState, FlowStateId, parseMethod } from "../../domain/auth/FlowState.js"
-import type { User } from "../../domain/User.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import * as Schema from "effect/Schema"
+import { type ChallengeMethod, parseMethod } from "../../domain/auth/FlowState.js"
+import { Email, type Phone, parsePhone } from "../../domain/User.js"
 import * as AuthError from "./AuthError.js"
 
 /**
- * A request's PKCE challenge, read by `parse`: the only way a use case gets one, so that no
- * endpoint can start a flow with a method or a challenge nobody checked.
+ * What a client sent, read as Supabase Auth reads it and refused in its words: the address or
+ * number a user typed, and a request's PKCE challenge.
  */
-export interface Challenge {
+
+const decodeEmail = Schema.decodeUnknownEither(Email)
+
+/** An email address as a client typed it, checked and lower-cased as Supabase Auth does. */
+export const email = (
+  input: string
+): Effect.Effect<Email, AuthError.InvalidInput | AuthError.MalformedEmail> =>
+  Either.match(decodeEmail(input), {
+    onLeft: () =>
+      Effect.fail(
+        input.trim().length > 255
+          ? new AuthError.InvalidInput({ message: "An email address is too long" })
+          : new AuthError.MalformedEmail()
+      ),
+    onRight: Effect.succeed
+  })
+
+/** A phone number as a client typed it, read as Supabase Auth reads it (`User.parsePhone`). */
+export const phone = (input: string): Effect.Effect<Phone, AuthError.MalformedPhone> =>
+  Either.match(parsePhone(input), {
+    onLeft: () => Effect.fail(new AuthError.MalformedPhone()),
+    onRight: Effect.succeed
+  })
+
+/**
+ * A request's PKCE challenge, read by `pkceChallenge`: the only way a use case gets one, so that
+ * no endpoint can start a flow with a method or a challenge nobody checked.
+ */
+export interface PkceChallenge {
   readonly codeChallenge: string
   readonly method: ChallengeMethod
 }
@@ -23,10 +52,10 @@ const challengeCharacters = /^[A-Za-z0-9._~-]+$/
  * challenge (the implicit flow). Supabase Auth turns an unknown method into a 500 when it
  * starts the flow; this answers its 400 `validation_failed` (docs/compatibility.md).
  */
-export const parse = (
+export const pkceChallenge = (
   codeChallenge: string,
   codeChallengeMethod: string
-): Effect.Effect<Option.Option<Challenge>, AuthError.InvalidInput> => {
+): Effect.Effect<Option.Option<PkceChallenge>, AuthError.InvalidInput> => {
   if ((codeChallenge === "") !== (codeChallengeMethod === "")) {
     return Effect.fail(
       new AuthError.InvalidInput({ message: "PKCE flow requires code_challenge_method and code_challenge" })
@@ -51,25 +80,3 @@ export const parse = (
     onSome: (method) => Effect.succeedSome({ codeChallenge, method })
   })
 }
-
-/**
- * The PKCE flow a request's challenge starts for the user its mail goes to (supabase-js
- * `flowType: "pkce"`): the mail's link then ends in `redirect_to?code=…` instead of a session in
- * the fragment. Writes nothing: the flow is stored with the token that names it.
- */
-export const flowFor = (user: User, challenge: Challenge, authenticationMethod: string, now: Date) =>
-  Effect.map(
-    Effect.flatMap(TokenMint, (mint) => mint.uuid),
-    (id) =>
-      new FlowState({
-        id: FlowStateId.make(id),
-        userId: user.id,
-        codeChallenge: challenge.codeChallenge,
-        codeChallengeMethod: challenge.method,
-        authenticationMethod,
-        authCodeHash: Option.none(),
-        authCodeIssuedAt: Option.none(),
-        providerTokens: Option.none(),
-        createdAt: now
-      })
-  )

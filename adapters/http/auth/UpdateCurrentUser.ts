@@ -2,21 +2,16 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { SignedIn } from "../../../application/auth/Authenticate.js"
-import { getUser } from "../../../application/auth/GetUser.js"
 import { updateUser } from "../../../application/auth/UpdateUser.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
-import { field } from "./JsonRequest.js"
-import * as UserJson from "./UserJson.js"
-
-/** GET /user — the signed-in user (supabase-js `getUser`). */
-export const get = (_: undefined, signedIn: SignedIn) =>
-  Effect.map(getUser(signedIn), (found) => HttpMessage.json(UserJson.encode(found.user, found.identities)))
+import * as AuthJson from "./AuthJson.js"
+import { field } from "./Endpoint.js"
 
 const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 /** The body of PUT /user (supabase-js `UserAttributes`). */
-export const UpdateBody = Schema.Struct({
+export const Body = Schema.Struct({
   email: field(Schema.String),
   phone: field(Schema.String),
   password: field(Schema.String),
@@ -29,8 +24,8 @@ export const UpdateBody = Schema.Struct({
   code_challenge_method: field(Schema.String)
 })
 
-/** PUT /user — changes of the signed-in user (supabase-js `updateUser`). */
-export const update = (body: typeof UpdateBody.Type, signedIn: SignedIn, request: HttpRequest) =>
+/** PUT /user — changes of the signed-in user (supabase-js `updateUser`; Supabase Auth's `UserUpdate`). */
+export const handle = (body: typeof Body.Type, signedIn: SignedIn, request: HttpRequest) =>
   Effect.map(
     updateUser(signedIn, {
       email: body.email ?? "",
@@ -45,5 +40,5 @@ export const update = (body: typeof UpdateBody.Type, signedIn: SignedIn, request
       codeChallengeMethod: body.code_challenge_method ?? "",
       channel: body.channel ?? ""
     }),
-    (updated) => HttpMessage.json(UserJson.encode(updated.user, updated.identities))
+    (updated) => HttpMessage.json(AuthJson.user(updated.user, updated.identities))
   )

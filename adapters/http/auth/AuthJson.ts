@@ -1,13 +1,20 @@
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type * as IssueSession from "../../../application/auth/IssueSession.js"
 import type { Identity } from "../../../domain/Identity.js"
 import type { User } from "../../../domain/User.js"
+
+/*
+ * The auth service's response bodies of users and sessions, as Supabase Auth's Go structs encode
+ * them: what every endpoint answering with a user or a session writes.
+ */
 
 /**
  * The user object of Supabase Auth's wire (`models.User` as Go encodes it): `email` and `phone`
  * are empty strings when unset, timestamps that are unset are left out, `identities` is always
  * an array, and `confirmed_at` is the earlier of the two confirmations.
  */
-export const encode = (user: User, identities: ReadonlyArray<Identity>) => {
+export const user = (user: User, identities: ReadonlyArray<Identity>) => {
   const iso = (value: Option.Option<Date>) =>
     Option.getOrUndefined(Option.map(value, (date) => date.toISOString()))
   const confirmations = [user.emailConfirmedAt, user.phoneConfirmedAt].flatMap((at) =>
@@ -31,7 +38,7 @@ export const encode = (user: User, identities: ReadonlyArray<Identity>) => {
     last_sign_in_at: iso(user.lastSignInAt),
     app_metadata: user.appMetadata,
     user_metadata: user.userMetadata,
-    identities: identities.map(encodeIdentity),
+    identities: identities.map(identity),
     created_at: user.createdAt.toISOString(),
     updated_at: user.updatedAt.toISOString(),
     banned_until: iso(user.bannedUntil),
@@ -40,7 +47,7 @@ export const encode = (user: User, identities: ReadonlyArray<Identity>) => {
 }
 
 /** An identity as Supabase Auth encodes it: `identity_id` is ours, `id` the provider's subject. */
-export const encodeIdentity = (identity: Identity) =>
+const identity = (identity: Identity) =>
   withoutUndefined({
     identity_id: identity.id,
     id: identity.providerId,
@@ -52,6 +59,21 @@ export const encodeIdentity = (identity: Identity) =>
     updated_at: identity.updatedAt.toISOString(),
     email: Option.getOrUndefined(identity.email)
   })
+
+/**
+ * Supabase Auth's session response (`/token`, `/signup` under autoconfirm): the spec's fields
+ * (`access_token`, `token_type`, `expires_in`, `refresh_token`) with Supabase Auth's
+ * `expires_at` and `user`, which supabase-js reads to store the session.
+ */
+export const session = (grant: IssueSession.Grant, extra: Readonly<Record<string, unknown>> = {}) => ({
+  access_token: Redacted.value(grant.access.token),
+  token_type: "bearer",
+  expires_in: grant.access.expiresIn,
+  expires_at: grant.access.expiresAt,
+  refresh_token: Redacted.value(grant.refreshToken),
+  user: user(grant.user, grant.identities),
+  ...extra
+})
 
 /** Go's `omitempty` for the fields that have it: absent rather than `null`. */
 const withoutUndefined = <T extends Record<string, unknown>>(value: T) =>
