@@ -64,8 +64,7 @@ import { SessionStore } from "../application/auth/ports/SessionStore.js"
 import { UserRepository } from "../application/auth/ports/UserRepository.js"
 import * as SendVerification from "../application/auth/SendVerification.js"
 import { PasswordHasher } from "../application/ports/PasswordHasher.js"
-import { SecretHasher } from "../application/ports/SecretHasher.js"
-import { TokenMint } from "../application/ports/TokenMint.js"
+import { Secrets } from "../application/ports/Secrets.js"
 import * as AuthConfig from "../bootstrap/auth/AuthConfig.js"
 import * as AuthEnvironment from "../bootstrap/auth/AuthEnvironment.js"
 import * as AuthLayers from "../bootstrap/auth/AuthLayers.js"
@@ -146,10 +145,10 @@ const endpoints = {
 /** A user with a confirmed address and its email identity, stored as a sign-up stores them. */
 const insertConfirmedUser = (address: string, passwordHash: Option.Option<string>, now: Date) =>
   Effect.gen(function* () {
-    const mint = yield* TokenMint
+    const secrets = yield* Secrets
     const users = yield* UserRepository
     const user = NewUser.user({
-      id: NewUser.newUserId(yield* mint.uuid),
+      id: NewUser.newUserId(yield* secrets.uuid),
       aud: "authenticated",
       contact: { _tag: "email", email: yield* Schema.decode(Email)(address) },
       data: {},
@@ -157,7 +156,7 @@ const insertConfirmedUser = (address: string, passwordHash: Option.Option<string
       now
     })
     const identity = NewUser.identity({
-      id: NewUser.newIdentityId(yield* mint.uuid),
+      id: NewUser.newIdentityId(yield* secrets.uuid),
       user,
       provider: "email",
       data: {},
@@ -209,14 +208,13 @@ const mintAccessTokens = (user: User, count: number) =>
  */
 const mintRefreshToken = (user: User) =>
   Effect.gen(function* () {
-    const mint = yield* TokenMint
-    const hasher = yield* SecretHasher
+    const secrets = yield* Secrets
     const sessions = yield* SessionStore
     const now = new Date(yield* Clock.currentTimeMillis)
-    const refreshToken = yield* mint.token("refresh")
+    const refreshToken = yield* secrets.token("refresh")
     const session = Session.start(
       {
-        id: Session.SessionId.make(yield* mint.uuid),
+        id: Session.SessionId.make(yield* secrets.uuid),
         userId: user.id,
         aal: "aal1",
         amr: [
@@ -229,7 +227,7 @@ const mintRefreshToken = (user: User) =>
       },
       now
     )
-    yield* sessions.start(session, yield* hasher.hash(refreshToken))
+    yield* sessions.start(session, yield* secrets.hash(refreshToken))
     return Redacted.value(refreshToken)
   })
 
@@ -262,18 +260,18 @@ let mailedCodesMinted = 0
  */
 const mintMailedCode = (codeLength: number, lifetime: Duration.Duration) =>
   Effect.gen(function* () {
-    const mint = yield* TokenMint
+    const secrets = yield* Secrets
     const now = new Date(yield* Clock.currentTimeMillis)
     mailedCodesMinted++
     const address = `${verifyPrefix}${mailedCodesMinted}@example.com`
     const user = yield* insertConfirmedUser(address, Option.none(), now)
-    const code = yield* mint.code(codeLength)
+    const code = yield* secrets.code(codeLength)
     yield* SendVerification.storeToken(
       {
         user,
         purpose: "magic_link",
         to: address,
-        link: yield* mint.token("verification"),
+        link: yield* secrets.token("verification"),
         code,
         lifetime,
         flowStateId: Option.none(),

@@ -39,8 +39,7 @@ import * as Migrations from "../adapters/postgres/Migrations.js"
 import * as ManageClients from "../application/oauth/ManageClients.js"
 import { TokenStore } from "../application/oauth/ports/TokenStore.js"
 import { UpstreamUsers } from "../application/oauth/ports/UpstreamUsers.js"
-import { SecretHasher } from "../application/ports/SecretHasher.js"
-import { TokenMint } from "../application/ports/TokenMint.js"
+import { Secrets } from "../application/ports/Secrets.js"
 import * as OAuthConfig from "../bootstrap/oauth/OAuthConfig.js"
 import * as OAuthLayers from "../bootstrap/oauth/OAuthLayers.js"
 import { ClientId, FamilyId, GrantId, IdentityId, UserId } from "../domain/Ids.js"
@@ -99,14 +98,13 @@ const endpoints: Readonly<Record<Kind, Runner.Endpoint>> = {
 /** Tokens of one grant minted through the ports, as a code exchange would store them. */
 const mintGrant = (userId: UserId, withRefresh: boolean) =>
   Effect.gen(function* () {
-    const mint = yield* TokenMint
-    const hasher = yield* SecretHasher
+    const secrets = yield* Secrets
     const tokens = yield* TokenStore
     const now = new Date(yield* Clock.currentTimeMillis)
-    const grantId = Option.some(GrantId.make(yield* mint.uuid))
-    const accessToken = yield* mint.token("access")
+    const grantId = Option.some(GrantId.make(yield* secrets.uuid))
+    const accessToken = yield* secrets.token("access")
     const access = new AccessToken.AccessToken({
-      hash: yield* hasher.hash(accessToken),
+      hash: yield* secrets.hash(accessToken),
       userId,
       clientId,
       grantId,
@@ -121,10 +119,10 @@ const mintGrant = (userId: UserId, withRefresh: boolean) =>
       yield* tokens.issue({ access, refresh: Option.none() })
       return Redacted.value(accessToken)
     }
-    const refreshToken = yield* mint.token("refresh")
+    const refreshToken = yield* secrets.token("refresh")
     const family = RefreshTokenFamily.start(
       {
-        id: FamilyId.make(yield* mint.uuid),
+        id: FamilyId.make(yield* secrets.uuid),
         userId,
         clientId: Option.some(clientId),
         grantId,
@@ -136,7 +134,7 @@ const mintGrant = (userId: UserId, withRefresh: boolean) =>
     )
     yield* tokens.issue({
       access: new AccessToken.AccessToken({ ...access, familyId: Option.some(family.id) }),
-      refresh: Option.some({ family, tokenHash: yield* hasher.hash(refreshToken) })
+      refresh: Option.some({ family, tokenHash: yield* secrets.hash(refreshToken) })
     })
     return Redacted.value(refreshToken)
   })
@@ -151,7 +149,7 @@ interface Pools {
 const prepare = Effect.gen(function* () {
   yield* Migrations.run("oauth")
   yield* ManageClients.seedBuiltinCliClient(clientId)
-  const mint = yield* TokenMint
+  const secrets = yield* Secrets
   const now = new Date(yield* Clock.currentTimeMillis)
   const users = yield* UpstreamUsers
   const user = yield* users.upsertFromUpstream(
@@ -162,7 +160,7 @@ const prepare = Effect.gen(function* () {
       emailVerified: true,
       data: { name: "Bench User" }
     },
-    { userId: UserId.make(yield* mint.uuid), identityId: IdentityId.make(yield* mint.uuid) },
+    { userId: UserId.make(yield* secrets.uuid), identityId: IdentityId.make(yield* secrets.uuid) },
     now
   )
   const accessTokens = yield* Effect.forEach(

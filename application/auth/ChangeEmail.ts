@@ -3,7 +3,7 @@ import * as Option from "effect/Option"
 import * as Mail from "../../domain/auth/Mail.js"
 import type { Purpose } from "../../domain/auth/OneTimeToken.js"
 import { type Email, User } from "../../domain/User.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import type * as ClientInput from "./ClientInput.js"
@@ -105,7 +105,7 @@ export const confirm = (user: User, now: Date) =>
         ? 2
         : 1
     const identity = NewUser.identity({
-      id: NewUser.newIdentityId(yield* (yield* TokenMint).uuid),
+      id: NewUser.newIdentityId(yield* (yield* Secrets).uuid),
       user: new User({ ...user, email: user.emailChange, emailConfirmedAt: Option.some(now) }),
       provider: "email",
       data: {},

@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Mail from "../../domain/auth/Mail.js"
 import { type Phone, User } from "../../domain/User.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as NewUser from "./NewUser.js"
@@ -67,7 +67,7 @@ export const confirm = (user: User, now: Date) =>
     const settings = yield* AuthSettings
     const users = yield* UserRepository
     const identity = NewUser.identity({
-      id: NewUser.newIdentityId(yield* (yield* TokenMint).uuid),
+      id: NewUser.newIdentityId(yield* (yield* Secrets).uuid),
       user: new User({ ...user, phone: user.phoneChange, phoneConfirmedAt: Option.some(now) }),
       provider: "phone",
       data: {},

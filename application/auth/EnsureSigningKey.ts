@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as KeyRing from "../../domain/auth/KeyRing.js"
 import * as SigningKey from "../../domain/auth/SigningKey.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import { JwtSettings } from "./JwtSettings.js"
 import { AccessTokens } from "./ports/AccessTokens.js"
@@ -34,9 +34,9 @@ export const ensureSigningKey = Telemetry.fn("EnsureSigningKey.ensureSigningKey"
     const existing = SigningKey.current(yield* store.list)
     if (Option.isSome(existing)) return { _tag: "Existing", kid: existing.value.kid } satisfies Outcome
     const tokens = yield* AccessTokens
-    const mint = yield* TokenMint
+    const secrets = yield* Secrets
     const privateJwk = yield* tokens.generateKey(SigningKey.defaultAlgorithm)
-    const kid = SigningKey.Kid.make(yield* mint.uuid)
+    const kid = SigningKey.Kid.make(yield* secrets.uuid)
     const now = new Date(yield* Clock.currentTimeMillis)
     if (
       yield* store.insert(SigningKey.first({ kid, algorithm: SigningKey.defaultAlgorithm, privateJwk }, now))

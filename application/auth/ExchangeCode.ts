@@ -4,13 +4,12 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as FlowState from "../../domain/auth/FlowState.js"
 import * as Ban from "../../domain/Ban.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
+import { SealedSecret, Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import * as IssueSession from "./IssueSession.js"
 import * as ProviderTokenSeal from "./ProviderTokenSeal.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
-import { SealedSecret } from "./ports/TokenSealer.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
 const methods: ReadonlyArray<IssueSession.Method> = ["otp", "magiclink", "recovery", "invite", "oauth"]
@@ -31,7 +30,7 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
           message: "invalid request: both auth code and code verifier should be non-empty"
         })
       }
-      const codeHash = yield* (yield* SecretHasher).hash(Redacted.make(authCode))
+      const codeHash = yield* (yield* Secrets).hash(Redacted.make(authCode))
       const taken = yield* Effect.flatMap(FlowStateStore, (flows) => flows.takeByCode(codeHash))
       if (Option.isNone(taken)) return yield* new AuthError.FlowStateNotFound()
       const flow = taken.value

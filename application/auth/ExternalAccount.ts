@@ -10,7 +10,7 @@ import type { Identity } from "../../domain/Identity.js"
 import { IdentityId, UserId } from "../../domain/Ids.js"
 import * as UpstreamProfile from "../../domain/UpstreamProfile.js"
 import { Email, User } from "../../domain/User.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
@@ -151,7 +151,7 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
   Effect.gen(function* () {
     const settings = yield* AuthSettings
     const users = yield* UserRepository
-    const mint = yield* TokenMint
+    const secrets = yield* Secrets
     // An address we could not write to is dropped, not a reason to refuse the sign-in.
     const email = Option.flatMap(profile.email, (address) => Either.getRight(decodeEmail(address)))
     const emailVerified = Option.isSome(email) && (profile.emailVerified || settings.mailerAutoconfirm)
@@ -184,7 +184,7 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
       case "LinkAccount": {
         if (Ban.isBanned(decision.user.bannedUntil, now)) return yield* new AuthError.UserIsBanned()
         const identity = UpstreamProfile.newIdentity(
-          IdentityId.make(yield* mint.uuid),
+          IdentityId.make(yield* secrets.uuid),
           decision.user.id,
           profile,
           now
@@ -211,7 +211,13 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
       }
       case "CreateAccount": {
         if (settings.disableSignup) return yield* new AuthError.SignupDisabled()
-        const made = newUser(UserId.make(yield* mint.uuid), profile, decision.email, settings.audience, now)
+        const made = newUser(
+          UserId.make(yield* secrets.uuid),
+          profile,
+          decision.email,
+          settings.audience,
+          now
+        )
         const unverified = Option.isSome(made.email) && !emailVerified
         const user = unverified
           ? new User({ ...made, emailConfirmedAt: Option.none(), confirmationSentAt: Option.some(now) })
@@ -219,7 +225,12 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
               ...made,
               emailConfirmedAt: Option.isSome(made.email) ? Option.some(now) : Option.none()
             })
-        const identity = UpstreamProfile.newIdentity(IdentityId.make(yield* mint.uuid), user.id, profile, now)
+        const identity = UpstreamProfile.newIdentity(
+          IdentityId.make(yield* secrets.uuid),
+          user.id,
+          profile,
+          now
+        )
         yield* users.insert(user, [identity], Option.none())
         if (unverified) yield* mailConfirmation(user, now)
         return { user, identity, unverified }
@@ -247,7 +258,7 @@ export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProf
       return yield* new AuthError.IdentityAlreadyLinked({ toAnotherUser: existing.value.user.id !== userId })
     }
     const identity = UpstreamProfile.newIdentity(
-      IdentityId.make(yield* (yield* TokenMint).uuid),
+      IdentityId.make(yield* (yield* Secrets).uuid),
       userId,
       profile,
       now

@@ -7,8 +7,7 @@ import * as CustomProvider from "../../domain/auth/CustomProvider.js"
 import * as ExternalLogin from "../../domain/auth/ExternalLogin.js"
 import type { UserId } from "../../domain/Ids.js"
 import * as UpstreamSecrets from "../../domain/UpstreamSecrets.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings, providerKeys } from "./AuthSettings.js"
@@ -73,8 +72,9 @@ export const authorize = Telemetry.fn("ExternalAuthorize.authorize")((request: A
     const settings = yield* AuthSettings
     const challenge = yield* ClientInput.pkceChallenge(request.codeChallenge, request.codeChallengeMethod)
     const now = new Date(yield* Clock.currentTimeMillis)
-    const state = yield* Effect.flatMap(TokenMint, (mint) => mint.token("state"))
-    const stateHash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(state))
+    const secrets = yield* Secrets
+    const state = yield* secrets.token("state")
+    const stateHash = yield* secrets.hash(state)
     const { codeVerifier, nonce } = yield* UpstreamSecrets.fromState(Redacted.value(state))
     const parameters: Record<string, string> = {}
     for (const [ours, theirs] of Object.entries(provider.value.passThrough)) {

@@ -9,8 +9,7 @@ import type { Identity } from "../../domain/Identity.js"
 import type * as UpstreamProfile from "../../domain/UpstreamProfile.js"
 import * as UpstreamSecrets from "../../domain/UpstreamSecrets.js"
 import type { User } from "../../domain/User.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
@@ -70,10 +69,10 @@ const finish = (
 ) =>
   Effect.gen(function* () {
     if (Option.isSome(login.codeChallenge) && Option.isSome(login.codeChallengeMethod)) {
-      const mint = yield* TokenMint
+      const secrets = yield* Secrets
       const flows = yield* FlowStateStore
-      const id = FlowStateId.make(yield* mint.uuid)
-      const code = yield* mint.uuid
+      const id = FlowStateId.make(yield* secrets.uuid)
+      const code = yield* secrets.uuid
       // The provider's tokens wait for the exchange sealed under the code (ProviderTokenSeal).
       const providerTokens =
         profile.tokens === undefined
@@ -92,7 +91,7 @@ const finish = (
           createdAt: now
         })
       )
-      const codeHash = yield* (yield* SecretHasher).hash(Redacted.make(code))
+      const codeHash = yield* secrets.hash(Redacted.make(code))
       yield* flows.issueCode(id, codeHash, now)
       return { _tag: "Code", target: login.redirectTo, code } satisfies CallbackOutcome
     }
@@ -131,7 +130,7 @@ export const callback = Telemetry.fn("ExternalCallback.callback")((request: Call
       return failedAt(settings.siteUrl, false)(new AuthError.OAuthStateMissing())
     }
     const now = new Date(yield* Clock.currentTimeMillis)
-    const stateHash = yield* (yield* SecretHasher).hash(Redacted.make(state))
+    const stateHash = yield* (yield* Secrets).hash(Redacted.make(state))
     const taken = yield* Effect.flatMap(ExternalLoginStore, (logins) => logins.take(stateHash, now))
     if (Option.isNone(taken)) {
       return failedAt(settings.siteUrl, false)(new AuthError.OAuthStateNotFound())

@@ -8,8 +8,7 @@ import * as Session from "../../domain/auth/Session.js"
 import type { Identity } from "../../domain/Identity.js"
 import type { IdentityId } from "../../domain/Ids.js"
 import { User } from "../../domain/User.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { JwtSettings } from "./JwtSettings.js"
@@ -76,14 +75,13 @@ export const issue = Telemetry.fn("IssueSession.issue")(
   (user: User, method: Method, client: Client, identity: Option.Option<IdentityId> = Option.none()) =>
     Effect.gen(function* () {
       const now = new Date(yield* Clock.currentTimeMillis)
-      const mint = yield* TokenMint
-      const hasher = yield* SecretHasher
+      const secrets = yield* Secrets
       const sessions = yield* SessionStore
       const users = yield* UserRepository
-      const refreshToken = yield* mint.token("refresh")
+      const refreshToken = yield* secrets.token("refresh")
       const session = Session.start(
         {
-          id: Session.SessionId.make(yield* mint.uuid),
+          id: Session.SessionId.make(yield* secrets.uuid),
           userId: user.id,
           aal: "aal1",
           amr: [new AccessTokenClaims.AmrEntry({ method, timestamp: Math.floor(now.getTime() / 1000) })],
@@ -94,7 +92,7 @@ export const issue = Telemetry.fn("IssueSession.issue")(
         },
         now
       )
-      yield* sessions.start(session, yield* hasher.hash(refreshToken))
+      yield* sessions.start(session, yield* secrets.hash(refreshToken))
       const identities = yield* users
         .recordSignIn(user.id, identity, now)
         .pipe(Effect.catchTag("UserNotFound", () => Effect.fail(new AuthError.NoSuchUser())))

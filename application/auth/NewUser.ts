@@ -3,7 +3,7 @@ import * as Option from "effect/Option"
 import { Identity } from "../../domain/Identity.js"
 import { IdentityId, UserId } from "../../domain/Ids.js"
 import { type Email, type Phone, User } from "../../domain/User.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 
 /** The provider a user signed up with: `email`, `phone`, or none for an anonymous user. */
 export type Provider = "email" | "phone"
@@ -121,9 +121,9 @@ export const ofEmail = (options: {
   readonly now: Date
 }) =>
   Effect.gen(function* () {
-    const mint = yield* TokenMint
+    const secrets = yield* Secrets
     const made = user({
-      id: newUserId(yield* mint.uuid),
+      id: newUserId(yield* secrets.uuid),
       aud: options.aud,
       contact: { _tag: "email", email: options.email },
       data: options.data,
@@ -134,7 +134,7 @@ export const ofEmail = (options: {
     return {
       user: stamped,
       identity: identity({
-        id: newIdentityId(yield* mint.uuid),
+        id: newIdentityId(yield* secrets.uuid),
         user: stamped,
         provider: "email",
         data: options.data,

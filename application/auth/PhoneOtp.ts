@@ -2,7 +2,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { User } from "../../domain/User.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
@@ -64,9 +64,9 @@ export const sendPhoneOtp = Telemetry.fn("PhoneOtp.sendPhoneOtp")((request: Phon
     }
     if (!request.createUser) return { messageId: Option.none() } satisfies PhoneOtpSent
     if (settings.disableSignup) return yield* new AuthError.SignupDisabled()
-    const mint = yield* TokenMint
+    const secrets = yield* Secrets
     const made = NewUser.user({
-      id: NewUser.newUserId(yield* mint.uuid),
+      id: NewUser.newUserId(yield* secrets.uuid),
       aud: settings.audience,
       contact: { _tag: "phone", phone },
       data: request.data,
@@ -77,7 +77,7 @@ export const sendPhoneOtp = Telemetry.fn("PhoneOtp.sendPhoneOtp")((request: Phon
       ? made
       : new User({ ...made, confirmationSentAt: Option.some(now) }, true)
     const identity = NewUser.identity({
-      id: NewUser.newIdentityId(yield* mint.uuid),
+      id: NewUser.newIdentityId(yield* secrets.uuid),
       user,
       provider: "phone",
       data: request.data,

@@ -3,8 +3,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import type { SealedSecret } from "./ports/TokenSealer.js"
-import { TokenSealer } from "./ports/TokenSealer.js"
+import { type SealedSecret, Secrets } from "../ports/Secrets.js"
 
 /** The provider's tokens, for the application once (`provider_token`, `provider_refresh_token`). */
 export interface ProviderTokens {
@@ -21,9 +20,9 @@ const Sealed = Schema.parseJson(
  * state. They are kept sealed under the authorization code, which the database holds only as a
  * digest: only whoever presents the code can open them, as the exchange does.
  */
-export const seal = (code: string, tokens: ProviderTokens): Effect.Effect<SealedSecret, never, TokenSealer> =>
-  Effect.flatMap(TokenSealer, (sealer) =>
-    sealer.seal(
+export const seal = (code: string, tokens: ProviderTokens): Effect.Effect<SealedSecret, never, Secrets> =>
+  Effect.flatMap(Secrets, (secrets) =>
+    secrets.seal(
       Redacted.make(code),
       Redacted.make(
         Schema.encodeSync(Sealed)({
@@ -41,8 +40,8 @@ export const seal = (code: string, tokens: ProviderTokens): Effect.Effect<Sealed
 export const open = (
   code: string,
   sealed: SealedSecret
-): Effect.Effect<Option.Option<ProviderTokens>, never, TokenSealer> =>
-  Effect.flatMap(TokenSealer, (sealer) => sealer.unseal(Redacted.make(code), sealed)).pipe(
+): Effect.Effect<Option.Option<ProviderTokens>, never, Secrets> =>
+  Effect.flatMap(Secrets, (secrets) => secrets.unseal(Redacted.make(code), sealed)).pipe(
     Effect.map(
       Option.flatMap((opened) =>
         Option.map(Either.getRight(Schema.decodeEither(Sealed)(Redacted.value(opened))), (tokens) => ({

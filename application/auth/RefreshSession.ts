@@ -6,14 +6,12 @@ import * as Schema from "effect/Schema"
 import * as Session from "../../domain/auth/Session.js"
 import * as Ban from "../../domain/Ban.js"
 import type { SecretHash } from "../../domain/Ids.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { type SealedSecret, Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as IssueSession from "./IssueSession.js"
 import { type Rotation, SessionStore } from "./ports/SessionStore.js"
-import { type SealedSecret, TokenSealer } from "./ports/TokenSealer.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
@@ -133,15 +131,13 @@ export const refreshSession = Telemetry.fn("RefreshSession.refreshSession")((ref
   Effect.gen(function* () {
     if (refreshToken === "") return yield* new AuthError.MalformedRefreshToken()
     const settings = yield* AuthSettings
-    const hasher = yield* SecretHasher
-    const mint = yield* TokenMint
-    const sealer = yield* TokenSealer
+    const secrets = yield* Secrets
     const now = new Date(yield* Clock.currentTimeMillis)
     const presented = Redacted.make(refreshToken)
-    const child = yield* mint.token("refresh")
+    const child = yield* secrets.token("refresh")
     const refreshed = yield* present({
-      presented: yield* hasher.hash(presented),
-      child: { hash: yield* hasher.hash(child), sealed: yield* sealer.seal(presented, child) },
+      presented: yield* secrets.hash(presented),
+      child: { hash: yield* secrets.hash(child), sealed: yield* secrets.seal(presented, child) },
       policy: settings.refreshPolicy,
       now
     }).pipe(
@@ -154,7 +150,7 @@ export const refreshSession = Telemetry.fn("RefreshSession.refreshSession")((ref
     const handedOut =
       refreshed._tag === "Rotated"
         ? child
-        : yield* Effect.flatMap(sealer.unseal(presented, refreshed.child), (opened) =>
+        : yield* Effect.flatMap(secrets.unseal(presented, refreshed.child), (opened) =>
             Option.match(opened, {
               // Only the presented token opens its child; anything else is a token we never made.
               onNone: () => Effect.fail(new AuthError.RefreshTokenUnknown()),

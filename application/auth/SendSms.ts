@@ -4,7 +4,7 @@ import * as Redacted from "effect/Redacted"
 import type { Purpose } from "../../domain/auth/OneTimeToken.js"
 import { constantTimeEqual } from "../../domain/ConstantTime.js"
 import type { Phone, User } from "../../domain/User.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import { type Channel, SmsSender } from "./ports/SmsSender.js"
@@ -50,19 +50,19 @@ export const send = (texted: TextedCode) =>
   Effect.gen(function* () {
     const settings = yield* AuthSettings
     const sender = yield* SmsSender
-    const mint = yield* TokenMint
+    const secrets = yield* Secrets
     const testCode = settings.sms.testCode(texted.to, texted.now)
     if (Option.isNone(testCode) && sender.provider === "") return yield* new AuthError.SmsUnavailable()
     const code = Option.isSome(testCode)
       ? Redacted.make(testCode.value)
-      : yield* mint.code(settings.sms.codeLength)
+      : yield* secrets.code(settings.sms.codeLength)
     yield* SendVerification.storeToken(
       {
         user: texted.user,
         purpose: texted.purpose,
         to: texted.to,
         // Texts carry no link; the link form is random and never sent.
-        link: yield* mint.token("verification"),
+        link: yield* secrets.token("verification"),
         code,
         lifetime: settings.sms.lifetime,
         flowStateId: Option.none(),

@@ -9,8 +9,7 @@ import type { Identity } from "../../domain/Identity.js"
 import * as Time from "../../domain/Time.js"
 import type { Phone, User } from "../../domain/User.js"
 import { RateLimiter } from "../ports/RateLimiter.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings, type VerificationLinks } from "./AuthSettings.js"
 import type * as ClientInput from "./ClientInput.js"
@@ -146,10 +145,10 @@ export interface Prepared {
 export const prepare = (verification: Verification) =>
   Effect.gen(function* () {
     const settings = yield* AuthSettings
-    const mint = yield* TokenMint
+    const secrets = yield* Secrets
     const { user, now } = verification
-    const link = yield* mint.token("verification")
-    const code = yield* mint.code(settings.verification.codeLength)
+    const link = yield* secrets.token("verification")
+    const code = yield* secrets.code(settings.verification.codeLength)
     const pkce = verification.pkce
     const flow =
       pkce === undefined || Option.isNone(pkce.challenge)
@@ -265,7 +264,7 @@ export const sentTooRecently = (error: IssuedTooSoon, spacing: Duration.Duration
  */
 const flowFor = (user: User, challenge: ClientInput.PkceChallenge, authenticationMethod: string, now: Date) =>
   Effect.map(
-    Effect.flatMap(TokenMint, (mint) => mint.uuid),
+    Effect.flatMap(Secrets, (secrets) => secrets.uuid),
     (id) =>
       new FlowState({
         id: FlowStateId.make(id),
@@ -298,17 +297,16 @@ export interface Unstored {
 /** The token as digests, for the user's mail, text or an answer to carry in the clear. */
 const digestsOf = (token: Unstored) =>
   Effect.gen(function* () {
-    const mint = yield* TokenMint
-    const hasher = yield* SecretHasher
+    const secrets = yield* Secrets
     const { user, now } = token
     return new OneTimeToken(
       {
-        id: OneTimeTokenId.make(yield* mint.uuid),
+        id: OneTimeTokenId.make(yield* secrets.uuid),
         userId: user.id,
         purpose: token.purpose,
         sentTo: token.to,
-        linkHash: yield* hasher.hash(token.link),
-        codeHash: yield* hasher.hash(Redacted.make(codeSubject(user.id, Redacted.value(token.code)))),
+        linkHash: yield* secrets.hash(token.link),
+        codeHash: yield* secrets.hash(Redacted.make(codeSubject(user.id, Redacted.value(token.code)))),
         failedAttempts: 0,
         createdAt: now,
         expiresAt: Time.plus(now, Duration.toMillis(token.lifetime)),
@@ -340,8 +338,8 @@ export const storeToken = (token: Unstored, spacing: Option.Option<Duration.Dura
  */
 export const useCode = (user: User, purposes: ReadonlyArray<Purpose>, code: string, now: Date) =>
   Effect.gen(function* () {
-    const hasher = yield* SecretHasher
-    const codeHash = yield* hasher.hash(Redacted.make(codeSubject(user.id, code)))
+    const secrets = yield* Secrets
+    const codeHash = yield* secrets.hash(Redacted.make(codeSubject(user.id, code)))
     const outcome = yield* Effect.flatMap(OneTimeTokenStore, (tokens) =>
       tokens.useCode(user.id, purposes, codeHash, now)
     )

@@ -1,7 +1,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
@@ -21,9 +21,9 @@ export const signInAnonymously = Telemetry.fn("SignInAnonymously.signInAnonymous
       if (!settings.anonymousEnabled) return yield* new AuthError.AnonymousSignInsDisabled()
       if (settings.disableSignup) return yield* new AuthError.SignupDisabled()
       const now = new Date(yield* Clock.currentTimeMillis)
-      const mint = yield* TokenMint
+      const secrets = yield* Secrets
       const user = NewUser.anonymous({
-        id: NewUser.newUserId(yield* mint.uuid),
+        id: NewUser.newUserId(yield* secrets.uuid),
         aud: settings.audience,
         data,
         now

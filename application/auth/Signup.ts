@@ -6,7 +6,7 @@ import * as Redacted from "effect/Redacted"
 import type { Identity } from "../../domain/Identity.js"
 import { User } from "../../domain/User.js"
 import { PasswordHasher } from "../ports/PasswordHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
@@ -103,7 +103,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
     const channel = provider === "phone" ? yield* SendSms.channel(request.channel) : "sms"
 
     const now = new Date(yield* Clock.currentTimeMillis)
-    const mint = yield* TokenMint
+    const secrets = yield* Secrets
     const hasher = yield* PasswordHasher
     // Hashed in every case, so that a sign-up with a taken address takes as long as a new one.
     const passwordHash = yield* hasher.hash(Redacted.make(request.password))
@@ -174,7 +174,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
         }
         return {
           _tag: "Created",
-          user: fauxUser(contact, request.data, settings.audience, yield* mint.uuid, now),
+          user: fauxUser(contact, request.data, settings.audience, yield* secrets.uuid, now),
           identities: []
         } as const
       })
@@ -183,7 +183,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
 
     // An address or number to confirm gets its message, written with the user: both or neither.
     const created = NewUser.user({
-      id: NewUser.newUserId(yield* mint.uuid),
+      id: NewUser.newUserId(yield* secrets.uuid),
       aud: settings.audience,
       contact,
       data: request.data,
@@ -192,7 +192,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
     })
     const user = autoconfirm ? created : new User({ ...created, confirmationSentAt: Option.some(now) }, true)
     const identity = NewUser.identity({
-      id: NewUser.newIdentityId(yield* mint.uuid),
+      id: NewUser.newIdentityId(yield* secrets.uuid),
       user,
       provider,
       data: request.data,

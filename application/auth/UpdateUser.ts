@@ -6,7 +6,7 @@ import * as Mail from "../../domain/auth/Mail.js"
 import * as Time from "../../domain/Time.js"
 import type { Phone, User } from "../../domain/User.js"
 import { PasswordHasher } from "../ports/PasswordHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
@@ -207,9 +207,9 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
         ? yield* changePhone(withEmail, newPhone.value, request.channel, now)
         : withEmail
       if (becomesPermanent) {
-        const mint = yield* TokenMint
+        const secrets = yield* Secrets
         const identity = NewUser.identity({
-          id: NewUser.newIdentityId(yield* mint.uuid),
+          id: NewUser.newIdentityId(yield* secrets.uuid),
           user: updated,
           provider: "email",
           data: {},

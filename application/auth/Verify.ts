@@ -7,8 +7,7 @@ import { codeSubject, type Purpose, purposesOf } from "../../domain/auth/OneTime
 import * as Ban from "../../domain/Ban.js"
 import type { UserId } from "../../domain/Ids.js"
 import type { User } from "../../domain/User.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import * as ChangeEmail from "./ChangeEmail.js"
@@ -72,7 +71,7 @@ const useUp = (request: VerifyRequest) =>
   Effect.gen(function* () {
     const purposes = yield* checked(request)
     const store = yield* OneTimeTokenStore
-    const hasher = yield* SecretHasher
+    const secrets = yield* Secrets
     const users = yield* UserRepository
     const now = new Date(yield* Clock.currentTimeMillis)
 
@@ -99,7 +98,7 @@ const useUp = (request: VerifyRequest) =>
     } else if (request.tokenHash !== "" || request.email === "") {
       // A link: the token alone identifies the user.
       const link = request.tokenHash !== "" ? request.tokenHash : request.token
-      const used = yield* store.useLink(yield* hasher.hash(Redacted.make(link)), purposes, now)
+      const used = yield* store.useLink(yield* secrets.hash(Redacted.make(link)), purposes, now)
       if (Option.isNone(used)) return yield* new AuthError.EmailLinkExpired()
       userId = used.value.userId
       purpose = used.value.purpose
@@ -114,7 +113,7 @@ const useUp = (request: VerifyRequest) =>
           ? yield* users.findByPendingEmail(email)
           : Option.none()
       if (Option.isNone(owner)) return yield* new AuthError.OtpExpired()
-      const codeHash = yield* hasher.hash(Redacted.make(codeSubject(owner.value.id, request.token)))
+      const codeHash = yield* secrets.hash(Redacted.make(codeSubject(owner.value.id, request.token)))
       const outcome = yield* store.useCode(owner.value.id, purposes, codeHash, now)
       if (outcome._tag !== "Used") return yield* new AuthError.OtpExpired()
       userId = owner.value.id
@@ -216,8 +215,9 @@ export const followLink = Telemetry.fn("Verify.followLink")((request: VerifyRequ
         grant: yield* IssueSession.issue(user, methodOf(request.type), request.client)
       } satisfies Followed
     }
-    const code = yield* (yield* TokenMint).uuid
-    const codeHash = yield* (yield* SecretHasher).hash(Redacted.make(code))
+    const secrets = yield* Secrets
+    const code = yield* secrets.uuid
+    const codeHash = yield* secrets.hash(Redacted.make(code))
     const issued = yield* (yield* FlowStateStore).issueCode(flowStateId.value, codeHash, now)
     if (!issued) return yield* new AuthError.FlowStateNotFound()
     return { _tag: "Code", code } satisfies Followed

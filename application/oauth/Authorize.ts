@@ -8,8 +8,7 @@ import * as Client from "../../domain/oauth/Client.js"
 import * as PendingLogin from "../../domain/oauth/PendingLogin.js"
 import * as UpstreamSecrets from "../../domain/UpstreamSecrets.js"
 import * as User from "../../domain/User.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import { UpstreamIdentityProvider } from "../ports/UpstreamIdentityProvider.js"
 import * as Telemetry from "../Telemetry.js"
 import { type BrowserOutcome, errorToClient, showError } from "./BrowserOutcome.js"
@@ -34,7 +33,7 @@ const fromSession = (
 ) =>
   Effect.gen(function* () {
     if (!Client.keepsBrowserSession(client) || Option.isNone(cookie)) return Option.none<string>()
-    const hash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(Redacted.make(cookie.value)))
+    const hash = yield* Effect.flatMap(Secrets, (secrets) => secrets.hash(Redacted.make(cookie.value)))
     const session = yield* Effect.flatMap(SessionStore, (sessions) => sessions.find(hash, now))
     if (Option.isNone(session)) return Option.none<string>()
     const user = yield* Effect.flatMap(UpstreamUsers, (users) => users.findById(session.value.userId))
@@ -78,8 +77,9 @@ export const authorize = Telemetry.fn("Authorize.authorize")(
       if (Option.isSome(viaSession))
         return { _tag: "RedirectToClient", location: viaSession.value } satisfies BrowserOutcome
 
-      const state = yield* Effect.flatMap(TokenMint, (mint) => mint.token("state"))
-      const stateHash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(state))
+      const secrets = yield* Secrets
+      const state = yield* secrets.token("state")
+      const stateHash = yield* secrets.hash(state)
       yield* Effect.flatMap(PendingLoginStore, (pending) =>
         pending.put(
           new PendingLogin.PendingLogin({

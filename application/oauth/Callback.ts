@@ -10,8 +10,7 @@ import * as PendingConsent from "../../domain/oauth/PendingConsent.js"
 import * as RedirectUri from "../../domain/oauth/RedirectUri.js"
 import * as UpstreamSecrets from "../../domain/UpstreamSecrets.js"
 import * as User from "../../domain/User.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import { UpstreamIdentityProvider } from "../ports/UpstreamIdentityProvider.js"
 import * as Telemetry from "../Telemetry.js"
 import { type BrowserOutcome, errorToClient, showError } from "./BrowserOutcome.js"
@@ -31,8 +30,9 @@ import { UpstreamUsers } from "./ports/UpstreamUsers.js"
  */
 const askConsent = (client: Client.Client, approved: Approved, now: Date) =>
   Effect.gen(function* () {
-    const token = yield* Effect.flatMap(TokenMint, (mint) => mint.token("consent"))
-    const tokenHash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(token))
+    const secrets = yield* Secrets
+    const token = yield* secrets.token("consent")
+    const tokenHash = yield* secrets.hash(token)
     yield* Effect.flatMap(ConsentStore, (consents) =>
       consents.park(
         new PendingConsent.PendingConsent({
@@ -60,8 +60,9 @@ const askConsent = (client: Client.Client, approved: Approved, now: Date) =>
 /** A confidential web client's user keeps a browser session: the next authorize skips the upstream. */
 const startSession = (user: User.User, now: Date) =>
   Effect.gen(function* () {
-    const token = yield* Effect.flatMap(TokenMint, (mint) => mint.token("session"))
-    const tokenHash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(token))
+    const secrets = yield* Secrets
+    const token = yield* secrets.token("session")
+    const tokenHash = yield* secrets.hash(token)
     yield* Effect.flatMap(SessionStore, (sessions) =>
       sessions.create(
         new BrowserSession({ tokenHash, userId: user.id, createdAt: now, expiresAt: sessionExpiry(now) })
@@ -82,7 +83,7 @@ export const callback = Telemetry.fn("Callback.callback")((callbackUrl: URL) =>
     if (state === null || state === "")
       return showError("invalid_request", "the identity provider returned no state")
     const now = new Date(yield* Clock.currentTimeMillis)
-    const stateHash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(Redacted.make(state)))
+    const stateHash = yield* Effect.flatMap(Secrets, (secrets) => secrets.hash(Redacted.make(state)))
     const taken = yield* Effect.flatMap(PendingLoginStore, (pending) => pending.take(stateHash, now))
     if (Option.isNone(taken)) {
       return showError(
@@ -116,8 +117,8 @@ export const callback = Telemetry.fn("Callback.callback")((callbackUrl: URL) =>
       return fail("access_denied", "login at the identity provider failed")
     }
 
-    const mint = yield* TokenMint
-    const ids = { userId: UserId.make(yield* mint.uuid), identityId: IdentityId.make(yield* mint.uuid) }
+    const { uuid } = yield* Secrets
+    const ids = { userId: UserId.make(yield* uuid), identityId: IdentityId.make(yield* uuid) }
     const user = yield* Effect.flatMap(UpstreamUsers, (users) =>
       users.upsertFromUpstream(profile.right, ids, now)
     )

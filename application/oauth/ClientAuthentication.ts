@@ -7,7 +7,7 @@ import * as Schema from "effect/Schema"
 import { ClientId } from "../../domain/Ids.js"
 import type { Client } from "../../domain/oauth/Client.js"
 import * as ClientMetadataDocument from "../../domain/oauth/ClientMetadataDocument.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import { invalidClient, type OAuthError } from "./OAuthError.js"
 import { ClientMetadataFetcher } from "./ports/ClientMetadataFetcher.js"
@@ -84,30 +84,31 @@ export const findClient: (
  */
 export const authenticate: (
   credentials: Credentials
-) => Effect.Effect<Client, OAuthError, ClientRepository | ClientMetadataFetcher | SecretHasher> =
-  Telemetry.fn("ClientAuthentication.authenticate")(
-    (credentials: Credentials) =>
-      Effect.gen(function* () {
-        if (Option.isNone(credentials.clientId))
-          return yield* invalidClient("client authentication is required")
-        const found = yield* findClient(credentials.clientId.value)
-        if (Option.isNone(found)) return yield* invalidClient("unknown client")
-        const client = found.value
-        if (client.type === "public") {
-          if (Option.isSome(credentials.secret)) return yield* invalidClient("a public client has no secret")
-          return client
-        }
-        if (Option.isNone(credentials.secret) || Option.isNone(client.secretHash)) {
-          return yield* invalidClient("client authentication failed")
-        }
-        const hasher = yield* SecretHasher
-        const valid = yield* hasher.verify(credentials.secret.value, client.secretHash.value)
-        if (!valid) return yield* invalidClient("client authentication failed")
+) => Effect.Effect<Client, OAuthError, ClientRepository | ClientMetadataFetcher | Secrets> = Telemetry.fn(
+  "ClientAuthentication.authenticate"
+)(
+  (credentials: Credentials) =>
+    Effect.gen(function* () {
+      if (Option.isNone(credentials.clientId))
+        return yield* invalidClient("client authentication is required")
+      const found = yield* findClient(credentials.clientId.value)
+      if (Option.isNone(found)) return yield* invalidClient("unknown client")
+      const client = found.value
+      if (client.type === "public") {
+        if (Option.isSome(credentials.secret)) return yield* invalidClient("a public client has no secret")
         return client
-      }),
-    (credentials) =>
-      Option.match(credentials.clientId, {
-        onNone: () => ({}),
-        onSome: (id) => ({ "client.id": id })
-      })
-  )
+      }
+      if (Option.isNone(credentials.secret) || Option.isNone(client.secretHash)) {
+        return yield* invalidClient("client authentication failed")
+      }
+      const secrets = yield* Secrets
+      const valid = yield* secrets.verify(credentials.secret.value, client.secretHash.value)
+      if (!valid) return yield* invalidClient("client authentication failed")
+      return client
+    }),
+  (credentials) =>
+    Option.match(credentials.clientId, {
+      onNone: () => ({}),
+      onSome: (id) => ({ "client.id": id })
+    })
+)

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { constantTimeEqual } from "../../domain/ConstantTime.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import { type BrowserOutcome, errorToClient } from "./BrowserOutcome.js"
 import { issueCode } from "./IssueCode.js"
@@ -34,8 +34,8 @@ export const decide = Telemetry.fn("Consent.decide")((decision: ConsentDecision)
     if (Option.isNone(formToken) || Option.isNone(cookieToken)) return expired
     if (!constantTimeEqual(formToken.value, cookieToken.value)) return expired
     const now = new Date(yield* Clock.currentTimeMillis)
-    const tokenHash = yield* Effect.flatMap(SecretHasher, (hasher) =>
-      hasher.hash(Redacted.make(formToken.value))
+    const tokenHash = yield* Effect.flatMap(Secrets, (secrets) =>
+      secrets.hash(Redacted.make(formToken.value))
     )
     const consents = yield* ConsentStore
     const taken = yield* consents.take(tokenHash, now)

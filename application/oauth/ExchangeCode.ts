@@ -12,8 +12,7 @@ import * as ClientRules from "../../domain/oauth/Client.js"
 import { oauthPolicy } from "../../domain/oauth/RefreshPolicy.js"
 import * as Pkce from "../../domain/Pkce.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import { invalidGrant, invalidRequest } from "./OAuthError.js"
 import * as OAuthMetrics from "./OAuthMetrics.js"
@@ -38,8 +37,8 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
       if (Option.isNone(request.code)) return yield* invalidRequest("code is required")
       if (Option.isNone(request.redirectUri)) return yield* invalidRequest("redirect_uri is required")
       const now = new Date(yield* Clock.currentTimeMillis)
-      const hasher = yield* SecretHasher
-      const codeHash = yield* hasher.hash(Redacted.make(request.code.value))
+      const secrets = yield* Secrets
+      const codeHash = yield* secrets.hash(Redacted.make(request.code.value))
       const codes = yield* AuthorizationCodeStore
       const consumed = yield* codes.consume(codeHash, now)
       if (Option.isNone(consumed)) return yield* invalidGrant("unknown authorization code")
@@ -69,10 +68,9 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
         return yield* invalidGrant("code_verifier given, but the authorization request had no code_challenge")
       }
 
-      const mint = yield* TokenMint
-      const accessToken = yield* mint.token("access")
+      const accessToken = yield* secrets.token("access")
       const access = new AccessToken.AccessToken({
-        hash: yield* hasher.hash(accessToken),
+        hash: yield* secrets.hash(accessToken),
         userId: code.userId,
         clientId: client.id,
         grantId: Option.some(code.grantId),
@@ -88,10 +86,10 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
         yield* Metric.increment(OAuthMetrics.codeExchanged)
         return { accessToken, expiresIn: accessTokenSeconds, refreshToken: Option.none(), scope: code.scope }
       }
-      const refreshToken = yield* mint.token("refresh")
+      const refreshToken = yield* secrets.token("refresh")
       const family = RefreshTokenFamily.start(
         {
-          id: FamilyId.make(yield* mint.uuid),
+          id: FamilyId.make(yield* secrets.uuid),
           userId: code.userId,
           clientId: Option.some(client.id),
           grantId: Option.some(code.grantId),
@@ -101,7 +99,7 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
         oauthPolicy,
         now
       )
-      const refreshHash = yield* hasher.hash(refreshToken)
+      const refreshHash = yield* secrets.hash(refreshToken)
       yield* Effect.flatMap(TokenStore, (tokens) =>
         tokens.issue({
           // The same token with its family: validated once, above.

@@ -6,7 +6,7 @@ import type { ClientId, SecretHash, UserId } from "../../domain/Ids.js"
 import * as AccessToken from "../../domain/oauth/AccessToken.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import * as TokenKind from "../../domain/TokenKind.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import { OAuthSettings } from "./OAuthSettings.js"
 import { TokenStore } from "./ports/TokenStore.js"
@@ -38,9 +38,7 @@ export const introspect = Telemetry.fn("Introspect.introspect")(
     Effect.gen(function* () {
       const settings = yield* OAuthSettings
       const now = new Date(yield* Clock.currentTimeMillis)
-      const hash: SecretHash = yield* Effect.flatMap(SecretHasher, (hasher) =>
-        hasher.hash(Redacted.make(token))
-      )
+      const hash: SecretHash = yield* Effect.flatMap(Secrets, (secrets) => secrets.hash(Redacted.make(token)))
       const tokens = yield* TokenStore
       // The prefix names the kind; the hint only orders the look-ups of unprefixed tokens.
       const kind = TokenKind.kindOf(token) ?? (Option.contains(hint, "refresh_token") ? "refresh" : "access")

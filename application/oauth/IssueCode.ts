@@ -4,8 +4,7 @@ import * as Redacted from "effect/Redacted"
 import { type ClientId, GrantId, type UserId } from "../../domain/Ids.js"
 import * as AuthorizationCode from "../../domain/oauth/AuthorizationCode.js"
 import type { CodeChallenge } from "../../domain/Pkce.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as ClientRedirect from "./ClientRedirect.js"
 import { OAuthSettings } from "./OAuthSettings.js"
@@ -26,10 +25,10 @@ export interface Approved {
 export const issueCode = Telemetry.fn("IssueCode.issueCode")(
   (approved: Approved, now: Date) =>
     Effect.gen(function* () {
-      const mint = yield* TokenMint
-      const code = yield* mint.token("code")
-      const hash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(code))
-      const grantId = GrantId.make(yield* mint.uuid)
+      const secrets = yield* Secrets
+      const code = yield* secrets.token("code")
+      const hash = yield* secrets.hash(code)
+      const grantId = GrantId.make(yield* secrets.uuid)
       yield* Effect.flatMap(AuthorizationCodeStore, (codes) =>
         codes.issue(
           new AuthorizationCode.AuthorizationCode({

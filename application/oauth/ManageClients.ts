@@ -7,8 +7,7 @@ import * as Schema from "effect/Schema"
 import { ClientId } from "../../domain/Ids.js"
 import { Client } from "../../domain/oauth/Client.js"
 import * as RedirectUri from "../../domain/oauth/RedirectUri.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import { ClientRepository } from "./ports/ClientRepository.js"
 
@@ -54,9 +53,9 @@ export const create = Telemetry.fn("ManageClients.create")((definition: CreateCl
         message: `a client secret must be at least ${minimumSecretLength} characters`
       })
     }
-    const mint = yield* TokenMint
+    const secrets = yield* Secrets
     const rawId = yield* Option.match(definition.clientId, {
-      onNone: () => mint.uuid,
+      onNone: () => secrets.uuid,
       onSome: Effect.succeed
     })
     const id = yield* Schema.decodeUnknown(ClientId)(rawId).pipe(
@@ -67,13 +66,13 @@ export const create = Telemetry.fn("ManageClients.create")((definition: CreateCl
     const secret = definition.confidential
       ? Option.some(
           yield* Option.match(definition.secret, {
-            onNone: () => mint.token("client_secret"),
+            onNone: () => secrets.token("client_secret"),
             onSome: Effect.succeed
           })
         )
       : Option.none()
     const secretHash = yield* Effect.transposeOption(
-      Option.map(secret, (s) => Effect.flatMap(SecretHasher, (hasher) => hasher.hash(s)))
+      Option.map(secret, (s) => Effect.flatMap(Secrets, (secrets) => secrets.hash(s)))
     )
     const now = new Date(yield* Clock.currentTimeMillis)
     const client = new Client({

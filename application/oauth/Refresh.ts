@@ -8,8 +8,7 @@ import type { Client } from "../../domain/oauth/Client.js"
 import { oauthPolicy } from "../../domain/oauth/RefreshPolicy.js"
 import * as Scope from "../../domain/oauth/Scope.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import { invalidGrant, invalidRequest, OAuthError } from "./OAuthError.js"
 import * as OAuthMetrics from "./OAuthMetrics.js"
@@ -41,12 +40,11 @@ export const refresh = Telemetry.fn("Refresh.refresh")(
     Effect.gen(function* () {
       if (Option.isNone(request.refreshToken)) return yield* invalidRequest("refresh_token is required")
       const now = new Date(yield* Clock.currentTimeMillis)
-      const hasher = yield* SecretHasher
-      const mint = yield* TokenMint
+      const secrets = yield* Secrets
       const [presented, child, access] = yield* Effect.all([
-        hasher.hash(Redacted.make(request.refreshToken.value)),
-        mint.token("refresh"),
-        mint.token("access")
+        secrets.hash(Redacted.make(request.refreshToken.value)),
+        secrets.token("refresh"),
+        secrets.token("access")
       ])
       const tokens = yield* TokenStore
       if (Option.isSome(request.scope)) {
@@ -64,7 +62,7 @@ export const refresh = Telemetry.fn("Refresh.refresh")(
           })
         }
       }
-      const [childHash, accessHash] = yield* Effect.all([hasher.hash(child), hasher.hash(access)])
+      const [childHash, accessHash] = yield* Effect.all([secrets.hash(child), secrets.hash(access)])
       const rotation = yield* tokens.rotate({
         presented,
         presenter: client.id,

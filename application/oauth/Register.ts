@@ -8,7 +8,7 @@ import { ClientId } from "../../domain/Ids.js"
 import { Client } from "../../domain/oauth/Client.js"
 import * as RedirectUri from "../../domain/oauth/RedirectUri.js"
 import { type Limit, RateLimiter } from "../ports/RateLimiter.js"
-import { TokenMint } from "../ports/TokenMint.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import { OAuthError } from "./OAuthError.js"
 import * as OAuthMetrics from "./OAuthMetrics.js"
@@ -70,12 +70,12 @@ export const register = Telemetry.fn("Register.register")(
       if (!grantTypes.includes("authorization_code")) {
         return yield* metadataError("invalid_client_metadata", "grant_types must include authorization_code")
       }
-      const mint = yield* TokenMint
+      const secrets = yield* Secrets
       // Every field is checked above or by construction (ClientId.make validates the id), so the
       // class does not validate them again: that was a tenth of a registration's CPU.
       const client = new Client(
         {
-          id: ClientId.make(yield* mint.uuid),
+          id: ClientId.make(yield* secrets.uuid),
           name: Option.getOrElse(metadata.clientName, () => ""),
           type: "public",
           origin: "dynamic",

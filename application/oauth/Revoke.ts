@@ -4,7 +4,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { Client } from "../../domain/oauth/Client.js"
 import * as TokenKind from "../../domain/TokenKind.js"
-import { SecretHasher } from "../ports/SecretHasher.js"
+import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import { TokenStore } from "./ports/TokenStore.js"
 
@@ -17,7 +17,7 @@ export const revoke = Telemetry.fn("Revoke.revoke")(
   (client: Client, token: string, hint: Option.Option<string>) =>
     Effect.gen(function* () {
       const now = new Date(yield* Clock.currentTimeMillis)
-      const hash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(Redacted.make(token)))
+      const hash = yield* Effect.flatMap(Secrets, (secrets) => secrets.hash(Redacted.make(token)))
       const tokens = yield* TokenStore
       const revokeAccess = Effect.gen(function* () {
         const found = yield* tokens.findAccess(hash)

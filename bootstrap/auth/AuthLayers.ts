@@ -5,10 +5,8 @@ import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Argon2PasswordHasher from "../../adapters/crypto/Argon2PasswordHasher.js"
-import * as AesGcmTokenSealer from "../../adapters/crypto/auth/AesGcmTokenSealer.js"
 import * as JoseAccessTokens from "../../adapters/crypto/auth/JoseAccessTokens.js"
-import * as RandomTokenMint from "../../adapters/crypto/RandomTokenMint.js"
-import * as Sha256SecretHasher from "../../adapters/crypto/Sha256SecretHasher.js"
+import * as NodeSecrets from "../../adapters/crypto/NodeSecrets.js"
 import * as AuthStoragePg from "../../adapters/postgres/auth/AuthStoragePg.js"
 import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
 import * as SigningKeyStorePg from "../../adapters/postgres/auth/SigningKeyStorePg.js"
@@ -85,14 +83,7 @@ export const core = (
     AuthTables.layer(namespace)
   )
   const tokens = JoseAccessTokens.layer.pipe(Layer.provideMerge(jwtSettings(config, keyCacheLifetime)))
-  return Layer.mergeAll(
-    tokens,
-    AesGcmTokenSealer.layer,
-    Argon2PasswordHasher.layer(),
-    RandomTokenMint.layer,
-    Sha256SecretHasher.layer,
-    NodeFileSystem.layer
-  ).pipe(
+  return Layer.mergeAll(tokens, NodeSecrets.layer, Argon2PasswordHasher.layer(), NodeFileSystem.layer).pipe(
     Layer.provideMerge(storage),
     Layer.provideMerge(database({ db: config.db, logLevel: config.telemetry.logLevel }, timeouts))
   )

@@ -2,8 +2,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
-import * as RandomTokenMint from "../../adapters/crypto/RandomTokenMint.js"
-import * as Sha256SecretHasher from "../../adapters/crypto/Sha256SecretHasher.js"
+import * as NodeSecrets from "../../adapters/crypto/NodeSecrets.js"
 import * as Database from "../../adapters/postgres/Database.js"
 import * as JobLockPg from "../../adapters/postgres/JobLockPg.js"
 import * as OAuthStoragePg from "../../adapters/postgres/oauth/OAuthStoragePg.js"
@@ -36,7 +35,6 @@ export const core = (config: DatabaseConfig, timeouts: Timeouts = {}) =>
   Layer.mergeAll(
     OAuthStoragePg.layer,
     JobLockPg.layerFor(Option.isNone(config.sqlUrl)),
-    RandomTokenMint.layer,
-    Sha256SecretHasher.layer,
+    NodeSecrets.layer,
     NodeFileSystem.layer
   ).pipe(Layer.provideMerge(database(config, timeouts)))

@@ -23,14 +23,12 @@ import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeT
 import type { ProviderEndpoints } from "../../../application/auth/ports/ProviderEndpoints.js"
 import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
-import type { TokenSealer } from "../../../application/auth/ports/TokenSealer.js"
 import type { Transactions } from "../../../application/auth/ports/Transactions.js"
 import type { UserRepository } from "../../../application/auth/ports/UserRepository.js"
 import type { DatabaseProbe } from "../../../application/ports/DatabaseProbe.js"
 import type { PasswordHasher } from "../../../application/ports/PasswordHasher.js"
 import { RateLimiter } from "../../../application/ports/RateLimiter.js"
-import type { SecretHasher } from "../../../application/ports/SecretHasher.js"
-import type { TokenMint } from "../../../application/ports/TokenMint.js"
+import type { Secrets } from "../../../application/ports/Secrets.js"
 import type { VerifiedClaims } from "../../../domain/auth/AccessTokenClaims.js"
 import { type HttpRequest, header } from "../HttpMessage.js"
 import * as JsonBody from "../JsonBody.js"
@@ -48,10 +46,8 @@ export type Services =
   | AccessTokens
   | UserRepository
   | SessionStore
-  | TokenSealer
+  | Secrets
   | PasswordHasher
-  | SecretHasher
-  | TokenMint
   | RateLimiter
   | MailOutbox
   | Enrolments

@@ -18,25 +18,30 @@ import * as ListCustomProviders from "./admin/ListCustomProviders.js"
 import * as ListUsers from "./admin/ListUsers.js"
 import * as UpdateAdminUser from "./admin/UpdateAdminUser.js"
 import * as UpdateCustomProvider from "./admin/UpdateCustomProvider.js"
-import * as Callback from "./Callback.js"
+import * as ConsumeSamlAssertion from "./ConsumeSamlAssertion.js"
 import { beforeInput, body, type Callers, endpoint, type Failure, first, type Limit, none, ofInput, param, query, type Services } from "./Endpoint.js"
 import { problems } from "./ErrorResponse.js"
+import * as FollowVerifyLink from "./FollowVerifyLink.js"
 import * as GetCurrentUser from "./GetCurrentUser.js"
+import * as GetSamlMetadata from "./GetSamlMetadata.js"
 import * as Health from "./Health.js"
-import * as Identities from "./Identities.js"
 import * as Jwks from "./Jwks.js"
+import * as LinkIdentity from "./LinkIdentity.js"
 import * as Logout from "./Logout.js"
 import * as MagicLink from "./MagicLink.js"
 import * as Otp from "./Otp.js"
+import * as ProviderCallback from "./ProviderCallback.js"
+import * as ProviderFormPost from "./ProviderFormPost.js"
 import * as Reauthenticate from "./Reauthenticate.js"
 import * as Recover from "./Recover.js"
 import * as Resend from "./Resend.js"
 import * as Settings from "./Settings.js"
+import * as SignInWithSso from "./SignInWithSso.js"
 import * as Signup from "./Signup.js"
-import * as Sso from "./Sso.js"
 import * as Token from "./Token.js"
+import * as UnlinkIdentity from "./UnlinkIdentity.js"
 import * as UpdateCurrentUser from "./UpdateCurrentUser.js"
-import * as Verify from "./Verify.js"
+import * as VerifyOtp from "./VerifyOtp.js"
 
 export type { Services } from "./Endpoint.js"
 
@@ -99,25 +104,25 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   Route.make("POST", "/token", token, jsonApi),
   route("GET", "/user", { caller: "user", input: none }, GetCurrentUser.handle),
   route("PUT", "/user", { limit: first("otp"), caller: "user", input: body(UpdateCurrentUser.Body) }, UpdateCurrentUser.handle),
-  route("GET", "/user/identities/authorize", { caller: "user", requires: manualLinkingOn, input: query }, Identities.link),
-  route("DELETE", "/user/identities/{identity_id}", { caller: "user", input: param("identity_id") }, Identities.unlink),
+  route("GET", "/user/identities/authorize", { caller: "user", requires: manualLinkingOn, input: query }, LinkIdentity.handle),
+  route("DELETE", "/user/identities/{identity_id}", { caller: "user", input: param("identity_id") }, UnlinkIdentity.handle),
   route("POST", "/logout", { caller: "user", input: Logout.scope }, Logout.handle),
   // Also the form of the page GET /verify shows with MAILER_LINK_CONFIRMATION_PAGE.
-  route("POST", "/verify", { limit: first("verify"), caller: "anyone", input: Verify.postInput }, Verify.handlePost, jsonOrForm),
-  route("GET", "/verify", { limit: first("verify"), caller: "anyone", input: Verify.getInput }, Verify.handleGet),
+  route("POST", "/verify", { limit: first("verify"), caller: "anyone", input: VerifyOtp.input }, VerifyOtp.handle, jsonOrForm),
+  route("GET", "/verify", { limit: first("verify"), caller: "anyone", input: FollowVerifyLink.input }, FollowVerifyLink.handle),
   route("POST", "/resend", { limit: first("otp"), captcha: true, caller: "anyone", input: body(Resend.Body) }, Resend.handle),
   route("POST", "/recover", { limit: first("otp"), captcha: true, caller: "anyone", input: body(Recover.Body) }, Recover.handle),
   route("POST", "/magiclink", { limit: first("otp"), captcha: true, caller: "anyone", input: body(MagicLink.Body) }, MagicLink.handle),
   route("POST", "/otp", { limit: first("otp"), captcha: true, caller: "anyone", input: body(Otp.Body) }, Otp.handle),
   route("POST", "/invite", { caller: "admin", input: body(InviteUser.Body) }, InviteUser.handle),
   route("GET", "/reauthenticate", { caller: "user", input: none }, Reauthenticate.handle),
-  route("POST", "/sso", { caller: "anyone", input: none }, Sso.handle),
-  route("GET", "/sso/saml/metadata", { caller: "anyone", input: none }, Sso.handle),
-  route("POST", "/sso/saml/acs", { caller: "anyone", input: none }, Sso.handle, jsonOrForm),
+  route("POST", "/sso", { caller: "anyone", input: none }, SignInWithSso.handle),
+  route("GET", "/sso/saml/metadata", { caller: "anyone", input: none }, GetSamlMetadata.handle),
+  route("POST", "/sso/saml/acs", { caller: "anyone", input: none }, ConsumeSamlAssertion.handle, jsonOrForm),
   route("GET", "/authorize", { caller: "anyone", input: query }, Authorize.handle, browser),
-  route("GET", "/callback", { caller: "anyone", input: Callback.url }, Callback.handle, browser),
+  route("GET", "/callback", { caller: "anyone", input: ProviderCallback.url }, ProviderCallback.handle, browser),
   // Providers that answer with a form (Apple's form_post) post it here.
-  route("POST", "/callback", { caller: "anyone", input: Callback.url }, Callback.handle, { accepts: [form] }),
+  route("POST", "/callback", { caller: "anyone", input: ProviderFormPost.url }, ProviderFormPost.handle, { accepts: [form] }),
   route("POST", "/admin/generate_link", { caller: "admin", input: body(GenerateLink.Body) }, GenerateLink.handle),
   route("GET", "/admin/users", { caller: "admin", input: ListUsers.query }, ListUsers.handle),
   route("POST", "/admin/users", { caller: "admin", input: AdminUserBody.decode }, CreateAdminUser.handle),

@@ -10,8 +10,7 @@ import type { TokenStore } from "../../../application/oauth/ports/TokenStore.js"
 import type { UpstreamUsers } from "../../../application/oauth/ports/UpstreamUsers.js"
 import type { DatabaseProbe } from "../../../application/ports/DatabaseProbe.js"
 import type { RateLimiter } from "../../../application/ports/RateLimiter.js"
-import type { SecretHasher } from "../../../application/ports/SecretHasher.js"
-import type { TokenMint } from "../../../application/ports/TokenMint.js"
+import type { Secrets } from "../../../application/ports/Secrets.js"
 import type { UpstreamIdentityProvider } from "../../../application/ports/UpstreamIdentityProvider.js"
 import type * as Pipeline from "../Pipeline.js"
 import * as Readiness from "../Readiness.js"
@@ -43,8 +42,7 @@ export type Services =
   | UpstreamUsers
   | UpstreamIdentityProvider
   | RateLimiter
-  | SecretHasher
-  | TokenMint
+  | Secrets
   | DatabaseProbe
 
 const formBody = ["application/x-www-form-urlencoded"]

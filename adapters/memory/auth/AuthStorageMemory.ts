@@ -3,6 +3,7 @@ import * as AuthMemoryState from "./AuthMemoryState.js"
 import * as CustomProviderStoreMemory from "./CustomProviderStoreMemory.js"
 import * as EnrolmentsMemory from "./EnrolmentsMemory.js"
 import * as ExternalLoginStoreMemory from "./ExternalLoginStoreMemory.js"
+import * as FactorStoreMemory from "./FactorStoreMemory.js"
 import * as FlowStateStoreMemory from "./FlowStateStoreMemory.js"
 import * as MailOutboxMemory from "./MailOutboxMemory.js"
 import * as OneTimeTokenStoreMemory from "./OneTimeTokenStoreMemory.js"
@@ -21,6 +22,7 @@ export const layer = EnrolmentsMemory.layer.pipe(
       FlowStateStoreMemory.layer,
       ExternalLoginStoreMemory.layer,
       CustomProviderStoreMemory.layer,
+      FactorStoreMemory.layer,
       TransactionsMemory.layer
     )
   ),

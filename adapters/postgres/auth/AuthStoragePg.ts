@@ -3,6 +3,7 @@ import * as AuthTables from "./AuthTables.js"
 import * as CustomProviderStorePg from "./CustomProviderStorePg.js"
 import * as EnrolmentsPg from "./EnrolmentsPg.js"
 import * as ExternalLoginStorePg from "./ExternalLoginStorePg.js"
+import * as FactorStorePg from "./FactorStorePg.js"
 import * as FlowStateStorePg from "./FlowStateStorePg.js"
 import * as MailOutboxPg from "./MailOutboxPg.js"
 import * as OneTimeTokenStorePg from "./OneTimeTokenStorePg.js"
@@ -24,5 +25,6 @@ export const layer = (namespace: string) =>
     ExternalLoginStorePg.layer,
     CustomProviderStorePg.layer,
     EnrolmentsPg.layer,
+    FactorStorePg.layer,
     TransactionsPg.layer
   ).pipe(Layer.provide(AuthTables.layer(namespace)))

@@ -2,7 +2,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CustomProvider from "../../../domain/auth/CustomProvider.js"
-import { TokenMint } from "../../ports/TokenMint.js"
+import { Secrets } from "../../ports/Secrets.js"
 import * as Telemetry from "../../Telemetry.js"
 import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
@@ -48,7 +48,7 @@ export const createCustomProvider = Telemetry.fn("admin.CreateCustomProvider")(
       const now = new Date(yield* Clock.currentTimeMillis)
       const provider = new CustomProvider.CustomProvider({
         ...fields,
-        id: yield* (yield* TokenMint).uuid,
+        id: yield* (yield* Secrets).uuid,
         discovery,
         createdAt: now,
         updatedAt: now

@@ -7,7 +7,7 @@ import type { Identity } from "../../../domain/Identity.js"
 import { UserId } from "../../../domain/Ids.js"
 import { User } from "../../../domain/User.js"
 import { PasswordHasher } from "../../ports/PasswordHasher.js"
-import { TokenMint } from "../../ports/TokenMint.js"
+import { Secrets } from "../../ports/Secrets.js"
 import * as Telemetry from "../../Telemetry.js"
 import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
@@ -31,7 +31,7 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     const settings = yield* AuthSettings
     const users = yield* UserRepository
     const hasher = yield* PasswordHasher
-    const mint = yield* TokenMint
+    const secrets = yield* Secrets
     const aud = request.aud === "" ? settings.audience : request.aud
     if (request.email === "" && request.phone === "") {
       return yield* new AuthError.InvalidInput({
@@ -65,10 +65,10 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
       if (Option.isSome(given)) {
         yield* PasswordStrength.ensure(settings.passwordPolicy, given.value)
       }
-      const password = Option.isSome(given) ? given.value : Redacted.value(yield* mint.token("session"))
+      const password = Option.isSome(given) ? given.value : Redacted.value(yield* secrets.token("session"))
       passwordHash = yield* hasher.hash(Redacted.make(password))
     }
-    let id = yield* mint.uuid
+    let id = yield* secrets.uuid
     if (request.id !== "") {
       if (!isUserId(request.id))
         return yield* new AuthError.InvalidInput({ message: "ID must conform to the uuid v4 format" })
@@ -104,7 +104,7 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     const identities: Array<Identity> = []
     for (const provider of providers) {
       identities.push(
-        NewUser.identity({ id: NewUser.newIdentityId(yield* mint.uuid), user, provider, data: {}, now })
+        NewUser.identity({ id: NewUser.newIdentityId(yield* secrets.uuid), user, provider, data: {}, now })
       )
     }
     yield* users.insert(user, identities, Option.some(passwordHash)).pipe(

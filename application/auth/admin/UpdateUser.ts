@@ -4,7 +4,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { UserId } from "../../../domain/Ids.js"
 import { PasswordHasher } from "../../ports/PasswordHasher.js"
-import { TokenMint } from "../../ports/TokenMint.js"
+import { Secrets } from "../../ports/Secrets.js"
 import * as Telemetry from "../../Telemetry.js"
 import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
@@ -30,7 +30,7 @@ export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request:
     const settings = yield* AuthSettings
     const users = yield* UserRepository
     const hasher = yield* PasswordHasher
-    const mint = yield* TokenMint
+    const secrets = yield* Secrets
     const { user } = yield* FindUser.findUser(id)
     const email = request.email === "" ? Option.none() : Option.some(yield* ClientInput.email(request.email))
     const phone = request.phone === "" ? Option.none() : Option.some(yield* ClientInput.phone(request.phone))
@@ -87,7 +87,7 @@ export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request:
       const given = provider === "email" ? Option.isSome(email) : Option.isSome(phone)
       if (!given || linked.some((identity) => identity.provider === provider)) continue
       const identity = NewUser.identity({
-        id: NewUser.newIdentityId(yield* mint.uuid),
+        id: NewUser.newIdentityId(yield* secrets.uuid),
         user: updated,
         provider,
         data: {},

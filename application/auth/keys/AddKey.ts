@@ -1,7 +1,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as SigningKey from "../../../domain/auth/SigningKey.js"
-import { TokenMint } from "../../ports/TokenMint.js"
+import { Secrets } from "../../ports/Secrets.js"
 import * as Telemetry from "../../Telemetry.js"
 import { JwtSettings } from "../JwtSettings.js"
 import { AccessTokens } from "../ports/AccessTokens.js"
@@ -17,10 +17,10 @@ export const addKey = Telemetry.fn("AddKey.addKey")(
       const settings = yield* JwtSettings
       const tokens = yield* AccessTokens
       const store = yield* SigningKeyStore
-      const mint = yield* TokenMint
+      const secrets = yield* Secrets
       // Refused before generating: an RSA key takes a while to make.
       yield* SigningKey.checkAllowed(algorithm, settings.validMethods)
-      const kid = SigningKey.Kid.make(yield* mint.uuid)
+      const kid = SigningKey.Kid.make(yield* secrets.uuid)
       const now = new Date(yield* Clock.currentTimeMillis)
       const privateJwk = yield* tokens.generateKey(algorithm)
       const key = yield* SigningKey.add({ kid, algorithm, privateJwk }, settings.validMethods, now)

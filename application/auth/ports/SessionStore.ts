@@ -3,7 +3,7 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { Session, SessionId } from "../../../domain/auth/Session.js"
 import type { SecretHash, UserId } from "../../../domain/Ids.js"
-import type { SealedSecret } from "./TokenSealer.js"
+import type { SealedSecret } from "../../ports/Secrets.js"
 
 /** A rotation of the presented token into the caller's child. */
 export interface Rotation {
@@ -12,7 +12,7 @@ export interface Rotation {
   /** The child's digest: the new live token. */
   readonly child: SecretHash
   /**
-   * The child's plaintext sealed under the presented token (`TokenSealer.seal`), kept on the
+   * The child's plaintext sealed under the presented token (`Secrets.seal`), kept on the
    * presented token's row to be handed out again inside the reuse interval; none without one.
    */
   readonly sealed: Option.Option<SealedSecret>

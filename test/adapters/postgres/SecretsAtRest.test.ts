@@ -6,26 +6,25 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as RandomTokenMint from "../../../adapters/crypto/RandomTokenMint.js"
-import * as Sha256SecretHasher from "../../../adapters/crypto/Sha256SecretHasher.js"
+import * as NodeSecrets from "../../../adapters/crypto/NodeSecrets.js"
 import * as OAuthStoragePg from "../../../adapters/postgres/oauth/OAuthStoragePg.js"
 import { AuthorizationCodeStore } from "../../../application/oauth/ports/AuthorizationCodeStore.js"
 import { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
 import { PendingLoginStore } from "../../../application/oauth/ports/PendingLoginStore.js"
 import { TokenStore } from "../../../application/oauth/ports/TokenStore.js"
-import { SecretHasher } from "../../../application/ports/SecretHasher.js"
-import { TokenMint } from "../../../application/ports/TokenMint.js"
+import { Secrets } from "../../../application/ports/Secrets.js"
 import type { TokenKind } from "../../../domain/TokenKind.js"
 import * as Fixtures from "../../support/oauth/Fixtures.js"
 import * as TestDatabase from "../../support/TestDatabase.js"
 
-const services = Layer.mergeAll(OAuthStoragePg.layer, RandomTokenMint.layer, Sha256SecretHasher.layer)
+const services = Layer.merge(OAuthStoragePg.layer, NodeSecrets.layer)
 
 /** Mints a real secret and returns it with the hash the application would store. */
 const mint = (kind: TokenKind) =>
   Effect.gen(function* () {
-    const token = yield* Effect.flatMap(TokenMint, (m) => m.token(kind))
-    const hash = yield* Effect.flatMap(SecretHasher, (h) => h.hash(token))
+    const secrets = yield* Secrets
+    const token = yield* secrets.token(kind)
+    const hash = yield* secrets.hash(token)
     return { plaintext: Redacted.value(token), hash }
   })
 

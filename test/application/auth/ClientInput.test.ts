@@ -21,7 +21,7 @@ import { resend } from "../../../application/auth/Resend.js"
 import { signInAnonymously } from "../../../application/auth/SignInAnonymously.js"
 import { signup } from "../../../application/auth/Signup.js"
 import { updateUser } from "../../../application/auth/UpdateUser.js"
-import { SecretHasher } from "../../../application/ports/SecretHasher.js"
+import { Secrets } from "../../../application/ports/Secrets.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import { describedFailureOf } from "./support/Failure.js"
 
@@ -215,7 +215,7 @@ describe("every use case that takes PKCE parameters refuses bad ones before it w
       })
       // The sign-in waits for the callback with the challenge, its method read as Supabase Auth stores it.
       const state = Redacted.make(started.searchParams.get("state") ?? "")
-      const stateHash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(state))
+      const stateHash = yield* Effect.flatMap(Secrets, (secrets) => secrets.hash(state))
       const parked = yield* Effect.flatMap(ExternalLoginStore, (logins) =>
         logins.take(stateHash, new Date(0))
       )

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as AesGcmTokenSealer from "../../../adapters/crypto/auth/AesGcmTokenSealer.js"
+import * as NodeSecrets from "../../../adapters/crypto/NodeSecrets.js"
 import * as ProviderTokenSeal from "../../../application/auth/ProviderTokenSeal.js"
 
 const tokens: ProviderTokenSeal.ProviderTokens = {
@@ -33,6 +33,6 @@ describe("ProviderTokenSeal", () => {
       expect(plain(yield* ProviderTokenSeal.open("code-2", withoutRefresh))).toEqual(
         Option.some(["gho_provider-access", null])
       )
-    }).pipe(Effect.provide(AesGcmTokenSealer.layer))
+    }).pipe(Effect.provide(NodeSecrets.layer))
   )
 })

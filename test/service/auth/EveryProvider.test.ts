@@ -131,7 +131,7 @@ const callBack = async (
   const url = new URL(`${baseUrl}/callback`)
   const response =
     ProviderCatalog.traits(name).callback === "form_post"
-      ? // Callback.ts answers the POSTed form itself, with no redirect to a GET in between.
+      ? // ProviderFormPost.ts answers the POSTed form itself, with no redirect to a GET in between.
         await fetch(url, { method: "POST", body: new URLSearchParams(fields), redirect: "manual" })
       : await fetch(`${url.href}?${new URLSearchParams(fields)}`, { redirect: "manual" })
   expect(response.status).toBe(302)
@@ -295,7 +295,7 @@ describe("every external provider signs in through the auth service against a lo
       const expected = expectedOf(testCase)
       // signInOrUp (ExternalAccount.ts): a new user whose address the provider did not verify,
       // with MAILER_AUTOCONFIRM off, is made unconfirmed and mailed, and the sign-in stops with
-      // provider_email_needs_verification, which the redirect names `access_denied` (Callback.ts),
+      // provider_email_needs_verification, which the redirect names `access_denied` (CallbackRedirect.ts),
       // as Supabase Auth does.
       const refused = await signIn(testCase)
       expect(`${refused.origin}${refused.pathname}`).toBe(welcome)

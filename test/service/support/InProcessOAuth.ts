@@ -12,8 +12,7 @@ import type * as Scope from "effect/Scope"
 import * as Migrations from "../../../adapters/postgres/Migrations.js"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
 import type { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
-import type { SecretHasher } from "../../../application/ports/SecretHasher.js"
-import type { TokenMint } from "../../../application/ports/TokenMint.js"
+import type { Secrets } from "../../../application/ports/Secrets.js"
 import * as OAuthConfig from "../../../bootstrap/oauth/OAuthConfig.js"
 import * as OAuthLayers from "../../../bootstrap/oauth/OAuthLayers.js"
 import * as OAuthServer from "../../../bootstrap/oauth/OAuthServer.js"
@@ -44,7 +43,7 @@ export const start = (
      * BASE_URL, an introspection secret, a generous registration limit); `undefined` unsets one.
      */
     readonly env?: Readonly<Record<string, string | undefined>>
-    readonly seed?: Effect.Effect<void, unknown, ClientRepository | TokenMint | SecretHasher>
+    readonly seed?: Effect.Effect<void, unknown, ClientRepository | Secrets>
     /**
      * For a test's own metadata documents: the fetcher's test CA and time limit (their loopback
      * address is allowed as an operator allows it, by `OUTBOUND_ALLOWED_PRIVATE_ADDRESSES`).

@@ -2,7 +2,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as RandomTokenMint from "../../../adapters/crypto/RandomTokenMint.js"
+import * as NodeSecrets from "../../../adapters/crypto/NodeSecrets.js"
 import * as SigningKeyStoreMemory from "../../../adapters/memory/auth/SigningKeyStoreMemory.js"
 import { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
@@ -49,4 +49,4 @@ export const generatingOnly = Layer.succeed(AccessTokens, {
 
 /** The key commands' services on the memory key store, keys generated only, with `overrides`. */
 export const memoryKeys = (overrides: Partial<Settings> = {}) =>
-  Layer.mergeAll(SigningKeyStoreMemory.layer, settingsLayer(overrides), generatingOnly, RandomTokenMint.layer)
+  Layer.mergeAll(SigningKeyStoreMemory.layer, settingsLayer(overrides), generatingOnly, NodeSecrets.layer)

@@ -1,10 +1,8 @@
 import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as AesGcmTokenSealer from "../../../adapters/crypto/auth/AesGcmTokenSealer.js"
 import * as JoseAccessTokens from "../../../adapters/crypto/auth/JoseAccessTokens.js"
-import * as RandomTokenMint from "../../../adapters/crypto/RandomTokenMint.js"
-import * as Sha256SecretHasher from "../../../adapters/crypto/Sha256SecretHasher.js"
+import * as NodeSecrets from "../../../adapters/crypto/NodeSecrets.js"
 import * as AuthStorageMemory from "../../../adapters/memory/auth/AuthStorageMemory.js"
 import * as SigningKeyStoreMemory from "../../../adapters/memory/auth/SigningKeyStoreMemory.js"
 import * as PasswordHasherMemory from "../../../adapters/memory/PasswordHasherMemory.js"
@@ -96,10 +94,8 @@ export const layer = (overrides: Partial<Settings> = {}) =>
     settings(overrides),
     tokens,
     AuthStorageMemory.layer,
-    AesGcmTokenSealer.layer,
+    NodeSecrets.layer,
     PasswordHasherMemory.layer,
-    Sha256SecretHasher.layer,
-    RandomTokenMint.layer,
     SentTexts.layer,
     RateLimiterMemory.layer
   )

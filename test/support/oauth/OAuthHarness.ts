@@ -4,8 +4,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as RandomTokenMint from "../../../adapters/crypto/RandomTokenMint.js"
-import * as Sha256SecretHasher from "../../../adapters/crypto/Sha256SecretHasher.js"
+import * as NodeSecrets from "../../../adapters/crypto/NodeSecrets.js"
 import * as Authorize from "../../../adapters/http/oauth/Authorize.js"
 import * as OAuthStorageMemory from "../../../adapters/memory/oauth/OAuthStorageMemory.js"
 import { authorize } from "../../../application/oauth/Authorize.js"
@@ -42,14 +41,7 @@ export const noMetadataDocuments = Layer.succeed(ClientMetadataFetcher, {
 
 /** The oauth use cases on memory storage, real crypto, a fake upstream and the given fetcher. */
 export const layerWith = (metadataDocuments: Layer.Layer<ClientMetadataFetcher>) =>
-  Layer.mergeAll(
-    OAuthStorageMemory.layer,
-    metadataDocuments,
-    RandomTokenMint.layer,
-    Sha256SecretHasher.layer,
-    FakeUpstream.layer,
-    settings
-  )
+  Layer.mergeAll(OAuthStorageMemory.layer, metadataDocuments, NodeSecrets.layer, FakeUpstream.layer, settings)
 
 /** The oauth use cases on memory storage, real crypto and a fake upstream. */
 export const layer = layerWith(noMetadataDocuments)

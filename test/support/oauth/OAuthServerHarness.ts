@@ -5,8 +5,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
-import type { SecretHasher } from "../../../application/ports/SecretHasher.js"
-import type { TokenMint } from "../../../application/ports/TokenMint.js"
+import type { Secrets } from "../../../application/ports/Secrets.js"
 import * as OAuthConfig from "../../../bootstrap/oauth/OAuthConfig.js"
 import * as OAuthLayers from "../../../bootstrap/oauth/OAuthLayers.js"
 import * as CliProcess from "../CliProcess.js"
@@ -35,7 +34,7 @@ export const start = (
      * BASE_URL, an introspection secret, a generous registration limit); `undefined` unsets one.
      */
     readonly env?: Readonly<Record<string, string | undefined>>
-    readonly seed?: Effect.Effect<void, unknown, ClientRepository | TokenMint | SecretHasher>
+    readonly seed?: Effect.Effect<void, unknown, ClientRepository | Secrets>
     /**
      * PEM certificates the process trusts besides the system's (its own test CA), as an
      * operator does with `NODE_EXTRA_CA_CERTS`.

@@ -7,19 +7,13 @@ import * as Option from "effect/Option"
 import * as CommandTree from "../../../../adapters/cli/CommandTree.js"
 import * as OAuthClientsCommand from "../../../../adapters/cli/oauth/ClientsCommand.js"
 import * as OAuthReapCommand from "../../../../adapters/cli/oauth/ReapCommand.js"
-import * as RandomTokenMint from "../../../../adapters/crypto/RandomTokenMint.js"
-import * as Sha256SecretHasher from "../../../../adapters/crypto/Sha256SecretHasher.js"
+import * as NodeSecrets from "../../../../adapters/crypto/NodeSecrets.js"
 import * as OAuthStorageMemory from "../../../../adapters/memory/oauth/OAuthStorageMemory.js"
 import { ClientRepository } from "../../../../application/oauth/ports/ClientRepository.js"
 import { ClientId } from "../../../../domain/Ids.js"
 import * as CliRun from "../../../support/CliRun.js"
 
-const services = Layer.mergeAll(
-  OAuthStorageMemory.layer,
-  RandomTokenMint.layer,
-  Sha256SecretHasher.layer,
-  NodeContext.layer
-)
+const services = Layer.mergeAll(OAuthStorageMemory.layer, NodeSecrets.layer, NodeContext.layer)
 
 /** `latchkey oauth <args>`, its commands running on the services the test provides. */
 const run = (...args: Array<string>) =>

@@ -1,6 +1,7 @@
 import type { It } from "./AuthStorage.js"
 import { enrolmentsContract } from "./EnrolmentsContract.js"
 import { externalLoginStoreContract } from "./ExternalLoginStoreContract.js"
+import { factorStoreContract } from "./FactorStoreContract.js"
 import { flowStateStoreContract } from "./FlowStateStoreContract.js"
 import { mailOutboxContract } from "./MailOutboxContract.js"
 import { oneTimeTokenStoreContract } from "./OneTimeTokenStoreContract.js"
@@ -16,4 +17,5 @@ export const authStorageContract = (it: It) => {
   flowStateStoreContract(it)
   externalLoginStoreContract(it)
   enrolmentsContract(it)
+  factorStoreContract(it)
 }

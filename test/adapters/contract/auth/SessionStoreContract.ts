@@ -8,9 +8,9 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
 import { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
-import { TokenSealer } from "../../../../application/auth/ports/TokenSealer.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
 import * as RefreshSession from "../../../../application/auth/RefreshSession.js"
+import { Secrets } from "../../../../application/ports/Secrets.js"
 import { authPolicy } from "../../../../domain/auth/RefreshPolicy.js"
 import * as Session from "../../../../domain/auth/Session.js"
 import { SecretHash } from "../../../../domain/Ids.js"
@@ -45,9 +45,9 @@ const signIn = (user = Fixtures.user()) =>
  */
 const present = (token: Token, policy: Session.RefreshPolicy, now: Date) =>
   Effect.gen(function* () {
-    const sealer = yield* TokenSealer
+    const secrets = yield* Secrets
     const minted = Fixtures.refreshToken()
-    const sealed = yield* sealer.seal(token.plaintext, minted.plaintext)
+    const sealed = yield* secrets.seal(token.plaintext, minted.plaintext)
     const refreshed = yield* RefreshSession.present({
       presented: token.hash,
       child: { hash: minted.hash, sealed },
@@ -55,7 +55,7 @@ const present = (token: Token, policy: Session.RefreshPolicy, now: Date) =>
       now
     })
     if (refreshed._tag === "Rotated") return { ...refreshed, token: minted }
-    const opened = yield* sealer.unseal(token.plaintext, refreshed.child)
+    const opened = yield* secrets.unseal(token.plaintext, refreshed.child)
     const plaintext = Option.getOrThrow(opened)
     const hash = SecretHash.make(createHash("sha256").update(Redacted.value(plaintext)).digest("hex"))
     return { ...refreshed, token: { plaintext, hash } }
@@ -132,8 +132,8 @@ const followsTheRule = (policy: Session.RefreshPolicy, history: ReadonlyArray<St
           const rule = Session.present(policy, model, generation, now)
           // The shared rotation first, on its own: it rotates exactly when the rule says so.
           const child = Fixtures.refreshToken()
-          const sealed = yield* Effect.flatMap(TokenSealer, (sealer) =>
-            sealer.seal(presented.plaintext, child.plaintext)
+          const sealed = yield* Effect.flatMap(Secrets, (secrets) =>
+            secrets.seal(presented.plaintext, child.plaintext)
           )
           const rotated = yield* sessions.rotate({
             presented: presented.hash,

@@ -4,7 +4,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as RandomTokenMint from "../../../../adapters/crypto/RandomTokenMint.js"
+import * as NodeSecrets from "../../../../adapters/crypto/NodeSecrets.js"
 import * as EnsureSigningKey from "../../../../application/auth/EnsureSigningKey.js"
 import { SigningKeyStore } from "../../../../application/auth/ports/SigningKeyStore.js"
 import * as SigningKey from "../../../../domain/auth/SigningKey.js"
@@ -21,11 +21,7 @@ const right = <A, E>(either: Either.Either<A, E>): A => {
   return either.right
 }
 
-const ensureLayer = Layer.mergeAll(
-  KeyFixtures.settingsLayer(),
-  KeyFixtures.generatingOnly,
-  RandomTokenMint.layer
-)
+const ensureLayer = Layer.mergeAll(KeyFixtures.settingsLayer(), KeyFixtures.generatingOnly, NodeSecrets.layer)
 
 /**
  * The steps share one store and run in order: the current key is a singleton, so the suite

@@ -1,6 +1,6 @@
 import { layer } from "@effect/vitest"
 import * as Layer from "effect/Layer"
-import * as AesGcmTokenSealer from "../../../../adapters/crypto/auth/AesGcmTokenSealer.js"
+import * as NodeSecrets from "../../../../adapters/crypto/NodeSecrets.js"
 import * as AuthStoragePg from "../../../../adapters/postgres/auth/AuthStoragePg.js"
 import * as SigningKeyStorePg from "../../../../adapters/postgres/auth/SigningKeyStorePg.js"
 import * as TestDatabase from "../../../support/TestDatabase.js"
@@ -10,7 +10,7 @@ import { signingKeyStoreContract } from "./SigningKeyStoreContract.js"
 layer(
   Layer.merge(
     AuthStoragePg.layer("").pipe(Layer.provide(TestDatabase.authLayer("pglite"))),
-    AesGcmTokenSealer.layer
+    NodeSecrets.layer
   ),
   { timeout: "60 seconds" }
 )(`auth storage contract on ${TestDatabase.describeTarget("pglite")}`, authStorageContract)

@@ -10,7 +10,7 @@ import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as jose from "jose"
 import * as JoseAccessTokens from "../../../../adapters/crypto/auth/JoseAccessTokens.js"
-import * as RandomTokenMint from "../../../../adapters/crypto/RandomTokenMint.js"
+import * as NodeSecrets from "../../../../adapters/crypto/NodeSecrets.js"
 import * as SigningKeyStoreMemory from "../../../../adapters/memory/auth/SigningKeyStoreMemory.js"
 import * as EnsureSigningKey from "../../../../application/auth/EnsureSigningKey.js"
 import * as AddKey from "../../../../application/auth/keys/AddKey.js"
@@ -29,7 +29,7 @@ const secret = "super-secret-jwt-token-with-at-least-32-characters-long"
 const layerWith = (overrides: Partial<KeyFixtures.Settings> = {}) =>
   JoseAccessTokens.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(SigningKeyStoreMemory.layer, KeyFixtures.settingsLayer(overrides))),
-    Layer.provideMerge(RandomTokenMint.layer)
+    Layer.provideMerge(NodeSecrets.layer)
   )
 
 const user = Fixtures.user({

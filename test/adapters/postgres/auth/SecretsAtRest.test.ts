@@ -6,12 +6,12 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as AesGcmTokenSealer from "../../../../adapters/crypto/auth/AesGcmTokenSealer.js"
+import * as NodeSecrets from "../../../../adapters/crypto/NodeSecrets.js"
 import * as AuthStoragePg from "../../../../adapters/postgres/auth/AuthStoragePg.js"
 import { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
-import { TokenSealer } from "../../../../application/auth/ports/TokenSealer.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
 import * as RefreshSession from "../../../../application/auth/RefreshSession.js"
+import { Secrets } from "../../../../application/ports/Secrets.js"
 import { authPolicy } from "../../../../domain/auth/RefreshPolicy.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
@@ -24,7 +24,7 @@ for (const target of ["pglite", "server"] as const) {
   layer(
     Layer.merge(
       AuthStoragePg.layer("").pipe(Layer.provideMerge(TestDatabase.authLayer(target))),
-      AesGcmTokenSealer.layer
+      NodeSecrets.layer
     ),
     { timeout: "60 seconds" }
   )(`auth refresh tokens at rest on ${TestDatabase.describeTarget(target)}`, (it) =>
@@ -33,7 +33,7 @@ for (const target of ["pglite", "server"] as const) {
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
           const sessions = yield* SessionStore
-          const sealer = yield* TokenSealer
+          const secrets = yield* Secrets
           const user = Fixtures.user()
           yield* Effect.flatMap(UserRepository, (users) =>
             users.insert(user, [Fixtures.emailIdentity(user)], Option.none())
@@ -43,7 +43,7 @@ for (const target of ["pglite", "server"] as const) {
           const rotate = (parent: typeof first, at: Date) =>
             Effect.gen(function* () {
               const child = Fixtures.refreshToken()
-              const sealed = yield* sealer.seal(parent.plaintext, child.plaintext)
+              const sealed = yield* secrets.seal(parent.plaintext, child.plaintext)
               yield* RefreshSession.present({
                 presented: parent.hash,
                 child: { hash: child.hash, sealed },

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-import * as RandomTokenMint from "../../../../adapters/crypto/RandomTokenMint.js"
+import * as NodeSecrets from "../../../../adapters/crypto/NodeSecrets.js"
 import * as SigningKeyStoreMemory from "../../../../adapters/memory/auth/SigningKeyStoreMemory.js"
 import * as EnsureSigningKey from "../../../../application/auth/EnsureSigningKey.js"
 import * as AddKey from "../../../../application/auth/keys/AddKey.js"
@@ -14,7 +14,7 @@ const layer = Layer.mergeAll(
   SigningKeyStoreMemory.layer,
   KeyFixtures.settingsLayer(),
   KeyFixtures.generatingOnly,
-  RandomTokenMint.layer
+  NodeSecrets.layer
 )
 
 describe("ListKeys (keys list), on the memory key store under TestClock", () => {

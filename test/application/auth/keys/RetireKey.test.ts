@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as RandomTokenMint from "../../../../adapters/crypto/RandomTokenMint.js"
+import * as NodeSecrets from "../../../../adapters/crypto/NodeSecrets.js"
 import * as SigningKeyStoreMemory from "../../../../adapters/memory/auth/SigningKeyStoreMemory.js"
 import * as EnsureSigningKey from "../../../../application/auth/EnsureSigningKey.js"
 import * as AddKey from "../../../../application/auth/keys/AddKey.js"
@@ -15,7 +15,7 @@ const layer = Layer.mergeAll(
   SigningKeyStoreMemory.layer,
   KeyFixtures.settingsLayer(),
   KeyFixtures.generatingOnly,
-  RandomTokenMint.layer
+  NodeSecrets.layer
 )
 
 describe("RetireKey (keys retire), on the memory key store", () => {

@@ -1,7 +1,6 @@
 import * as Effect from "effect/Effect"
 import type { SignedIn } from "../../../application/auth/Authenticate.js"
 import { authorize } from "../../../application/auth/ExternalAuthorize.js"
-import { unlinkIdentity } from "../../../application/auth/UnlinkIdentity.js"
 import * as HttpMessage from "../HttpMessage.js"
 import * as Authorize from "./Authorize.js"
 
@@ -11,13 +10,9 @@ import * as Authorize from "./Authorize.js"
  * supabase-js asks for `skip_http_redirect=true` and gets `{ url }`; otherwise 302 to the
  * provider.
  */
-export const link = (query: URLSearchParams, signedIn: SignedIn) =>
+export const handle = (query: URLSearchParams, signedIn: SignedIn) =>
   Effect.map(authorize({ ...Authorize.requestOf(query), linkingUserId: signedIn.user.id }), (location) =>
     query.get("skip_http_redirect") === "true"
       ? HttpMessage.json({ url: location.toString() })
       : HttpMessage.empty(302, { location: location.toString(), "cache-control": "no-store" })
   )
-
-/** DELETE /user/identities/{identity_id} (supabase-js `unlinkIdentity`): 200 `{}`. */
-export const unlink = (identityId: string, signedIn: SignedIn) =>
-  Effect.as(unlinkIdentity(signedIn, identityId), HttpMessage.json({}))

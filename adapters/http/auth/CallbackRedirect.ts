@@ -1,19 +1,16 @@
-import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { AuthSettings } from "../../../application/auth/AuthSettings.js"
-import { type CallbackOutcome, callback } from "../../../application/auth/ExternalCallback.js"
-import type { HttpRequest } from "../HttpMessage.js"
+import type { CallbackOutcome } from "../../../application/auth/ExternalCallback.js"
 import * as HttpMessage from "../HttpMessage.js"
-import * as ClientInfo from "./ClientInfo.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as Redirects from "./Redirects.js"
 
-const found = (location: string) =>
+/** The redirect back to the application, its referrer withheld. */
+export const found = (location: string) =>
   HttpMessage.empty(302, { location, "cache-control": "no-store", "referrer-policy": "no-referrer" })
 
 /** Where the browser goes, as Supabase Auth writes each outcome. */
-const locationOf = (outcome: CallbackOutcome): string => {
+export const locationOf = (outcome: CallbackOutcome): string => {
   switch (outcome._tag) {
     case "Code": {
       const url = new URL(outcome.target)
@@ -60,27 +57,3 @@ const locationOf = (outcome: CallbackOutcome): string => {
     }
   }
 }
-
-/**
- * The URL the provider sent the browser back to: GET /callback's query, and for providers that
- * answer with a form (Apple's `form_post`) the POSTed fields, read as the query would be.
- */
-export const url = (request: HttpRequest) =>
-  Effect.map(AuthSettings, (settings) => {
-    const url = new URL(`${settings.externalUrl}/callback`)
-    url.search = request.query
-    if (request.method === "POST") {
-      for (const [key, value] of new URLSearchParams(request.body)) {
-        if (!url.searchParams.has(key)) url.searchParams.append(key, value)
-      }
-    }
-    return url
-  })
-
-/**
- * GET and POST /callback: the provider sends the browser back; 302 to the application with the
- * session in the fragment, `?code=` in the PKCE flow, or the error in the query and the
- * fragment, as Supabase Auth does.
- */
-export const handle = (url: URL, _: undefined, request: HttpRequest) =>
-  Effect.map(callback({ url, client: ClientInfo.of(request) }), (outcome) => found(locationOf(outcome)))
