@@ -4,7 +4,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { type Approved, issueCode } from "../../../application/oauth/IssueCode.js"
 import { AuthorizationCodeStore } from "../../../application/oauth/ports/AuthorizationCodeStore.js"
-import { SecretHasher } from "../../../application/ports/SecretHasher.js"
+import { Secrets } from "../../../application/ports/Secrets.js"
 import { ClientId, UserId } from "../../../domain/Ids.js"
 import { CodeChallenge } from "../../../domain/Pkce.js"
 import * as Harness from "../../support/oauth/OAuthHarness.js"
@@ -25,7 +25,7 @@ const now = new Date("2026-03-01T12:00:00.000Z")
 const storedCodeOf = (redirect: URL) =>
   Effect.gen(function* () {
     const code = redirect.searchParams.get("code") ?? ""
-    const hash = yield* Effect.flatMap(SecretHasher, (hasher) => hasher.hash(Redacted.make(code)))
+    const hash = yield* Effect.flatMap(Secrets, (secrets) => secrets.hash(Redacted.make(code)))
     return yield* Effect.flatMap(AuthorizationCodeStore, (codes) => codes.consume(hash, now))
   })
 
