@@ -11,9 +11,8 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import * as IssueSession from "./IssueSession.js"
-import { type Rotation, SessionStore } from "./ports/SessionStore.js"
+import { type Rotation, SessionStore, type WithAccount } from "./ports/SessionStore.js"
 import { Transactions } from "./ports/Transactions.js"
-import { UserRepository } from "./ports/UserRepository.js"
 
 /** No refresh token has this digest: `refresh_token_not_found`. */
 export class RefreshTokenNotFound extends Schema.TaggedError<RefreshTokenNotFound>()(
@@ -48,14 +47,15 @@ export interface Presentation {
   readonly now: Date
 }
 
+/** Each outcome carries the session with its user and their identities, read with it. */
 export type Refreshed =
   /** The presented token was the live one: the caller's child is now live. */
-  | { readonly _tag: "Rotated"; readonly session: Session.Session }
+  | ({ readonly _tag: "Rotated" } & WithAccount)
   /**
    * The presented token is the live one's parent, inside the reuse interval: the live child,
    * sealed under the presented token, for the caller to open and hand out again.
    */
-  | { readonly _tag: "Reissued"; readonly session: Session.Session; readonly child: SealedSecret }
+  | ({ readonly _tag: "Reissued"; readonly child: SealedSecret } & WithAccount)
 
 /**
  * Anything but the live token, decided by `Session.present` on the session as it stands, under
@@ -67,7 +67,7 @@ const presentLocked = (request: Presentation, rotation: Rotation) =>
     const sessions = yield* SessionStore
     const found = yield* sessions.lockPresented(request.presented)
     if (Option.isNone(found)) return yield* new RefreshTokenNotFound()
-    const { generation, sealedChild, session } = found.value
+    const { account, generation, sealedChild, session } = found.value
     const sessionId = session.id
     const outcome = Session.present(request.policy, session, generation, request.now)
     switch (outcome._tag) {
@@ -76,14 +76,14 @@ const presentLocked = (request: Presentation, rotation: Rotation) =>
         const rotated = yield* sessions.rotate(rotation)
         if (Option.isNone(rotated))
           return yield* Effect.dieMessage("a live token did not rotate under its lock")
-        return { _tag: "Rotated", session: rotated.value } satisfies Refreshed
+        return { _tag: "Rotated", ...rotated.value } satisfies Refreshed
       }
       case "Reissue":
         if (Option.isNone(sealedChild)) {
           // Rotated while no reuse interval was configured: there is nothing to hand out.
           return yield* new RefreshTokenAlreadyUsed({ sessionId, sessionRevoked: false })
         }
-        return { _tag: "Reissued", session, child: sealedChild.value } satisfies Refreshed
+        return { _tag: "Reissued", session, account, child: sealedChild.value } satisfies Refreshed
       case "ReuseDetected":
         yield* sessions.revoke(sessionId, request.now)
         return yield* new RefreshTokenAlreadyUsed({ sessionId, sessionRevoked: true })
@@ -116,7 +116,7 @@ export const present = (
       now: request.now
     }
     const rotated = yield* Effect.flatMap(SessionStore, (sessions) => sessions.rotate(rotation))
-    if (Option.isSome(rotated)) return { _tag: "Rotated", session: rotated.value } satisfies Refreshed
+    if (Option.isSome(rotated)) return { _tag: "Rotated", ...rotated.value } satisfies Refreshed
     return yield* presentLocked(request, rotation)
   })
 
@@ -159,7 +159,8 @@ export const refreshSession = Telemetry.fn("RefreshSession.refreshSession")((ref
           )
     const session = refreshed.session
     yield* Telemetry.annotate("session.id", session.id)
-    const account = yield* Effect.flatMap(UserRepository, (users) => users.findWithIdentities(session.userId))
+    // The user as the rotation (or the locked read) found them, in the same statement.
+    const account = refreshed.account
     if (Option.isNone(account)) return yield* new AuthError.RefreshTokenUnknown()
     const { user, identities } = account.value
     if (Ban.isBanned(user.bannedUntil, now)) {

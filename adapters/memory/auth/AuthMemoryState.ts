@@ -1,8 +1,9 @@
 import * as Context from "effect/Context"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import type { WithIdentities } from "../../../application/auth/ports/UserRepository.js"
 import type { SealedSecret } from "../../../application/ports/Secrets.js"
 import type { Session, SessionId } from "../../../domain/auth/Session.js"
 import type { Identity } from "../../../domain/Identity.js"
@@ -34,6 +35,21 @@ export interface Tables {
   readonly sessions: HashMap.HashMap<SessionId, Session>
   readonly refreshTokens: HashMap.HashMap<SecretHash, RefreshTokenRow>
 }
+
+export const live = (row: UserRow) => Option.isNone(row.deletedAt)
+
+/** The user's row while they are live (not soft-deleted). */
+export const liveUser = (tables: Tables, id: UserId) => Option.filter(HashMap.get(tables.users, id), live)
+
+/** The user's identities, oldest first. */
+export const identitiesOf = (tables: Tables, id: UserId) =>
+  [...HashMap.values(tables.identities)]
+    .filter((identity) => identity.userId === id)
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+
+/** The live user with their identities, as `UserRepository.findWithIdentities` reads them. */
+export const accountOf = (tables: Tables, id: UserId): Option.Option<WithIdentities> =>
+  Option.map(liveUser(tables, id), (row) => ({ user: row.user, identities: identitiesOf(tables, id) }))
 
 export const empty: Tables = {
   users: HashMap.empty(),

@@ -7,6 +7,7 @@ import * as FactorStoreMemory from "./FactorStoreMemory.js"
 import * as FlowStateStoreMemory from "./FlowStateStoreMemory.js"
 import * as MailOutboxMemory from "./MailOutboxMemory.js"
 import * as OneTimeTokenStoreMemory from "./OneTimeTokenStoreMemory.js"
+import * as PasskeyStoreMemory from "./PasskeyStoreMemory.js"
 import * as SessionStoreMemory from "./SessionStoreMemory.js"
 import * as TransactionsMemory from "./TransactionsMemory.js"
 import * as UserRepositoryMemory from "./UserRepositoryMemory.js"
@@ -23,6 +24,7 @@ export const layer = EnrolmentsMemory.layer.pipe(
       ExternalLoginStoreMemory.layer,
       CustomProviderStoreMemory.layer,
       FactorStoreMemory.layer,
+      PasskeyStoreMemory.layer,
       TransactionsMemory.layer
     )
   ),

@@ -3,9 +3,9 @@ import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import { SessionStore } from "../../../application/auth/ports/SessionStore.js"
+import { SessionStore, type WithAccount } from "../../../application/auth/ports/SessionStore.js"
 import * as Session from "../../../domain/auth/Session.js"
-import { AuthMemoryState, type Tables } from "./AuthMemoryState.js"
+import { AuthMemoryState, accountOf, type Tables } from "./AuthMemoryState.js"
 
 /** Revokes the sessions `which` picks, with their tokens' sealed children; how many were live. */
 const revokeWhere = (
@@ -45,7 +45,7 @@ export const layer = Layer.effect(
         })),
       // One `Ref.modify`: the check and the writes are one step, as the statement is in Postgres.
       rotate: ({ child, now, presented, sealed }) =>
-        Ref.modify(state, (tables): [Option.Option<Session.Session>, Tables] => {
+        Ref.modify(state, (tables): [Option.Option<WithAccount>, Tables] => {
           const token = HashMap.get(tables.refreshTokens, presented)
           const live = Option.flatMap(token, ({ generation, sessionId }) =>
             Option.filter(
@@ -65,7 +65,7 @@ export const layer = Layer.effect(
                 : { ...row, sealedChild: Option.none() }
           )
           return [
-            Option.some(rotated),
+            Option.some({ session: rotated, account: accountOf(tables, session.userId) }),
             {
               ...tables,
               sessions: HashMap.set(tables.sessions, session.id, rotated),
@@ -85,6 +85,7 @@ export const layer = Layer.effect(
           Option.flatMap(HashMap.get(tables.refreshTokens, presented), (token) =>
             Option.map(HashMap.get(tables.sessions, token.sessionId), (session) => ({
               session,
+              account: accountOf(tables, session.userId),
               generation: token.generation,
               sealedChild: token.sealedChild
             }))

@@ -17,11 +17,15 @@ import * as SessionModel from "../../../domain/auth/Session.js"
 import { Identity } from "../../../domain/Identity.js"
 import type { UserId } from "../../../domain/Ids.js"
 import { User } from "../../../domain/User.js"
-import { AuthMemoryState, type Tables, type UserRow } from "./AuthMemoryState.js"
-
-const live = (row: UserRow) => Option.isNone(row.deletedAt)
-
-const liveUser = (tables: Tables, id: UserId) => Option.filter(HashMap.get(tables.users, id), live)
+import {
+  AuthMemoryState,
+  accountOf,
+  identitiesOf,
+  live,
+  liveUser,
+  type Tables,
+  type UserRow
+} from "./AuthMemoryState.js"
 
 // As Postgres generates `identities.email`: the provider's `email`, lower-cased.
 const withGeneratedEmail = (identity: Identity) => {
@@ -31,12 +35,6 @@ const withGeneratedEmail = (identity: Identity) => {
     email: typeof email === "string" ? Option.some(email.trim().toLowerCase()) : Option.none()
   })
 }
-
-/** The user's identities, oldest first. */
-const identitiesOf = (tables: Tables, id: UserId) =>
-  [...HashMap.values(tables.identities)]
-    .filter((identity) => identity.userId === id)
-    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
 
 /** The account at the provider is linked to a user already. */
 const identityTaken = (tables: Tables, identity: Identity): Option.Option<IdentityExists> =>
@@ -223,11 +221,12 @@ export const layer = Layer.effect(
         }),
       identitiesOf: (id) =>
         read((tables) => (Option.isNone(liveUser(tables, id)) ? [] : identitiesOf(tables, id))),
-      findWithIdentities: (id) =>
+      findWithIdentities: (id) => read((tables) => accountOf(tables, id)),
+      findSignedIn: (id, session) =>
         read((tables) =>
-          Option.map(liveUser(tables, id), (row) => ({
-            user: row.user,
-            identities: identitiesOf(tables, id)
+          Option.map(accountOf(tables, id), (account) => ({
+            ...account,
+            session: Option.flatMap(session, (sessionId) => HashMap.get(tables.sessions, sessionId))
           }))
         ),
       findPasswordHash: (id) =>

@@ -7,6 +7,7 @@ import * as FactorStorePg from "./FactorStorePg.js"
 import * as FlowStateStorePg from "./FlowStateStorePg.js"
 import * as MailOutboxPg from "./MailOutboxPg.js"
 import * as OneTimeTokenStorePg from "./OneTimeTokenStorePg.js"
+import * as PasskeyStorePg from "./PasskeyStorePg.js"
 import * as SessionStorePg from "./SessionStorePg.js"
 import * as TransactionsPg from "./TransactionsPg.js"
 import * as UserRepositoryPg from "./UserRepositoryPg.js"
@@ -26,5 +27,6 @@ export const layer = (namespace: string) =>
     CustomProviderStorePg.layer,
     EnrolmentsPg.layer,
     FactorStorePg.layer,
+    PasskeyStorePg.layer,
     TransactionsPg.layer
   ).pipe(Layer.provide(AuthTables.layer(namespace)))

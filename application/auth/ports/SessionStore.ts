@@ -4,6 +4,7 @@ import type * as Option from "effect/Option"
 import type { Session, SessionId } from "../../../domain/auth/Session.js"
 import type { SecretHash, UserId } from "../../../domain/Ids.js"
 import type { SealedSecret } from "../../ports/Secrets.js"
+import type { WithIdentities } from "./UserRepository.js"
 
 /** A rotation of the presented token into the caller's child. */
 export interface Rotation {
@@ -19,8 +20,17 @@ export interface Rotation {
   readonly now: Date
 }
 
+/**
+ * A session as a refresh leaves or finds it, with its user and their identities (oldest first)
+ * read in the same statement, as the refresh answers with them: none when the user is gone.
+ */
+export interface WithAccount {
+  readonly session: Session
+  readonly account: Option.Option<WithIdentities>
+}
+
 /** A refresh token as storage knows it, read under its session's lock. */
-export interface Presented {
+export interface Presented extends WithAccount {
   /** The token's session as it stands. */
   readonly session: Session
   /** The token's own generation. */
@@ -48,7 +58,7 @@ export class SessionStore extends Context.Tag("latchkey/auth/SessionStore")<
      * refreshes that arrive together share one statement, except inside `Transactions.run`,
      * where it runs in the transaction.
      */
-    readonly rotate: (rotation: Rotation) => Effect.Effect<Option.Option<Session>>
+    readonly rotate: (rotation: Rotation) => Effect.Effect<Option.Option<WithAccount>>
     /**
      * The presented token, its session locked until the enclosing `Transactions.run` ends, so
      * that presentations of one session's tokens are decided one after the other, each on the

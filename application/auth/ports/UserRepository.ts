@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { Session, SessionId } from "../../../domain/auth/Session.js"
 import type { Identity } from "../../../domain/Identity.js"
 import { type IdentityId, UserId } from "../../../domain/Ids.js"
 import type { Email, Phone, User } from "../../../domain/User.js"
@@ -102,6 +103,12 @@ export interface WithIdentities {
   readonly identities: ReadonlyArray<Identity>
 }
 
+/** A user with their identities, and the session an access token of theirs names. */
+export interface SignedIn extends WithIdentities {
+  /** The session of the id asked for, ended or not; none when none was asked for or it is unknown. */
+  readonly session: Option.Option<Session>
+}
+
 /**
  * The auth service's users with their identities and password hashes. Soft-deleted users are
  * never returned nor changed: for every method they no longer exist.
@@ -152,6 +159,15 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
      * request and every refresh answers with, so one read on the hot paths.
      */
     readonly findWithIdentities: (id: UserId) => Effect.Effect<Option.Option<WithIdentities>>
+    /**
+     * `findWithIdentities`, and the session of this id (whoever's it is) read with them: what
+     * an access token names, in one read, as every authenticated request reads it. None when
+     * the user is not found, whatever the session.
+     */
+    readonly findSignedIn: (
+      id: UserId,
+      session: Option.Option<SessionId>
+    ) => Effect.Effect<Option.Option<SignedIn>>
     /** The PHC string of the user's password; none when the user has no password. */
     readonly findPasswordHash: (id: UserId) => Effect.Effect<Option.Option<string>>
     /** Changes the given fields and stamps `updated_at`; returns the user as stored. */

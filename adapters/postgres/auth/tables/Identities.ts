@@ -5,18 +5,85 @@ import { Identity } from "../../../../domain/Identity.js"
 import { JsonObject } from "./JsonColumns.js"
 
 /**
- * The `identities` table: its columns as `Identity` reads them, its row codec both ways, and
- * what its unique violation means.
+ * The `identities` table: its columns as `Identity` reads them, its row codec both ways, its
+ * statements, and what its unique violation means. Statements take the qualified name of a
+ * table (`AuthTables.name`) and their values as `$n` parameters.
  */
+
+type Name = (table: string) => string
 
 /** The columns of `Identity`, under its field names; the identity data as JSON text. */
 export const columns = `id, user_id, provider, provider_id, identity_data::text AS identity_data,
   email, created_at, updated_at, last_sign_in_at`
 
 export const IdentityRow = Schema.Struct({ ...Identity.fields, identityData: JsonObject })
+// Decoded field by field already: the class is not asked to validate them again.
+export const toIdentity = (fields: ConstructorParameters<typeof Identity>[0]) => new Identity(fields, true)
 
 /** A user's identities as one JSON array, under their field names (timestamps as ISO strings). */
 export const IdentitiesJson = Schema.parseJson(Schema.Array(Schema.Struct(Identity.fields)))
+
+/**
+ * The identity under `alias` as a JSON object under its field names; `stamped`, when given, is
+ * an expression for the sign-in stamp to show instead of the row's (`updated_at` and
+ * `last_sign_in_at` alike).
+ */
+const jsonObjectOf = (alias: string, stamped?: string) =>
+  `json_build_object(
+     'id', ${alias}.id, 'userId', ${alias}.user_id, 'provider', ${alias}.provider,
+     'providerId', ${alias}.provider_id, 'identityData', ${alias}.identity_data,
+     'email', ${alias}.email, 'createdAt', ${alias}.created_at,
+     'updatedAt', ${stamped === undefined ? `${alias}.updated_at` : `coalesce(${stamped}, ${alias}.updated_at)`},
+     'lastSignInAt', ${stamped === undefined ? `${alias}.last_sign_in_at` : `coalesce(${stamped}, ${alias}.last_sign_in_at)`})`
+
+/**
+ * The identities of the user whose id is `userId` (an expression), oldest first, as one JSON
+ * array (`IdentitiesJson`) in text: a subquery, so that one statement answers for a user and
+ * their identities.
+ */
+export const jsonArrayOf = (name: Name, userId: string, stamped?: (alias: string) => string) =>
+  `(SELECT coalesce(json_agg(${jsonObjectOf("d", stamped?.("d"))} ORDER BY d.created_at, d.id), '[]')
+    FROM ${name("identities")} d WHERE d.user_id = ${userId})::text`
+
+/** $1 provider, $2 subject: the identity of that account. */
+export const findByAccountText = (name: Name) =>
+  `SELECT ${columns} FROM ${name("identities")} WHERE provider = $1 AND provider_id = $2`
+
+/** $1 user: the identities of that user while they are live, oldest first. */
+export const ofLiveUserText = (name: Name) =>
+  `SELECT ${columns} FROM ${name("identities")} i
+   WHERE user_id = $1
+     AND EXISTS (SELECT 1 FROM ${name("users")} u WHERE u.id = i.user_id AND u.deleted_at IS NULL)
+   ORDER BY created_at, id`
+
+/** $1 identity, $2 its new data (JSON text), $3 now: the data replaced and the sign-in stamped. */
+export const refreshText = (name: Name) =>
+  `UPDATE ${name("identities")} i
+   SET identity_data = $2::jsonb, updated_at = $3, last_sign_in_at = $3
+   WHERE i.id = $1
+     AND EXISTS (SELECT 1 FROM ${name("users")} u WHERE u.id = i.user_id AND u.deleted_at IS NULL)`
+
+/** $1 identity, $2 its user: deletes it, returning its id when there was one. */
+export const removeText = (name: Name) =>
+  `DELETE FROM ${name("identities")} WHERE id = $1 AND user_id = $2 RETURNING id`
+
+/**
+ * $1 user, $2 provider, $3 data (JSON text), $4 now: the data merged into the user's identity
+ * of that provider, returning its id when they have one.
+ */
+export const mergeText = (name: Name) =>
+  `UPDATE ${name("identities")}
+   SET identity_data = identity_data || $3::jsonb, updated_at = $4
+   WHERE user_id = $1 AND provider = $2 RETURNING id`
+
+/**
+ * $1 user, $2 now: the user's identities emptied at a soft delete. The identity's own id stands
+ * in for the subject: the upstream account is free again, and nothing left on the row says
+ * whose it was.
+ */
+export const anonymiseText = (name: Name) =>
+  `UPDATE ${name("identities")} SET provider_id = id::text, identity_data = '{}'::jsonb, updated_at = $2
+   WHERE user_id = $1`
 
 const encodeIdentity = Schema.encodeSync(Identity)
 

@@ -3,9 +3,14 @@ import { AmrEntry } from "../../../../domain/auth/AccessTokenClaims.js"
 import * as Session from "../../../../domain/auth/Session.js"
 
 /**
- * The `sessions` table: its columns as `Session` reads them and its row codec both ways. (Its
- * `not_after` column, Supabase Auth's, is left to its default: sessions have no lifetime here.)
+ * The `sessions` table: its columns as `Session` reads them, its row codec both ways and its
+ * statements, which take the qualified name of a table (`AuthTables.name`) and their values as
+ * `$n` parameters. (Its `not_after` column, Supabase Auth's, is left to its default: sessions
+ * have no lifetime here.) Every statement that locks several sessions locks them in id order,
+ * so that no two wait on each other; a refresh locks one session only.
  */
+
+type Name = (table: string) => string
 
 /**
  * The columns of `Session`, read from the table under `alias`. `host(ip)`: the address as it
@@ -22,9 +27,115 @@ export const RowFields = Schema.Struct({
   amr: Schema.parseJson(Schema.Array(AmrEntry))
 })
 
+// Decoded field by field already: the class is not asked to validate them again.
+export const toSession = (fields: ConstructorParameters<typeof Session.Session>[0]) =>
+  new Session.Session(fields, true)
+
 export const Row = Schema.transform(RowFields, Schema.typeSchema(Session.Session), {
   strict: true,
-  // Decoded field by field already: the class is not asked to validate them again.
-  decode: (row) => new Session.Session(row, true),
+  decode: toSession,
   encode: (session) => ({ ...session })
 })
+
+/**
+ * The session whose id is `id` (an expression) as a JSON object under its field names, in
+ * text (`SessionJson`); null when there is none. A subquery, so that a statement reading
+ * something else answers for the session too.
+ */
+export const jsonOf = (name: Name, id: string) =>
+  `(SELECT json_build_object(
+      'id', s.id, 'userId', s.user_id, 'aal', s.aal, 'factorId', s.factor_id,
+      'userAgent', s.user_agent, 'ip', host(s.ip), 'tag', s.tag, 'amr', s.amr,
+      'generation', s.generation, 'refreshedAt', s.refreshed_at, 'revokedAt', s.revoked_at,
+      'createdAt', s.created_at, 'updatedAt', s.updated_at)
+    FROM ${name("sessions")} s WHERE s.id = ${id})::text`
+
+/** A session as `jsonOf` gives it (timestamps as ISO strings), decoded to the class. */
+export const SessionJson = Schema.transform(
+  Schema.parseJson(Schema.Struct(Session.Session.fields)),
+  Schema.typeSchema(Session.Session),
+  { strict: true, decode: toSession, encode: (session) => ({ ...session }) }
+)
+
+/** $1 session ids: those sessions, ended or not. */
+export const findText = (name: Name) =>
+  `SELECT ${columnsOf("s")} FROM ${name("sessions")} s WHERE id = ANY($1::uuid[])`
+
+/** The columns a new session fills, in the order of `startText`'s arrays. */
+const startedColumns = `id, user_id, aal, factor_id, user_agent, ip, tag, amr, generation,
+  refreshed_at, revoked_at, created_at, updated_at`
+
+/**
+ * Sessions started together (Batched.ts), each with its first refresh token, in one statement:
+ * each input is one element of the arrays, in the order of `startParameters`, the last the first
+ * token's digest. The tokens' reference to their sessions is checked at the end of the
+ * statement, when the session rows exist.
+ */
+export const startText = (name: Name) =>
+  `WITH input AS (
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[],
+       $6::inet[], $7::text[], $8::jsonb[], $9::int[], $10::timestamptz[], $11::timestamptz[],
+       $12::timestamptz[], $13::timestamptz[], $14::text[])
+       AS i(${startedColumns}, token_hash)
+   ), started AS (
+     INSERT INTO ${name("sessions")} (${startedColumns}) SELECT ${startedColumns} FROM input
+   )
+   INSERT INTO ${name("refresh_tokens")} (token_hash, user_id, session_id, generation, created_at, updated_at)
+   SELECT token_hash, user_id, id, generation, created_at, created_at FROM input`
+
+const encodeRow = Schema.encodeSync(Row)
+
+/** A session started with its first token's digest. */
+export interface Start {
+  readonly session: Session.Session
+  readonly firstToken: string
+}
+
+/** `startText`'s parameters for some sessions: an array per column. */
+export const startParameters = (starts: ReadonlyArray<Start>) => {
+  const rows = starts.map(({ session }) => encodeRow(session))
+  return [
+    rows.map((row) => row.id),
+    rows.map((row) => row.userId),
+    rows.map((row) => row.aal),
+    rows.map((row) => row.factorId),
+    rows.map((row) => row.userAgent),
+    rows.map((row) => row.ip),
+    rows.map((row) => row.tag),
+    rows.map((row) => row.amr),
+    rows.map((row) => row.generation),
+    rows.map((row) => row.refreshedAt),
+    rows.map((row) => row.revokedAt),
+    rows.map((row) => row.createdAt),
+    rows.map((row) => row.updatedAt),
+    starts.map((start) => start.firstToken)
+  ]
+}
+
+export const IdRow = Schema.Struct({ id: Session.SessionId })
+
+/** $1 session: its id while it is live, locked. */
+export const lockLiveText = (name: Name) =>
+  `SELECT id FROM ${name("sessions")} WHERE id = $1 AND revoked_at IS NULL FOR UPDATE`
+
+/** $1 user: the ids of their live sessions, locked in id order. */
+export const lockLiveOfUserText = (name: Name) =>
+  `SELECT id FROM ${name("sessions")} WHERE user_id = $1 AND revoked_at IS NULL ORDER BY id FOR UPDATE`
+
+/** $1 user, $2 a session to keep: the ids of their other live sessions, locked in id order. */
+export const lockLiveOfUserButText = (name: Name) =>
+  `SELECT id FROM ${name("sessions")}
+   WHERE user_id = $1 AND revoked_at IS NULL AND id <> $2 ORDER BY id FOR UPDATE`
+
+/** $1 user: the ids of all their sessions, ended or not, locked in id order. */
+export const lockAllOfUserText = (name: Name) =>
+  `SELECT id FROM ${name("sessions")} WHERE user_id = $1 ORDER BY id FOR UPDATE`
+
+/** $1 session ids, $2 now: ends the live ones, returning their ids. */
+export const revokeText = (name: Name) =>
+  `UPDATE ${name("sessions")} SET revoked_at = $2, updated_at = $2
+   WHERE id = ANY($1::uuid[]) AND revoked_at IS NULL RETURNING id`
+
+/** $1 user, $2 now: ends their live sessions. */
+export const revokeOfUserText = (name: Name) =>
+  `UPDATE ${name("sessions")} SET revoked_at = $2, updated_at = $2 WHERE user_id = $1 AND revoked_at IS NULL`

@@ -1,15 +1,20 @@
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { EmailExists, PhoneExists } from "../../../../application/auth/ports/UserRepository.js"
-import type { Identity } from "../../../../domain/Identity.js"
+import { Identity } from "../../../../domain/Identity.js"
 import { User } from "../../../../domain/User.js"
 import * as Identities from "./Identities.js"
 import { JsonObject } from "./JsonColumns.js"
+import * as Sessions from "./Sessions.js"
 
 /**
  * The `users` table (Supabase Auth's `auth.users`): its columns as `User` reads them, its row
- * codec both ways, and what its unique violations mean.
+ * codec both ways, its statements, and what its unique violations mean. Statements take the
+ * qualified name of a table (`AuthTables.name`) and their values as `$n` parameters; a user is
+ * live until soft-deleted (`deleted_at`), and only live users are read or changed.
  */
+
+type Name = (table: string) => string
 
 /**
  * The columns of `User`, under its field names (rows come back camel-cased). The JSON columns
@@ -24,6 +29,192 @@ export const columns = `id, aud, role, email, phone, email_confirmed_at, phone_c
 export const UserRow = Schema.Struct({ ...User.fields, appMetadata: JsonObject, userMetadata: JsonObject })
 // Decoded by UserRow already: the class is not asked to validate the same fields again.
 export const toUser = (row: typeof UserRow.Type) => new User(row, true)
+
+/** The live users `condition` picks (on the table's own columns, `$n` parameters). */
+export const liveWhereText = (name: Name, condition: string) =>
+  `SELECT ${columns} FROM ${name("users")} WHERE ${condition} AND deleted_at IS NULL`
+
+/** $1 user: the live user, locked for a read, merge and write. */
+export const lockText = (name: Name) => `${liveWhereText(name, "id = $1")} FOR UPDATE`
+
+/** $1 user: the live user's id, locked, so that they stay live while something is added. */
+export const lockIdText = (name: Name) =>
+  `SELECT id FROM ${name("users")} WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`
+
+/** $1 user ids: the password hashes of the live ones. */
+export const passwordHashesText = (name: Name) =>
+  `SELECT id, encrypted_password FROM ${name("users")} WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`
+
+export const PasswordRow = Schema.Struct({
+  id: Schema.String,
+  encryptedPassword: Schema.NullOr(Schema.String)
+})
+
+/**
+ * $1 user ids: the live users with their identities, for the requests that arrive together
+ * (Batched.ts). The identities come as one JSON array per user, under their field names, so
+ * that one statement answers for user and identities; their timestamps are ISO strings there.
+ */
+export const withIdentitiesText = (name: Name) =>
+  `SELECT ${columns}, ${Identities.jsonArrayOf(name, "u.id")} AS identities
+   FROM ${name("users")} u WHERE u.id = ANY($1::uuid[]) AND u.deleted_at IS NULL`
+
+export const WithIdentitiesRow = Schema.Struct({ ...UserRow.fields, identities: Identities.IdentitiesJson })
+
+/** A user with their identities, from a row of `WithIdentitiesRow`'s fields. */
+export const toWithIdentities = ({ identities, ...user }: typeof WithIdentitiesRow.Type) => ({
+  user: toUser(user),
+  identities: identities.map(Identities.toIdentity)
+})
+
+/**
+ * The live user whose id is `userId` (an expression), with their identities, as one JSON object
+ * in text (`AccountJson`): null when there is none. A subquery, so that a statement about
+ * something else (a session's rotation) answers for the user too.
+ */
+export const accountJsonOf = (name: Name, userId: string) =>
+  `(SELECT json_build_object(
+      'user', json_build_object(
+        'id', a.id, 'aud', a.aud, 'role', a.role, 'email', a.email, 'phone', a.phone,
+        'emailConfirmedAt', a.email_confirmed_at, 'phoneConfirmedAt', a.phone_confirmed_at,
+        'confirmationSentAt', a.confirmation_sent_at, 'invitedAt', a.invited_at,
+        'lastSignInAt', a.last_sign_in_at, 'appMetadata', a.raw_app_meta_data,
+        'userMetadata', a.raw_user_meta_data, 'isAnonymous', a.is_anonymous,
+        'bannedUntil', a.banned_until, 'createdAt', a.created_at, 'updatedAt', a.updated_at,
+        'emailChange', a.email_change, 'emailChangeSentAt', a.email_change_sent_at,
+        'emailChangeConfirmStatus', a.email_change_confirm_status, 'phoneChange', a.phone_change,
+        'phoneChangeSentAt', a.phone_change_sent_at),
+      'identities', ${Identities.jsonArrayOf(name, "a.id")}::json)
+    FROM ${name("users")} a WHERE a.id = ${userId} AND a.deleted_at IS NULL)::text`
+
+/** A user with their identities as `accountJsonOf` gives them (timestamps as ISO strings). */
+export const AccountJson = Schema.parseJson(
+  Schema.Struct({
+    user: Schema.Struct(User.fields),
+    identities: Schema.Array(Schema.Struct(Identity.fields))
+  })
+)
+
+/** A user with their identities, from `AccountJson`. */
+export const toAccount = (account: typeof AccountJson.Type) => ({
+  // Decoded field by field already: the classes are not asked to validate them again.
+  user: new User(account.user, true),
+  identities: account.identities.map(Identities.toIdentity)
+})
+
+/**
+ * The signed-in reads that arrive together (Batched.ts): each input is one element of the
+ * arrays — $1 user, $2 session (null: none asked) — and `position` says which input a row
+ * answers. A row for each live user asked, with their identities (`withIdentitiesText`) and
+ * the session of that id (`Sessions.jsonOf`: null when there is none), ended or not.
+ */
+export const signedInText = (name: Name) =>
+  `WITH input AS (
+     SELECT * FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS i(user_id, session_id, position)
+   )
+   SELECT i.position, u.*, ${Identities.jsonArrayOf(name, "u.id")} AS identities,
+     ${Sessions.jsonOf(name, "i.session_id")} AS session
+   FROM input i CROSS JOIN LATERAL (${liveWhereText(name, "id = i.user_id")}) u`
+
+export const SignedInRow = Schema.Struct({
+  ...WithIdentitiesRow.fields,
+  position: Schema.NumberFromString,
+  session: Schema.NullOr(Sessions.SessionJson)
+})
+
+/** Each input's answer from `signedInText`'s rows: none for a user not found. */
+export const signedInOf = (rows: ReadonlyArray<typeof SignedInRow.Type>, inputs: ReadonlyArray<unknown>) => {
+  const byPosition = new Map(
+    rows.map(({ position, session, ...row }) => [
+      position,
+      { ...toWithIdentities(row), session: Option.fromNullable(session) }
+    ])
+  )
+  return inputs.map((_, i) => Option.fromNullable(byPosition.get(i + 1)))
+}
+
+/**
+ * `recordSignIn` for the sign-ins that arrive together (Batched.ts): each input is one element
+ * of the arrays — $1 user, $2 the identity used (null: none), $3 now — and `position` says
+ * which input a row answers. The identities are read as the stamp leaves them (the statement's
+ * own reads see the rows as they were, hence the stamp's time taken from `touched`).
+ */
+export const recordSignInsText = (name: Name) =>
+  `WITH input AS (
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[])
+       WITH ORDINALITY AS i(user_id, identity_id, signed_in_at, position)
+   ), stamped AS (
+     UPDATE ${name("users")} u SET last_sign_in_at = i.signed_in_at, updated_at = i.signed_in_at
+     FROM input i WHERE u.id = i.user_id AND u.deleted_at IS NULL RETURNING u.id
+   ), touched AS (
+     UPDATE ${name("identities")} d SET last_sign_in_at = i.signed_in_at, updated_at = i.signed_in_at
+     FROM input i
+     WHERE d.id = i.identity_id AND d.user_id = i.user_id AND i.user_id IN (SELECT id FROM stamped)
+     RETURNING d.id, i.signed_in_at
+   )
+   SELECT i.position, (i.user_id IN (SELECT id FROM stamped)) AS stamped,
+     ${Identities.jsonArrayOf(name, "i.user_id", (d) => `(SELECT t.signed_in_at FROM touched t WHERE t.id = ${d}.id LIMIT 1)`)} AS identities
+   FROM input i`
+
+/** What `recordSignInsText` answers for an input: whether the user was stamped, and their identities. */
+export const SignInsRow = Schema.Struct({
+  position: Schema.NumberFromString,
+  stamped: Schema.Boolean,
+  identities: Identities.IdentitiesJson
+})
+
+/** $1 user, $2 the hash (null: none), $3 now: returns the id of the live user changed. */
+export const setPasswordHashText = (name: Name) =>
+  `UPDATE ${name("users")} SET encrypted_password = $2, updated_at = $3
+   WHERE id = $1 AND deleted_at IS NULL RETURNING id`
+
+/**
+ * $1 user, $2 now: Supabase Auth's soft delete of a live user, what identifies the person
+ * cleared; returns the id of the user deleted.
+ */
+export const softDeleteText = (name: Name) =>
+  `UPDATE ${name("users")}
+   SET email = NULL, phone = NULL, encrypted_password = NULL, email_change = NULL,
+       phone_change = NULL, raw_app_meta_data = '{}'::jsonb,
+       raw_user_meta_data = '{}'::jsonb, deleted_at = $2, updated_at = $2
+   WHERE id = $1 AND deleted_at IS NULL RETURNING id`
+
+/** $1 user: deletes the live user (their identities, sessions and tokens go with the row). */
+export const deleteText = (name: Name) =>
+  `DELETE FROM ${name("users")} WHERE id = $1 AND deleted_at IS NULL RETURNING id`
+
+/**
+ * The admin list's filter: Supabase Auth's two columns, both without case here (emails are
+ * stored lower-cased), matched by `likePattern` as $2 when `filtered`.
+ */
+const matching = (filtered: boolean) =>
+  filtered ? "AND (email ILIKE $2 OR raw_user_meta_data ->> 'full_name' ILIKE $2)" : ""
+
+/**
+ * A filter as a LIKE pattern: its own `%`, `_` and `\` escaped with a backslash, LIKE's
+ * escape character, so that they match themselves.
+ */
+export const likePattern = (filter: string) => `%${filter.replace(/[\\%_]/g, "\\$&")}%`
+
+/** $1 audience (and $2 the pattern when `filtered`): how many live users the list has. */
+export const countText = (name: Name, filtered: boolean) =>
+  `SELECT count(*)::int AS total FROM ${name("users")}
+   WHERE aud = $1 AND deleted_at IS NULL ${matching(filtered)}`
+
+export const CountRow = Schema.Struct({ total: Schema.Number })
+
+/**
+ * $1 audience, ($2 the pattern when `filtered`), then the page's size and offset: one page of
+ * the list. A substring has no index to use: the page still walks the (aud, created_at, id)
+ * index in order and stops when it is full.
+ */
+export const pageText = (name: Name, order: "asc" | "desc", filtered: boolean) => {
+  const direction = order === "asc" ? "ASC" : "DESC"
+  const next = filtered ? 3 : 2
+  return `${liveWhereText(name, `aud = $1 ${matching(filtered)}`)}
+   ORDER BY created_at ${direction}, id ${direction}
+   LIMIT $${next} OFFSET $${next + 1}`
+}
 
 const encodeUser = Schema.encodeSync(User)
 

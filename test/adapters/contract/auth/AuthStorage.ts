@@ -5,6 +5,7 @@ import type { FactorStore } from "../../../../application/auth/ports/FactorStore
 import type { FlowStateStore } from "../../../../application/auth/ports/FlowStateStore.js"
 import type { MailOutbox } from "../../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../../application/auth/ports/OneTimeTokenStore.js"
+import type { PasskeyStore } from "../../../../application/auth/ports/PasskeyStore.js"
 import type { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
 import type { Transactions } from "../../../../application/auth/ports/Transactions.js"
 import type { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
@@ -25,6 +26,7 @@ export type AuthStorage =
   | Secrets
   | Enrolments
   | FactorStore
+  | PasskeyStore
   | Transactions
 
 export type It = Vitest.MethodsNonLive<AuthStorage>

@@ -5,6 +5,7 @@ import { factorStoreContract } from "./FactorStoreContract.js"
 import { flowStateStoreContract } from "./FlowStateStoreContract.js"
 import { mailOutboxContract } from "./MailOutboxContract.js"
 import { oneTimeTokenStoreContract } from "./OneTimeTokenStoreContract.js"
+import { passkeyStoreContract } from "./PasskeyStoreContract.js"
 import { sessionStoreContract } from "./SessionStoreContract.js"
 import { userRepositoryContract } from "./UserRepositoryContract.js"
 
@@ -18,4 +19,5 @@ export const authStorageContract = (it: It) => {
   externalLoginStoreContract(it)
   enrolmentsContract(it)
   factorStoreContract(it)
+  passkeyStoreContract(it)
 }

@@ -143,7 +143,7 @@ const followsTheRule = (policy: Session.RefreshPolicy, history: ReadonlyArray<St
           })
           model = Session.after(model, rule, now)
           if (rule._tag === "Rotate") {
-            expect(rotated).toEqual(Option.some(model))
+            expect(Option.map(rotated, (done) => done.session)).toEqual(Option.some(model))
             minted.push(child)
             break
           }
@@ -165,14 +165,19 @@ export const sessionStoreContract = (it: It) =>
     it.effect("starts a session with its first token, which rotates into a child that rotates too", () =>
       Effect.gen(function* () {
         const sessions = yield* SessionStore
-        const { session, token } = yield* signIn()
+        const { session, token, user } = yield* signIn()
         expect(yield* sessions.findById(session.id)).toEqual(Option.some(session))
         const first = yield* present(token, withInterval, later)
         expect(first._tag).toBe("Rotated")
         expect([first.session.generation, first.session.refreshedAt]).toEqual([1, Option.some(later)])
         expect(yield* sessions.findById(session.id)).toEqual(Option.some(first.session))
+        // The rotation answers with the session's user and their identities, read with it.
+        const account = yield* Effect.flatMap(UserRepository, (users) => users.findWithIdentities(user.id))
+        expect(Option.map(account, (found) => found.user.id)).toEqual(Option.some(user.id))
+        expect(first.account).toEqual(account)
         const second = yield* present(first.token, withInterval, Time.plus(later, "1 hour"))
         expect([second._tag, second.session.generation]).toEqual(["Rotated", 2])
+        expect(second.account).toEqual(account)
       })
     )
 
@@ -271,12 +276,16 @@ export const sessionStoreContract = (it: It) =>
     it.effect("a reissue hands out the live child again and changes nothing", () =>
       Effect.gen(function* () {
         const sessions = yield* SessionStore
-        const { session, token } = yield* signIn()
+        const { session, token, user } = yield* signIn()
         const rotated = yield* present(token, withInterval, later)
         const again = yield* present(token, withInterval, Time.plus(later, "5 seconds"))
         expect(again._tag).toBe("Reissued")
         expect(Redacted.value(again.token.plaintext)).toBe(Redacted.value(rotated.token.plaintext))
         expect(yield* sessions.findById(session.id)).toEqual(Option.some(rotated.session))
+        // Read under the session's lock, the user comes with the session there too.
+        expect(again.account).toEqual(
+          yield* Effect.flatMap(UserRepository, (users) => users.findWithIdentities(user.id))
+        )
       })
     )
 

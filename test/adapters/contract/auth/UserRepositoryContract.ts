@@ -3,7 +3,9 @@ import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
+import * as Session from "../../../../domain/auth/Session.js"
 import { Identity } from "../../../../domain/Identity.js"
 import { IdentityId, UserId } from "../../../../domain/Ids.js"
 import * as Time from "../../../../domain/Time.js"
@@ -79,6 +81,82 @@ export const userRepositoryContract = (it: It) =>
 
         yield* users.softDelete(user.id, Time.plus(identity.createdAt, "1 minute"))
         expect(yield* users.findWithIdentities(user.id)).toEqual(Option.none())
+      })
+    )
+
+    it.effect("reads a signed-in user with their identities and the named session, many asked at once", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const sessions = yield* SessionStore
+        const { user, identity } = yield* signUp()
+        const session = Fixtures.session(user.id)
+        yield* sessions.start(session, Fixtures.refreshToken().hash)
+        // Nothing but what `Session.start` requires: the optional columns come back as none.
+        const bare = Fixtures.session(user.id, Time.plus(Fixtures.t0, "1 minute"), {
+          userAgent: Option.none(),
+          ip: Option.none(),
+          amr: []
+        })
+        yield* sessions.start(bare, Fixtures.refreshToken().hash)
+        const stored = Option.getOrThrow(yield* sessions.findById(session.id))
+        const account = { user, identities: [identity] }
+
+        expect(yield* users.findSignedIn(user.id, Option.some(session.id))).toEqual(
+          Option.some({ ...account, session: Option.some(stored) })
+        )
+        expect(yield* users.findSignedIn(user.id, Option.some(bare.id))).toEqual(
+          Option.some({ ...account, session: yield* sessions.findById(bare.id) })
+        )
+        expect(yield* users.findSignedIn(user.id, Option.none())).toEqual(
+          Option.some({ ...account, session: Option.none() })
+        )
+        const unknownSession = Session.SessionId.make(randomUUID())
+        expect(yield* users.findSignedIn(user.id, Option.some(unknownSession))).toEqual(
+          Option.some({ ...account, session: Option.none() })
+        )
+        expect(yield* users.findSignedIn(UserId.make(randomUUID()), Option.some(session.id))).toEqual(
+          Option.none()
+        )
+
+        // Asked at once, so that the Postgres adapter answers them from one shared statement;
+        // a session is read whoever's it is, and an ended one as it stands.
+        const signedIn = Effect.gen(function* () {
+          const other = yield* signUp()
+          const started = Fixtures.session(other.user.id)
+          yield* sessions.start(started, Fixtures.refreshToken().hash)
+          return { ...other, session: started }
+        })
+        const ended = yield* signedIn
+        const lent = yield* signedIn
+        const others = yield* Effect.forEach(Array.from({ length: 8 }), () => signedIn)
+        yield* sessions.revoke(ended.session.id, Time.plus(Fixtures.t0, "1 hour"))
+        const reads = [
+          ...[ended, lent, ...others].map((other) => [other.user.id, Option.some(other.session.id)] as const),
+          [user.id, Option.some(lent.session.id)] as const,
+          [user.id, Option.some(session.id)] as const,
+          [user.id, Option.some(session.id)] as const,
+          [UserId.make(randomUUID()), Option.none()] as const
+        ]
+        const found = yield* Effect.forEach(reads, ([id, named]) => users.findSignedIn(id, named), {
+          concurrency: "unbounded"
+        })
+        const expected = yield* Effect.forEach(reads, ([id, named]) =>
+          Effect.gen(function* () {
+            const owner = yield* users.findWithIdentities(id)
+            const read = Option.isNone(named) ? Option.none() : yield* sessions.findById(named.value)
+            return Option.map(owner, (withIdentities) => ({ ...withIdentities, session: read }))
+          })
+        )
+        expect(found).toEqual(expected)
+        expect(
+          Option.flatMap(yield* users.findSignedIn(ended.user.id, Option.some(ended.session.id)), (first) =>
+            Option.flatMap(first.session, (read) => read.revokedAt)
+          )
+        ).toEqual(Option.some(Time.plus(Fixtures.t0, "1 hour")))
+        expect(found.at(-1)).toEqual(Option.none())
+
+        yield* users.softDelete(user.id, Time.plus(Fixtures.t0, "2 hours"))
+        expect(yield* users.findSignedIn(user.id, Option.some(session.id))).toEqual(Option.none())
       })
     )
 

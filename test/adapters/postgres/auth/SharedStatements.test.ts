@@ -207,7 +207,9 @@ for (const target of ["pglite", "server"] as const) {
             )
             .pipe(Effect.flip)
           if (seen._tag !== "RolledBack") return expect.unreachable(seen._tag)
-          expect(Option.map(seen.rotated, (s) => [s.id, s.generation])).toEqual(Option.some([session.id, 1]))
+          expect(Option.map(seen.rotated, (r) => [r.session.id, r.session.generation])).toEqual(
+            Option.some([session.id, 1])
+          )
           expect(Option.map(seen.locked, (p) => p.generation)).toEqual(Option.some(1))
           // Rolled back with the transaction: nothing was written on another connection.
           expect(yield* sessions.findById(session.id)).toEqual(Option.none())

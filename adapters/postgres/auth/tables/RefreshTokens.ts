@@ -1,0 +1,131 @@
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type { Rotation } from "../../../../application/auth/ports/SessionStore.js"
+import { SealedSecret } from "../../../../application/ports/Secrets.js"
+import * as Sessions from "./Sessions.js"
+import * as Users from "./Users.js"
+
+/**
+ * The `refresh_tokens` table: a session's tokens by their digests, its statements (which take
+ * the qualified name of a table, `AuthTables.name`, and their values as `$n` parameters) and
+ * the rows they answer with. A token is retired (`revoked`) when it rotates or its session
+ * ends; only the live token's parent keeps its child, sealed, while a reuse interval holds.
+ */
+
+type Name = (table: string) => string
+
+/**
+ * `SessionStore.rotate` for the refreshes that arrive together (SharedStatements.ts): the
+ * `Rotate` of `Session.present` is the WHERE clause (the presented token is its session's live
+ * one, same generation, and the session has not ended), and the SET is `Session.rotate`; the
+ * property test in test/adapters/contract/auth holds both to the rule. The conditional UPDATE
+ * takes the session's row lock, so of concurrent presentations of one token exactly one
+ * rotates, in one batch or across several. Each input is one element of the arrays
+ * (`rotateParameters`): $1 presented digest, $2 now, $3 sealed child (null: none kept), $4
+ * child digest; `position` says which input a returned session answers, and `account` is the
+ * session's user with their identities (`Users.accountJsonOf`), read in the same statement.
+ */
+export const rotateText = (name: Name) =>
+  `WITH input AS (
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[])
+       WITH ORDINALITY AS i(presented, rotated_at, sealed, child_hash, position)
+   ), presented AS (
+     SELECT i.*, t.session_id, t.generation AS token_generation
+     FROM input i JOIN ${name("refresh_tokens")} t ON t.token_hash = i.presented
+   ), rotated AS (
+     UPDATE ${name("sessions")} s
+     SET generation = s.generation + 1, refreshed_at = p.rotated_at, updated_at = p.rotated_at
+     FROM presented p
+     WHERE s.id = p.session_id AND s.generation = p.token_generation AND s.revoked_at IS NULL
+     RETURNING s.*, p.position, p.presented, p.sealed, p.child_hash, p.rotated_at
+   ), retired AS (
+     UPDATE ${name("refresh_tokens")} t
+     SET revoked = true, updated_at = r.rotated_at,
+         sealed_child = CASE WHEN t.token_hash = r.presented THEN r.sealed ELSE NULL END
+     FROM rotated r
+     WHERE t.session_id = r.id AND (t.token_hash = r.presented OR t.sealed_child IS NOT NULL)
+   ), child AS (
+     INSERT INTO ${name("refresh_tokens")} (token_hash, user_id, parent, session_id, generation, created_at, updated_at)
+     SELECT r.child_hash, r.user_id, r.presented, r.id, r.generation, r.rotated_at, r.rotated_at
+     FROM rotated r
+   )
+   SELECT ${Sessions.columnsOf("r")}, r.position, ${Users.accountJsonOf(name, "r.user_id")} AS account
+   FROM rotated r`
+
+/** `rotateText`'s parameters for some rotations: an array per column. */
+export const rotateParameters = (rotations: ReadonlyArray<Rotation>) => [
+  rotations.map((rotation) => rotation.presented),
+  rotations.map((rotation) => rotation.now),
+  // A sealed secret is its own text: null when none is kept.
+  rotations.map((rotation) => Option.getOrNull(rotation.sealed)),
+  rotations.map((rotation) => rotation.child)
+]
+
+/** The session's user with their identities, as a refresh reads them with it; null when gone. */
+const AccountField = Schema.NullOr(Users.AccountJson)
+
+type WithAccountRow = typeof Sessions.RowFields.Type & { readonly account: typeof AccountField.Type }
+
+const withAccount = ({ account, ...session }: WithAccountRow) => ({
+  session: Sessions.toSession(session),
+  account: Option.map(Option.fromNullable(account), Users.toAccount)
+})
+
+export const RotatedRow = Schema.Struct({
+  ...Sessions.RowFields.fields,
+  position: Schema.NumberFromString,
+  account: AccountField
+})
+
+/**
+ * Each rotation's session as it left it, with its user, from `rotateText`'s rows; none for
+ * those it did not rotate.
+ */
+export const rotatedOf = (
+  rows: ReadonlyArray<typeof RotatedRow.Type>,
+  rotations: ReadonlyArray<Rotation>
+) => {
+  const byPosition = new Map(rows.map(({ position, ...row }) => [position, withAccount(row)]))
+  return rotations.map((_, i) => Option.fromNullable(byPosition.get(i + 1)))
+}
+
+/**
+ * $1 presented digest: the token's session, locked, with the token's generation. A token's
+ * session and generation never change, so reading them with the lock is as good as before.
+ */
+export const lockPresentedText = (name: Name) =>
+  `SELECT ${Sessions.columnsOf("s")}, t.generation AS token_generation,
+     ${Users.accountJsonOf(name, "s.user_id")} AS account
+   FROM ${name("refresh_tokens")} t JOIN ${name("sessions")} s ON s.id = t.session_id
+   WHERE t.token_hash = $1
+   FOR UPDATE OF s`
+
+/** A session locked for a refresh, with the generation of the token presented and its user. */
+export const LockedRow = Schema.Struct({
+  ...Sessions.RowFields.fields,
+  tokenGeneration: Schema.Int,
+  account: AccountField
+})
+
+/** A locked session with its user, from a row of `LockedRow`. */
+export const lockedOf = ({ tokenGeneration, ...row }: typeof LockedRow.Type) => ({
+  ...withAccount(row),
+  generation: tokenGeneration
+})
+
+/** $1 presented digest: the child the token was retired into, sealed under it, if it keeps one. */
+export const sealedChildText = (name: Name) =>
+  `SELECT sealed_child FROM ${name("refresh_tokens")} WHERE token_hash = $1`
+
+export const SealedRow = Schema.Struct({ sealedChild: Schema.NullOr(SealedSecret) })
+
+/** $1 session ids, $2 now: their tokens retired, their sealed children let go. */
+export const letGoText = (name: Name) =>
+  `UPDATE ${name("refresh_tokens")} SET revoked = true, sealed_child = NULL, updated_at = $2
+   WHERE session_id = ANY($1::uuid[]) AND (NOT revoked OR sealed_child IS NOT NULL)`
+
+/** $1 user, $2 now: the tokens of all their sessions retired, their sealed children let go. */
+export const letGoOfUserText = (name: Name) =>
+  `UPDATE ${name("refresh_tokens")} SET revoked = true, sealed_child = NULL, updated_at = $2
+   WHERE session_id IN (SELECT id FROM ${name("sessions")} WHERE user_id = $1)
+     AND (NOT revoked OR sealed_child IS NOT NULL)`
