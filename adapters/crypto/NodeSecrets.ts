@@ -92,6 +92,7 @@ export const layer = Layer.succeed(Secrets, {
   token: (kind) => Effect.sync(() => token(kind)),
   uuid: Effect.sync(() => randomUUID()),
   code: (length) => Effect.sync(() => code(length)),
+  bytes: (length) => Effect.sync(() => Redacted.make(new Uint8Array(randomBytes(length)))),
   hash: (secret) => Effect.sync(() => hash(secret)),
   verify: (secret, stored) => Effect.sync(() => verify(secret, stored)),
   seal: (under, secret) => Effect.sync(() => seal(under, secret)),

@@ -240,6 +240,106 @@ export class CustomProviderQuotaReached extends reason<CustomProviderQuotaReache
   {}
 ) {}
 
+// Factors (MFA), recovery codes and passkeys
+
+/** The factor types a switch turns on and off (`MFA_<TYPE>_ENROLL_ENABLED`, `…_VERIFY_ENABLED`). */
+export const SwitchedFactorType = Schema.Literal("totp", "phone", "webauthn", "recovery_code")
+export type SwitchedFactorType = typeof SwitchedFactorType.Type
+
+/** The `{factor_id}` of a path is not a UUID. */
+export class MalformedFactorId extends reason<MalformedFactorId>()("MalformedFactorId", {}) {}
+/** The factor of a path is not the user's (or not there). */
+export class FactorNotFound extends reason<FactorNotFound>()("FactorNotFound", {}) {}
+/** A verify names a challenge the factor does not have. */
+export class ChallengeNotFound extends reason<ChallengeNotFound>()("ChallengeNotFound", {}) {}
+/** An enrolment of a type whose `…_ENROLL_ENABLED` is off. */
+export class FactorEnrollDisabled extends reason<FactorEnrollDisabled>()("FactorEnrollDisabled", {
+  factorType: SwitchedFactorType
+}) {}
+/**
+ * A challenge or verify of a type whose `…_VERIFY_ENABLED` is off. `at` is where: Supabase Auth
+ * answers a WebAuthn verify with the enrolment's code, and the challenge with the verify's.
+ */
+export class FactorVerifyDisabled extends reason<FactorVerifyDisabled>()("FactorVerifyDisabled", {
+  factorType: SwitchedFactorType,
+  at: Schema.Literal("challenge", "verify")
+}) {}
+/** A phone enrolment for a number that already has a verified phone factor. */
+export class VerifiedPhoneFactorExists extends reason<VerifiedPhoneFactorExists>()(
+  "VerifiedPhoneFactorExists",
+  {}
+) {}
+/** A set of recovery codes asked for while the user has one. */
+export class RecoveryCodesExist extends reason<RecoveryCodesExist>()("RecoveryCodesExist", {}) {}
+/** Recovery codes asked for by a user with no other verified factor. */
+export class RecoveryCodesSoleFactor extends reason<RecoveryCodesSoleFactor>()(
+  "RecoveryCodesSoleFactor",
+  {}
+) {}
+/** Another factor of the user has this friendly name (`""` included, as in Supabase Auth). */
+export class FactorNameConflict extends reason<FactorNameConflict>()("FactorNameConflict", {
+  friendlyName: Schema.String
+}) {}
+/** `MFA_MAX_ENROLLED_FACTORS` or `MFA_MAX_VERIFIED_FACTORS` reached. */
+export class TooManyFactors extends reason<TooManyFactors>()("TooManyFactors", {}) {}
+/**
+ * An action that needs an aal2 session, from one below it; `action` picks Supabase Auth's
+ * wording and status for that place.
+ */
+export class Aal2Required extends reason<Aal2Required>()("Aal2Required", {
+  action: Schema.Literal("enroll", "unenroll", "update_user", "manage_passkeys", "manage_recovery_codes")
+}) {}
+/** A verify of a challenge already used, or asked for from another address. */
+export class ChallengeUsedOrMoved extends reason<ChallengeUsedOrMoved>()("ChallengeUsedOrMoved", {}) {}
+/** A verify of a challenge past `MFA_CHALLENGE_EXPIRY_DURATION`. */
+export class FactorChallengeExpired extends reason<FactorChallengeExpired>()("FactorChallengeExpired", {
+  challengeId: Schema.String
+}) {}
+/** A wrong code, a failed WebAuthn ceremony, or a wrong, used or missing recovery code. */
+export class FactorVerificationFailed extends reason<FactorVerificationFailed>()("FactorVerificationFailed", {
+  factorType: SwitchedFactorType
+}) {}
+/** The MFA-verification-attempt hook refused, in its words. */
+export class FactorVerificationRejected extends reason<FactorVerificationRejected>()(
+  "FactorVerificationRejected",
+  { message: Schema.String }
+) {}
+/** Too many wrong recovery codes in a row: verification is locked for `secondsLeft`. */
+export class RecoveryCodesLocked extends reason<RecoveryCodesLocked>()("RecoveryCodesLocked", {
+  secondsLeft: Schema.Number
+}) {}
+/** A `/passkeys` route while `PASSKEY_ENABLED` is off. */
+export class PasskeysDisabled extends reason<PasskeysDisabled>()("PasskeysDisabled", {}) {}
+/** `PASSKEY_MAX_PASSKEYS_PER_USER` reached. */
+export class TooManyPasskeys extends reason<TooManyPasskeys>()("TooManyPasskeys", {}) {}
+/** A passkey registration by a user of a single sign-on provider. */
+export class SsoUserPasskey extends reason<SsoUserPasskey>()("SsoUserPasskey", {}) {}
+/** The passkey of a path is not the user's, not there, or its id is not a UUID. */
+export class PasskeyNotFound extends reason<PasskeyNotFound>()("PasskeyNotFound", {}) {}
+/** A passkey ceremony's challenge that is unknown, used, or of another user or purpose. */
+export class WebAuthnChallengeNotFound extends reason<WebAuthnChallengeNotFound>()(
+  "WebAuthnChallengeNotFound",
+  {}
+) {}
+/** A passkey ceremony's challenge past `WEBAUTHN_CHALLENGE_EXPIRY_DURATION`. */
+export class WebAuthnChallengeExpired extends reason<WebAuthnChallengeExpired>()(
+  "WebAuthnChallengeExpired",
+  {}
+) {}
+/**
+ * A passkey ceremony's credential that does not parse (`unparsable`) or does not verify
+ * (`refused`: origin, relying party, signature, sign counter, user handle).
+ */
+export class WebAuthnVerificationFailed extends reason<WebAuthnVerificationFailed>()(
+  "WebAuthnVerificationFailed",
+  { failure: Schema.Literal("unparsable", "refused") }
+) {}
+/** A passkey registration of a credential already stored. */
+export class WebAuthnCredentialExists extends reason<WebAuthnCredentialExists>()(
+  "WebAuthnCredentialExists",
+  {}
+) {}
+
 /** Every reason an auth use case can give. */
 export type AuthError =
   | BadJwt
@@ -323,3 +423,27 @@ export type AuthError =
   | CustomProviderNotFound
   | CustomProviderTaken
   | CustomProviderQuotaReached
+  | MalformedFactorId
+  | FactorNotFound
+  | ChallengeNotFound
+  | FactorEnrollDisabled
+  | FactorVerifyDisabled
+  | VerifiedPhoneFactorExists
+  | RecoveryCodesExist
+  | RecoveryCodesSoleFactor
+  | FactorNameConflict
+  | TooManyFactors
+  | Aal2Required
+  | ChallengeUsedOrMoved
+  | FactorChallengeExpired
+  | FactorVerificationFailed
+  | FactorVerificationRejected
+  | RecoveryCodesLocked
+  | PasskeysDisabled
+  | TooManyPasskeys
+  | SsoUserPasskey
+  | PasskeyNotFound
+  | WebAuthnChallengeNotFound
+  | WebAuthnChallengeExpired
+  | WebAuthnVerificationFailed
+  | WebAuthnCredentialExists

@@ -25,6 +25,11 @@ export class Secrets extends Context.Tag("latchkey/Secrets")<
     /** A one-time code to type: `length` decimal digits, each uniformly random. */
     readonly code: (length: number) => Effect.Effect<Redacted.Redacted<string>>
     /**
+     * `length` random bytes, for secrets the domain shapes itself: a TOTP factor's secret
+     * (`Totp`), a set of recovery codes (`RecoveryCodes.fromRandomBytes`).
+     */
+    readonly bytes: (length: number) => Effect.Effect<Redacted.Redacted<Uint8Array>>
+    /**
      * The hash of a high-entropy secret (token, code, client secret, state) for storage and
      * lookup. A fast hash is right here: with 256 random bits there is nothing to brute-force,
      * and the hash must be deterministic so that a presented token can be found by its hash.

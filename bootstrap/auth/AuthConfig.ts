@@ -18,6 +18,7 @@ import * as AuthConfigValues from "./AuthConfigValues.js"
 import * as CaptchaConfig from "./CaptchaConfig.js"
 import * as ExternalProviderConfig from "./ExternalConfig.js"
 import * as JwtKeys from "./JwtKeys.js"
+import * as MfaConfig from "./MfaConfig.js"
 import * as SmsConfig from "./SmsConfig.js"
 
 /**
@@ -184,6 +185,13 @@ export interface RateLimitConfig {
   readonly otp: Limit
   /** `RATE_LIMIT_VERIFY`: /verify requests per client address per 5 minutes. */
   readonly verify: Limit
+  /**
+   * `MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY`: factor challenges per client address per minute, and
+   * factor verifies, counted apart.
+   */
+  readonly mfaChallengeAndVerify: Limit
+  /** `RATE_LIMIT_PASSKEY`: passkey sign-in options per client address per 5 minutes. */
+  readonly passkey: Limit
 }
 
 /** Where outbound calls may go besides public addresses. */
@@ -215,6 +223,8 @@ export interface AuthConfig {
   readonly mailer: MailerConfig
   /** Texted codes and the SMS gateway (SmsConfig). */
   readonly sms: SmsConfig.SmsConfig
+  /** Factors, WebAuthn and passkeys (MfaConfig). */
+  readonly mfa: MfaConfig.MfaConfig
   /** `SECURITY_CAPTCHA_*`; none while captcha protection is off. */
   readonly captcha: Option.Option<CaptchaConfig.CaptchaConfig>
   readonly rateLimit: RateLimitConfig
@@ -535,6 +545,7 @@ const fields = Config.all({
   smtp: smtpFields,
   mailer: mailerFields,
   sms: SmsConfig.sms,
+  mfa: MfaConfig.mfa,
   captcha: CaptchaConfig.captcha,
   rateLimit: Config.all({
     header: Config.option(ConfigValues.headerName("AUTHSVC_RATE_LIMIT_HEADER")),
@@ -553,7 +564,14 @@ const fields = Config.all({
     emailSent: AuthConfigValues.eventsPer("AUTHSVC_RATE_LIMIT_EMAIL_SENT", 30),
     smsSent: AuthConfigValues.eventsPer("AUTHSVC_RATE_LIMIT_SMS_SENT", 30),
     otp: AuthConfigValues.requestsPer("AUTHSVC_RATE_LIMIT_OTP", 30, Duration.minutes(5), "5 minutes"),
-    verify: AuthConfigValues.requestsPer("AUTHSVC_RATE_LIMIT_VERIFY", 30, Duration.minutes(5), "5 minutes")
+    verify: AuthConfigValues.requestsPer("AUTHSVC_RATE_LIMIT_VERIFY", 30, Duration.minutes(5), "5 minutes"),
+    mfaChallengeAndVerify: AuthConfigValues.requestsPer(
+      "AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY",
+      15,
+      Duration.minutes(1),
+      "minute"
+    ),
+    passkey: AuthConfigValues.requestsPer("AUTHSVC_RATE_LIMIT_PASSKEY", 30, Duration.minutes(5), "5 minutes")
   }),
   security: Config.all({
     refreshTokenRotationEnabled: ConfigValues.bool("AUTHSVC_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", true),

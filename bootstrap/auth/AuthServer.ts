@@ -30,6 +30,7 @@ import { AuthSettings, noProviders } from "../../application/auth/AuthSettings.j
 import type { CaptchaSettings } from "../../application/auth/Captcha.js"
 import { concurrentAttempts, deliverForever } from "../../application/auth/DeliverMail.js"
 import { ensureSigningKey } from "../../application/auth/EnsureSigningKey.js"
+import { MfaSettings } from "../../application/auth/MfaSettings.js"
 import type { CaptchaVerifier } from "../../application/auth/ports/CaptchaVerifier.js"
 import type { ExternalProvider, ExternalProviders } from "../../application/auth/ports/ExternalProviders.js"
 import type { SmsSender } from "../../application/auth/ports/SmsSender.js"
@@ -220,6 +221,26 @@ export const settings = (config: AuthConfig) => {
   })
 }
 
+/** What the factor, recovery-code and passkey use cases read of the configuration. */
+export const mfaSettings = (config: AuthConfig) =>
+  Layer.succeed(MfaSettings, {
+    limits: config.mfa.limits,
+    unverifiedLifetime: config.mfa.factorExpiry,
+    challengeLifetime: config.mfa.challengeExpiry,
+    switches: config.mfa.switches,
+    phone: {
+      codeLength: config.mfa.phone.otpLength,
+      spacing: config.mfa.phone.maxFrequency,
+      text: smsText(config.mfa.phone.template)
+    },
+    relyingParty: config.mfa.relyingParty,
+    passkeys: {
+      enabled: config.mfa.passkeys.enabled,
+      maxPerUser: config.mfa.passkeys.maxPerUser,
+      challengeLifetime: config.mfa.webAuthnChallengeExpiry
+    }
+  })
+
 /**
  * The address a request's limits count against: the header a trusted proxy sets
  * (`RATE_LIMIT_HEADER`), else `Svc-Forwarded-For` when it is trusted, else the socket's.
@@ -297,7 +318,9 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
     anonymousLimit: config.rateLimit.anonymousUsers,
     linkConfirmationPage: config.mailer.linkConfirmationPage,
     otpLimit: config.rateLimit.otp,
-    verifyLimit: config.rateLimit.verify
+    verifyLimit: config.rateLimit.verify,
+    factorLimit: config.rateLimit.mfaChallengeAndVerify,
+    passkeyLimit: config.rateLimit.passkey
   })
   const server = Layer.scopedDiscard(
     Server.serve({
@@ -346,6 +369,7 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
     Layer.provide(
       Layer.mergeAll(
         settings(config),
+        mfaSettings(config),
         http,
         Telemetry.metrics(config.telemetry, { serviceName }),
         options.smsSender ??

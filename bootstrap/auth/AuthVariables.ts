@@ -3,6 +3,7 @@ import { providerKeys } from "../../application/auth/AuthSettings.js"
 import * as Mail from "../../domain/auth/Mail.js"
 import type { Variables } from "./AuthEnvironment.js"
 import * as ExternalConfig from "./ExternalConfig.js"
+import * as MfaConfig from "./MfaConfig.js"
 
 /**
  * Which `AUTHSVC_` variables the auth service knows. A Supabase Auth deployment carries many
@@ -34,6 +35,8 @@ export const read: ReadonlySet<string> = new Set(
     "RATE_LIMIT_SMS_SENT",
     "RATE_LIMIT_OTP",
     "RATE_LIMIT_VERIFY",
+    "RATE_LIMIT_PASSKEY",
+    "MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY",
     "SECURITY_REFRESH_TOKEN_ROTATION_ENABLED",
     "SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
     "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION",
@@ -80,6 +83,7 @@ export const read: ReadonlySet<string> = new Set(
     "SMS_TEST_OTP_VALID_UNTIL",
     ...SmsGateways.variables.map((name) => name.slice(prefix.length)),
     ...ExternalConfig.variables.map((name) => name.slice("AUTHSVC_".length)),
+    ...MfaConfig.variables.map((name) => name.slice(prefix.length)),
     "SECURITY_CAPTCHA_ENABLED",
     "SECURITY_CAPTCHA_PROVIDER",
     "SECURITY_CAPTCHA_SECRET",
@@ -110,7 +114,8 @@ export const providers: ReadonlyArray<string> = providerKeys
 /**
  * Families of Supabase Auth settings this service does not read (yet), by the start of the name:
  * its configuration sections, whose other members are read here. A Supabase Auth environment
- * sets many of them (the Supabase CLI sets MFA, sessions, web3 and passkey switches).
+ * sets many of them (the Supabase CLI sets sessions and web3 switches beside the MFA ones). The `MFA_`, `WEBAUTHN_`
+ * and `PASSKEY_` families are read whole (MfaConfig), so a misspelt one is named as unknown.
  */
 const laterFamilies = [
   "API_",
@@ -141,9 +146,7 @@ const laterFamilies = [
   "LOG_",
   "MAILER_",
   "METRICS_",
-  "MFA_",
   "OAUTH_SERVER_",
-  "PASSKEY_",
   "PASSWORD_",
   "PROFILER_",
   "RATE_LIMIT_",
@@ -153,8 +156,7 @@ const laterFamilies = [
   "SESSIONS_",
   "SMS_",
   "SMTP_",
-  "TRACING_",
-  "WEBAUTHN_"
+  "TRACING_"
 ].map((family) => `${prefix}${family}`)
 
 /** Single variables of later features: multi-instance mode. */

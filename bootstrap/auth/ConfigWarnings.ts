@@ -1,3 +1,4 @@
+import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Mail from "../../domain/auth/Mail.js"
@@ -5,6 +6,7 @@ import * as AuthConfig from "./AuthConfig.js"
 import * as AuthConfigValues from "./AuthConfigValues.js"
 import type { Variables } from "./AuthEnvironment.js"
 import * as JwtKeys from "./JwtKeys.js"
+import * as MfaConfig from "./MfaConfig.js"
 
 /**
  * What a configuration Supabase Auth starts with, and so this service starts with too, leaves
@@ -16,7 +18,7 @@ import * as JwtKeys from "./JwtKeys.js"
 /** The shortest HS256 secret that is not a warning: RFC 7518 §3.2's 256 bits, one a character. */
 export const shortSecret = 32
 
-const codeLengths = ["AUTHSVC_MAILER_OTP_LENGTH", "AUTHSVC_SMS_OTP_LENGTH"]
+const codeLengths = ["AUTHSVC_MAILER_OTP_LENGTH", "AUTHSVC_SMS_OTP_LENGTH", "AUTHSVC_MFA_PHONE_OTP_LENGTH"]
 
 export const warnings = (
   config: AuthConfig.AuthConfig,
@@ -97,6 +99,23 @@ export const warnings = (
     lines.push(
       `${written("AUTHSVC_SMS_PROVIDER")} is ${Option.getOrElse(config.sms.provider, () => "")}, but ${why.replace(/AUTHSVC_[A-Z0-9_]+/g, written)}: no text can be sent, and the phone flows answer 422 sms_send_failed "Unable to get SMS provider" (SMS_TEST_OTP numbers still work)`
     )
+  })
+
+  Option.map(config.mfa.relyingParty, (party) => {
+    const ceremonies = "every passkey and WebAuthn ceremony fails"
+    Option.map(MfaConfig.rpIdProblem(party.id), (problem) => {
+      lines.push(`${written("AUTHSVC_WEBAUTHN_RP_ID")} is ${party.id}: ${problem}, or ${ceremonies}`)
+    })
+    Option.map(MfaConfig.originsProblem(party.origins), (problem) => {
+      lines.push(
+        `${written("AUTHSVC_WEBAUTHN_RP_ORIGINS")}: ${problem}, and never matches a browser's, so ${ceremonies} from it`
+      )
+    })
+    if (Duration.isZero(config.mfa.webAuthnChallengeExpiry)) {
+      lines.push(
+        `${written("AUTHSVC_WEBAUTHN_CHALLENGE_EXPIRY_DURATION")} is 0: a challenge expires as it is made, so ${ceremonies}; 5m is Supabase Auth's default`
+      )
+    }
   })
 
   return lines

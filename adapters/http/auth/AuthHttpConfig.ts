@@ -21,5 +21,12 @@ export class AuthHttpConfig extends Context.Tag("latchkey/auth/AuthHttpConfig")<
     readonly otpLimit: Limit
     /** `RATE_LIMIT_VERIFY`: /verify requests per client address. */
     readonly verifyLimit: Limit
+    /**
+     * `MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY`: factor challenges per client address, and factor
+     * verifies per client address, each counted on its own as in Supabase Auth.
+     */
+    readonly factorLimit: Limit
+    /** `RATE_LIMIT_PASSKEY`: passkey sign-in options per client address. */
+    readonly passkeyLimit: Limit
   }
 >() {}

@@ -3,13 +3,14 @@ import * as Schema from "effect/Schema"
 /**
  * The error codes of Supabase Auth (`internal/api/apierrors/errorcode.go`), spelled as there
  * and in that file's order: clients branch on them (`error.code` in supabase-js), so a code is
- * a name we never invent or rename. Left out are the codes of features this service does not
- * have: SAML and SSO providers, passkeys and WebAuthn, Supabase Auth's own OAuth server, Web3
- * chains, and the OAuth state it keeps for external sign-ins (`oauth_client_state_*`,
+ * a name we never invent or rename; the recovery-code codes are auth-js's, Supabase's client,
+ * whose server has none yet. Left out are the codes of features this service does not have:
+ * SAML and SSO providers, Supabase Auth's own OAuth server, Web3 chains, and the OAuth state it
+ * keeps for external sign-ins (`oauth_client_state_*`,
  * `oauth_invalid_state`; a bad state here is `bad_oauth_state`). Only `saml_provider_disabled`
  * and `web3_provider_disabled` stay of those, to answer "disabled" where a client may still
- * call. The rest are all here, whether this service raises them yet or not: the MFA and hook
- * codes, for one, belong to features still to come. ErrorResponse.ts gives each its usual
+ * call. The rest are all here, whether this service raises them yet or not: the hook codes,
+ * for one, belong to a feature still to come. ErrorResponse.ts gives each its usual
  * status and says which reason answers with which code.
  */
 export const ErrorCode = Schema.Literal(
@@ -84,6 +85,14 @@ export const ErrorCode = Schema.Literal(
   "mfa_phone_verify_not_enabled",
   "mfa_totp_enroll_not_enabled",
   "mfa_totp_verify_not_enabled",
+  "mfa_webauthn_enroll_not_enabled",
+  "mfa_webauthn_verify_not_enabled",
+  // Not in Supabase Auth's server: auth-js's codes for recovery codes (lib/error-codes.ts), in
+  // its order (docs/decisions/0015).
+  "mfa_recovery_codes_enroll_not_enabled",
+  "mfa_recovery_codes_verify_not_enabled",
+  "mfa_recovery_codes_locked",
+  "mfa_recovery_codes_sole_factor",
   "mfa_verified_factor_exists",
   "invalid_credentials",
   "email_address_not_authorized",
@@ -93,6 +102,13 @@ export const ErrorCode = Schema.Literal(
   "feature_disabled",
   "request_entity_too_large",
   "custom_provider_not_found",
-  "over_custom_provider_quota"
+  "over_custom_provider_quota",
+  "passkey_disabled",
+  "too_many_passkeys",
+  "webauthn_credential_not_found",
+  "webauthn_challenge_not_found",
+  "webauthn_challenge_expired",
+  "webauthn_verification_failed",
+  "webauthn_credential_exists"
 )
 export type ErrorCode = typeof ErrorCode.Type

@@ -86,6 +86,13 @@ export const statusOf: Readonly<Record<ErrorCode, number>> = {
   mfa_phone_verify_not_enabled: 422,
   mfa_totp_enroll_not_enabled: 422,
   mfa_totp_verify_not_enabled: 422,
+  mfa_webauthn_enroll_not_enabled: 422,
+  mfa_webauthn_verify_not_enabled: 422,
+  // auth-js's codes, not Supabase Auth's server's: the statuses of docs/decisions/0015.
+  mfa_recovery_codes_enroll_not_enabled: 422,
+  mfa_recovery_codes_verify_not_enabled: 422,
+  mfa_recovery_codes_locked: 429,
+  mfa_recovery_codes_sole_factor: 422,
   mfa_verified_factor_exists: 422,
   invalid_credentials: 400,
   email_address_not_authorized: 400,
@@ -95,7 +102,15 @@ export const statusOf: Readonly<Record<ErrorCode, number>> = {
   feature_disabled: 404,
   request_entity_too_large: 413,
   custom_provider_not_found: 404,
-  over_custom_provider_quota: 400
+  over_custom_provider_quota: 400,
+  passkey_disabled: 404,
+  too_many_passkeys: 422,
+  // Declared, never raised: a sign-in with an unknown credential fails its verification.
+  webauthn_credential_not_found: 400,
+  webauthn_challenge_not_found: 400,
+  webauthn_challenge_expired: 400,
+  webauthn_verification_failed: 400,
+  webauthn_credential_exists: 422
 }
 
 /** Picks the error body's shape on a request; names the shape on the response. */
@@ -196,6 +211,87 @@ const oauthAnswer = (error: string, description: string, code: ErrorCode): Answe
  */
 const tooSoon = (secondsLeft: number) =>
   `For security purposes, you can only request this after ${Math.max(0, Math.floor(secondsLeft))} seconds.`
+
+/**
+ * Go's `%q`: a double-quoted string with `"` and `\\` escaped and control characters written
+ * as Go writes them, for the friendly name in `mfa_factor_name_conflict`'s message.
+ */
+export const goQuote = (text: string): string => {
+  const named: Record<string, string> = {
+    "\x07": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    '"': '\\"',
+    "\\": "\\\\"
+  }
+  let quoted = ""
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0
+    const escape = named[char]
+    if (escape !== undefined) quoted += escape
+    else if (code < 0x20 || code === 0x7f) quoted += `\\x${code.toString(16).padStart(2, "0")}`
+    // C1 controls and the line and paragraph separators are not printable to Go either.
+    else if ((code >= 0x80 && code < 0xa0) || code === 0x2028 || code === 0x2029)
+      quoted += `\\u${code.toString(16).padStart(4, "0")}`
+    // Go's JSON decoder has made a lone surrogate the replacement character before this.
+    else if (code >= 0xd800 && code <= 0xdfff) quoted += "\ufffd"
+    else quoted += char
+  }
+  return `"${quoted}"`
+}
+
+/** The names Supabase Auth's messages give the factor types whose switches are off. */
+const switchedTypeName: Record<AuthError.SwitchedFactorType, string> = {
+  totp: "TOTP",
+  phone: "Phone",
+  webauthn: "WebAuthn",
+  recovery_code: "Recovery Codes"
+}
+
+const enrollDisabledCode: Record<AuthError.SwitchedFactorType, ErrorCode> = {
+  totp: "mfa_totp_enroll_not_enabled",
+  phone: "mfa_phone_enroll_not_enabled",
+  webauthn: "mfa_webauthn_enroll_not_enabled",
+  recovery_code: "mfa_recovery_codes_enroll_not_enabled"
+}
+
+const verifyDisabledCode: Record<AuthError.SwitchedFactorType, ErrorCode> = {
+  totp: "mfa_totp_verify_not_enabled",
+  phone: "mfa_phone_verify_not_enabled",
+  webauthn: "mfa_webauthn_verify_not_enabled",
+  recovery_code: "mfa_recovery_codes_verify_not_enabled"
+}
+
+/**
+ * A failed verify, by factor type: Supabase Auth's words for a code; for WebAuthn, its 500's
+ * text on our 422 (docs/compatibility.md); for recovery codes, ours.
+ */
+const verificationFailed: Record<AuthError.SwitchedFactorType, string> = {
+  totp: "Invalid TOTP code entered",
+  phone: "Invalid MFA Phone code entered",
+  webauthn: "Failed to validate WebAuthn MFA response",
+  recovery_code: "Invalid recovery code entered"
+}
+
+/** Supabase Auth's words and status for an action refused below aal2; the last is ours. */
+const aal2Required: Record<AuthError.Aal2Required["action"], Answer> = {
+  enroll: answer("insufficient_aal", "AAL2 required to enroll a new factor"),
+  unenroll: answer("insufficient_aal", "AAL2 required to unenroll verified factor", 422),
+  update_user: answer(
+    "insufficient_aal",
+    "AAL2 session is required to update email or password when MFA is enabled.",
+    401
+  ),
+  manage_passkeys: answer(
+    "insufficient_aal",
+    "AAL2 session is required to manage passkeys when MFA is enabled"
+  ),
+  manage_recovery_codes: answer("insufficient_aal", "AAL2 session is required to manage recovery codes")
+}
 
 const sessionEndSuffix: Record<AuthError.SessionEnd, string> = {
   lifetime: "",
@@ -380,7 +476,78 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
   CustomProviderTaken: () =>
     answer("conflict", "A custom OAuth provider with this identifier already exists", 400),
   CustomProviderQuotaReached: () =>
-    answer("over_custom_provider_quota", "Maximum number of custom OAuth/OIDC providers reached")
+    answer("over_custom_provider_quota", "Maximum number of custom OAuth/OIDC providers reached"),
+
+  // Factors (MFA), recovery codes and passkeys
+  // 404, as Supabase Auth's loadFactor answers it.
+  MalformedFactorId: () => answer("validation_failed", "factor_id must be an UUID", 404),
+  FactorNotFound: () => answer("mfa_factor_not_found", "Factor not found"),
+  // 422 at a verify, where a factor of a path is 404.
+  ChallengeNotFound: () =>
+    answer("mfa_factor_not_found", "MFA factor with the provided challenge ID not found", 422),
+  FactorEnrollDisabled: (reason) =>
+    answer(
+      enrollDisabledCode[reason.factorType],
+      `MFA enroll is disabled for ${switchedTypeName[reason.factorType]}`
+    ),
+  FactorVerifyDisabled: (reason) =>
+    answer(
+      // Supabase Auth's VerifyFactor answers WebAuthn with the enrolment's code; kept.
+      reason.factorType === "webauthn" && reason.at === "verify"
+        ? enrollDisabledCode.webauthn
+        : verifyDisabledCode[reason.factorType],
+      `MFA verification is disabled for ${switchedTypeName[reason.factorType]}`
+    ),
+  VerifiedPhoneFactorExists: () =>
+    answer(
+      "mfa_verified_factor_exists",
+      "A verified phone factor already exists, unenroll the existing factor to continue"
+    ),
+  RecoveryCodesExist: () =>
+    answer("mfa_verified_factor_exists", "Recovery codes already exist, regenerate them to get new codes"),
+  RecoveryCodesSoleFactor: () =>
+    answer("mfa_recovery_codes_sole_factor", "Recovery codes require another verified factor"),
+  FactorNameConflict: (reason) =>
+    answer(
+      "mfa_factor_name_conflict",
+      `A factor with the friendly name ${goQuote(reason.friendlyName)} for this user already exists`
+    ),
+  TooManyFactors: () =>
+    answer(
+      "too_many_enrolled_mfa_factors",
+      "Maximum number of verified factors reached, unenroll to continue"
+    ),
+  Aal2Required: (reason) => aal2Required[reason.action],
+  ChallengeUsedOrMoved: () =>
+    answer("mfa_ip_address_mismatch", "Challenge and verify IP addresses mismatch."),
+  FactorChallengeExpired: (reason) =>
+    answer(
+      "mfa_challenge_expired",
+      `MFA challenge ${reason.challengeId} has expired, verify against another challenge or create a new challenge.`
+    ),
+  FactorVerificationFailed: (reason) =>
+    answer("mfa_verification_failed", verificationFailed[reason.factorType]),
+  FactorVerificationRejected: (reason) => answer("mfa_verification_rejected", reason.message),
+  RecoveryCodesLocked: (reason) =>
+    answer(
+      "mfa_recovery_codes_locked",
+      `Too many invalid recovery codes entered, try again after ${Math.max(1, Math.ceil(reason.secondsLeft))} seconds.`
+    ),
+  PasskeysDisabled: () => answer("passkey_disabled", "Passkeys are disabled"),
+  TooManyPasskeys: () => answer("too_many_passkeys", "Maximum number of passkeys reached"),
+  // validation_failed with 422, as Supabase Auth answers it.
+  SsoUserPasskey: () => answer("validation_failed", "SSO users cannot register passkeys", 422),
+  PasskeyNotFound: () => answer("validation_failed", "Passkey not found", 404),
+  WebAuthnChallengeNotFound: () =>
+    answer("webauthn_challenge_not_found", "Challenge not found or already used"),
+  WebAuthnChallengeExpired: () => answer("webauthn_challenge_expired", "Challenge has expired"),
+  WebAuthnVerificationFailed: (reason) =>
+    answer(
+      "webauthn_verification_failed",
+      reason.failure === "unparsable" ? "Invalid credential response" : "Credential verification failed"
+    ),
+  WebAuthnCredentialExists: () =>
+    answer("webauthn_credential_exists", "This credential is already registered")
 }
 
 /** Whether `error` is a reason this table answers, not some other failure. */

@@ -4,6 +4,8 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as NodeSecrets from "../../../adapters/crypto/NodeSecrets.js"
 import { SealedSecret, Secrets } from "../../../application/ports/Secrets.js"
+import * as RecoveryCodes from "../../../domain/auth/RecoveryCodes.js"
+import * as Totp from "../../../domain/auth/Totp.js"
 import * as TokenKind from "../../../domain/TokenKind.js"
 
 describe("NodeSecrets", () => {
@@ -29,6 +31,22 @@ describe("NodeSecrets", () => {
         const codes = yield* Effect.forEach(Array.from({ length: 200 }), () => secrets.code(6))
         for (const code of codes) expect(Redacted.value(code)).toMatch(/^[0-9]{6}$/)
         expect(Redacted.value(yield* secrets.code(10))).toMatch(/^[0-9]{10}$/)
+      }).pipe(Effect.provide(NodeSecrets.layer))
+    )
+    it.effect("gives random bytes of the asked length, enough for a whole set of recovery codes", () =>
+      Effect.gen(function* () {
+        const secrets = yield* Secrets
+        const first = Redacted.value(yield* secrets.bytes(Totp.parameters.secretBytes))
+        const second = Redacted.value(yield* secrets.bytes(Totp.parameters.secretBytes))
+        expect(first).toBeInstanceOf(Uint8Array)
+        expect(first).toHaveLength(Totp.parameters.secretBytes)
+        expect(Buffer.from(first).equals(Buffer.from(second))).toBe(false)
+        expect(yield* Effect.map(secrets.bytes(0), Redacted.value)).toHaveLength(0)
+        const drawn = Redacted.value(yield* secrets.bytes(RecoveryCodes.bytesNeeded()))
+        const codes = RecoveryCodes.fromRandomBytes(drawn)
+        expect(codes).toHaveLength(RecoveryCodes.setSize)
+        for (const code of codes) expect(RecoveryCodes.isWellFormed(code)).toBe(true)
+        expect(String(yield* secrets.bytes(20))).toBe("<redacted>")
       }).pipe(Effect.provide(NodeSecrets.layer))
     )
     it.effect("a redacted token does not print its value", () =>

@@ -7,6 +7,7 @@ import * as Refusal from "../../../adapters/http/auth/Refusal.js"
 import * as AuthError from "../../../application/auth/AuthError.js"
 import * as BadJwt from "../../../domain/auth/BadJwt.js"
 import * as PasswordPolicy from "../../../domain/PasswordPolicy.js"
+import * as AuthJsErrorCodes from "./AuthJsErrorCodes.js"
 import * as GoTrueErrorCodes from "./GoTrueErrorCodes.js"
 
 const outOfScope: ReadonlyArray<string> = Object.values(GoTrueErrorCodes.outOfScope).flat()
@@ -14,7 +15,17 @@ const outOfScope: ReadonlyArray<string> = Object.values(GoTrueErrorCodes.outOfSc
 describe("ErrorCode", () => {
   it("is Supabase Auth's catalogue, in its order, less the codes of features the service lacks", () => {
     const inScope = GoTrueErrorCodes.all.filter((code) => !outOfScope.includes(code))
-    expect(ErrorCode.literals).toEqual(inScope)
+    const clientOnly: ReadonlyArray<string> = AuthJsErrorCodes.recoveryCodes
+    expect(ErrorCode.literals.filter((code) => !clientOnly.includes(code))).toEqual(inScope)
+  })
+
+  it("has auth-js's recovery-code codes, which Supabase Auth's server lacks, where auth-js lists them", () => {
+    const all: ReadonlyArray<string> = GoTrueErrorCodes.all
+    expect(AuthJsErrorCodes.recoveryCodes.filter((code) => all.includes(code))).toEqual([])
+    const after = ErrorCode.literals.indexOf(AuthJsErrorCodes.recoveryCodesAfter)
+    expect(ErrorCode.literals.slice(after + 1, after + 1 + AuthJsErrorCodes.recoveryCodes.length)).toEqual(
+      AuthJsErrorCodes.recoveryCodes
+    )
   })
 
   it("leaves out only codes the catalogue has, each once", () => {
@@ -100,6 +111,155 @@ describe("AuthError reasons, as ErrorResponse answers them", () => {
       new AuthError.SentTooRecently({ channel: "email", secondsLeft: 41.9 }),
       "over_email_send_rate_limit",
       "For security purposes, you can only request this after 41 seconds."
+    ],
+    // Factors, recovery codes and passkeys (mfa.go, admin.go, passkey_*.go, middleware.go).
+    [new AuthError.MalformedFactorId(), "validation_failed", "factor_id must be an UUID"],
+    [new AuthError.FactorNotFound(), "mfa_factor_not_found", "Factor not found"],
+    [
+      new AuthError.ChallengeNotFound(),
+      "mfa_factor_not_found",
+      "MFA factor with the provided challenge ID not found"
+    ],
+    [
+      new AuthError.FactorEnrollDisabled({ factorType: "totp" }),
+      "mfa_totp_enroll_not_enabled",
+      "MFA enroll is disabled for TOTP"
+    ],
+    [
+      new AuthError.FactorEnrollDisabled({ factorType: "phone" }),
+      "mfa_phone_enroll_not_enabled",
+      "MFA enroll is disabled for Phone"
+    ],
+    [
+      new AuthError.FactorEnrollDisabled({ factorType: "webauthn" }),
+      "mfa_webauthn_enroll_not_enabled",
+      "MFA enroll is disabled for WebAuthn"
+    ],
+    [
+      new AuthError.FactorEnrollDisabled({ factorType: "recovery_code" }),
+      "mfa_recovery_codes_enroll_not_enabled",
+      "MFA enroll is disabled for Recovery Codes"
+    ],
+    [
+      new AuthError.FactorVerifyDisabled({ factorType: "totp", at: "verify" }),
+      "mfa_totp_verify_not_enabled",
+      "MFA verification is disabled for TOTP"
+    ],
+    [
+      new AuthError.FactorVerifyDisabled({ factorType: "phone", at: "challenge" }),
+      "mfa_phone_verify_not_enabled",
+      "MFA verification is disabled for Phone"
+    ],
+    [
+      new AuthError.FactorVerifyDisabled({ factorType: "webauthn", at: "challenge" }),
+      "mfa_webauthn_verify_not_enabled",
+      "MFA verification is disabled for WebAuthn"
+    ],
+    // Supabase Auth's VerifyFactor answers with the enrolment's code for WebAuthn.
+    [
+      new AuthError.FactorVerifyDisabled({ factorType: "webauthn", at: "verify" }),
+      "mfa_webauthn_enroll_not_enabled",
+      "MFA verification is disabled for WebAuthn"
+    ],
+    [
+      new AuthError.FactorVerifyDisabled({ factorType: "recovery_code", at: "verify" }),
+      "mfa_recovery_codes_verify_not_enabled",
+      "MFA verification is disabled for Recovery Codes"
+    ],
+    [
+      new AuthError.VerifiedPhoneFactorExists(),
+      "mfa_verified_factor_exists",
+      "A verified phone factor already exists, unenroll the existing factor to continue"
+    ],
+    [
+      new AuthError.FactorNameConflict({ friendlyName: "" }),
+      "mfa_factor_name_conflict",
+      'A factor with the friendly name "" for this user already exists'
+    ],
+    [
+      new AuthError.FactorNameConflict({ friendlyName: 'My "key"\\\nphone\u0007\u007fé' }),
+      "mfa_factor_name_conflict",
+      'A factor with the friendly name "My \\"key\\"\\\\\\nphone\\a\\x7fé" for this user already exists'
+    ],
+    [
+      new AuthError.TooManyFactors(),
+      "too_many_enrolled_mfa_factors",
+      "Maximum number of verified factors reached, unenroll to continue"
+    ],
+    [
+      new AuthError.Aal2Required({ action: "enroll" }),
+      "insufficient_aal",
+      "AAL2 required to enroll a new factor"
+    ],
+    [
+      new AuthError.Aal2Required({ action: "unenroll" }),
+      "insufficient_aal",
+      "AAL2 required to unenroll verified factor"
+    ],
+    [
+      new AuthError.Aal2Required({ action: "update_user" }),
+      "insufficient_aal",
+      "AAL2 session is required to update email or password when MFA is enabled."
+    ],
+    [
+      new AuthError.Aal2Required({ action: "manage_passkeys" }),
+      "insufficient_aal",
+      "AAL2 session is required to manage passkeys when MFA is enabled"
+    ],
+    [
+      new AuthError.ChallengeUsedOrMoved(),
+      "mfa_ip_address_mismatch",
+      "Challenge and verify IP addresses mismatch."
+    ],
+    [
+      new AuthError.FactorChallengeExpired({ challengeId: "0b6b2f4e-1f7a-4c5e-9a51-0f7d1f2d3c4b" }),
+      "mfa_challenge_expired",
+      "MFA challenge 0b6b2f4e-1f7a-4c5e-9a51-0f7d1f2d3c4b has expired, verify against another challenge or create a new challenge."
+    ],
+    [
+      new AuthError.FactorVerificationFailed({ factorType: "totp" }),
+      "mfa_verification_failed",
+      "Invalid TOTP code entered"
+    ],
+    [
+      new AuthError.FactorVerificationFailed({ factorType: "phone" }),
+      "mfa_verification_failed",
+      "Invalid MFA Phone code entered"
+    ],
+    [
+      new AuthError.FactorVerificationFailed({ factorType: "webauthn" }),
+      "mfa_verification_failed",
+      "Failed to validate WebAuthn MFA response"
+    ],
+    [
+      new AuthError.FactorVerificationRejected({ message: "Too many attempts" }),
+      "mfa_verification_rejected",
+      "Too many attempts"
+    ],
+    [new AuthError.PasskeysDisabled(), "passkey_disabled", "Passkeys are disabled"],
+    [new AuthError.TooManyPasskeys(), "too_many_passkeys", "Maximum number of passkeys reached"],
+    [new AuthError.SsoUserPasskey(), "validation_failed", "SSO users cannot register passkeys"],
+    [new AuthError.PasskeyNotFound(), "validation_failed", "Passkey not found"],
+    [
+      new AuthError.WebAuthnChallengeNotFound(),
+      "webauthn_challenge_not_found",
+      "Challenge not found or already used"
+    ],
+    [new AuthError.WebAuthnChallengeExpired(), "webauthn_challenge_expired", "Challenge has expired"],
+    [
+      new AuthError.WebAuthnVerificationFailed({ failure: "unparsable" }),
+      "webauthn_verification_failed",
+      "Invalid credential response"
+    ],
+    [
+      new AuthError.WebAuthnVerificationFailed({ failure: "refused" }),
+      "webauthn_verification_failed",
+      "Credential verification failed"
+    ],
+    [
+      new AuthError.WebAuthnCredentialExists(),
+      "webauthn_credential_exists",
+      "This credential is already registered"
     ]
   ])("%#: %s / %s", (reason, code, message) => {
     const answer = ErrorResponse.describe(reason)
@@ -123,6 +283,39 @@ describe("AuthError reasons, as ErrorResponse answers them", () => {
     expect(statusOf(new AuthError.SubClaimNotUuid())).toBe(400)
     expect(statusOf(new AuthError.UserFromJwtNotFound())).toBe(403)
     expect(statusOf(new AuthError.EmailLoginsDisabled())).toBe(422)
+  })
+
+  it("answers factor and passkey refusals with Supabase Auth's status for each place", () => {
+    const statusOf = (reason: ErrorResponse.Reason) => ErrorResponse.describe(reason).status
+    expect(statusOf(new AuthError.MalformedFactorId())).toBe(404)
+    expect(statusOf(new AuthError.FactorNotFound())).toBe(404)
+    expect(statusOf(new AuthError.ChallengeNotFound())).toBe(422)
+    expect(statusOf(new AuthError.FactorEnrollDisabled({ factorType: "webauthn" }))).toBe(422)
+    expect(statusOf(new AuthError.FactorNameConflict({ friendlyName: "a" }))).toBe(422)
+    expect(statusOf(new AuthError.TooManyFactors())).toBe(422)
+    expect(statusOf(new AuthError.Aal2Required({ action: "enroll" }))).toBe(403)
+    expect(statusOf(new AuthError.Aal2Required({ action: "unenroll" }))).toBe(422)
+    expect(statusOf(new AuthError.Aal2Required({ action: "update_user" }))).toBe(401)
+    expect(statusOf(new AuthError.Aal2Required({ action: "manage_passkeys" }))).toBe(403)
+    expect(statusOf(new AuthError.Aal2Required({ action: "manage_recovery_codes" }))).toBe(403)
+    expect(statusOf(new AuthError.ChallengeUsedOrMoved())).toBe(422)
+    expect(statusOf(new AuthError.FactorChallengeExpired({ challengeId: "x" }))).toBe(422)
+    expect(statusOf(new AuthError.FactorVerificationFailed({ factorType: "webauthn" }))).toBe(422)
+    expect(statusOf(new AuthError.FactorVerificationRejected({ message: "no" }))).toBe(403)
+    expect(statusOf(new AuthError.RecoveryCodesSoleFactor())).toBe(422)
+    expect(statusOf(new AuthError.RecoveryCodesExist())).toBe(422)
+    expect(statusOf(new AuthError.RecoveryCodesLocked({ secondsLeft: 90 }))).toBe(429)
+    expect(statusOf(new AuthError.PasskeysDisabled())).toBe(404)
+    expect(statusOf(new AuthError.TooManyPasskeys())).toBe(422)
+    expect(statusOf(new AuthError.SsoUserPasskey())).toBe(422)
+    expect(statusOf(new AuthError.PasskeyNotFound())).toBe(404)
+    expect(statusOf(new AuthError.WebAuthnChallengeNotFound())).toBe(400)
+    expect(statusOf(new AuthError.WebAuthnChallengeExpired())).toBe(400)
+    expect(statusOf(new AuthError.WebAuthnVerificationFailed({ failure: "refused" }))).toBe(400)
+    expect(statusOf(new AuthError.WebAuthnCredentialExists())).toBe(422)
+    expect(ErrorResponse.describe(new AuthError.RecoveryCodesLocked({ secondsLeft: 89.2 })).message).toBe(
+      "Too many invalid recovery codes entered, try again after 90 seconds."
+    )
   })
 
   it("carries a password policy's reasons and message into weak_password", () => {

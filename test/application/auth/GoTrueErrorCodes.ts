@@ -135,7 +135,6 @@ export const outOfScope = {
     "sso_domain_already_exists",
     "saml_entity_id_mismatch"
   ],
-  "MFA with WebAuthn": ["mfa_webauthn_enroll_not_enabled", "mfa_webauthn_verify_not_enabled"],
   "Web3 sign-in (only `web3_provider_disabled` is kept, to answer that it is off)": [
     "web3_unsupported_chain"
   ],
@@ -144,14 +143,5 @@ export const outOfScope = {
     "oauth_client_not_found",
     "oauth_authorization_not_found",
     "oauth_consent_not_found"
-  ],
-  "passkeys and WebAuthn": [
-    "passkey_disabled",
-    "too_many_passkeys",
-    "webauthn_credential_not_found",
-    "webauthn_challenge_not_found",
-    "webauthn_challenge_expired",
-    "webauthn_verification_failed",
-    "webauthn_credential_exists"
   ]
 } as const

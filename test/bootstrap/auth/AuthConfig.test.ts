@@ -343,6 +343,28 @@ describe("auth configuration", () => {
         ])
       })
     )
+    it.effect("reads the factor and passkey limits per client address, as Supabase Auth's float64", () =>
+      Effect.gen(function* () {
+        const defaults = (yield* config({})).rateLimit
+        expect(defaults.mfaChallengeAndVerify).toEqual({ max: 15, window: Duration.minutes(1) })
+        expect(defaults.passkey).toEqual({ max: 30, window: Duration.minutes(5) })
+        const c = yield* config({
+          AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: "20.5",
+          AUTHSVC_RATE_LIMIT_PASSKEY: "12"
+        })
+        expect(c.rateLimit.mfaChallengeAndVerify).toEqual({ max: 20, window: Duration.minutes(1) })
+        expect(c.rateLimit.passkey).toEqual({ max: 12, window: Duration.minutes(5) })
+        expect(
+          yield* report({
+            AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: "15/1m",
+            AUTHSVC_RATE_LIMIT_PASSKEY: "-1"
+          })
+        ).toEqual([
+          "AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: expected a number of requests per minute, e.g. 15",
+          "AUTHSVC_RATE_LIMIT_PASSKEY: expected a number of requests per 5 minutes, e.g. 30"
+        ])
+      })
+    )
   })
 
   describe("mail templates", () => {
@@ -413,6 +435,19 @@ describe("auth configuration", () => {
         expect([kept.mailer.otpLength, kept.sms.otpLength]).toEqual([8, 10])
         expect(yield* report({ AUTHSVC_SMS_OTP_LENGTH: "six" })).toEqual([
           "AUTHSVC_SMS_OTP_LENGTH: expected a whole number, 0 or more"
+        ])
+      })
+    )
+
+    it.effect("warn of a texted factor code's length outside 6 to 10 too", () =>
+      Effect.gen(function* () {
+        const env = { AUTHSVC_MFA_PHONE_OTP_LENGTH: "5" }
+        expect((yield* config(env)).mfa.phone.otpLength).toBe(6)
+        expect(yield* warningsOf(env)).toEqual([
+          "AUTHSVC_MFA_PHONE_OTP_LENGTH is 5: codes have 6 to 10 digits, so they have 6, as Supabase Auth makes them"
+        ])
+        expect(yield* report({ AUTHSVC_MFA_PHONE_OTP_LENGTH: "six" })).toEqual([
+          "AUTHSVC_MFA_PHONE_OTP_LENGTH: expected a whole number, 0 or more"
         ])
       })
     )
@@ -667,6 +702,32 @@ describe("auth configuration", () => {
         Effect.gen(function* () {
           expect((yield* config({ AUTHSVC_DB_NAMESPACE: "auth" })).db.namespace).toBe("")
         })
+    )
+
+    it.effect("warns of a relying party no passkey or WebAuthn ceremony can pass", () =>
+      Effect.gen(function* () {
+        const party = {
+          AUTHSVC_PASSKEY_ENABLED: "true",
+          AUTHSVC_WEBAUTHN_RP_ID: "example.com",
+          AUTHSVC_WEBAUTHN_RP_DISPLAY_NAME: "Example",
+          AUTHSVC_WEBAUTHN_RP_ORIGINS: "https://app.example.com"
+        }
+        expect(yield* warningsOf(party)).toEqual([])
+        expect(
+          yield* warningsOf({
+            ...party,
+            AUTHSVC_WEBAUTHN_RP_ID: "https://example.com:443",
+            AUTHSVC_WEBAUTHN_RP_ORIGINS: "https://app.example.com,app.example.com",
+            AUTHSVC_WEBAUTHN_CHALLENGE_EXPIRY_DURATION: "0s"
+          })
+        ).toEqual([
+          "AUTHSVC_WEBAUTHN_RP_ID is https://example.com:443: a domain name such as example.com is expected, without scheme, port or path, or every passkey and WebAuthn ceremony fails",
+          "AUTHSVC_WEBAUTHN_RP_ORIGINS: app.example.com is no origin such as https://app.example.com, and never matches a browser's, so every passkey and WebAuthn ceremony fails from it",
+          "AUTHSVC_WEBAUTHN_CHALLENGE_EXPIRY_DURATION is 0: a challenge expires as it is made, so every passkey and WebAuthn ceremony fails; 5m is Supabase Auth's default"
+        ])
+        // Off, nothing uses the relying party, and nothing is said of it.
+        expect(yield* warningsOf({ AUTHSVC_WEBAUTHN_RP_ID: "https://example.com" })).toEqual([])
+      })
     )
 
     it.effect("accepts postgres as DB_DRIVER, and Supabase Auth's synonyms of it with a warning", () =>

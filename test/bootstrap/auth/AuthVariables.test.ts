@@ -21,7 +21,7 @@ describe("auth variables", () => {
           "AUTHSVC_JWT_ADMIN_GROUP_NAME",
           "AUTHSVC_JWT_DEFAULT_GROUP_NAME",
           "AUTHSVC_RATE_LIMIT_SSO",
-          "AUTHSVC_MFA_TOTP_ENROLL_ENABLED",
+          "AUTHSVC_SESSIONS_TIMEBOX",
           "AUTHSVC_HOOK_CUSTOM_ACCESS_TOKEN_URI",
           "AUTHSVC_SAML_ENABLED"
         ])
@@ -29,8 +29,8 @@ describe("auth variables", () => {
     ).toEqual([
       "ignored until their feature lands: AUTHSVC_API_ENDPOINT, " +
         "AUTHSVC_HOOK_CUSTOM_ACCESS_TOKEN_URI, AUTHSVC_JWT_ADMIN_GROUP_NAME, " +
-        "AUTHSVC_JWT_DEFAULT_GROUP_NAME, AUTHSVC_MFA_TOTP_ENROLL_ENABLED, " +
-        "AUTHSVC_OPERATOR_TOKEN, AUTHSVC_RATE_LIMIT_SSO, AUTHSVC_SAML_ENABLED"
+        "AUTHSVC_JWT_DEFAULT_GROUP_NAME, AUTHSVC_OPERATOR_TOKEN, " +
+        "AUTHSVC_RATE_LIMIT_SSO, AUTHSVC_SAML_ENABLED, AUTHSVC_SESSIONS_TIMEBOX"
     ])
   })
 
@@ -68,6 +68,28 @@ describe("auth variables", () => {
     expect(AuthVariables.isLater("AUTHSVC_MAILER_EXTERNAL_HOSTS")).toBe(true)
   })
 
+  it("reads the MFA, WebAuthn and passkey settings now, and names a misspelt one as unknown", () => {
+    for (const name of [
+      "AUTHSVC_MFA_TOTP_ENROLL_ENABLED",
+      "AUTHSVC_MFA_WEB_AUTHN_VERIFY_ENABLED",
+      "AUTHSVC_MFA_RECOVERY_CODES_ENROLL_ENABLED",
+      "AUTHSVC_MFA_PHONE_TEMPLATE",
+      "AUTHSVC_MFA_CHALLENGE_EXPIRY_DURATION",
+      "AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY",
+      "AUTHSVC_WEBAUTHN_RP_ORIGINS",
+      "AUTHSVC_WEBAUTHN_CHALLENGE_EXPIRY_DURATION",
+      "AUTHSVC_PASSKEY_ENABLED",
+      "AUTHSVC_PASSKEY_MAX_PASSKEYS_PER_USER",
+      "AUTHSVC_RATE_LIMIT_PASSKEY"
+    ]) {
+      expect(AuthVariables.read.has(name)).toBe(true)
+      expect(AuthVariables.isLater(name)).toBe(false)
+    }
+    expect(
+      AuthVariables.warnings(variables(["AUTHSVC_MFA_WEBAUTHN_ENROLL_ENABLED", "AUTHSVC_PASSKEYS_ENABLED"]))
+    ).toEqual(["unknown variables, ignored: AUTHSVC_MFA_WEBAUTHN_ENROLL_ENABLED, AUTHSVC_PASSKEYS_ENABLED"])
+  })
+
   it("reads the autoconfirm switches now, though their families come later", () => {
     expect(AuthVariables.isLater("AUTHSVC_MAILER_AUTOCONFIRM")).toBe(false)
     expect(AuthVariables.isLater("AUTHSVC_SMS_AUTOCONFIRM")).toBe(false)
@@ -81,7 +103,7 @@ describe("auth variables", () => {
       AuthVariables.warnings(
         variables([
           "AUTHSVC_SITEURL",
-          "AUTHSVC_MFA_TOTP_ENROLL_ENABLED",
+          "AUTHSVC_SESSIONS_TIMEBOX",
           "AUTHSVC_EXTERNAL_MASTODON_ENABLED",
           "AUTHSVC_EXTERNAL_ZOOM_ENABLED",
           "GOTRUE_SITE_URL",
@@ -89,7 +111,7 @@ describe("auth variables", () => {
         ])
       )
     ).toEqual([
-      "ignored until their feature lands: AUTHSVC_EXTERNAL_ZOOM_ENABLED, AUTHSVC_MFA_TOTP_ENROLL_ENABLED",
+      "ignored until their feature lands: AUTHSVC_EXTERNAL_ZOOM_ENABLED, AUTHSVC_SESSIONS_TIMEBOX",
       "unknown variables, ignored: AUTHSVC_EXTERNAL_MASTODON_ENABLED, AUTHSVC_SITEURL"
     ])
   })

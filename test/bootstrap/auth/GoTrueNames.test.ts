@@ -92,17 +92,17 @@ describe("Supabase Auth's variable names", () => {
           GOTRUE_SITE_URL: "https://app.example.com",
           API_EXTERNAL_URL: "https://auth.example.com",
           GOTRUE_JWT_SECRET: "short",
-          GOTRUE_MFA_TOTP_ENROLL_ENABLED: "true",
+          GOTRUE_SESSIONS_TIMEBOX: "24h",
           GOTRUE_SITEURL: "typo"
         })
       )
       expect(loaded.config.siteUrl).toBe("https://app.example.com")
       expect(loaded.config.api.externalUrl).toBe("https://auth.example.com")
       expect(loaded.notices).toEqual([
-        "read Supabase Auth's names as latchkey's: API_EXTERNAL_URL, GOTRUE_JWT_SECRET, GOTRUE_MFA_TOTP_ENROLL_ENABLED, GOTRUE_SITEURL, GOTRUE_SITE_URL"
+        "read Supabase Auth's names as latchkey's: API_EXTERNAL_URL, GOTRUE_JWT_SECRET, GOTRUE_SESSIONS_TIMEBOX, GOTRUE_SITEURL, GOTRUE_SITE_URL"
       ])
       expect(loaded.warnings).toEqual([
-        "ignored until their feature lands: GOTRUE_MFA_TOTP_ENROLL_ENABLED",
+        "ignored until their feature lands: GOTRUE_SESSIONS_TIMEBOX",
         "unknown variables, ignored: GOTRUE_SITEURL",
         "GOTRUE_JWT_SECRET has 5 characters: anyone holding one token can try to guess a key this short offline, then sign tokens of any user; use at least 32 random characters"
       ])

@@ -9,6 +9,7 @@ import * as PasswordHasherMemory from "../../../adapters/memory/PasswordHasherMe
 import * as RateLimiterMemory from "../../../adapters/memory/RateLimiterMemory.js"
 import { AuthSettings, noProviders } from "../../../application/auth/AuthSettings.js"
 import { JwtSettings } from "../../../application/auth/JwtSettings.js"
+import { MfaSettings } from "../../../application/auth/MfaSettings.js"
 import type * as Mail from "../../../domain/auth/Mail.js"
 import { authPolicy } from "../../../domain/auth/RefreshPolicy.js"
 import * as PasswordPolicy from "../../../domain/PasswordPolicy.js"
@@ -68,6 +69,33 @@ export const settings = (overrides: Partial<Settings> = {}) =>
     passwordPolicy: PasswordPolicy.make({}),
     refreshPolicy: authPolicy({ rotationEnabled: true, reuseInterval }),
     providers: noProviders,
+    ...overrides
+  })
+
+type Mfa = (typeof MfaSettings)["Service"]
+
+/**
+ * The factor and passkey settings for use-case tests: every factor type and passkeys on, the
+ * relying party on localhost, Supabase Auth's limits and lifetimes.
+ */
+export const mfaSettings = (overrides: Partial<Mfa> = {}) =>
+  Layer.succeed(MfaSettings, {
+    limits: { maxEnrolled: 10, maxVerified: 10 },
+    unverifiedLifetime: Duration.seconds(300),
+    challengeLifetime: Duration.seconds(300),
+    switches: {
+      totp: { enroll: true, verify: true },
+      phone: { enroll: true, verify: true },
+      webauthn: { enroll: true, verify: true },
+      recovery_code: { enroll: true, verify: true }
+    },
+    phone: { codeLength: 6, spacing: Duration.minutes(1), text: (code) => `Your code is ${code}` },
+    relyingParty: Option.some({
+      id: "localhost",
+      displayName: "latchkey tests",
+      origins: ["http://localhost:3000"]
+    }),
+    passkeys: { enabled: true, maxPerUser: 10, challengeLifetime: Duration.minutes(5) },
     ...overrides
   })
 
