@@ -6,7 +6,6 @@ import { User } from "../../../../domain/User.js"
 import * as Identities from "./Identities.js"
 import { JsonObject } from "./JsonColumns.js"
 import * as MfaFactors from "./MfaFactors.js"
-import * as Sessions from "./Sessions.js"
 
 /**
  * The `users` table (Supabase Auth's `auth.users`): its columns as `User` reads them, its row
@@ -55,15 +54,22 @@ export const PasswordRow = Schema.Struct({
  * $1 user ids: the live users with their identities, for the requests that arrive together
  * (Batched.ts). The identities come as one JSON array per user, under their field names, so
  * that one statement answers for user and identities; their timestamps are ISO strings there.
+ * The user's factors come the same way (`MfaFactors.jsonArrayOf`), null when there are none —
+ * nearly every user — so that GET /user lists them for one index probe and no decoding.
  */
 export const withIdentitiesText = (name: Name) =>
-  `SELECT ${columns}, ${Identities.jsonArrayOf(name, "u.id")} AS identities
+  `SELECT ${columns}, ${Identities.jsonArrayOf(name, "u.id")} AS identities,
+     ${MfaFactors.jsonArrayOf(name, "u.id")} AS factors
    FROM ${name("users")} u WHERE u.id = ANY($1::uuid[]) AND u.deleted_at IS NULL`
 
-export const WithIdentitiesRow = Schema.Struct({ ...UserRow.fields, identities: Identities.IdentitiesJson })
+export const WithIdentitiesRow = Schema.Struct({
+  ...UserRow.fields,
+  identities: Identities.IdentitiesJson,
+  factors: MfaFactors.FactorsJson
+})
 
 /** A user with their identities, from a row of `WithIdentitiesRow`'s fields. */
-export const toWithIdentities = ({ identities, ...user }: typeof WithIdentitiesRow.Type) => ({
+export const toWithIdentities = ({ identities, factors: _, ...user }: typeof WithIdentitiesRow.Type) => ({
   user: toUser(user),
   identities: identities.map(Identities.toIdentity)
 })
@@ -102,44 +108,6 @@ export const toAccount = (account: typeof AccountJson.Type) => ({
   user: new User(account.user, true),
   identities: account.identities.map(Identities.toIdentity)
 })
-
-/**
- * The signed-in reads that arrive together (Batched.ts): each input is one element of the
- * arrays — $1 user, $2 session (null: none asked) — and `position` says which input a row
- * answers. A row for each live user asked, with their identities (`withIdentitiesText`) and
- * the session of that id (`Sessions.jsonOf`: null when there is none), ended or not, and
- * their factors (`MfaFactors.jsonArrayOf`: null when none), which GET /user lists.
- */
-export const signedInText = (name: Name) =>
-  `WITH input AS (
-     SELECT * FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS i(user_id, session_id, position)
-   )
-   SELECT i.position, u.*, ${Identities.jsonArrayOf(name, "u.id")} AS identities,
-     ${Sessions.jsonOf(name, "i.session_id")} AS session,
-     ${MfaFactors.jsonArrayOf(name, "u.id")} AS factors
-   FROM input i CROSS JOIN LATERAL (${liveWhereText(name, "id = i.user_id")}) u`
-
-export const SignedInRow = Schema.Struct({
-  ...WithIdentitiesRow.fields,
-  position: Schema.NumberFromString,
-  session: Schema.NullOr(Sessions.SessionJson),
-  factors: MfaFactors.FactorsJson
-})
-
-/** Each input's answer from `signedInText`'s rows: none for a user not found. */
-export const signedInOf = (rows: ReadonlyArray<typeof SignedInRow.Type>, inputs: ReadonlyArray<unknown>) => {
-  const byPosition = new Map(
-    rows.map(({ position, session, factors, ...row }) => [
-      position,
-      {
-        ...toWithIdentities(row),
-        session: Option.fromNullable(session),
-        factors: MfaFactors.toFactors(factors)
-      }
-    ])
-  )
-  return inputs.map((_, i) => Option.fromNullable(byPosition.get(i + 1)))
-}
 
 /**
  * `recordSignIn` for the sign-ins that arrive together (Batched.ts): each input is one element
