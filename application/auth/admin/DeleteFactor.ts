@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import type { UserId } from "../../../domain/Ids.js"
 import * as Telemetry from "../../Telemetry.js"
 import { parseFactorId } from "../FactorInput.js"
+import { Transactions } from "../ports/Transactions.js"
 import { removeFactor } from "../UnenrollFactor.js"
 import { findUser } from "./FindUser.js"
 
@@ -14,6 +15,8 @@ export const deleteFactor = Telemetry.fn("admin.DeleteFactor")((userId: UserId, 
   Effect.gen(function* () {
     yield* findUser(userId)
     const factorId = yield* parseFactorId(rawFactorId)
-    return yield* removeFactor(userId, factorId)
+    return yield* Effect.flatMap(Transactions, (transactions) =>
+      transactions.run(removeFactor(userId, factorId))
+    )
   })
 )

@@ -6,6 +6,7 @@ import { unenrollFactor } from "../../../application/auth/UnenrollFactor.js"
 import { Factor, FactorId } from "../../../domain/auth/Factor.js"
 import { atAal2, signedInUser, totp, verified, world } from "./support/Factors.js"
 import { describedFailureOf, failureOf } from "./support/Failure.js"
+import { freshEmail, mailsTo } from "./support/Scenarios.js"
 
 describe("UnenrollFactor (DELETE /factors/{factor_id}), on memory adapters", () => {
   it.effect("removes an unverified factor at aal1 and answers it", () =>
@@ -69,5 +70,20 @@ describe("UnenrollFactor (DELETE /factors/{factor_id}), on memory adapters", () 
       yield* unenrollFactor(atAal2(signedIn), id)
       expect(yield* store.list(signedIn.user.id)).toEqual([])
     }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("tells the user's address with MAILER_NOTIFICATIONS_MFA_FACTOR_UNENROLLED_ENABLED", () =>
+    Effect.gen(function* () {
+      const email = freshEmail()
+      const signedIn = yield* signedInUser(email)
+      yield* mailsTo(email)
+      yield* unenrollFactor(signedIn, yield* totp(signedIn, "app"))
+      expect(yield* mailsTo(email)).toEqual([
+        {
+          kind: "mfa_factor_unenrolled_notification",
+          variables: expect.objectContaining({ Email: email, FactorType: "totp" })
+        }
+      ])
+    }).pipe(Effect.provide(world({}, { notifications: new Set(["mfa_factor_unenrolled_notification"]) })))
   )
 })

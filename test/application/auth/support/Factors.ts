@@ -12,8 +12,11 @@ import * as MemoryServices from "../../../support/auth/MemoryServices.js"
 import { freshEmail, signedUp } from "./Scenarios.js"
 
 /** The memory world with the factor settings (every type on, Supabase Auth's limits). */
-export const world = (mfa: Parameters<typeof MemoryServices.mfaSettings>[0] = {}) =>
-  Layer.merge(MemoryServices.layer({ anonymousEnabled: true }), MemoryServices.mfaSettings(mfa))
+export const world = (
+  mfa: Parameters<typeof MemoryServices.mfaSettings>[0] = {},
+  settings: Parameters<typeof MemoryServices.layer>[0] = {}
+) =>
+  Layer.merge(MemoryServices.layer({ anonymousEnabled: true, ...settings }), MemoryServices.mfaSettings(mfa))
 
 /** A user signed up by address, as their access token names them. */
 export const signedInUser = (email: string = freshEmail()) =>
