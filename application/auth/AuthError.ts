@@ -246,6 +246,11 @@ export class CustomProviderQuotaReached extends reason<CustomProviderQuotaReache
 export const SwitchedFactorType = Schema.Literal("totp", "phone", "webauthn", "recovery_code")
 export type SwitchedFactorType = typeof SwitchedFactorType.Type
 
+/** A factor route called by an anonymous user (Supabase Auth's `requireNotAnonymous`). */
+export class AnonymousUserNotAllowed extends reason<AnonymousUserNotAllowed>()(
+  "AnonymousUserNotAllowed",
+  {}
+) {}
 /** The `{factor_id}` of a path is not a UUID. */
 export class MalformedFactorId extends reason<MalformedFactorId>()("MalformedFactorId", {}) {}
 /** The factor of a path is not the user's (or not there). */
@@ -423,6 +428,7 @@ export type AuthError =
   | CustomProviderNotFound
   | CustomProviderTaken
   | CustomProviderQuotaReached
+  | AnonymousUserNotAllowed
   | MalformedFactorId
   | FactorNotFound
   | ChallengeNotFound

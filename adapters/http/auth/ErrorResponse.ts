@@ -479,6 +479,8 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
     answer("over_custom_provider_quota", "Maximum number of custom OAuth/OIDC providers reached"),
 
   // Factors (MFA), recovery codes and passkeys
+  AnonymousUserNotAllowed: () =>
+    answer("no_authorization", "Anonymous user not allowed to perform these actions", 403),
   // 404, as Supabase Auth's loadFactor answers it.
   MalformedFactorId: () => answer("validation_failed", "factor_id must be an UUID", 404),
   FactorNotFound: () => answer("mfa_factor_not_found", "Factor not found"),
