@@ -10,12 +10,14 @@ import type { AuthSettings } from "../../../application/auth/AuthSettings.js"
 import type { CaptchaSettings } from "../../../application/auth/Captcha.js"
 import * as Captcha from "../../../application/auth/Captcha.js"
 import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
+import type { MfaSettings } from "../../../application/auth/MfaSettings.js"
 import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
 import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
 import type { CustomProviderStore } from "../../../application/auth/ports/CustomProviderStore.js"
 import type { Enrolments } from "../../../application/auth/ports/Enrolments.js"
 import type { ExternalLoginStore } from "../../../application/auth/ports/ExternalLoginStore.js"
 import type { ExternalProviders } from "../../../application/auth/ports/ExternalProviders.js"
+import type { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import type { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
 import type { IdTokenVerifier } from "../../../application/auth/ports/IdTokenVerifier.js"
 import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
@@ -23,6 +25,7 @@ import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeT
 import type { ProviderEndpoints } from "../../../application/auth/ports/ProviderEndpoints.js"
 import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
+import type { TotpCodes } from "../../../application/auth/ports/TotpCodes.js"
 import type { Transactions } from "../../../application/auth/ports/Transactions.js"
 import type { UserRepository } from "../../../application/auth/ports/UserRepository.js"
 import type { DatabaseProbe } from "../../../application/ports/DatabaseProbe.js"
@@ -63,6 +66,9 @@ export type Services =
   | CustomProviderStore
   | ProviderEndpoints
   | DatabaseProbe
+  | FactorStore
+  | MfaSettings
+  | TotpCodes
 
 /**
  * Who may call an auth endpoint, and what its handler is handed: anyone (nothing), a signed-in
@@ -92,7 +98,7 @@ const user = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Auth
 const admin = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Authenticate.admin)
 
 /** The rate limits of the auth service, each counted per client address under its own key. */
-export type Limit = "token" | "anonymous" | "otp" | "verify"
+export type Limit = "token" | "anonymous" | "otp" | "verify" | "factorChallenge" | "factorVerify"
 
 const limits = {
   /** `RATE_LIMIT_TOKEN_REFRESH`. */
@@ -102,7 +108,10 @@ const limits = {
   /** `RATE_LIMIT_OTP`. */
   otp: "otpLimit",
   /** `RATE_LIMIT_VERIFY`. */
-  verify: "verifyLimit"
+  verify: "verifyLimit",
+  /** `MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY`, counted for challenges and for verifies apart. */
+  factorChallenge: "factorLimit",
+  factorVerify: "factorLimit"
 } as const satisfies Record<Limit, string>
 
 /**
