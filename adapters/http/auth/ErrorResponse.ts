@@ -231,8 +231,8 @@ export const goQuote = (text: string): string => {
   let quoted = ""
   for (const char of text) {
     const code = char.codePointAt(0) ?? 0
-    const escape = named[char]
-    if (escape !== undefined) quoted += escape
+    const escaped = named[char]
+    if (escaped !== undefined) quoted += escaped
     else if (code < 0x20 || code === 0x7f) quoted += `\\x${code.toString(16).padStart(2, "0")}`
     // C1 controls and the line and paragraph separators are not printable to Go either.
     else if ((code >= 0x80 && code < 0xa0) || code === 0x2028 || code === 0x2029)

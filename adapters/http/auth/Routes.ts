@@ -118,7 +118,12 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   route("POST", "/otp", { limit: first("otp"), captcha: true, caller: "anyone", input: body(Otp.Body) }, Otp.handle),
   route("POST", "/invite", { caller: "admin", input: body(InviteUser.Body) }, InviteUser.handle),
   route("GET", "/reauthenticate", { caller: "user", input: none }, Reauthenticate.handle),
-  route("POST", "/factors/{factor_id}/challenge", { caller: "user", limit: beforeInput("factorChallenge"), input: ChallengeFactor.input }, ChallengeFactor.handle),
+  route(
+    "POST",
+    "/factors/{factor_id}/challenge",
+    { caller: "user", limit: beforeInput("factorChallenge"), input: ChallengeFactor.input },
+    ChallengeFactor.handle
+  ),
   route("POST", "/factors/{factor_id}/verify", { caller: "user", limit: beforeInput("factorVerify"), input: VerifyFactor.input }, VerifyFactor.handle),
   route("POST", "/sso", { caller: "anyone", input: none }, SignInWithSso.handle),
   route("GET", "/sso/saml/metadata", { caller: "anyone", input: none }, GetSamlMetadata.handle),
