@@ -1,0 +1,141 @@
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import { decodeJwt } from "jose"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
+import type { AuthConfig } from "../../../bootstrap/auth/AuthConfig.js"
+import * as AuthLayers from "../../../bootstrap/auth/AuthLayers.js"
+import { Factor, FactorId } from "../../../domain/auth/Factor.js"
+import { UserId } from "../../../domain/Ids.js"
+import { codeOfStep, newSecret } from "../../application/auth/support/Factors.js"
+import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+import * as AuthServerHarness from "../support/InProcessAuth.js"
+
+// The factor is stored beside the instance, as an enrolment stores it, until POST /factors is
+// routed: that needs a PostgreSQL server (the embedded one serves one process). CI has one.
+const hasServer = inject("postgresUrl") !== null
+
+let scope: Scope.CloseableScope
+let baseUrl = ""
+let anonKey = ""
+let config: AuthConfig
+
+beforeAll(async () => {
+  if (!hasServer) return
+  scope = Effect.runSync(Scope.make())
+  const running = await Effect.runPromise(
+    Scope.extend(
+      AuthServerHarness.start({ env: { AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: "1000000" } }),
+      scope
+    )
+  )
+  baseUrl = running.baseUrl
+  config = running.config
+  anonKey = await SupabaseClientSupport.apiKey("anon")
+}, 60_000)
+
+afterAll(async () => {
+  if (hasServer) await Effect.runPromise(Scope.close(scope, Exit.void))
+})
+
+/** An unverified TOTP factor of the user, stored in the instance's database. */
+const enrolTotp = async (userId: string) => {
+  const secret = newSecret()
+  const now = new Date()
+  const factor = new Factor({
+    id: FactorId.make(crypto.randomUUID()),
+    userId: UserId.make(userId),
+    friendlyName: "phone app",
+    factorType: "totp",
+    status: "unverified",
+    phone: Option.none(),
+    lastChallengedAt: Option.none(),
+    createdAt: now,
+    updatedAt: now
+  })
+  await Effect.runPromise(
+    Effect.scoped(
+      Effect.provide(
+        Effect.flatMap(FactorStore, (store) => store.enrol(factor, Option.some(secret))),
+        AuthLayers.core(config)
+      )
+    )
+  )
+  return { factorId: factor.id, secret }
+}
+
+const currentCode = (secret: string) => codeOfStep(secret, Math.floor(Date.now() / 1000 / 30))
+
+describe.runIf(hasServer)("factor challenge and verify through supabase-js", () => {
+  it("challengeAndVerify raises the session to aal2; refreshes keep it; the old token is a reuse", async () => {
+    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const signedUp = await supabase.auth.signUp({
+      email: `${crypto.randomUUID()}@example.com`,
+      password: "correct horse battery staple"
+    })
+    const before = signedUp.data.session
+    if (before === null) throw new Error("autoconfirm signs in")
+    const { factorId, secret } = await enrolTotp(before.user.id)
+
+    const code = currentCode(secret)
+    const verified = await supabase.auth.mfa.challengeAndVerify({ factorId, code })
+    expect(verified.error).toBeNull()
+    const claims = decodeJwt(verified.data?.access_token ?? "")
+    expect(claims.aal).toBe("aal2")
+    expect(claims.session_id).toBe(decodeJwt(before.access_token).session_id)
+    expect((claims.amr as Array<{ method: string }>).map((entry) => entry.method)).toEqual([
+      "totp",
+      "password"
+    ])
+    const level = await supabase.auth.mfa.getAuthenticatorAssuranceLevel()
+    expect(level.data?.currentLevel).toBe("aal2")
+
+    // The same code again, with a fresh challenge: never accepted twice.
+    const replay = await supabase.auth.mfa.challengeAndVerify({ factorId, code })
+    expect([replay.error?.code, replay.error?.message]).toEqual([
+      "mfa_verification_failed",
+      "Invalid TOTP code entered"
+    ])
+
+    const refreshed = await supabase.auth.refreshSession()
+    expect(refreshed.error).toBeNull()
+    expect(decodeJwt(refreshed.data.session?.access_token ?? "").aal).toBe("aal2")
+
+    const reused = await fetch(`${baseUrl}/token?grant_type=refresh_token`, {
+      method: "POST",
+      headers: { apikey: anonKey, "content-type": "application/json" },
+      body: JSON.stringify({ refresh_token: before.refresh_token })
+    })
+    expect([reused.status, ((await reused.json()) as { error_code?: string }).error_code]).toEqual([
+      400,
+      "refresh_token_already_used"
+    ])
+  })
+
+  it("refusals: an unknown challenge, another user's factor, a wrong code", async () => {
+    const owner = SupabaseClientSupport.client(baseUrl, anonKey)
+    const ownerUp = await owner.auth.signUp({
+      email: `${crypto.randomUUID()}@example.com`,
+      password: "correct horse battery staple"
+    })
+    const { factorId } = await enrolTotp(ownerUp.data.user?.id ?? "")
+    const wrong = await owner.auth.mfa.challengeAndVerify({ factorId, code: "000000" })
+    expect(wrong.error?.code).toBe("mfa_verification_failed")
+    const unknown = await owner.auth.mfa.verify({
+      factorId,
+      challengeId: crypto.randomUUID(),
+      code: "123456"
+    })
+    expect([unknown.error?.status, unknown.error?.code]).toEqual([422, "mfa_factor_not_found"])
+
+    const stranger = SupabaseClientSupport.client(baseUrl, anonKey)
+    await stranger.auth.signUp({
+      email: `${crypto.randomUUID()}@example.com`,
+      password: "correct horse battery staple"
+    })
+    const foreign = await stranger.auth.mfa.challenge({ factorId })
+    expect([foreign.error?.status, foreign.error?.code]).toEqual([404, "mfa_factor_not_found"])
+  })
+})
