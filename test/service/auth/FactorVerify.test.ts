@@ -139,3 +139,52 @@ describe.runIf(hasServer)("factor challenge and verify through supabase-js", () 
     expect([foreign.error?.status, foreign.error?.code]).toEqual([404, "mfa_factor_not_found"])
   })
 })
+
+describe.runIf(hasServer)("MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", () => {
+  let limited: Scope.CloseableScope
+  let limitedUrl = ""
+
+  beforeAll(async () => {
+    limited = Effect.runSync(Scope.make())
+    const running = await Effect.runPromise(
+      Scope.extend(
+        AuthServerHarness.start({ env: { AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: "1" } }),
+        limited
+      )
+    )
+    limitedUrl = running.baseUrl
+  }, 60_000)
+
+  afterAll(async () => {
+    await Effect.runPromise(Scope.close(limited, Exit.void))
+  })
+
+  it("counts challenges and verifies apart, per address, once the caller is known", async () => {
+    const post = (path: string, token?: string) =>
+      fetch(`${limitedUrl}${path}`, {
+        method: "POST",
+        headers: {
+          apikey: anonKey,
+          "content-type": "application/json",
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` })
+        },
+        body: JSON.stringify({ challenge_id: crypto.randomUUID(), code: "123456" })
+      }).then(async (response) => [
+        response.status,
+        ((await response.json()) as { error_code?: string }).error_code
+      ])
+    const supabase = SupabaseClientSupport.client(limitedUrl, anonKey)
+    const signedUp = await supabase.auth.signUp({
+      email: `${crypto.randomUUID()}@example.com`,
+      password: "correct horse battery staple"
+    })
+    const token = signedUp.data.session?.access_token ?? ""
+    const factorId = crypto.randomUUID()
+    // Without a caller nothing is counted.
+    expect(await post(`/factors/${factorId}/challenge`)).toEqual([401, "no_authorization"])
+    expect(await post(`/factors/${factorId}/challenge`, token)).toEqual([404, "mfa_factor_not_found"])
+    expect(await post(`/factors/${factorId}/challenge`, token)).toEqual([429, "over_request_rate_limit"])
+    expect(await post(`/factors/${factorId}/verify`, token)).toEqual([404, "mfa_factor_not_found"])
+    expect(await post(`/factors/${factorId}/verify`, token)).toEqual([429, "over_request_rate_limit"])
+  })
+})
