@@ -14,21 +14,6 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 
 const services = ["application/auth", "application/oauth"]
 
-/**
- * Use cases still without a file of their own, each to get one. The oauth service's are covered
- * on memory adapters by test/application/oauth's walks through several use cases (Flow,
- * Lifetimes, ClientMetadataDocument) and end to end (test/e2e/oauth).
- * Keep this short: a listed use case that gains its test file fails the check until it leaves
- * the list, and a new use case is never added here.
- */
-export const exempt = new Set([
-  "application/oauth/Introspect.ts",
-  "application/oauth/IssueCode.ts",
-  "application/oauth/ManageClients.ts",
-  "application/oauth/ReapIdleClients.ts",
-  "application/oauth/Refresh.ts"
-])
-
 const walk = (dir) =>
   readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
@@ -46,31 +31,21 @@ export const useCases = (root) =>
 
 export const testFileOf = (useCase) => `test/${useCase.replace(/\.ts$/, ".test.ts")}`
 
-/** What is wrong under `root`: use cases without their test file, exemptions no longer needed. */
-export const problems = (root, exemptions = exempt) => {
-  const found = useCases(root)
-  const missing = found
-    .filter((useCase) => !exemptions.has(useCase) && !existsSync(join(root, testFileOf(useCase))))
+/** What is wrong under `root`: the use cases without their test file. */
+export const problems = (root) =>
+  useCases(root)
+    .filter((useCase) => !existsSync(join(root, testFileOf(useCase))))
     .map((useCase) => `${useCase} has no ${testFileOf(useCase)}`)
-  const stale = [...exemptions]
-    .filter((useCase) => !found.includes(useCase) || existsSync(join(root, testFileOf(useCase))))
-    .map((useCase) => `${useCase} is exempt but has its test file or is no use case: take it off the list`)
-  return [...missing, ...stale]
-}
 
-// `node scripts/use-case-tests.mjs [root]`: the repository by default; another root (a test's
-// fixture tree) is checked without the exemptions, which name this repository's files.
+// `node scripts/use-case-tests.mjs [root]`: the repository by default, else another root (a
+// test's fixture tree).
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const given = process.argv[2]
-  const root = given ?? fileURLToPath(new URL("..", import.meta.url))
-  const exemptions = given === undefined ? exempt : new Set()
-  const found = problems(root, exemptions)
+  const root = process.argv[2] ?? fileURLToPath(new URL("..", import.meta.url))
+  const found = problems(root)
   if (found.length > 0) {
     for (const problem of found) console.error(problem)
     process.exit(1)
   }
   const count = useCases(root).length
-  console.log(
-    `use-case tests: ${count - exemptions.size} of ${count} use cases have their test file, ${exemptions.size} exempt`
-  )
+  console.log(`use-case tests: ${count} of ${count} use cases have their test file`)
 }

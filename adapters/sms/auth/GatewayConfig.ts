@@ -40,5 +40,26 @@ export const secret = (name: string): Config.Config<Needed<Redacted.Redacted>> =
  * The names of the `needed` settings that are empty: all of them, in order, so that one start
  * names them all rather than the first alone (`Either.all` stops at the first).
  */
-export const emptyOf = (needed: Readonly<Record<string, Needed<unknown>>>): ReadonlyArray<string> =>
+const emptyOf = (needed: Readonly<Record<string, Needed<unknown>>>): ReadonlyArray<string> =>
   Object.values(needed).flatMap((field) => (Either.isLeft(field) ? [field.left] : []))
+
+/**
+ * Settings made of variables the gateway needs, each a `text` or a `secret`: the settings when
+ * none is empty, else the names of every empty one (`emptyOf`).
+ *
+ * The body reads the fields as a plain record: TypeScript does not carry a generic record
+ * through `Config.all` and `Either.all`, so the first signature states what the body keeps,
+ * each key's setting being the value its field read.
+ */
+export function all<A extends Readonly<Record<string, unknown>>>(
+  fields: {
+    readonly [K in keyof A]: Config.Config<Needed<A[K]>>
+  }
+): Config.Config<Reading<A>>
+export function all(
+  fields: Readonly<Record<string, Config.Config<Needed<unknown>>>>
+): Config.Config<Reading<Readonly<Record<string, unknown>>>> {
+  return Config.all(fields).pipe(
+    Config.map((needed) => Either.mapLeft(Either.all(needed), () => emptyOf(needed)))
+  )
+}

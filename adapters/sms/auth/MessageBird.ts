@@ -1,7 +1,6 @@
-import * as Config from "effect/Config"
+import type * as Config from "effect/Config"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -27,10 +26,10 @@ export const variables = {
 } as const
 
 /** The settings `variables` give, each of them needed. */
-export const config: Config.Config<GatewayConfig.Reading<MessageBirdSettings>> = Config.all({
+export const config: Config.Config<GatewayConfig.Reading<MessageBirdSettings>> = GatewayConfig.all({
   accessKey: GatewayConfig.secret(variables.accessKey),
   originator: GatewayConfig.text(variables.originator)
-}).pipe(Config.map((needed) => Either.mapLeft(Either.all(needed), () => GatewayConfig.emptyOf(needed))))
+})
 
 export const defaultBaseUrl = "https://rest.messagebird.com"
 

@@ -1,7 +1,6 @@
-import * as Config from "effect/Config"
+import type * as Config from "effect/Config"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -27,10 +26,10 @@ export const variables = {
 } as const
 
 /** The settings `variables` give, each of them needed. */
-export const config: Config.Config<GatewayConfig.Reading<TextlocalSettings>> = Config.all({
+export const config: Config.Config<GatewayConfig.Reading<TextlocalSettings>> = GatewayConfig.all({
   apiKey: GatewayConfig.secret(variables.apiKey),
   sender: GatewayConfig.text(variables.sender)
-}).pipe(Config.map((needed) => Either.mapLeft(Either.all(needed), () => GatewayConfig.emptyOf(needed))))
+})
 
 /**
  * Textlocal India, where Supabase Auth sends: its keys are the ones deployments hold. Textlocal

@@ -39,17 +39,14 @@ export const variables = {
 
 /** The settings `variables` give; the content SID alone may be left out. */
 export const config: Config.Config<GatewayConfig.Reading<TwilioSettings>> = Config.all({
-  accountSid: GatewayConfig.text(variables.accountSid),
-  authToken: GatewayConfig.secret(variables.authToken),
-  messageServiceSid: GatewayConfig.text(variables.messageServiceSid),
+  needed: GatewayConfig.all({
+    accountSid: GatewayConfig.text(variables.accountSid),
+    authToken: GatewayConfig.secret(variables.authToken),
+    messageServiceSid: GatewayConfig.text(variables.messageServiceSid)
+  }),
   contentSid: GatewayConfig.optionalText(variables.contentSid)
 }).pipe(
-  Config.map(({ contentSid, ...needed }) =>
-    Either.mapBoth(Either.all(needed), {
-      onLeft: () => GatewayConfig.emptyOf(needed),
-      onRight: (settings) => ({ ...settings, contentSid })
-    })
-  )
+  Config.map(({ contentSid, needed }) => Either.map(needed, (settings) => ({ ...settings, contentSid })))
 )
 
 export const defaultBaseUrl = "https://api.twilio.com"

@@ -1,7 +1,6 @@
-import * as Config from "effect/Config"
+import type * as Config from "effect/Config"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -34,11 +33,11 @@ export const variables = {
 } as const
 
 /** The settings `variables` give, each of them needed. */
-export const config: Config.Config<GatewayConfig.Reading<TwilioVerifySettings>> = Config.all({
+export const config: Config.Config<GatewayConfig.Reading<TwilioVerifySettings>> = GatewayConfig.all({
   accountSid: GatewayConfig.text(variables.accountSid),
   authToken: GatewayConfig.secret(variables.authToken),
   serviceSid: GatewayConfig.text(variables.serviceSid)
-}).pipe(Config.map((needed) => Either.mapLeft(Either.all(needed), () => GatewayConfig.emptyOf(needed))))
+})
 
 export const defaultBaseUrl = "https://verify.twilio.com"
 

@@ -1,7 +1,6 @@
-import * as Config from "effect/Config"
+import type * as Config from "effect/Config"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -30,11 +29,11 @@ export const variables = {
 } as const
 
 /** The settings `variables` give, each of them needed. */
-export const config: Config.Config<GatewayConfig.Reading<VonageSettings>> = Config.all({
+export const config: Config.Config<GatewayConfig.Reading<VonageSettings>> = GatewayConfig.all({
   apiKey: GatewayConfig.text(variables.apiKey),
   apiSecret: GatewayConfig.secret(variables.apiSecret),
   from: GatewayConfig.text(variables.from)
-}).pipe(Config.map((needed) => Either.mapLeft(Either.all(needed), () => GatewayConfig.emptyOf(needed))))
+})
 
 export const defaultBaseUrl = "https://rest.nexmo.com"
 

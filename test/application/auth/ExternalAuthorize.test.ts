@@ -3,13 +3,13 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import { authorize } from "../../../application/auth/ExternalAuthorize.js"
 import {
   type ExternalProvider,
   ExternalProviders
 } from "../../../application/auth/ports/ExternalProviders.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
+import { describedFailureOf } from "./support/Failure.js"
 
 /**
  * A provider enabled without a setting its sign-in page needs (the Supabase CLI passes an
@@ -47,30 +47,19 @@ const refusal = (provider: string) =>
     codeChallenge: "",
     codeChallengeMethod: "",
     query: new Map()
-  }).pipe(
-    Effect.flip,
-    Effect.map((reason) => ({
-      code: ErrorResponse.describe(reason).code,
-      message: ErrorResponse.describe(reason).message
-    }))
-  )
+  }).pipe(describedFailureOf)
 
 describe("GET /authorize at a provider enabled without what its page needs", () => {
   it.effect("is refused as Supabase Auth refuses it: validation_failed (400), naming what is missing", () =>
     Effect.gen(function* () {
-      expect(yield* refusal("google")).toEqual({
-        code: "validation_failed",
-        message: "Unsupported provider: missing OAuth secret"
-      })
-      expect(yield* refusal("keycloak")).toEqual({
-        code: "validation_failed",
-        message: "Unsupported provider: unable to find URL for the Keycloak provider"
-      })
+      expect(yield* refusal("google")).toBe("validation_failed: Unsupported provider: missing OAuth secret")
+      expect(yield* refusal("keycloak")).toBe(
+        "validation_failed: Unsupported provider: unable to find URL for the Keycloak provider"
+      )
       // A provider that is off keeps its own words.
-      expect(yield* refusal("github")).toEqual({
-        code: "validation_failed",
-        message: "Unsupported provider: provider is not enabled"
-      })
+      expect(yield* refusal("github")).toBe(
+        "validation_failed: Unsupported provider: provider is not enabled"
+      )
     }).pipe(Effect.provide(Layer.merge(MemoryServices.layer(), providers)))
   )
 })

@@ -3,7 +3,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ErrorResponse from "../../../adapters/http/auth/ErrorResponse.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
 import { authorize } from "../../../application/auth/ExternalAuthorize.js"
 import { callback } from "../../../application/auth/ExternalCallback.js"
@@ -18,6 +17,7 @@ import type { UpstreamRequest } from "../../../application/ports/UpstreamIdentit
 import type { UpstreamProfile } from "../../../domain/UpstreamProfile.js"
 import { Email } from "../../../domain/User.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
+import { codeOf } from "./support/Failure.js"
 
 /**
  * Automatic linking against accounts nobody confirmed, on memory adapters, with providers whose
@@ -94,7 +94,7 @@ const signIn = (provider: string, answer: UpstreamProfile) =>
     return outcome._tag === "Session"
       ? { tag: "Session", userId: outcome.grant.user.id, provider: outcome.provider }
       : outcome._tag === "Failed"
-        ? { tag: ErrorResponse.describe(outcome.error).code, userId: undefined }
+        ? { tag: codeOf(outcome.error), userId: undefined }
         : { tag: outcome._tag, userId: undefined }
   })
 

@@ -1,58 +1,24 @@
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
-import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as CaptchaProviders from "../../../adapters/captcha/auth/CaptchaProviders.js"
-import * as HCaptchaFake from "../../support/auth/captcha/HCaptchaFake.js"
 import * as SiteVerifyFake from "../../support/auth/captcha/SiteVerifyFake.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
-import * as Allowed from "../../support/outbound/Allowed.js"
-import * as AuthServerHarness from "../support/InProcessAuth.js"
+import * as CaptchaAuth from "../support/CaptchaAuth.js"
 
-const secret = "0x-hcaptcha-secret-of-the-site"
-
-let scope: Scope.CloseableScope
+let auth: CaptchaAuth.CaptchaAuth
 let hcaptcha: SiteVerifyFake.Fake
 let baseUrl = ""
 let anonKey = ""
 let serviceKey = ""
 
 beforeAll(async () => {
-  scope = Effect.runSync(Scope.make())
-  hcaptcha = await Effect.runPromise(Scope.extend(HCaptchaFake.start(secret), scope))
-  const running = await Effect.runPromise(
-    Scope.extend(
-      AuthServerHarness.start({
-        env: {
-          AUTHSVC_SECURITY_CAPTCHA_ENABLED: "true",
-          AUTHSVC_SECURITY_CAPTCHA_PROVIDER: "hcaptcha",
-          AUTHSVC_SECURITY_CAPTCHA_SECRET: secret
-        },
-        // The real hCaptcha adapter, pointed at the local fake of its siteverify.
-        captcha: CaptchaProviders.layer(
-          Option.some({
-            provider: "hcaptcha",
-            secret: Redacted.make(secret),
-            timeout: Duration.seconds(2),
-            baseUrl: hcaptcha.baseUrl,
-            // The fake listens on 127.0.0.1, which the outbound guard refuses unless allowed.
-            allowedPrivateAddresses: Allowed.localhost
-          })
-        )
-      }),
-      scope
-    )
-  )
-  baseUrl = running.baseUrl
-  anonKey = await SupabaseClientSupport.apiKey("anon")
-  serviceKey = await SupabaseClientSupport.apiKey("service_role")
+  auth = await CaptchaAuth.start()
+  hcaptcha = auth.hcaptcha
+  baseUrl = auth.baseUrl
+  anonKey = auth.anonKey
+  serviceKey = auth.serviceKey
 }, 60_000)
 
 afterAll(async () => {
-  await Effect.runPromise(Scope.close(scope, Exit.void))
+  await auth.close()
 })
 
 const freshEmail = () => `user-${crypto.randomUUID()}@example.com`
@@ -89,7 +55,11 @@ describe("captcha protection (SECURITY_CAPTCHA_ENABLED) through supabase-js, ver
     })
     expect(signedUp.error).toBeNull()
     const sent = Object.fromEntries(hcaptcha.received.at(-1)?.fields ?? [])
-    expect(sent).toMatchObject({ secret, response: "a-good-token", remoteip: "127.0.0.1" })
+    expect(sent).toMatchObject({
+      secret: CaptchaAuth.secret,
+      response: "a-good-token",
+      remoteip: "127.0.0.1"
+    })
     expect(hcaptcha.problems).toEqual([])
 
     // A password sign-in needs one too; refreshing the session does not.

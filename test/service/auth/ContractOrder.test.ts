@@ -1,16 +1,6 @@
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
-import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as CaptchaProviders from "../../../adapters/captcha/auth/CaptchaProviders.js"
-import * as HCaptchaFake from "../../support/auth/captcha/HCaptchaFake.js"
 import * as SiteVerifyFake from "../../support/auth/captcha/SiteVerifyFake.js"
-import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
-import * as Allowed from "../../support/outbound/Allowed.js"
-import * as AuthServerHarness from "../support/InProcessAuth.js"
+import * as CaptchaAuth from "../support/CaptchaAuth.js"
 
 /*
  * Which check of an endpoint's contract answers when several would refuse, through the auth
@@ -20,49 +10,26 @@ import * as AuthServerHarness from "../support/InProcessAuth.js"
  * token sent.
  */
 
-const secret = "0x-hcaptcha-secret-of-the-site"
-
-let scope: Scope.CloseableScope
+let auth: CaptchaAuth.CaptchaAuth
 let baseUrl = ""
 let anonKey = ""
 let serviceKey = ""
 
 beforeAll(async () => {
-  scope = Effect.runSync(Scope.make())
-  const hcaptcha = await Effect.runPromise(Scope.extend(HCaptchaFake.start(secret), scope))
-  hcaptcha.reply = SiteVerifyFake.pass
-  const running = await Effect.runPromise(
-    Scope.extend(
-      AuthServerHarness.start({
-        env: {
-          AUTHSVC_SECURITY_CAPTCHA_ENABLED: "true",
-          AUTHSVC_SECURITY_CAPTCHA_PROVIDER: "hcaptcha",
-          AUTHSVC_SECURITY_CAPTCHA_SECRET: secret,
-          AUTHSVC_RATE_LIMIT_OTP: "1",
-          AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: "1",
-          AUTHSVC_RATE_LIMIT_VERIFY: "1",
-          AUTHSVC_CUSTOM_OAUTH_ENABLED: "false"
-        },
-        captcha: CaptchaProviders.layer(
-          Option.some({
-            provider: "hcaptcha",
-            secret: Redacted.make(secret),
-            timeout: Duration.seconds(2),
-            baseUrl: hcaptcha.baseUrl,
-            allowedPrivateAddresses: Allowed.localhost
-          })
-        )
-      }),
-      scope
-    )
-  )
-  baseUrl = running.baseUrl
-  anonKey = await SupabaseClientSupport.apiKey("anon")
-  serviceKey = await SupabaseClientSupport.apiKey("service_role")
+  auth = await CaptchaAuth.start({
+    AUTHSVC_RATE_LIMIT_OTP: "1",
+    AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: "1",
+    AUTHSVC_RATE_LIMIT_VERIFY: "1",
+    AUTHSVC_CUSTOM_OAUTH_ENABLED: "false"
+  })
+  auth.hcaptcha.reply = SiteVerifyFake.pass
+  baseUrl = auth.baseUrl
+  anonKey = auth.anonKey
+  serviceKey = auth.serviceKey
 }, 60_000)
 
 afterAll(async () => {
-  await Effect.runPromise(Scope.close(scope, Exit.void))
+  await auth.close()
 })
 
 const good = { gotrue_meta_security: { captcha_token: "good" } }

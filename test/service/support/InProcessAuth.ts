@@ -1,22 +1,15 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type { CaptchaSettings } from "../../../application/auth/Captcha.js"
 import type { CaptchaVerifier } from "../../../application/auth/ports/CaptchaVerifier.js"
 import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
-import * as AuthConfig from "../../../bootstrap/auth/AuthConfig.js"
-import * as AuthEnvironment from "../../../bootstrap/auth/AuthEnvironment.js"
+import type * as AuthConfig from "../../../bootstrap/auth/AuthConfig.js"
 import * as AuthServer from "../../../bootstrap/auth/AuthServer.js"
-import { jwtSecret } from "../../support/auth/AuthServerHarness.js"
-import { freePort } from "../../support/FreePort.js"
+import * as AuthServerEnvironment from "../../support/auth/AuthServerEnvironment.js"
 import * as TestDatabase from "../../support/TestDatabase.js"
-
-export { jwtSecret }
 
 export interface RunningAuth {
   readonly baseUrl: string
@@ -36,17 +29,11 @@ export interface RunningAuth {
  * key created on first start, the HTTP server on a free loopback port. Stops with the scope.
  */
 export const start = (
-  options: {
-    /** Variables over the harness's own; `undefined` unsets one. */
-    readonly env?: Readonly<Record<string, string | undefined>>
-    /** Another instance's database, to start a second instance beside it. */
-    readonly databaseUrl?: Option.Option<string>
+  options: AuthServerEnvironment.Options & {
     /** How long the instance reuses the stored signing keys it read (AuthServer.ServeOptions). */
     readonly keyCacheLifetime?: Duration.DurationInput
     /** The SMS gateway, over the one the variables name: a real adapter pointed at a local fake. */
     readonly smsSender?: Layer.Layer<SmsSender>
-    /** The port to listen on, chosen beforehand (an upstream must know our callback first). */
-    readonly port?: number
     /** Captcha protection: a real provider adapter pointed at a local fake. */
     readonly captcha?: Layer.Layer<CaptchaSettings | CaptchaVerifier>
     /** A local fake's origin per provider name: every endpoint of that provider goes there. */
@@ -54,35 +41,7 @@ export const start = (
   } = {}
 ) =>
   Effect.gen(function* () {
-    const port = options.port ?? (yield* freePort)
-    const dataDir = mkdtempSync(join(tmpdir(), "latchkey-auth-e2e-"))
-    yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
-    const databaseUrl = options.databaseUrl ?? (yield* TestDatabase.freshUrl())
-    const env: Record<string, string | undefined> = {
-      LATCHKEY_DATA_DIR: dataDir,
-      LOG_LEVEL: "warn",
-      AUTHSVC_API_HOST: "127.0.0.1",
-      AUTHSVC_API_PORT: String(port),
-      AUTHSVC_SITE_URL: "http://localhost:3000",
-      AUTHSVC_API_EXTERNAL_URL: `http://127.0.0.1:${port}`,
-      AUTHSVC_JWT_SECRET: jwtSecret,
-      AUTHSVC_MAILER_AUTOCONFIRM: "true",
-      AUTHSVC_SMS_AUTOCONFIRM: "true",
-      AUTHSVC_EXTERNAL_PHONE_ENABLED: "true",
-      AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED: "true",
-      // Every test talks from 127.0.0.1 and sends far more than a person would: the limits
-      // have tests of their own.
-      AUTHSVC_RATE_LIMIT_EMAIL_SENT: "1000000",
-      AUTHSVC_RATE_LIMIT_SMS_SENT: "1000000",
-      AUTHSVC_RATE_LIMIT_OTP: "1000000",
-      AUTHSVC_RATE_LIMIT_VERIFY: "1000000",
-      DATABASE_URL: Option.getOrUndefined(databaseUrl),
-      ...options.env
-    }
-    const variables = AuthEnvironment.merge(Option.none(), env)
-    const config = yield* Effect.orDie(
-      Effect.withConfigProvider(AuthConfig.server, AuthEnvironment.provider(variables))
-    )
+    const { baseUrl, config, databaseUrl } = yield* AuthServerEnvironment.prepare(options)
     yield* Effect.forkScoped(
       Layer.launch(
         AuthServer.serve(config, {
@@ -93,7 +52,6 @@ export const start = (
         })
       ).pipe(Effect.orDie)
     )
-    const baseUrl = `http://127.0.0.1:${port}`
     yield* Effect.tryPromise(() => fetch(`${baseUrl}/health`)).pipe(
       Effect.filterOrFail((response) => response.ok),
       Effect.retry(Schedule.spaced(Duration.millis(100)).pipe(Schedule.upTo(Duration.seconds(30)))),

@@ -37,26 +37,6 @@ export const Row = Schema.transform(RowFields, Schema.typeSchema(Session.Session
   encode: (session) => ({ ...session })
 })
 
-/**
- * The session whose id is `id` (an expression) as a JSON object under its field names, in
- * text (`SessionJson`); null when there is none. A subquery, so that a statement reading
- * something else answers for the session too.
- */
-export const jsonOf = (name: Name, id: string) =>
-  `(SELECT json_build_object(
-      'id', s.id, 'userId', s.user_id, 'aal', s.aal, 'factorId', s.factor_id,
-      'userAgent', s.user_agent, 'ip', host(s.ip), 'tag', s.tag, 'amr', s.amr,
-      'generation', s.generation, 'refreshedAt', s.refreshed_at, 'revokedAt', s.revoked_at,
-      'createdAt', s.created_at, 'updatedAt', s.updated_at)
-    FROM ${name("sessions")} s WHERE s.id = ${id})::text`
-
-/** A session as `jsonOf` gives it (timestamps as ISO strings), decoded to the class. */
-export const SessionJson = Schema.transform(
-  Schema.parseJson(Schema.Struct(Session.Session.fields)),
-  Schema.typeSchema(Session.Session),
-  { strict: true, decode: toSession, encode: (session) => ({ ...session }) }
-)
-
 /** $1 session ids: those sessions, ended or not. */
 export const findText = (name: Name) =>
   `SELECT ${columnsOf("s")} FROM ${name("sessions")} s WHERE id = ANY($1::uuid[])`

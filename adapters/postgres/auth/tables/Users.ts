@@ -5,7 +5,6 @@ import { Identity } from "../../../../domain/Identity.js"
 import { User } from "../../../../domain/User.js"
 import * as Identities from "./Identities.js"
 import { JsonObject } from "./JsonColumns.js"
-import * as Sessions from "./Sessions.js"
 
 /**
  * The `users` table (Supabase Auth's `auth.users`): its columns as `User` reads them, its row
@@ -101,37 +100,6 @@ export const toAccount = (account: typeof AccountJson.Type) => ({
   user: new User(account.user, true),
   identities: account.identities.map(Identities.toIdentity)
 })
-
-/**
- * The signed-in reads that arrive together (Batched.ts): each input is one element of the
- * arrays — $1 user, $2 session (null: none asked) — and `position` says which input a row
- * answers. A row for each live user asked, with their identities (`withIdentitiesText`) and
- * the session of that id (`Sessions.jsonOf`: null when there is none), ended or not.
- */
-export const signedInText = (name: Name) =>
-  `WITH input AS (
-     SELECT * FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS i(user_id, session_id, position)
-   )
-   SELECT i.position, u.*, ${Identities.jsonArrayOf(name, "u.id")} AS identities,
-     ${Sessions.jsonOf(name, "i.session_id")} AS session
-   FROM input i CROSS JOIN LATERAL (${liveWhereText(name, "id = i.user_id")}) u`
-
-export const SignedInRow = Schema.Struct({
-  ...WithIdentitiesRow.fields,
-  position: Schema.NumberFromString,
-  session: Schema.NullOr(Sessions.SessionJson)
-})
-
-/** Each input's answer from `signedInText`'s rows: none for a user not found. */
-export const signedInOf = (rows: ReadonlyArray<typeof SignedInRow.Type>, inputs: ReadonlyArray<unknown>) => {
-  const byPosition = new Map(
-    rows.map(({ position, session, ...row }) => [
-      position,
-      { ...toWithIdentities(row), session: Option.fromNullable(session) }
-    ])
-  )
-  return inputs.map((_, i) => Option.fromNullable(byPosition.get(i + 1)))
-}
 
 /**
  * `recordSignIn` for the sign-ins that arrive together (Batched.ts): each input is one element

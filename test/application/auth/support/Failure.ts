@@ -8,12 +8,14 @@ import * as ErrorResponse from "../../../../adapters/http/auth/ErrorResponse.js"
  * Every per-use-case test under test/application/auth asserts failures through this module, so
  * that a change in how use cases represent their failures (today a reason each, which
  * adapters/http/auth/ErrorResponse.ts answers with a Supabase `error_code`) changes this file
- * alone: the reason stays the `error_code` the wire answers with, whoever computes it.
+ * alone: the reason stays the `error_code` the wire answers with, whoever computes it, or on
+ * the few paths Supabase Auth answers in OAuth's `{error, error_description}` shape, that
+ * `error` (the `error_code` then only names the failure in logs).
  */
 const reasonOf = (error: unknown): { readonly code: string; readonly message: string } => {
   if (ErrorResponse.isReason(error)) {
     const answer = ErrorResponse.describe(error)
-    return { code: answer.code, message: answer.message }
+    return { code: answer.oauthError ?? answer.code, message: answer.message }
   }
   // A typed error without a wire code (a keys command's, say) is named by its tag.
   if (Predicate.hasProperty(error, "_tag")) {
@@ -24,6 +26,9 @@ const reasonOf = (error: unknown): { readonly code: string; readonly message: st
   }
   return { code: String(error), message: "" }
 }
+
+/** The reason of a failure a use case reports as a value (a callback's `Failed` outcome). */
+export const codeOf = (error: unknown): string => reasonOf(error).code
 
 /** `"ok"` when the effect succeeds, else the reason it failed with (Supabase's `error_code`). */
 export const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<string, never, R> =>
