@@ -114,6 +114,47 @@ describe.runIf(hasServer)("factor challenge and verify through supabase-js", () 
     ])
   })
 
+  it("50 verifies of one challenge at once: exactly one session is raised", async () => {
+    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const signedUp = await supabase.auth.signUp({
+      email: `${crypto.randomUUID()}@example.com`,
+      password: "correct horse battery staple"
+    })
+    const session = signedUp.data.session
+    if (session === null) throw new Error("autoconfirm signs in")
+    const { factorId, secret } = await enrolTotp(session.user.id)
+    const challenge = await supabase.auth.mfa.challenge({ factorId })
+    const code = currentCode(secret)
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        fetch(`${baseUrl}/factors/${factorId}/verify`, {
+          method: "POST",
+          headers: {
+            apikey: anonKey,
+            authorization: `Bearer ${session.access_token}`,
+            "content-type": "application/json"
+          },
+          body: JSON.stringify({ challenge_id: challenge.data?.id, code })
+        }).then(async (response) => ({
+          status: response.status,
+          body: (await response.json()) as { error_code?: string; refresh_token?: string }
+        }))
+      )
+    )
+    const raised = answers.filter((answer) => answer.status === 200)
+    expect(raised).toHaveLength(1)
+    expect(
+      new Set(answers.filter((answer) => answer.status !== 200).map((answer) => answer.body.error_code))
+    ).toEqual(new Set(["mfa_ip_address_mismatch"]))
+    // The one refresh token handed out is the live one.
+    const refreshed = await fetch(`${baseUrl}/token?grant_type=refresh_token`, {
+      method: "POST",
+      headers: { apikey: anonKey, "content-type": "application/json" },
+      body: JSON.stringify({ refresh_token: raised[0]?.body.refresh_token })
+    })
+    expect(refreshed.status).toBe(200)
+  })
+
   it("refusals: an unknown challenge, another user's factor, a wrong code", async () => {
     const owner = SupabaseClientSupport.client(baseUrl, anonKey)
     const ownerUp = await owner.auth.signUp({
