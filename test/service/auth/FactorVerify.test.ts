@@ -155,6 +155,41 @@ describe.runIf(hasServer)("factor challenge and verify through supabase-js", () 
     expect(refreshed.status).toBe(200)
   })
 
+  it("one code on two challenges at once: one passes, and the other challenge is given back", async () => {
+    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const signedUp = await supabase.auth.signUp({
+      email: `${crypto.randomUUID()}@example.com`,
+      password: "correct horse battery staple"
+    })
+    const session = signedUp.data.session
+    if (session === null) throw new Error("autoconfirm signs in")
+    const { factorId, secret } = await enrolTotp(session.user.id)
+    const first = await supabase.auth.mfa.challenge({ factorId })
+    const second = await supabase.auth.mfa.challenge({ factorId })
+    const step = Math.floor(Date.now() / 1000 / 30)
+    const verify = (challengeId: string | undefined, code: string) =>
+      fetch(`${baseUrl}/factors/${factorId}/verify`, {
+        method: "POST",
+        headers: {
+          apikey: anonKey,
+          authorization: `Bearer ${session.access_token}`,
+          "content-type": "application/json"
+        },
+        body: JSON.stringify({ challenge_id: challengeId, code })
+      }).then(async (response) => [
+        response.status,
+        ((await response.json()) as { error_code?: string }).error_code
+      ])
+    const code = codeOfStep(secret, step)
+    const answers = await Promise.all([verify(first.data?.id, code), verify(second.data?.id, code)])
+    expect(answers.map(([status]) => status).sort()).toEqual([200, 422])
+    expect(answers.find(([status]) => status === 422)?.[1]).toBe("mfa_verification_failed")
+    // The loser's challenge is usable still, whether it failed before spending it or its
+    // transaction rolled the spending back: the next step's code (in the window) passes on it.
+    const left = answers[0]?.[0] === 200 ? second.data?.id : first.data?.id
+    expect(await verify(left, codeOfStep(secret, step + 1))).toEqual([200, undefined])
+  })
+
   it("refusals: an unknown challenge, another user's factor, a wrong code", async () => {
     const owner = SupabaseClientSupport.client(baseUrl, anonKey)
     const ownerUp = await owner.auth.signUp({
