@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Argon2PasswordHasher from "../../adapters/crypto/Argon2PasswordHasher.js"
 import * as JoseAccessTokens from "../../adapters/crypto/auth/JoseAccessTokens.js"
+import * as OtpauthTotpCodes from "../../adapters/crypto/auth/OtpauthTotpCodes.js"
 import * as NodeSecrets from "../../adapters/crypto/NodeSecrets.js"
 import * as AuthStoragePg from "../../adapters/postgres/auth/AuthStoragePg.js"
 import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
@@ -83,7 +84,13 @@ export const core = (
     AuthTables.layer(namespace)
   )
   const tokens = JoseAccessTokens.layer.pipe(Layer.provideMerge(jwtSettings(config, keyCacheLifetime)))
-  return Layer.mergeAll(tokens, NodeSecrets.layer, Argon2PasswordHasher.layer(), NodeFileSystem.layer).pipe(
+  return Layer.mergeAll(
+    tokens,
+    NodeSecrets.layer,
+    OtpauthTotpCodes.layer,
+    Argon2PasswordHasher.layer(),
+    NodeFileSystem.layer
+  ).pipe(
     Layer.provideMerge(storage),
     Layer.provideMerge(database({ db: config.db, logLevel: config.telemetry.logLevel }, timeouts))
   )

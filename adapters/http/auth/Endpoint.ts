@@ -25,6 +25,7 @@ import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeT
 import type { ProviderEndpoints } from "../../../application/auth/ports/ProviderEndpoints.js"
 import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
+import type { TotpCodes } from "../../../application/auth/ports/TotpCodes.js"
 import type { Transactions } from "../../../application/auth/ports/Transactions.js"
 import type { UserRepository } from "../../../application/auth/ports/UserRepository.js"
 import type { DatabaseProbe } from "../../../application/ports/DatabaseProbe.js"
@@ -65,8 +66,9 @@ export type Services =
   | CustomProviderStore
   | ProviderEndpoints
   | DatabaseProbe
-  | MfaSettings
   | FactorStore
+  | MfaSettings
+  | TotpCodes
 
 /**
  * Who may call an auth endpoint, and what its handler is handed: anyone (nothing), a signed-in
@@ -96,7 +98,7 @@ const user = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Auth
 const admin = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Authenticate.admin)
 
 /** The rate limits of the auth service, each counted per client address under its own key. */
-export type Limit = "token" | "anonymous" | "otp" | "verify"
+export type Limit = "token" | "anonymous" | "otp" | "verify" | "factorChallenge" | "factorVerify"
 
 const limits = {
   /** `RATE_LIMIT_TOKEN_REFRESH`. */
@@ -106,7 +108,10 @@ const limits = {
   /** `RATE_LIMIT_OTP`. */
   otp: "otpLimit",
   /** `RATE_LIMIT_VERIFY`. */
-  verify: "verifyLimit"
+  verify: "verifyLimit",
+  /** `MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY`, counted for challenges and for verifies apart. */
+  factorChallenge: "factorLimit",
+  factorVerify: "factorLimit"
 } as const satisfies Record<Limit, string>
 
 /**

@@ -21,6 +21,7 @@ import * as ListUsers from "./admin/ListUsers.js"
 import * as UpdateAdminUser from "./admin/UpdateAdminUser.js"
 import * as UpdateCustomProvider from "./admin/UpdateCustomProvider.js"
 import * as UpdateFactor from "./admin/UpdateFactor.js"
+import * as ChallengeFactor from "./ChallengeFactor.js"
 import * as ConsumeSamlAssertion from "./ConsumeSamlAssertion.js"
 import { beforeInput, body, type Callers, endpoint, type Failure, first, type Limit, none, ofInput, param, query, type Services } from "./Endpoint.js"
 import * as EnrollFactor from "./EnrollFactor.js"
@@ -46,6 +47,7 @@ import * as Token from "./Token.js"
 import * as UnenrollFactor from "./UnenrollFactor.js"
 import * as UnlinkIdentity from "./UnlinkIdentity.js"
 import * as UpdateCurrentUser from "./UpdateCurrentUser.js"
+import * as VerifyFactor from "./VerifyFactor.js"
 import * as VerifyOtp from "./VerifyOtp.js"
 
 export type { Services } from "./Endpoint.js"
@@ -125,6 +127,13 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   route("POST", "/otp", { limit: first("otp"), captcha: true, caller: "anyone", input: body(Otp.Body) }, Otp.handle),
   route("POST", "/invite", { caller: "admin", input: body(InviteUser.Body) }, InviteUser.handle),
   route("GET", "/reauthenticate", { caller: "user", input: none }, Reauthenticate.handle),
+  route(
+    "POST",
+    "/factors/{factor_id}/challenge",
+    { caller: "user", limit: beforeInput("factorChallenge"), input: ChallengeFactor.input },
+    ChallengeFactor.handle
+  ),
+  route("POST", "/factors/{factor_id}/verify", { caller: "user", limit: beforeInput("factorVerify"), input: VerifyFactor.input }, VerifyFactor.handle),
   route("POST", "/sso", { caller: "anyone", input: none }, SignInWithSso.handle),
   route("GET", "/sso/saml/metadata", { caller: "anyone", input: none }, GetSamlMetadata.handle),
   route("POST", "/sso/saml/acs", { caller: "anyone", input: none }, ConsumeSamlAssertion.handle, jsonOrForm),

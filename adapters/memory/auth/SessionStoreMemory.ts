@@ -4,6 +4,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { SessionStore, type WithAccount } from "../../../application/auth/ports/SessionStore.js"
+import * as Assurance from "../../../domain/auth/Assurance.js"
 import * as Session from "../../../domain/auth/Session.js"
 import { AuthMemoryState, accountOf, type Tables } from "./AuthMemoryState.js"
 
@@ -89,6 +90,41 @@ export const layer = Layer.effect(
               generation: token.generation,
               sealedChild: token.sealedChild
             }))
+          )
+        ),
+      // One `Ref.modify`, as `rotate`: raises of one session follow one another.
+      raise: ({ child, factorId, factorType, now, sessionId }) =>
+        Ref.modify(state, (tables): [Option.Option<WithAccount>, Tables] => {
+          const live = Option.filter(HashMap.get(tables.sessions, sessionId), (session) =>
+            Option.isNone(session.revokedAt)
+          )
+          if (Option.isNone(live)) return [Option.none(), tables]
+          const raised = Assurance.raise(live.value, factorId, factorType, now)
+          // Every token of the session retires and keeps no child: nothing may reissue the new one.
+          const retired = HashMap.map(tables.refreshTokens, (row) =>
+            row.sessionId === sessionId ? { ...row, revoked: true, sealedChild: Option.none() } : row
+          )
+          return [
+            Option.some({ session: raised, account: accountOf(tables, raised.userId) }),
+            {
+              ...tables,
+              sessions: HashMap.set(tables.sessions, sessionId, raised),
+              refreshTokens: HashMap.set(retired, child, {
+                sessionId,
+                generation: raised.generation,
+                revoked: false,
+                sealedChild: Option.none()
+              })
+            }
+          ]
+        }),
+      revokeOthersAtAal1: (userId, keep, now) =>
+        Ref.modify(state, (tables) =>
+          revokeWhere(
+            tables,
+            (session) =>
+              session.userId === userId && session.id !== keep && Assurance.signedOutByVerify(session),
+            now
           )
         ),
       findById: (id) => Effect.map(Ref.get(state), (tables) => HashMap.get(tables.sessions, id)),

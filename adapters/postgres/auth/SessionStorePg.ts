@@ -3,8 +3,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { SessionStore } from "../../../application/auth/ports/SessionStore.js"
+import { type Raise, SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import * as Telemetry from "../../../application/Telemetry.js"
+import * as Assurance from "../../../domain/auth/Assurance.js"
 import type * as Session from "../../../domain/auth/Session.js"
 import type { SecretHash } from "../../../domain/Ids.js"
 import { PgPool } from "../PgPool.js"
@@ -87,6 +88,33 @@ export const layer = Layer.effect(
         })
       }).pipe(Effect.orDie)
 
+    /**
+     * The session locked, raised by `Assurance.raise`, its tokens retired without sealed
+     * children and the new live token stored: one transaction (a savepoint inside
+     * `Transactions.run`). The lock orders concurrent raises of one session.
+     */
+    const raise = ({ child, factorId, factorType, now, sessionId }: Raise) =>
+      Effect.gen(function* () {
+        const found = yield* sql
+          .unsafe(Sessions.lockLiveSessionText(name), [sessionId])
+          .pipe(decodeFirst(Sessions.Row))
+        if (Option.isNone(found)) return Option.none()
+        const raised = Assurance.raise(found.value, factorId, factorType, now)
+        yield* sql.unsafe(Sessions.raiseText(name), Sessions.raiseParameters(raised, now))
+        yield* sql.unsafe(RefreshTokens.letGoText(name), [[raised.id], now])
+        yield* sql.unsafe(RefreshTokens.insertLiveText(name), [
+          child,
+          raised.userId,
+          raised.id,
+          raised.generation,
+          now
+        ])
+        const account = yield* sql
+          .unsafe(RefreshTokens.accountText(name), [raised.userId])
+          .pipe(decodeFirst(RefreshTokens.AccountRow))
+        return Option.some({ session: raised, account: Option.flatMap(account, RefreshTokens.accountOf) })
+      }).pipe(sql.withTransaction, Effect.orDie)
+
     return {
       start: Telemetry.fn("SessionStorePg.start")(
         (session, firstToken) => Effect.asVoid(startSessions({ session, firstToken })),
@@ -94,6 +122,15 @@ export const layer = Layer.effect(
       ),
       rotate: Telemetry.fn("SessionStorePg.rotate")(rotate),
       lockPresented: Telemetry.fn("SessionStorePg.lockPresented")(lockPresented),
+      raise: Telemetry.fn("SessionStorePg.raise")(raise, (raise) => ({
+        "session.id": raise.sessionId,
+        "factor.id": raise.factorId
+      })),
+      revokeOthersAtAal1: Telemetry.fn("SessionStorePg.revokeOthersAtAal1")(
+        (userId, keep: Session.SessionId, now) =>
+          revokeLocked(Sessions.lockLiveAal1OfUserButText(name), [userId, keep], now),
+        (userId, keep) => ({ "user.id": userId, "session.id": keep })
+      ),
       findById: Telemetry.fn("SessionStorePg.findById")(
         (id) => findSession(id),
         (id) => ({ "session.id": id })

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type { FactorId, FactorType } from "../../../domain/auth/Factor.js"
 import type { Session, SessionId } from "../../../domain/auth/Session.js"
 import type { SecretHash, UserId } from "../../../domain/Ids.js"
 import type { SealedSecret } from "../../ports/Secrets.js"
@@ -17,6 +18,16 @@ export interface Rotation {
    * presented token's row to be handed out again inside the reuse interval; none without one.
    */
   readonly sealed: Option.Option<SealedSecret>
+  readonly now: Date
+}
+
+/** A factor verified in a session: the raise of its assurance (`Assurance.raise`). */
+export interface Raise {
+  readonly sessionId: SessionId
+  readonly factorId: FactorId
+  readonly factorType: FactorType
+  /** The digest of the new live refresh token, `Assurance.generationStep` generations on. */
+  readonly child: SecretHash
   readonly now: Date
 }
 
@@ -65,6 +76,22 @@ export class SessionStore extends Context.Tag("latchkey/auth/SessionStore")<
      * state its predecessor left. None when no token has this digest.
      */
     readonly lockPresented: (presented: SecretHash) => Effect.Effect<Option.Option<Presented>>
+    /**
+     * A factor verified in a live session (docs/decisions/0015, "Assurance levels and AMR"),
+     * atomically: the session as `Assurance.raise` leaves it (the factor's method recorded in
+     * `amr`, the level recomputed, the factor remembered, the generation two on), every token
+     * of the session retired with no sealed child kept — so the token held before the verify is
+     * neither live nor the live token's parent, and is a reuse whenever it comes back — and
+     * `child` stored as the live token. None, with nothing written, for a session that is
+     * unknown or has ended. Raises of one session are applied one after the other. Joins the
+     * transaction it runs in (`Transactions.run`).
+     */
+    readonly raise: (raise: Raise) => Effect.Effect<Option.Option<WithAccount>>
+    /**
+     * After a verify: ends every live aal1 session of the user but `keep`
+     * (`Assurance.signedOutByVerify`), letting their tokens' sealed children go; how many.
+     */
+    readonly revokeOthersAtAal1: (userId: UserId, keep: SessionId, now: Date) => Effect.Effect<number>
     /** The session, ended or not; none when unknown. */
     readonly findById: (id: SessionId) => Effect.Effect<Option.Option<Session>>
     /**

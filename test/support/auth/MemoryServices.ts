@@ -2,6 +2,7 @@ import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as JoseAccessTokens from "../../../adapters/crypto/auth/JoseAccessTokens.js"
+import * as OtpauthTotpCodes from "../../../adapters/crypto/auth/OtpauthTotpCodes.js"
 import * as NodeSecrets from "../../../adapters/crypto/NodeSecrets.js"
 import * as AuthStorageMemory from "../../../adapters/memory/auth/AuthStorageMemory.js"
 import * as SigningKeyStoreMemory from "../../../adapters/memory/auth/SigningKeyStoreMemory.js"
@@ -123,6 +124,7 @@ export const layer = (overrides: Partial<Settings> = {}) =>
     tokens,
     AuthStorageMemory.layer,
     NodeSecrets.layer,
+    OtpauthTotpCodes.layer,
     PasswordHasherMemory.layer,
     SentTexts.layer,
     RateLimiterMemory.layer

@@ -129,3 +129,20 @@ export const letGoOfUserText = (name: Name) =>
   `UPDATE ${name("refresh_tokens")} SET revoked = true, sealed_child = NULL, updated_at = $2
    WHERE session_id IN (SELECT id FROM ${name("sessions")} WHERE user_id = $1)
      AND (NOT revoked OR sealed_child IS NOT NULL)`
+
+/**
+ * $1 digest, $2 user, $3 session, $4 generation, $5 now: a session's new live token after a
+ * raise, with no parent — no earlier token of the session leads to it.
+ */
+export const insertLiveText = (name: Name) =>
+  `INSERT INTO ${name("refresh_tokens")} (token_hash, user_id, parent, session_id, generation, created_at, updated_at)
+   VALUES ($1, $2, NULL, $3, $4, $5, $5)`
+
+/** $1 user: their account as a refresh reads it (`Users.accountJsonOf`); null when gone. */
+export const accountText = (name: Name) => `SELECT ${Users.accountJsonOf(name, "$1")} AS account`
+
+export const AccountRow = Schema.Struct({ account: AccountField })
+
+/** The account of an `AccountRow`. */
+export const accountOf = (row: typeof AccountRow.Type) =>
+  Option.map(Option.fromNullable(row.account), Users.toAccount)

@@ -119,3 +119,26 @@ export const revokeText = (name: Name) =>
 /** $1 user, $2 now: ends their live sessions. */
 export const revokeOfUserText = (name: Name) =>
   `UPDATE ${name("sessions")} SET revoked_at = $2, updated_at = $2 WHERE user_id = $1 AND revoked_at IS NULL`
+
+/** $1 session: the live session, locked, for a factor verify's raise. */
+export const lockLiveSessionText = (name: Name) =>
+  `SELECT ${columnsOf("s")} FROM ${name("sessions")} s WHERE s.id = $1 AND s.revoked_at IS NULL FOR UPDATE`
+
+/**
+ * The session as `Assurance.raise` left it (`raiseParameters`): $1 id, $2 aal, $3 factor,
+ * $4 amr, $5 generation, $6 now.
+ */
+export const raiseText = (name: Name) =>
+  `UPDATE ${name("sessions")}
+   SET aal = $2, factor_id = $3, amr = $4::jsonb, generation = $5, refreshed_at = $6, updated_at = $6
+   WHERE id = $1`
+
+export const raiseParameters = (raised: Session.Session, now: Date) => {
+  const row = encodeRow(raised)
+  return [row.id, row.aal, row.factorId, row.amr, row.generation, now]
+}
+
+/** $1 user, $2 a session to keep: the ids of their other live aal1 sessions, locked in id order. */
+export const lockLiveAal1OfUserButText = (name: Name) =>
+  `SELECT id FROM ${name("sessions")}
+   WHERE user_id = $1 AND revoked_at IS NULL AND aal = 'aal1' AND id <> $2 ORDER BY id FOR UPDATE`

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import { describe, expect } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -11,6 +11,7 @@ import { SessionStore } from "../../../../application/auth/ports/SessionStore.js
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
 import * as RefreshSession from "../../../../application/auth/RefreshSession.js"
 import { Secrets } from "../../../../application/ports/Secrets.js"
+import { FactorId } from "../../../../domain/auth/Factor.js"
 import { authPolicy } from "../../../../domain/auth/RefreshPolicy.js"
 import * as Session from "../../../../domain/auth/Session.js"
 import { SecretHash } from "../../../../domain/Ids.js"
@@ -441,6 +442,177 @@ export const sessionStoreContract = (it: It) =>
         expect(outcome(yield* Effect.either(present(hard.token, withInterval, later)))).toBe(
           "RefreshTokenNotFound"
         )
+      })
+    )
+
+    it.effect("a raise makes the session aal2 with the factor's method, and its new token rotates", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const { session, token, user } = yield* signIn()
+        const factorId = FactorId.make(randomUUID())
+        const child = Fixtures.refreshToken()
+        const raised = Option.getOrThrow(
+          yield* sessions.raise({
+            sessionId: session.id,
+            factorId,
+            factorType: "totp",
+            child: child.hash,
+            now: later
+          })
+        )
+        expect([raised.session.aal, raised.session.factorId, raised.session.generation]).toEqual([
+          "aal2",
+          Option.some(factorId),
+          session.generation + 2
+        ])
+        expect(raised.session.amr.map((entry) => entry.method)).toEqual([
+          "totp",
+          ...session.amr.map((entry) => entry.method)
+        ])
+        expect(raised.session.amr[0]?.timestamp).toBe(Math.floor(later.getTime() / 1000))
+        expect(Option.map(raised.account, (account) => account.user.id)).toEqual(Option.some(user.id))
+        expect(yield* sessions.findById(session.id)).toEqual(Option.some(raised.session))
+        // The pre-verify token is no longer the live one, nor its parent: a reuse even at once.
+        expect(outcome(yield* Effect.either(present(token, withInterval, later)))).toBe(
+          "RefreshTokenAlreadyUsed"
+        )
+        expect(Option.getOrThrow(yield* sessions.findById(session.id)).revokedAt).toEqual(Option.some(later))
+        expect(outcome(yield* Effect.either(present(child, withInterval, later)))).toBe("SessionRevoked")
+      })
+    )
+
+    it.effect("after a raise the new token rotates and the session keeps its aal and amr", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const { session, token } = yield* signIn()
+        // A refresh first: the token it retired keeps a sealed child, which the raise lets go.
+        const first = yield* present(token, withInterval, later)
+        const child = Fixtures.refreshToken()
+        const raised = Option.getOrThrow(
+          yield* sessions.raise({
+            sessionId: session.id,
+            factorId: FactorId.make(randomUUID()),
+            factorType: "phone",
+            child: child.hash,
+            now: later
+          })
+        )
+        const refreshed = yield* present(child, withInterval, Time.plus(later, "1 minute"))
+        expect(refreshed._tag).toBe("Rotated")
+        expect([refreshed.session.aal, refreshed.session.amr, refreshed.session.factorId]).toEqual([
+          "aal2",
+          raised.session.amr,
+          raised.session.factorId
+        ])
+        expect(refreshed.session.generation).toBe(first.session.generation + 3)
+        // The token that was live before the raise is a reuse, inside the reuse interval too.
+        expect(outcome(yield* Effect.either(present(first.token, withInterval, later)))).toBe(
+          "RefreshTokenAlreadyUsed"
+        )
+      })
+    )
+
+    it.effect("a second raise keeps one entry per method, with the later time", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const { session } = yield* signIn()
+        const factorId = FactorId.make(randomUUID())
+        const raiseAt = (now: Date) =>
+          sessions.raise({
+            sessionId: session.id,
+            factorId,
+            factorType: "totp",
+            child: Fixtures.refreshToken().hash,
+            now
+          })
+        yield* raiseAt(later)
+        const again = Option.getOrThrow(yield* raiseAt(Time.plus(later, "1 hour")))
+        expect(again.session.amr.filter((entry) => entry.method === "totp")).toHaveLength(1)
+        expect(again.session.amr[0]?.timestamp).toBe(Math.floor(Time.plus(later, "1 hour").getTime() / 1000))
+        expect(again.session.generation).toBe(session.generation + 4)
+      })
+    )
+
+    it.effect("an ended or unknown session is not raised", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const { session } = yield* signIn()
+        yield* sessions.revoke(session.id, later)
+        const raise = (sessionId: Session.SessionId) =>
+          sessions.raise({
+            sessionId,
+            factorId: FactorId.make(randomUUID()),
+            factorType: "totp",
+            child: Fixtures.refreshToken().hash,
+            now: later
+          })
+        expect(yield* raise(session.id)).toEqual(Option.none())
+        expect(yield* raise(Session.SessionId.make(randomUUID()))).toEqual(Option.none())
+        expect(Option.getOrThrow(yield* sessions.findById(session.id)).aal).toBe("aal1")
+      })
+    )
+
+    it.effect(`${concurrently} concurrent raises of one session follow one another`, () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const { session } = yield* signIn()
+        const factorId = FactorId.make(randomUUID())
+        const children = Array.from({ length: concurrently }, () => Fixtures.refreshToken())
+        const results = yield* Effect.all(
+          children.map((child) =>
+            sessions.raise({
+              sessionId: session.id,
+              factorId,
+              factorType: "totp",
+              child: child.hash,
+              now: later
+            })
+          ),
+          { concurrency: "unbounded" }
+        )
+        const generations = results.map((result) => Option.getOrThrow(result).session.generation)
+        expect([...generations].sort((a, b) => a - b)).toEqual(
+          Array.from({ length: concurrently }, (_, i) => session.generation + 2 * (i + 1))
+        )
+        const stored = Option.getOrThrow(yield* sessions.findById(session.id))
+        expect([
+          stored.aal,
+          stored.generation,
+          stored.amr.filter((entry) => entry.method === "totp").length
+        ]).toEqual(["aal2", session.generation + 2 * concurrently, 1])
+        // The last raise's token is the live one.
+        const last = children[generations.indexOf(stored.generation)]
+        if (last === undefined) return yield* Effect.dieMessage("the last raise has a token")
+        expect((yield* present(last, withInterval, later))._tag).toBe("Rotated")
+      })
+    )
+
+    it.effect("after a verify, the user's other aal1 sessions end and aal2 ones stay", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const verified = yield* signIn()
+        const low = yield* signIn(verified.user)
+        const high = yield* signIn(verified.user)
+        const stranger = yield* signIn()
+        const raiseOf = (sessionId: Session.SessionId) =>
+          sessions.raise({
+            sessionId,
+            factorId: FactorId.make(randomUUID()),
+            factorType: "totp",
+            child: Fixtures.refreshToken().hash,
+            now: later
+          })
+        yield* raiseOf(high.session.id)
+        yield* raiseOf(verified.session.id)
+        expect(yield* sessions.revokeOthersAtAal1(verified.user.id, verified.session.id, later)).toBe(1)
+        const ended = (id: Session.SessionId) =>
+          Effect.map(sessions.findById(id), (found) => Option.isSome(Option.getOrThrow(found).revokedAt))
+        expect([
+          yield* ended(verified.session.id),
+          yield* ended(low.session.id),
+          yield* ended(high.session.id),
+          yield* ended(stranger.session.id)
+        ]).toEqual([false, true, false, false])
       })
     )
   })

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -5,11 +6,96 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Authenticate from "../../../../application/auth/Authenticate.js"
 import { type EnrollRequest, enrollFactor } from "../../../../application/auth/EnrollFactor.js"
+import type * as IssueSession from "../../../../application/auth/IssueSession.js"
 import { FactorStore } from "../../../../application/auth/ports/FactorStore.js"
 import { VerifiedClaims } from "../../../../domain/auth/AccessTokenClaims.js"
-import type { FactorId } from "../../../../domain/auth/Factor.js"
+import { Factor, FactorId, type FactorType } from "../../../../domain/auth/Factor.js"
+import type { UserId } from "../../../../domain/Ids.js"
 import * as MemoryServices from "../../../support/auth/MemoryServices.js"
 import { freshEmail, signedUp } from "./Scenarios.js"
+
+/**
+ * TOTP for the tests, written from RFC 6238 and RFC 4226 with node:crypto alone, so that a
+ * mistake in the service's TOTP (otpauth, the window, the step) is not repeated here.
+ */
+const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+/** RFC 4648 base32 without padding, as authenticator apps read secrets. */
+const base32 = (bytes: Uint8Array): string => {
+  let bits = ""
+  for (const byte of bytes) bits += byte.toString(2).padStart(8, "0")
+  let out = ""
+  for (let i = 0; i < bits.length; i += 5)
+    out += alphabet[Number.parseInt(bits.slice(i, i + 5).padEnd(5, "0"), 2)]
+  return out
+}
+
+const fromBase32 = (text: string): Buffer => {
+  let bits = ""
+  for (const char of text) bits += alphabet.indexOf(char).toString(2).padStart(5, "0")
+  const bytes: Array<number> = []
+  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(Number.parseInt(bits.slice(i, i + 8), 2))
+  return Buffer.from(bytes)
+}
+
+/** A fresh 20-byte secret in base32, as an enrolment makes one. */
+export const newSecret = (): string => base32(randomBytes(20))
+
+/** The 6-digit code of `secret` for the 30-second step `step` (HOTP of the step, RFC 4226 §5.3). */
+export const codeOfStep = (secret: string, step: number): string => {
+  const counter = Buffer.alloc(8)
+  counter.writeBigUInt64BE(BigInt(step))
+  const digest = createHmac("sha1", fromBase32(secret)).update(counter).digest()
+  const offset = (digest[digest.length - 1] ?? 0) & 0x0f
+  const binary = digest.readUInt32BE(offset) & 0x7fffffff
+  return String(binary % 1_000_000).padStart(6, "0")
+}
+
+/** The step at the test clock's now, moved by `offset` steps. */
+export const stepNow = (offset = 0) =>
+  Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000 / 30) + offset)
+
+/** The code at the test clock's now, `offset` steps away. */
+export const codeNow = (secret: string, offset = 0) =>
+  Effect.map(stepNow(offset), (step) => codeOfStep(secret, step))
+
+/**
+ * An unverified factor of `userId` stored as an enrolment stores it (the enrol endpoint is built
+ * beside these), with a TOTP secret for TOTP factors.
+ */
+export const enrolled = (
+  userId: UserId,
+  factorType: FactorType,
+  fields: { readonly phone?: string; readonly friendlyName?: string } = {}
+) =>
+  Effect.gen(function* () {
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const secret = newSecret()
+    const factor = new Factor({
+      id: FactorId.make(crypto.randomUUID()),
+      userId,
+      friendlyName: fields.friendlyName ?? crypto.randomUUID(),
+      factorType,
+      status: "unverified",
+      phone: Option.fromNullable(fields.phone),
+      lastChallengedAt: Option.none(),
+      createdAt: now,
+      updatedAt: now
+    })
+    yield* Effect.flatMap(FactorStore, (store) =>
+      store.enrol(factor, factorType === "totp" ? Option.some(secret) : Option.none())
+    )
+    return { factor, secret }
+  })
+
+/** The signed-in user a grant's access token names. */
+export const signedInAs = (grant: IssueSession.Grant) => Authenticate.user(Redacted.value(grant.access.token))
+
+/** The memory world with the factor settings, every factor type on. */
+export const services = (
+  overrides: Parameters<typeof MemoryServices.layer>[0] = {},
+  mfa: Parameters<typeof MemoryServices.mfaSettings>[0] = {}
+) => Layer.merge(MemoryServices.layer(overrides), MemoryServices.mfaSettings(mfa))
 
 /** The memory world with the factor settings (every type on, Supabase Auth's limits). */
 export const world = (

@@ -1,0 +1,30 @@
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { SignedIn } from "../../../application/auth/Authenticate.js"
+import { challengeFactor } from "../../../application/auth/ChallengeFactor.js"
+import type { HttpRequest } from "../HttpMessage.js"
+import * as HttpMessage from "../HttpMessage.js"
+import { body, field } from "./Endpoint.js"
+
+/**
+ * What GoTrue reads of the body: `channel` (phone factors). auth-js also sends `factorId` and,
+ * for WebAuthn, `webauthn`; unknown keys are ignored as there.
+ */
+const Body = Schema.Struct({ channel: field(Schema.String) })
+
+/** The path's factor id with the body's channel. */
+export const input = (request: HttpRequest) =>
+  Effect.map(body(Body)(request), (read) => ({
+    factorId: request.params.factor_id ?? "",
+    channel: read.channel ?? ""
+  }))
+
+/** POST /factors/{factor_id}/challenge — supabase-js `mfa.challenge`: `{id, type, expires_at}`. */
+export const handle = (
+  read: Effect.Effect.Success<ReturnType<typeof input>>,
+  signedIn: SignedIn,
+  request: HttpRequest
+) =>
+  Effect.map(challengeFactor(signedIn, { ...read, ipAddress: request.clientIp }), (challenge) =>
+    HttpMessage.json({ id: challenge.id, type: challenge.type, expires_at: challenge.expiresAt })
+  )

@@ -1,0 +1,32 @@
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { SignedIn } from "../../../application/auth/Authenticate.js"
+import { verifyFactor } from "../../../application/auth/VerifyFactor.js"
+import type { HttpRequest } from "../HttpMessage.js"
+import * as HttpMessage from "../HttpMessage.js"
+import * as AuthJson from "./AuthJson.js"
+import { body, field } from "./Endpoint.js"
+
+/** `{challenge_id, code}` as supabase-js `mfa.verify` sends them. */
+const Body = Schema.Struct({ challenge_id: field(Schema.String), code: field(Schema.String) })
+
+/** The path's factor id with the body's challenge and code. */
+export const input = (request: HttpRequest) =>
+  Effect.map(body(Body)(request), (read) => ({
+    factorId: request.params.factor_id ?? "",
+    challengeId: read.challenge_id ?? "",
+    code: read.code ?? ""
+  }))
+
+/**
+ * POST /factors/{factor_id}/verify — supabase-js `mfa.verify`: the raised session as `/token`
+ * answers one (access token with `aal: "aal2"`, the new refresh token, the user).
+ */
+export const handle = (
+  read: Effect.Effect.Success<ReturnType<typeof input>>,
+  signedIn: SignedIn,
+  request: HttpRequest
+) =>
+  Effect.map(verifyFactor(signedIn, { ...read, ipAddress: request.clientIp }), (grant) =>
+    HttpMessage.json(AuthJson.session(grant))
+  )

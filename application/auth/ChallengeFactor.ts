@@ -1,0 +1,162 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { FactorId } from "../../domain/auth/Factor.js"
+import * as FactorChallenge from "../../domain/auth/FactorChallenge.js"
+import * as Time from "../../domain/Time.js"
+import { Phone } from "../../domain/User.js"
+import { Secrets } from "../ports/Secrets.js"
+import * as Telemetry from "../Telemetry.js"
+import * as AuthError from "./AuthError.js"
+import type { SignedIn } from "./Authenticate.js"
+import { AuthSettings } from "./AuthSettings.js"
+import { MfaSettings } from "./MfaSettings.js"
+import { FactorStore, type StoredFactor } from "./ports/FactorStore.js"
+import { SmsSender } from "./ports/SmsSender.js"
+import { Transactions } from "./ports/Transactions.js"
+import * as SendSms from "./SendSms.js"
+
+/** `POST /factors/{factor_id}/challenge` as the handler reads it. */
+export interface ChallengeRequest {
+  /** The path's `{factor_id}`, unchecked. */
+  readonly factorId: string
+  /** The body's `channel` (phone factors), `""` when absent. */
+  readonly channel: string
+  /** The client address the challenge is bound to (a verify must come from it). */
+  readonly ipAddress: string
+}
+
+/** Supabase Auth's challenge answer: `expires_at` in unix seconds. */
+export interface Challenged {
+  readonly id: FactorChallenge.ChallengeId
+  readonly type: "totp" | "phone"
+  readonly expiresAt: number
+}
+
+const isFactorId = Schema.is(FactorId)
+
+/**
+ * The signed-in, not anonymous user's factor of the path, as Supabase Auth's `loadFactor` finds
+ * it: not a UUID → `validation_failed`, not theirs → `mfa_factor_not_found`.
+ */
+export const loadFactor = (signedIn: SignedIn, rawId: string) =>
+  Effect.gen(function* () {
+    if (signedIn.user.isAnonymous) return yield* new AuthError.AnonymousUserNotAllowed()
+    if (!isFactorId(rawId)) return yield* new AuthError.MalformedFactorId()
+    const found = yield* Effect.flatMap(FactorStore, (store) => store.find(signedIn.user.id, rawId))
+    if (Option.isNone(found)) return yield* new AuthError.FactorNotFound()
+    return found.value
+  })
+
+/** WebAuthn ceremonies and recovery codes have verbs of their own; these answer here. */
+const notChallengeable = () =>
+  new AuthError.InvalidInput({ message: "factor_type needs to be totp or phone to be challenged here" })
+
+/**
+ * A phone factor's code: made (or a test number's fixed one, `SMS_TEST_OTP`, which no text
+ * carries), its digest stored with the challenge and the text sent in one transaction, so that a
+ * refused text leaves no challenge. At most one challenge per `MFA_PHONE_MAX_FREQUENCY`, decided
+ * by the store atomically.
+ */
+const phoneChallenge = (stored: StoredFactor, challenge: FactorChallenge.FactorChallenge, channel: string) =>
+  Effect.gen(function* () {
+    const settings = yield* AuthSettings
+    const mfa = yield* MfaSettings
+    const secrets = yield* Secrets
+    const sender = yield* SmsSender
+    const store = yield* FactorStore
+    const number = stored.factor.phone
+    if (Option.isNone(number)) return yield* new AuthError.FactorNotFound()
+    const to = Phone.make(number.value)
+    const chosen = yield* SendSms.channel(channel)
+    const now = challenge.createdAt
+    const testCode = settings.sms.testCode(to, now)
+    if (Option.isNone(testCode) && sender.provider === "") return yield* new AuthError.SmsUnavailable()
+    const code = Option.isSome(testCode)
+      ? Redacted.make(testCode.value)
+      : yield* secrets.code(mfa.phone.codeLength)
+    const spacing = FactorChallenge.phoneMaxFrequency(mfa.phone.spacing)
+    const withCode = new FactorChallenge.FactorChallenge(
+      { ...challenge, otpCodeHash: Option.some(yield* secrets.hash(code)) },
+      true
+    )
+    yield* Effect.flatMap(Transactions, (transactions) =>
+      transactions.run(
+        Effect.gen(function* () {
+          const made = yield* store.createChallenge(withCode, Option.some(Time.minus(now, spacing))).pipe(
+            Effect.catchTag("ChallengedTooSoon", (error) =>
+              Effect.fail(
+                new AuthError.SentTooRecently({
+                  channel: "sms",
+                  secondsLeft: Math.trunc(
+                    (Time.plus(error.lastChallengedAt, spacing).getTime() - now.getTime()) / 1000
+                  )
+                })
+              )
+            )
+          )
+          if (!made) return yield* new AuthError.FactorNotFound()
+          if (Option.isSome(testCode)) return
+          yield* sender
+            .send({ to, body: mfa.phone.text(Redacted.value(code)), channel: chosen, code })
+            .pipe(
+              Effect.catchTag(
+                "SmsSendFailed",
+                (error) => new AuthError.SmsNotDelivered({ otpType: "sms", detail: error.message })
+              )
+            )
+        })
+      )
+    )
+  })
+
+/**
+ * POST /factors/{factor_id}/challenge (supabase-js `mfa.challenge`): a challenge of one of the
+ * user's TOTP or phone factors, bound to the caller's address, usable until
+ * `MFA_CHALLENGE_EXPIRY_DURATION` by one verify; for a phone factor a code is texted. Every
+ * challenge stamps the factor's `last_challenged_at`.
+ */
+export const challengeFactor = Telemetry.fn("ChallengeFactor.challengeFactor")(
+  (signedIn: SignedIn, request: ChallengeRequest) =>
+    Effect.gen(function* () {
+      const stored = yield* loadFactor(signedIn, request.factorId)
+      const factor = stored.factor
+      yield* Telemetry.annotate("factor.id", factor.id)
+      const mfa = yield* MfaSettings
+      if (!mfa.switches[factor.factorType].verify) {
+        return yield* new AuthError.FactorVerifyDisabled({ factorType: factor.factorType, at: "challenge" })
+      }
+      const type = factor.factorType
+      if (type !== "totp" && type !== "phone") return yield* notChallengeable()
+      const secrets = yield* Secrets
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const challenge = new FactorChallenge.FactorChallenge({
+        id: FactorChallenge.ChallengeId.make(yield* secrets.uuid),
+        factorId: factor.id,
+        ipAddress: request.ipAddress,
+        otpCodeHash: Option.none(),
+        webAuthn: Option.none(),
+        createdAt: now,
+        verifiedAt: Option.none()
+      })
+      if (type === "phone") {
+        yield* phoneChallenge(stored, challenge, request.channel)
+      } else {
+        const made = yield* Effect.flatMap(FactorStore, (store) =>
+          store.createChallenge(challenge, Option.none())
+        ).pipe(
+          // Without `lastBefore` the store paces nothing.
+          Effect.catchTag("ChallengedTooSoon", () => Effect.dieMessage("an unpaced challenge was paced"))
+        )
+        if (!made) return yield* new AuthError.FactorNotFound()
+      }
+      return {
+        id: challenge.id,
+        type,
+        expiresAt: FactorChallenge.expiresAtSeconds(challenge, mfa.challengeLifetime)
+      } satisfies Challenged
+    }),
+  (signedIn) => ({ "user.id": signedIn.user.id })
+)
