@@ -5,6 +5,7 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as OTPAuth from "otpauth"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { codeOfStep } from "../../application/auth/support/Factors.js"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 
@@ -205,5 +206,31 @@ describe("factor enrolment through supabase-js", () => {
       code: "no_authorization",
       message: "Anonymous user not allowed to perform these actions"
     })
+  })
+
+  it("verifies an enrolled TOTP factor, then unenrols it only from an aal2 session", async () => {
+    const { supabase, email } = await signedIn()
+    const enrolled = await supabase.auth.mfa.enroll({ factorType: "totp", friendlyName: "app" })
+    const data = enrolled.data
+    if (data === null || data.type !== "totp") throw new Error("expected a TOTP enrolment")
+    const code = codeOfStep(data.totp.secret, Math.floor(Date.now() / 1000 / 30))
+    const verified = await supabase.auth.mfa.challengeAndVerify({ factorId: data.id, code })
+    expect(verified.error).toBeNull()
+    expect((await supabase.auth.mfa.getAuthenticatorAssuranceLevel()).data).toMatchObject({
+      currentLevel: "aal2",
+      nextLevel: "aal2"
+    })
+    expect((await supabase.auth.mfa.listFactors()).data?.totp.map((factor) => factor.id)).toEqual([data.id])
+
+    // A new sign-in is aal1: it may not remove the verified factor.
+    const other = SupabaseClientSupport.client(baseUrl, anonKey)
+    expect((await other.auth.signInWithPassword({ email, password })).error).toBeNull()
+    expect(apiError((await other.auth.mfa.unenroll({ factorId: data.id })).error)).toEqual({
+      status: 422,
+      code: "insufficient_aal",
+      message: "AAL2 required to unenroll verified factor"
+    })
+    expect((await supabase.auth.mfa.unenroll({ factorId: data.id })).error).toBeNull()
+    expect((await supabase.auth.mfa.listFactors()).data?.all).toEqual([])
   })
 })
