@@ -10,20 +10,33 @@ import { AuthSettings } from "./AuthSettings.js"
 import { parseFactorId, requireNotAnonymous, sessionAal } from "./FactorInput.js"
 import { FactorStore } from "./ports/FactorStore.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
+import { SessionStore } from "./ports/SessionStore.js"
 import { Transactions } from "./ports/Transactions.js"
+
+/** The sessions a removed factor raised go back to aal1 (`DowngradeSessionsToAAL1`). */
+const lowerSessionsOf = (factor: Factor.Factor, now: Date) =>
+  Effect.flatMap(SessionStore, (sessions) =>
+    sessions.lowerRaisedBy({ userId: factor.userId, factorId: factor.id, factorType: factor.factorType, now })
+  )
 
 /**
  * Deletes one factor of the user and, when it was the user's last other verified factor, their
- * recovery codes with it (codes are never a user's only factor, docs/decisions/0015). For the
- * caller to run in its transaction.
+ * recovery codes with it (codes are never a user's only factor, docs/decisions/0015); the
+ * sessions either raised go back to aal1, as Supabase Auth's `DowngradeSessionsToAAL1` does in
+ * the deletion's transaction. For the caller to run in its transaction.
  */
 export const removeFactor = (userId: Factor.Factor["userId"], factorId: Factor.FactorId) =>
   Effect.gen(function* () {
     const store = yield* FactorStore
+    const now = new Date(yield* Clock.currentTimeMillis)
     const removed = yield* store.remove(userId, factorId)
     if (Option.isNone(removed)) return yield* new AuthError.FactorNotFound()
+    yield* lowerSessionsOf(removed.value, now)
     const orphaned = Factor.orphanedRecoveryCodes(yield* store.list(userId))
-    if (Option.isSome(orphaned)) yield* store.remove(userId, orphaned.value)
+    if (Option.isSome(orphaned)) {
+      const codes = yield* store.remove(userId, orphaned.value)
+      if (Option.isSome(codes)) yield* lowerSessionsOf(codes.value, now)
+    }
     return removed.value
   })
 

@@ -118,6 +118,17 @@ export const layer = Layer.effect(
             }
           ]
         }),
+      lowerRaisedBy: ({ factorId, factorType, now, userId }) =>
+        Ref.modify(state, (tables): [number, Tables] => {
+          let count = 0
+          const sessions = HashMap.map(tables.sessions, (session) => {
+            if (session.userId !== userId) return session
+            const lowered = Assurance.lower(session, factorId, factorType, now)
+            if (lowered !== session) count++
+            return lowered
+          })
+          return [count, { ...tables, sessions }]
+        }),
       revokeOthersAtAal1: (userId, keep, now) =>
         Ref.modify(state, (tables) =>
           revokeWhere(

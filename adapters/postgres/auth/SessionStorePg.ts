@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { type Raise, SessionStore } from "../../../application/auth/ports/SessionStore.js"
+import { type Lowered, type Raise, SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import * as Telemetry from "../../../application/Telemetry.js"
 import * as Assurance from "../../../domain/auth/Assurance.js"
 import type * as Session from "../../../domain/auth/Session.js"
@@ -115,6 +115,21 @@ export const layer = Layer.effect(
         return Option.some({ session: raised, account: Option.flatMap(account, RefreshTokens.accountOf) })
       }).pipe(sql.withTransaction, Effect.orDie)
 
+    /**
+     * The sessions the factor raised, locked, each as `Assurance.lower` leaves it, written back
+     * in one statement: one transaction (a savepoint inside `Transactions.run`).
+     */
+    const lowerRaisedBy = ({ factorId, factorType, now, userId }: Lowered) =>
+      Effect.gen(function* () {
+        const raised = yield* sql
+          .unsafe(Sessions.lockRaisedByText(name), [userId, factorId])
+          .pipe(decodeAll(Sessions.Row))
+        if (raised.length === 0) return 0
+        const lowered = raised.map((session) => Assurance.lower(session, factorId, factorType, now))
+        yield* sql.unsafe(Sessions.lowerText(name), Sessions.lowerParameters(lowered, now))
+        return lowered.length
+      }).pipe(sql.withTransaction, Effect.orDie)
+
     return {
       start: Telemetry.fn("SessionStorePg.start")(
         (session, firstToken) => Effect.asVoid(startSessions({ session, firstToken })),
@@ -125,6 +140,10 @@ export const layer = Layer.effect(
       raise: Telemetry.fn("SessionStorePg.raise")(raise, (raise) => ({
         "session.id": raise.sessionId,
         "factor.id": raise.factorId
+      })),
+      lowerRaisedBy: Telemetry.fn("SessionStorePg.lowerRaisedBy")(lowerRaisedBy, (lowered) => ({
+        "user.id": lowered.userId,
+        "factor.id": lowered.factorId
       })),
       revokeOthersAtAal1: Telemetry.fn("SessionStorePg.revokeOthersAtAal1")(
         (userId, keep: Session.SessionId, now) =>

@@ -31,6 +31,14 @@ export interface Raise {
   readonly now: Date
 }
 
+/** A factor removed: the sessions it raised go back to aal1 (`Assurance.lower`). */
+export interface Lowered {
+  readonly userId: UserId
+  readonly factorId: FactorId
+  readonly factorType: FactorType
+  readonly now: Date
+}
+
 /**
  * A session as a refresh leaves or finds it, with its user and their identities (oldest first)
  * read in the same statement, as the refresh answers with them: none when the user is gone.
@@ -87,6 +95,14 @@ export class SessionStore extends Context.Tag("latchkey/auth/SessionStore")<
      * transaction it runs in (`Transactions.run`).
      */
     readonly raise: (raise: Raise) => Effect.Effect<Option.Option<WithAccount>>
+    /**
+     * A factor removed (Supabase Auth's `DowngradeSessionsToAAL1`): every session of the user
+     * the factor raised, as `Assurance.lower` leaves it — its method gone from `amr`, aal1, no
+     * factor — so that its next refresh issues aal1 tokens; its tokens are left as they are.
+     * Sessions raised by another factor keep their level. How many were lowered. Joins the
+     * transaction it runs in (`Transactions.run`), the one that removes the factor.
+     */
+    readonly lowerRaisedBy: (lowered: Lowered) => Effect.Effect<number>
     /**
      * After a verify: ends every live aal1 session of the user but `keep`
      * (`Assurance.signedOutByVerify`), letting their tokens' sealed children go; how many.

@@ -142,3 +142,23 @@ export const raiseParameters = (raised: Session.Session, now: Date) => {
 export const lockLiveAal1OfUserButText = (name: Name) =>
   `SELECT id FROM ${name("sessions")}
    WHERE user_id = $1 AND revoked_at IS NULL AND aal = 'aal1' AND id <> $2 ORDER BY id FOR UPDATE`
+
+/** $1 user, $2 factor: the sessions of the user the factor raised, ended or not, locked in id order. */
+export const lockRaisedByText = (name: Name) =>
+  `SELECT ${columnsOf("s")} FROM ${name("sessions")} s
+   WHERE s.user_id = $1 AND s.factor_id = $2 ORDER BY s.id FOR UPDATE`
+
+/**
+ * The sessions as `Assurance.lower` left them (`lowerParameters`), in one statement: $1 ids,
+ * $2 aal levels, $3 amr as JSON text, each an array in the sessions' order; $4 now.
+ */
+export const lowerText = (name: Name) =>
+  `UPDATE ${name("sessions")} s
+   SET aal = l.aal, factor_id = NULL, amr = l.amr::jsonb, updated_at = $4
+   FROM unnest($1::uuid[], $2::text[], $3::text[]) AS l(id, aal, amr)
+   WHERE s.id = l.id`
+
+export const lowerParameters = (lowered: ReadonlyArray<Session.Session>, now: Date) => {
+  const rows = lowered.map((session) => encodeRow(session))
+  return [rows.map((row) => row.id), rows.map((row) => row.aal), rows.map((row) => row.amr), now]
+}

@@ -587,6 +587,76 @@ export const sessionStoreContract = (it: It) =>
       })
     )
 
+    it.effect("a removed factor lowers the sessions it raised to aal1, and only those", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const byA = yield* signIn()
+        const byB = yield* signIn(byA.user)
+        const stranger = yield* signIn()
+        const factorA = FactorId.make(randomUUID())
+        const factorB = FactorId.make(randomUUID())
+        const raiseBy = (sessionId: Session.SessionId, factorId: FactorId, factorType: "totp" | "phone") =>
+          Effect.map(
+            sessions.raise({
+              sessionId,
+              factorId,
+              factorType,
+              child: Fixtures.refreshToken().hash,
+              now: later
+            }),
+            Option.getOrThrow
+          )
+        // A session that proved B and then A: A is its factor, B's method stays in its amr.
+        yield* raiseBy(byA.session.id, factorB, "totp")
+        const childA = Fixtures.refreshToken()
+        yield* sessions.raise({
+          sessionId: byA.session.id,
+          factorId: factorA,
+          factorType: "phone",
+          child: childA.hash,
+          now: later
+        })
+        const raisedB = yield* raiseBy(byB.session.id, factorB, "totp")
+        const strangerRaised = yield* raiseBy(stranger.session.id, factorA, "phone")
+        const removedAt = Time.plus(later, "1 minute")
+        expect(
+          yield* sessions.lowerRaisedBy({
+            userId: byA.user.id,
+            factorId: factorA,
+            factorType: "phone",
+            now: removedAt
+          })
+        ).toBe(1)
+        const lowered = Option.getOrThrow(yield* sessions.findById(byA.session.id))
+        expect([lowered.aal, lowered.factorId, lowered.amr.map((entry) => entry.method)]).toEqual([
+          "aal1",
+          Option.none(),
+          ["totp", ...byA.session.amr.map((entry) => entry.method)]
+        ])
+        expect(lowered.updatedAt).toEqual(removedAt)
+        // Raised by B, or another user's: as they were.
+        expect(yield* sessions.findById(byB.session.id)).toEqual(Option.some(raisedB.session))
+        expect(yield* sessions.findById(stranger.session.id)).toEqual(Option.some(strangerRaised.session))
+        // Its live token stays live, and the next refresh carries aal1 and the amr left.
+        const refreshed = yield* present(childA, withInterval, Time.plus(removedAt, "1 minute"))
+        expect(refreshed._tag).toBe("Rotated")
+        expect([refreshed.session.aal, refreshed.session.amr, refreshed.session.factorId]).toEqual([
+          "aal1",
+          lowered.amr,
+          Option.none()
+        ])
+        // Lowered once: again it finds nothing.
+        expect(
+          yield* sessions.lowerRaisedBy({
+            userId: byA.user.id,
+            factorId: factorA,
+            factorType: "phone",
+            now: removedAt
+          })
+        ).toBe(0)
+      })
+    )
+
     it.effect("after a verify, the user's other aal1 sessions end and aal2 ones stay", () =>
       Effect.gen(function* () {
         const sessions = yield* SessionStore
