@@ -4,7 +4,16 @@ import * as Option from "effect/Option"
 import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import { unenrollFactor } from "../../../application/auth/UnenrollFactor.js"
 import { Factor, FactorId } from "../../../domain/auth/Factor.js"
-import { atAal2, signedInUser, totp, verified, world } from "./support/Factors.js"
+import {
+  atAal2,
+  raisedBy,
+  sessionOf,
+  signedInUser,
+  totp,
+  twoSessions,
+  verified,
+  world
+} from "./support/Factors.js"
 import { describedFailureOf, failureOf } from "./support/Failure.js"
 import { freshEmail, mailsTo } from "./support/Scenarios.js"
 
@@ -30,6 +39,26 @@ describe("UnenrollFactor (DELETE /factors/{factor_id}), on memory adapters", () 
         "insufficient_aal: AAL2 required to unenroll verified factor"
       )
       expect(yield* failureOf(unenrollFactor(atAal2(signedIn), id))).toBe("ok")
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("puts the sessions the factor raised back to aal1 and leaves the others", () =>
+    Effect.gen(function* () {
+      const { elsewhere, signedIn } = yield* twoSessions()
+      const removed = yield* totp(signedIn, "app")
+      const kept = yield* totp(signedIn, "phone app")
+      yield* verified(signedIn, removed)
+      yield* verified(signedIn, kept)
+      const before = yield* raisedBy(signedIn, removed)
+      const other = yield* raisedBy(elsewhere, kept)
+      yield* unenrollFactor(atAal2(signedIn), removed)
+      const after = yield* sessionOf(signedIn)
+      expect([after.aal, after.factorId, after.amr.map((entry) => entry.method)]).toEqual([
+        "aal1",
+        Option.none(),
+        before.amr.filter((entry) => entry.method !== "totp").map((entry) => entry.method)
+      ])
+      expect(yield* sessionOf(elsewhere)).toEqual(other)
     }).pipe(Effect.provide(world()))
   )
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { deleteFactor } from "../../../../application/auth/admin/DeleteFactor.js"
 import { listFactors } from "../../../../application/auth/admin/ListFactors.js"
 import { UserId } from "../../../../domain/Ids.js"
-import { signedInUser, totp, verified, world } from "../support/Factors.js"
+import { raisedBy, sessionOf, signedInUser, totp, twoSessions, verified, world } from "../support/Factors.js"
 import { failureOf } from "../support/Failure.js"
 
 describe("admin DeleteFactor (DELETE /admin/users/{user_id}/factors/{factor_id}), on memory adapters", () => {
@@ -16,6 +17,23 @@ describe("admin DeleteFactor (DELETE /admin/users/{user_id}/factors/{factor_id})
       expect(removed.id).toBe(id)
       expect(removed.status).toBe("verified")
       expect(yield* listFactors(signedIn.user.id)).toEqual([])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("puts the sessions the factor raised back to aal1 and leaves the others", () =>
+    Effect.gen(function* () {
+      const { elsewhere, signedIn } = yield* twoSessions()
+      const removed = yield* totp(signedIn, "app")
+      const kept = yield* totp(signedIn, "phone app")
+      yield* verified(signedIn, removed)
+      yield* verified(signedIn, kept)
+      yield* raisedBy(signedIn, removed)
+      const other = yield* raisedBy(elsewhere, kept)
+      yield* deleteFactor(signedIn.user.id, removed)
+      const after = yield* sessionOf(signedIn)
+      expect([after.aal, after.factorId]).toEqual(["aal1", Option.none()])
+      expect(after.amr.some((entry) => entry.method === "totp")).toBe(false)
+      expect(yield* sessionOf(elsewhere)).toEqual(other)
     }).pipe(Effect.provide(world()))
   )
 

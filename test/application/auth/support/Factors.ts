@@ -8,11 +8,14 @@ import * as Authenticate from "../../../../application/auth/Authenticate.js"
 import { type EnrollRequest, enrollFactor } from "../../../../application/auth/EnrollFactor.js"
 import type * as IssueSession from "../../../../application/auth/IssueSession.js"
 import { FactorStore } from "../../../../application/auth/ports/FactorStore.js"
+import { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
+import { signInWithPassword } from "../../../../application/auth/SignInWithPassword.js"
 import { VerifiedClaims } from "../../../../domain/auth/AccessTokenClaims.js"
 import { Factor, FactorId, type FactorType } from "../../../../domain/auth/Factor.js"
 import type { UserId } from "../../../../domain/Ids.js"
+import * as Fixtures from "../../../support/auth/Fixtures.js"
 import * as MemoryServices from "../../../support/auth/MemoryServices.js"
-import { freshEmail, signedUp } from "./Scenarios.js"
+import { client, freshEmail, password, signedUp } from "./Scenarios.js"
 
 /**
  * TOTP for the tests, written from RFC 6238 and RFC 4226 with node:crypto alone, so that a
@@ -138,3 +141,40 @@ export const verified = (signedIn: Authenticate.SignedIn, factorId: FactorId) =>
 /** A TOTP factor enrolled under `friendlyName`; its id. */
 export const totp = (signedIn: Authenticate.SignedIn, friendlyName: string) =>
   Effect.map(enrollFactor(signedIn, request("totp", { friendlyName })), (enrolled) => enrolled.factor.id)
+
+/** The caller's session raised by `factorId`, as its verify raises it; the session as it is then. */
+export const raisedBy = (
+  signedIn: Authenticate.SignedIn,
+  factorId: FactorId,
+  factorType: FactorType = "totp"
+) =>
+  Effect.gen(function* () {
+    const session = yield* Effect.fromNullable(Option.getOrUndefined(signedIn.session))
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const sessions = yield* SessionStore
+    yield* sessions.raise({
+      sessionId: session.id,
+      factorId,
+      factorType,
+      child: Fixtures.refreshToken().hash,
+      now
+    })
+    return Option.getOrThrow(yield* sessions.findById(session.id))
+  }).pipe(Effect.orDie)
+
+/** The caller's session as it stands. */
+export const sessionOf = (signedIn: Authenticate.SignedIn) =>
+  Effect.gen(function* () {
+    const session = yield* Effect.fromNullable(Option.getOrUndefined(signedIn.session))
+    const sessions = yield* SessionStore
+    return Option.getOrThrow(yield* sessions.findById(session.id))
+  }).pipe(Effect.orDie)
+
+/** A user signed up by address and signed in again: the callers of their two sessions. */
+export const twoSessions = () =>
+  Effect.gen(function* () {
+    const email = freshEmail()
+    const first = yield* signedInUser(email)
+    const again = yield* signInWithPassword({ email, phone: "", password, client })
+    return { signedIn: first, elsewhere: yield* signedInAs(again.grant) }
+  }).pipe(Effect.orDie)
