@@ -82,7 +82,8 @@ export const signedOutByVerify = (other: Session): boolean => other.aal === "aal
 /**
  * A session after its factor was removed (`DowngradeSessionsToAAL1`), at unenrol or by an admin:
  * only sessions raised by that factor change; they lose its method and go back to aal1 with no
- * factor — aal1 even if another second-factor method stays in their `amr`, as in Supabase Auth.
+ * factor — aal1 even if another second-factor method stays in their `amr`, as Supabase Auth
+ * stores it (its tokens recompute the level from the AMR claims: docs/compatibility.md).
  */
 export const lower = (session: Session, factorId: FactorId, factorType: FactorType, now: Date): Session =>
   Option.contains(session.factorId, factorId)

@@ -232,5 +232,13 @@ describe("factor enrolment through supabase-js", () => {
     })
     expect((await supabase.auth.mfa.unenroll({ factorId: data.id })).error).toBeNull()
     expect((await supabase.auth.mfa.listFactors()).data?.all).toEqual([])
+
+    // The session the factor raised went back to aal1: its next token says so, without `totp`.
+    expect((await supabase.auth.refreshSession()).error).toBeNull()
+    const level = (await supabase.auth.mfa.getAuthenticatorAssuranceLevel()).data
+    expect(level).toMatchObject({ currentLevel: "aal1", nextLevel: "aal1" })
+    expect(
+      level?.currentAuthenticationMethods.map((entry) => (typeof entry === "string" ? entry : entry.method))
+    ).toEqual(["password"])
   })
 })
