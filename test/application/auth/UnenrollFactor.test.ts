@@ -75,15 +75,16 @@ describe("UnenrollFactor (DELETE /factors/{factor_id}), on memory adapters", () 
     }).pipe(Effect.provide(world()))
   )
 
-  it.effect("takes the recovery codes with the last other verified factor", () =>
+  it.effect("takes the recovery codes, and the sessions they raised, with the last other factor", () =>
     Effect.gen(function* () {
       const signedIn = yield* signedInUser()
       const id = yield* totp(signedIn, "app")
       yield* verified(signedIn, id)
       const store = yield* FactorStore
+      const codesId = FactorId.make(crypto.randomUUID())
       yield* store.createRecoveryCodes(
         new Factor({
-          id: FactorId.make(crypto.randomUUID()),
+          id: codesId,
           userId: signedIn.user.id,
           friendlyName: "Recovery codes",
           factorType: "recovery_code",
@@ -96,8 +97,13 @@ describe("UnenrollFactor (DELETE /factors/{factor_id}), on memory adapters", () 
         []
       )
       expect((yield* store.list(signedIn.user.id)).length).toBe(2)
+      // A session a recovery code raised goes back to aal1 with the codes.
+      yield* raisedBy(signedIn, codesId, "recovery_code")
       yield* unenrollFactor(atAal2(signedIn), id)
       expect(yield* store.list(signedIn.user.id)).toEqual([])
+      const after = yield* sessionOf(signedIn)
+      expect([after.aal, after.factorId]).toEqual(["aal1", Option.none()])
+      expect(after.amr.some((entry) => entry.method === "mfa/recovery_code")).toBe(false)
     }).pipe(Effect.provide(world()))
   )
 
