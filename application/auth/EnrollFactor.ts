@@ -17,6 +17,7 @@ import { AuthSettings } from "./AuthSettings.js"
 import { requireNotAnonymous, sessionAal } from "./FactorInput.js"
 import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore } from "./ports/FactorStore.js"
+import { TotpCodes } from "./ports/TotpCodes.js"
 import { Transactions } from "./ports/Transactions.js"
 
 /** `POST /factors` as supabase-js `mfa.enroll` sends it; absent fields are `""`. */
@@ -97,7 +98,7 @@ export const enrollFactor = Telemetry.fn("EnrollFactor.enrollFactor")(
       })
       const secret =
         factorType === "totp"
-          ? Option.some(TotpUri.base32(Redacted.value(yield* secrets.bytes(Totp.parameters.secretBytes))))
+          ? Option.some((yield* TotpCodes).secretOf(yield* secrets.bytes(Totp.parameters.secretBytes)))
           : Option.none<string>()
       yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(

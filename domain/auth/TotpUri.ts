@@ -1,28 +1,5 @@
 import * as Totp from "./Totp.js"
 
-const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-
-/**
- * RFC 4648 base32 without padding, as pquerna/otp writes a TOTP secret (20 bytes: 32
- * characters, which need none).
- */
-export const base32 = (bytes: Uint8Array): string => {
-  let out = ""
-  let buffer = 0
-  let bits = 0
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte
-    bits += 8
-    while (bits >= 5) {
-      out += alphabet[(buffer >>> (bits - 5)) & 31]
-      bits -= 5
-    }
-    buffer &= (1 << bits) - 1
-  }
-  if (bits > 0) out += alphabet[(buffer << (5 - bits)) & 31]
-  return out
-}
-
 const hex = (char: string) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`
 
 /** Go's escaping of a URL path (`url.URL.EscapedPath`): `$&+,/:;=@` stay, `!'()*` do not. */

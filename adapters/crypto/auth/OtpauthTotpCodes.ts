@@ -9,6 +9,13 @@ import * as Totp from "../../../domain/auth/Totp.js"
  * its time step, so the step the domain chose is the counter.
  */
 export const layer = Layer.succeed(TotpCodes, {
+  secretOf: (bytes) => {
+    const value = Redacted.value(bytes)
+    // The secret's own bytes: a view may share a larger buffer.
+    const buffer = new ArrayBuffer(value.byteLength)
+    new Uint8Array(buffer).set(value)
+    return new OTPAuth.Secret({ buffer }).base32
+  },
   codeAt: (secret, step) =>
     OTPAuth.HOTP.generate({
       secret: OTPAuth.Secret.fromBase32(Redacted.value(secret)),
