@@ -2,8 +2,6 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Schema from "effect/Schema"
-import { FactorId } from "../../domain/auth/Factor.js"
 import * as FactorChallenge from "../../domain/auth/FactorChallenge.js"
 import * as Time from "../../domain/Time.js"
 import { Phone } from "../../domain/User.js"
@@ -12,6 +10,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
+import { loadFactor } from "./FactorInput.js"
 import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore, type StoredFactor } from "./ports/FactorStore.js"
 import { SmsSender } from "./ports/SmsSender.js"
@@ -34,21 +33,6 @@ export interface Challenged {
   readonly type: "totp" | "phone"
   readonly expiresAt: number
 }
-
-const isFactorId = Schema.is(FactorId)
-
-/**
- * The signed-in, not anonymous user's factor of the path, as Supabase Auth's `loadFactor` finds
- * it: not a UUID → `validation_failed`, not theirs → `mfa_factor_not_found`.
- */
-export const loadFactor = (signedIn: SignedIn, rawId: string) =>
-  Effect.gen(function* () {
-    if (signedIn.user.isAnonymous) return yield* new AuthError.AnonymousUserNotAllowed()
-    if (!isFactorId(rawId)) return yield* new AuthError.MalformedFactorId()
-    const found = yield* Effect.flatMap(FactorStore, (store) => store.find(signedIn.user.id, rawId))
-    if (Option.isNone(found)) return yield* new AuthError.FactorNotFound()
-    return found.value
-  })
 
 /** WebAuthn ceremonies and recovery codes have verbs of their own; these answer here. */
 const notChallengeable = () =>

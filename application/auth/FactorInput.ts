@@ -1,9 +1,11 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { FactorId } from "../../domain/auth/Factor.js"
 import type { Aal } from "../../domain/auth/Session.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
+import { FactorStore } from "./ports/FactorStore.js"
 
 const isFactorId = Schema.is(FactorId)
 
@@ -22,3 +24,16 @@ export const requireNotAnonymous = (
 
 /** The level the caller's token claims (`aal`); a token without one is aal1, as in Supabase Auth. */
 export const sessionAal = (signedIn: SignedIn): Aal => (signedIn.claims.aal === "aal2" ? "aal2" : "aal1")
+
+/**
+ * The signed-in, not anonymous user's factor of the path, as Supabase Auth's `loadFactor` finds
+ * it: not a UUID → `validation_failed`, not theirs → `mfa_factor_not_found`.
+ */
+export const loadFactor = (signedIn: SignedIn, rawId: string) =>
+  Effect.gen(function* () {
+    yield* requireNotAnonymous(signedIn)
+    const factorId = yield* parseFactorId(rawId)
+    const found = yield* Effect.flatMap(FactorStore, (store) => store.find(signedIn.user.id, factorId))
+    if (Option.isNone(found)) return yield* new AuthError.FactorNotFound()
+    return found.value
+  })
