@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as AccessTokenClaims from "../../domain/auth/AccessTokenClaims.js"
+import type { Factor } from "../../domain/auth/Factor.js"
 import * as Session from "../../domain/auth/Session.js"
 import type { Identity } from "../../domain/Identity.js"
 import type { IdentityId } from "../../domain/Ids.js"
@@ -41,6 +42,8 @@ export interface Grant {
   readonly user: User
   /** The user's sign-in methods, which the session response lists with the user. */
   readonly identities: ReadonlyArray<Identity>
+  /** The user's factors, oldest first, which the session response lists with the user too. */
+  readonly factors: ReadonlyArray<Factor>
   readonly session: Session.Session
 }
 
@@ -93,13 +96,13 @@ export const issue = Telemetry.fn("IssueSession.issue")(
         now
       )
       yield* sessions.start(session, yield* secrets.hash(refreshToken))
-      const identities = yield* users
+      const { factors, identities } = yield* users
         .recordSignIn(user.id, identity, now)
         .pipe(Effect.catchTag("UserNotFound", () => Effect.fail(new AuthError.NoSuchUser())))
       const signedIn = new User({ ...user, lastSignInAt: Option.some(now) })
       const access = yield* accessTokenFor(signedIn, session, now)
       yield* Telemetry.annotate("session.id", session.id)
-      return { access, refreshToken, user: signedIn, identities, session } satisfies Grant
+      return { access, refreshToken, user: signedIn, identities, factors, session } satisfies Grant
     }),
   (user, method) => ({ "user.id": user.id, method })
 )

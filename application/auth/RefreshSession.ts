@@ -162,11 +162,18 @@ export const refreshSession = Telemetry.fn("RefreshSession.refreshSession")((ref
     // The user as the rotation (or the locked read) found them, in the same statement.
     const account = refreshed.account
     if (Option.isNone(account)) return yield* new AuthError.RefreshTokenUnknown()
-    const { user, identities } = account.value
+    const { factors, identities, user } = account.value
     if (Ban.isBanned(user.bannedUntil, now)) {
       return yield* new AuthError.RefreshTokenUserBanned()
     }
     const access = yield* IssueSession.accessTokenFor(user, session, now)
-    return { access, refreshToken: handedOut, user, identities, session } satisfies IssueSession.Grant
+    return {
+      access,
+      refreshToken: handedOut,
+      user,
+      identities,
+      factors,
+      session
+    } satisfies IssueSession.Grant
   })
 )

@@ -219,7 +219,8 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
           .addIdentity(identity)
           .pipe(Effect.catchAll(() => Effect.fail(new AuthError.EmailInUse())))
       }
-      return { user: updated, identities: yield* users.identitiesOf(user.id) }
+      // The factors as the request's read found them: nothing here changes them.
+      return { user: updated, identities: yield* users.identitiesOf(user.id), factors: signedIn.factors }
     }),
   (signedIn) => ({ "user.id": signedIn.user.id })
 )

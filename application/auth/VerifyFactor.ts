@@ -179,13 +179,15 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
       )
       const account = raised.account
       if (Option.isNone(account)) return yield* new AuthError.SessionFromJwtNotFound()
-      const { identities, user } = account.value
+      // Read after the factor's verification, in its transaction: the answer lists it verified.
+      const { factors, identities, user } = account.value
       const access = yield* IssueSession.accessTokenFor(user, raised.session, now)
       return {
         access,
         refreshToken,
         user,
         identities,
+        factors,
         session: raised.session
       } satisfies IssueSession.Grant
     }),

@@ -96,7 +96,7 @@ export const session = (grant: IssueSession.Grant, extra: Readonly<Record<string
   expires_in: grant.access.expiresIn,
   expires_at: grant.access.expiresAt,
   refresh_token: Redacted.value(grant.refreshToken),
-  user: user(grant.user, grant.identities),
+  user: user(grant.user, grant.identities, grant.factors),
   ...extra
 })
 

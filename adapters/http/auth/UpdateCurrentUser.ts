@@ -40,5 +40,5 @@ export const handle = (body: typeof Body.Type, signedIn: SignedIn, request: Http
       codeChallengeMethod: body.code_challenge_method ?? "",
       channel: body.channel ?? ""
     }),
-    (updated) => HttpMessage.json(AuthJson.user(updated.user, updated.identities))
+    (updated) => HttpMessage.json(AuthJson.user(updated.user, updated.identities, updated.factors))
   )

@@ -3,7 +3,9 @@ import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import { SessionStore, type WithAccount } from "../../../application/auth/ports/SessionStore.js"
+import type { Account, WithIdentities } from "../../../application/auth/ports/UserRepository.js"
 import * as Assurance from "../../../domain/auth/Assurance.js"
 import * as Session from "../../../domain/auth/Session.js"
 import { AuthMemoryState, accountOf, type Tables } from "./AuthMemoryState.js"
@@ -28,10 +30,31 @@ const revokeWhere = (
   return [count, { ...tables, sessions, refreshTokens }]
 }
 
+/** What a step of the tables answers: the session with its user and identities, factors to come. */
+interface Stepped {
+  readonly session: Session.Session
+  readonly account: Option.Option<WithIdentities>
+}
+
 export const layer = Layer.effect(
   SessionStore,
   Effect.gen(function* () {
     const state = yield* AuthMemoryState
+    // Factors are kept by the factor store's memory adapter: the account read after the step
+    // takes the user's from it, as Postgres reads them in the step's statement.
+    const factors = yield* FactorStore
+    const accountWithFactors = (account: Option.Option<WithIdentities>) =>
+      Option.match(account, {
+        onNone: () => Effect.succeed(Option.none<Account>()),
+        onSome: (found) =>
+          Effect.map(factors.list(found.user.id), (listed) => Option.some({ ...found, factors: listed }))
+      })
+    const withFactors = <A extends Stepped>(found: Option.Option<A>) =>
+      Option.match(found, {
+        onNone: () => Effect.succeed(Option.none<Omit<A, "account"> & WithAccount>()),
+        onSome: (stepped) =>
+          Effect.map(accountWithFactors(stepped.account), (account) => Option.some({ ...stepped, account }))
+      })
     return {
       start: (session, firstToken) =>
         Ref.update(state, (tables) => ({
@@ -46,7 +69,7 @@ export const layer = Layer.effect(
         })),
       // One `Ref.modify`: the check and the writes are one step, as the statement is in Postgres.
       rotate: ({ child, now, presented, sealed }) =>
-        Ref.modify(state, (tables): [Option.Option<WithAccount>, Tables] => {
+        Ref.modify(state, (tables): [Option.Option<Stepped>, Tables] => {
           const token = HashMap.get(tables.refreshTokens, presented)
           const live = Option.flatMap(token, ({ generation, sessionId }) =>
             Option.filter(
@@ -78,7 +101,7 @@ export const layer = Layer.effect(
               })
             }
           ]
-        }),
+        }).pipe(Effect.flatMap(withFactors)),
       // Memory has no locks: each step of the caller's decision is one `Ref` step, and the
       // rotation it may end in checks again that the token is live.
       lockPresented: (presented) =>
@@ -91,10 +114,10 @@ export const layer = Layer.effect(
               sealedChild: token.sealedChild
             }))
           )
-        ),
+        ).pipe(Effect.flatMap(withFactors)),
       // One `Ref.modify`, as `rotate`: raises of one session follow one another.
       raise: ({ child, factorId, factorType, now, sessionId }) =>
-        Ref.modify(state, (tables): [Option.Option<WithAccount>, Tables] => {
+        Ref.modify(state, (tables): [Option.Option<Stepped>, Tables] => {
           const live = Option.filter(HashMap.get(tables.sessions, sessionId), (session) =>
             Option.isNone(session.revokedAt)
           )
@@ -117,7 +140,7 @@ export const layer = Layer.effect(
               })
             }
           ]
-        }),
+        }).pipe(Effect.flatMap(withFactors)),
       lowerRaisedBy: ({ factorId, factorType, now, userId }) =>
         Ref.modify(state, (tables): [number, Tables] => {
           let count = 0

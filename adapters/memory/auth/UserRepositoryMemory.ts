@@ -328,7 +328,14 @@ export const layer = Layer.effect(
               )
             })
           ),
-          read((tables) => identitiesOf(tables, id))
+          Effect.zipWith(
+            read((tables) => identitiesOf(tables, id)),
+            factors.list(id),
+            (identities, listed) => ({
+              identities,
+              factors: listed
+            })
+          )
         ),
       softDelete: (id, now) =>
         Effect.asVoid(

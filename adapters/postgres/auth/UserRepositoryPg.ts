@@ -124,7 +124,10 @@ export const layer = Layer.effect(
           const row = byPosition.get(i + 1)
           return row === undefined || !row.stamped
             ? Option.none()
-            : Option.some(row.identities.map(Identities.toIdentity))
+            : Option.some({
+                identities: row.identities.map(Identities.toIdentity),
+                factors: MfaFactors.toFactors(row.factors)
+              })
         })
       }
     })
@@ -243,12 +246,7 @@ export const layer = Layer.effect(
                     onNone: () => Effect.succeed(Option.none()),
                     onSome: (sessionId) => sessions(sessionId)
                   }),
-                  (named) =>
-                    Option.some({
-                      ...Users.toWithIdentities(row),
-                      session: named,
-                      factors: MfaFactors.toFactors(row.factors)
-                    })
+                  (named) => Option.some({ ...Users.toAccountOfRow(row), session: named })
                 )
             })
           ),

@@ -4,7 +4,7 @@ import * as Schema from "effect/Schema"
 import { UserId } from "../../../domain/Ids.js"
 import * as Telemetry from "../../Telemetry.js"
 import * as AuthError from "../AuthError.js"
-import { UserRepository } from "../ports/UserRepository.js"
+import { type Account, UserRepository } from "../ports/UserRepository.js"
 
 const isUserId = Schema.is(UserId)
 
@@ -12,12 +12,16 @@ const isUserId = Schema.is(UserId)
 export const parseId = (raw: string): Effect.Effect<UserId, AuthError.MalformedUserId> =>
   isUserId(raw) ? Effect.succeed(raw) : Effect.fail(new AuthError.MalformedUserId())
 
-/** GET /admin/users/{user_id}: the user with its identities, or `user_not_found`. */
+/**
+ * GET /admin/users/{user_id}: the user with its identities and factors (Supabase Auth loads
+ * both with the user), or `user_not_found`. One read.
+ */
 export const findUser = Telemetry.fn("admin.FindUser")((id: UserId) =>
   Effect.gen(function* () {
     const users = yield* UserRepository
-    const user = yield* users.findById(id)
-    if (Option.isNone(user)) return yield* new AuthError.NoSuchUser()
-    return { user: user.value, identities: yield* users.identitiesOf(id) }
+    const found = yield* users.findSignedIn(id, Option.none())
+    if (Option.isNone(found)) return yield* new AuthError.NoSuchUser()
+    const { factors, identities, user } = found.value
+    return { user, identities, factors } satisfies Account
   })
 )

@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Telemetry from "../../Telemetry.js"
 import { AuthSettings } from "../AuthSettings.js"
 import { UserRepository } from "../ports/UserRepository.js"
@@ -27,10 +28,17 @@ export const listUsers = Telemetry.fn("admin.ListUsers")((request: ListUsersRequ
     const settings = yield* AuthSettings
     const repository = yield* UserRepository
     const listed = yield* repository.list({ aud: settings.audience, ...request })
-    // Each user with its identities, as Supabase Auth lists them; a page is small.
+    // Each user with its identities and factors, read together (docs/compatibility.md: Supabase
+    // Auth's list loads neither); a page is small. One gone since the page was read shows none.
     const users = yield* Effect.forEach(
       listed.users,
-      (user) => Effect.map(repository.identitiesOf(user.id), (identities) => ({ user, identities })),
+      (user) =>
+        Effect.map(repository.findSignedIn(user.id, Option.none()), (found) =>
+          Option.match(found, {
+            onNone: () => ({ user, identities: [], factors: [] }),
+            onSome: ({ factors, identities }) => ({ user, identities, factors })
+          })
+        ),
       { concurrency: 4 }
     )
     return { users, total: listed.total, aud: settings.audience }

@@ -31,7 +31,7 @@ export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request:
     const users = yield* UserRepository
     const hasher = yield* PasswordHasher
     const secrets = yield* Secrets
-    const { user } = yield* FindUser.findUser(id)
+    const { factors, user } = yield* FindUser.findUser(id)
     const email = request.email === "" ? Option.none() : Option.some(yield* ClientInput.email(request.email))
     const phone = request.phone === "" ? Option.none() : Option.some(yield* ClientInput.phone(request.phone))
     const now = new Date(yield* Clock.currentTimeMillis)
@@ -95,6 +95,7 @@ export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request:
       })
       yield* users.addIdentity(identity).pipe(Effect.catchAll(() => Effect.void))
     }
-    return { user: updated, identities: yield* users.identitiesOf(user.id) }
+    // The factors as read before: nothing here changes them (Supabase Auth answers so too).
+    return { user: updated, identities: yield* users.identitiesOf(user.id), factors }
   })
 )

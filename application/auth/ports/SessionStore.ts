@@ -5,7 +5,7 @@ import type { FactorId, FactorType } from "../../../domain/auth/Factor.js"
 import type { Session, SessionId } from "../../../domain/auth/Session.js"
 import type { SecretHash, UserId } from "../../../domain/Ids.js"
 import type { SealedSecret } from "../../ports/Secrets.js"
-import type { WithIdentities } from "./UserRepository.js"
+import type { Account } from "./UserRepository.js"
 
 /** A rotation of the presented token into the caller's child. */
 export interface Rotation {
@@ -40,12 +40,13 @@ export interface Lowered {
 }
 
 /**
- * A session as a refresh leaves or finds it, with its user and their identities (oldest first)
- * read in the same statement, as the refresh answers with them: none when the user is gone.
+ * A session as a refresh leaves or finds it, with its user and their identities and factors
+ * (oldest first) read in the same statement, as the refresh answers with them: none when the
+ * user is gone.
  */
 export interface WithAccount {
   readonly session: Session
-  readonly account: Option.Option<WithIdentities>
+  readonly account: Option.Option<Account>
 }
 
 /** A refresh token as storage knows it, read under its session's lock. */

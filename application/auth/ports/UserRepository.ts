@@ -104,12 +104,18 @@ export interface WithIdentities {
   readonly identities: ReadonlyArray<Identity>
 }
 
-/** A user with their identities, and the session an access token of theirs names. */
-export interface SignedIn extends WithIdentities {
+/**
+ * A user with their identities and their factors (both oldest first): the user as Supabase
+ * Auth's answers show them (GET /user, the token answers, the admin user), factors included.
+ */
+export interface Account extends WithIdentities {
+  readonly factors: ReadonlyArray<Factor>
+}
+
+/** A user with their identities and factors, and the session an access token of theirs names. */
+export interface SignedIn extends Account {
   /** The session of the id asked for, ended or not; none when none was asked for or it is unknown. */
   readonly session: Option.Option<Session>
-  /** The user's factors, oldest first (GET /user lists them). */
-  readonly factors: ReadonlyArray<Factor>
 }
 
 /**
@@ -195,14 +201,14 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
     ) => Effect.Effect<void, UserNotFound>
     /**
      * Stamps `last_sign_in_at` on the user and, when given, on the identity used, and returns
-     * the user's identities as the stamp leaves them (what the session's answer shows): one
-     * step, as every sign-in ends with it.
+     * the user's identities as the stamp leaves them with the user's factors (what the
+     * session's answer shows): one step, as every sign-in ends with it.
      */
     readonly recordSignIn: (
       id: UserId,
       identity: Option.Option<IdentityId>,
       now: Date
-    ) => Effect.Effect<ReadonlyArray<Identity>, UserNotFound>
+    ) => Effect.Effect<Omit<Account, "user">, UserNotFound>
     /**
      * Supabase Auth's soft delete: the row stays, with `deleted_at` set and what identifies the
      * person cleared (email, phone, password, metadata, identity data), so that the address,

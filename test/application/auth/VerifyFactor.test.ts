@@ -60,6 +60,28 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
     }).pipe(Effect.provide(services()))
   )
 
+  it.effect("the verify, the refreshes and a new sign-in answer with the user's factors", () =>
+    Effect.gen(function* () {
+      const { email, factor, grant, secret, signedIn } = yield* withTotp
+      expect(grant.factors).toEqual([])
+      const other = yield* enrolled(signedIn.user.id, "phone", { phone: "15555550100" })
+      const verified = yield* challengeAndVerify(signedIn, factor.id, yield* codeNow(secret))
+      // Read after the verification: the factor is listed verified, oldest first.
+      const listed = (answer: {
+        readonly factors: ReadonlyArray<{ readonly id: string; readonly status: string }>
+      }) => answer.factors.map((one) => [one.id, one.status])
+      const expected = [
+        [factor.id, "verified"],
+        [other.factor.id, "unverified"]
+      ]
+      expect(listed(verified)).toEqual(expected)
+      const refreshed = yield* refreshSession(Redacted.value(verified.refreshToken))
+      expect(listed(refreshed)).toEqual(expected)
+      const again = yield* signInWithPassword({ email, phone: "", password, client })
+      expect(listed(again.grant)).toEqual(expected)
+    }).pipe(Effect.provide(services()))
+  )
+
   it.effect("the refresh token held before the verify is a reuse, inside the reuse interval too", () =>
     Effect.gen(function* () {
       const { factor, grant, secret, signedIn } = yield* withTotp

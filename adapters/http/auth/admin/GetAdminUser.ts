@@ -13,4 +13,6 @@ export const input = (request: HttpRequest) => FindUser.parseId(request.params.u
  * `api/admin.go`), for an administrator's bearer.
  */
 export const handle = (id: UserId) =>
-  Effect.map(FindUser.findUser(id), (found) => HttpMessage.json(AuthJson.user(found.user, found.identities)))
+  Effect.map(FindUser.findUser(id), (found) =>
+    HttpMessage.json(AuthJson.user(found.user, found.identities, found.factors))
+  )

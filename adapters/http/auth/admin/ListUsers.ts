@@ -89,7 +89,7 @@ export const handle = ({ params, order, filter, page, perPage }: Query, _: unkno
     ]
     return HttpMessage.json(
       {
-        users: listed.users.map(({ user, identities }) => AuthJson.user(user, identities)),
+        users: listed.users.map(({ user, identities, factors }) => AuthJson.user(user, identities, factors)),
         aud: listed.aud
       },
       200,

@@ -23,5 +23,5 @@ export const input = (request: HttpRequest) =>
  */
 export const handle = (input: { readonly id: UserId; readonly body: AdminUserRequest }) =>
   Effect.map(updateUser(input.id, input.body), (updated) =>
-    HttpMessage.json(AuthJson.user(updated.user, updated.identities))
+    HttpMessage.json(AuthJson.user(updated.user, updated.identities, updated.factors))
   )

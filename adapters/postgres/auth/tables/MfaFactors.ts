@@ -56,18 +56,25 @@ export const stored = (row: typeof Row.Type): StoredFactor => {
  * reading a user without factors (nearly all of them) costs one index probe and no JSON.
  */
 export const jsonArrayOf = (name: (table: string) => string, userId: string) =>
+  `${jsonOf(name, userId)}::text`
+
+/** `jsonArrayOf` as a `json` value, to nest in a JSON object built around it (`Users.accountJsonOf`). */
+export const jsonOf = (name: (table: string) => string, userId: string) =>
   `(SELECT json_agg(json_build_object(
        'id', f.id, 'userId', f.user_id, 'friendlyName', coalesce(f.friendly_name, ''),
        'factorType', f.factor_type, 'status', f.status, 'phone', f.phone,
        'lastChallengedAt', f.last_challenged_at, 'createdAt', f.created_at, 'updatedAt', f.updated_at)
      ORDER BY f.created_at, f.id)
-    FROM ${name("mfa_factors")} f WHERE f.user_id = ${userId})::text`
+    FROM ${name("mfa_factors")} f WHERE f.user_id = ${userId})`
+
+/** A user's factors as `jsonOf` gives them inside a JSON document; null (none) reads as no factors. */
+export const FactorsArray = Schema.NullOr(Schema.Array(Schema.Struct(Factor.fields)))
 
 /** A user's factors as `jsonArrayOf` gives them; null (none) reads as no factors. */
 export const FactorsJson = Schema.NullOr(Schema.parseJson(Schema.Array(Schema.Struct(Factor.fields))))
 
 /** The factors of `FactorsJson` (decoded field by field already, not validated again). */
-export const toFactors = (json: typeof FactorsJson.Type): ReadonlyArray<Factor> =>
+export const toFactors = (json: typeof FactorsArray.Type): ReadonlyArray<Factor> =>
   json === null ? [] : json.map((fields) => new Factor(fields, true))
 
 const encodeFactor = Schema.encodeSync(Factor)

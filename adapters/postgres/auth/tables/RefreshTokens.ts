@@ -23,7 +23,8 @@ type Name = (table: string) => string
  * rotates, in one batch or across several. Each input is one element of the arrays
  * (`rotateParameters`): $1 presented digest, $2 now, $3 sealed child (null: none kept), $4
  * child digest; `position` says which input a returned session answers, and `account` is the
- * session's user with their identities (`Users.accountJsonOf`), read in the same statement.
+ * session's user with their identities and factors (`Users.accountJsonOf`), read in the same
+ * statement.
  */
 export const rotateText = (name: Name) =>
   `WITH input AS (
@@ -61,7 +62,7 @@ export const rotateParameters = (rotations: ReadonlyArray<Rotation>) => [
   rotations.map((rotation) => rotation.child)
 ]
 
-/** The session's user with their identities, as a refresh reads them with it; null when gone. */
+/** The session's user with their identities and factors, as a refresh reads them; null when gone. */
 const AccountField = Schema.NullOr(Users.AccountJson)
 
 type WithAccountRow = typeof Sessions.RowFields.Type & { readonly account: typeof AccountField.Type }

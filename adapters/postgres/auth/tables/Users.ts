@@ -68,15 +68,23 @@ export const WithIdentitiesRow = Schema.Struct({
   factors: MfaFactors.FactorsJson
 })
 
-/** A user with their identities, from a row of `WithIdentitiesRow`'s fields. */
-export const toWithIdentities = ({ identities, factors: _, ...user }: typeof WithIdentitiesRow.Type) => ({
+/** A user with their identities and factors, from a row of `WithIdentitiesRow`'s fields. */
+export const toAccountOfRow = ({ identities, factors, ...user }: typeof WithIdentitiesRow.Type) => ({
   user: toUser(user),
-  identities: identities.map(Identities.toIdentity)
+  identities: identities.map(Identities.toIdentity),
+  factors: MfaFactors.toFactors(factors)
 })
 
+/** A user with their identities, from a row of `WithIdentitiesRow`'s fields. */
+export const toWithIdentities = (row: typeof WithIdentitiesRow.Type) => {
+  const { user, identities } = toAccountOfRow(row)
+  return { user, identities }
+}
+
 /**
- * The live user whose id is `userId` (an expression), with their identities, as one JSON object
- * in text (`AccountJson`): null when there is none. A subquery, so that a statement about
+ * The live user whose id is `userId` (an expression), with their identities and factors (the
+ * factors null when there are none: one index probe), as one JSON object in text
+ * (`AccountJson`): null when there is none. A subquery, so that a statement about
  * something else (a session's rotation) answers for the user too.
  */
 export const accountJsonOf = (name: Name, userId: string) =>
@@ -91,22 +99,28 @@ export const accountJsonOf = (name: Name, userId: string) =>
         'emailChange', a.email_change, 'emailChangeSentAt', a.email_change_sent_at,
         'emailChangeConfirmStatus', a.email_change_confirm_status, 'phoneChange', a.phone_change,
         'phoneChangeSentAt', a.phone_change_sent_at),
-      'identities', ${Identities.jsonArrayOf(name, "a.id")}::json)
+      'identities', ${Identities.jsonArrayOf(name, "a.id")}::json,
+      'factors', ${MfaFactors.jsonOf(name, "a.id")})
     FROM ${name("users")} a WHERE a.id = ${userId} AND a.deleted_at IS NULL)::text`
 
-/** A user with their identities as `accountJsonOf` gives them (timestamps as ISO strings). */
+/**
+ * A user with their identities and factors as `accountJsonOf` gives them (timestamps as ISO
+ * strings; `factors` null when there are none).
+ */
 export const AccountJson = Schema.parseJson(
   Schema.Struct({
     user: Schema.Struct(User.fields),
-    identities: Schema.Array(Schema.Struct(Identity.fields))
+    identities: Schema.Array(Schema.Struct(Identity.fields)),
+    factors: MfaFactors.FactorsArray
   })
 )
 
-/** A user with their identities, from `AccountJson`. */
+/** A user with their identities and factors, from `AccountJson`. */
 export const toAccount = (account: typeof AccountJson.Type) => ({
   // Decoded field by field already: the classes are not asked to validate them again.
   user: new User(account.user, true),
-  identities: account.identities.map(Identities.toIdentity)
+  identities: account.identities.map(Identities.toIdentity),
+  factors: MfaFactors.toFactors(account.factors)
 })
 
 /**
@@ -129,14 +143,19 @@ export const recordSignInsText = (name: Name) =>
      RETURNING d.id, i.signed_in_at
    )
    SELECT i.position, (i.user_id IN (SELECT id FROM stamped)) AS stamped,
-     ${Identities.jsonArrayOf(name, "i.user_id", (d) => `(SELECT t.signed_in_at FROM touched t WHERE t.id = ${d}.id LIMIT 1)`)} AS identities
+     ${Identities.jsonArrayOf(name, "i.user_id", (d) => `(SELECT t.signed_in_at FROM touched t WHERE t.id = ${d}.id LIMIT 1)`)} AS identities,
+     ${MfaFactors.jsonArrayOf(name, "i.user_id")} AS factors
    FROM input i`
 
-/** What `recordSignInsText` answers for an input: whether the user was stamped, and their identities. */
+/**
+ * What `recordSignInsText` answers for an input: whether the user was stamped, their
+ * identities, and their factors (null, for one index probe, when they have none).
+ */
 export const SignInsRow = Schema.Struct({
   position: Schema.NumberFromString,
   stamped: Schema.Boolean,
-  identities: Identities.IdentitiesJson
+  identities: Identities.IdentitiesJson,
+  factors: MfaFactors.FactorsJson
 })
 
 /** $1 user, $2 the hash (null: none), $3 now: returns the id of the live user changed. */

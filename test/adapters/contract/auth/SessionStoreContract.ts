@@ -7,6 +7,7 @@ import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
+import { FactorStore } from "../../../../application/auth/ports/FactorStore.js"
 import { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
 import * as RefreshSession from "../../../../application/auth/RefreshSession.js"
@@ -14,17 +15,27 @@ import { Secrets } from "../../../../application/ports/Secrets.js"
 import { FactorId } from "../../../../domain/auth/Factor.js"
 import { authPolicy } from "../../../../domain/auth/RefreshPolicy.js"
 import * as Session from "../../../../domain/auth/Session.js"
-import { SecretHash } from "../../../../domain/Ids.js"
+import { SecretHash, type UserId } from "../../../../domain/Ids.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
 import { concurrently } from "../Storage.js"
 import type { AuthStorage, It } from "./AuthStorage.js"
+import { factorOf } from "./FactorStoreContract.js"
 
 const withInterval = authPolicy({ rotationEnabled: true, reuseInterval: Duration.seconds(10) })
 const noInterval = authPolicy({ rotationEnabled: true, reuseInterval: Duration.zero })
 const noRotation = authPolicy({ rotationEnabled: false, reuseInterval: Duration.seconds(10) })
 
 type Token = ReturnType<typeof Fixtures.refreshToken>
+
+/** The user with their identities and factors, as a refresh answers with them. */
+const accountOf = (userId: UserId) =>
+  Effect.flatMap(UserRepository, (users) =>
+    Effect.map(
+      users.findSignedIn(userId, Option.none()),
+      Option.map(({ factors, identities, user }) => ({ user, identities, factors }))
+    )
+  )
 
 /** A stored user and a session started for it, with the session's first refresh token. */
 const signIn = (user = Fixtures.user()) =>
@@ -173,12 +184,21 @@ export const sessionStoreContract = (it: It) =>
         expect([first.session.generation, first.session.refreshedAt]).toEqual([1, Option.some(later)])
         expect(yield* sessions.findById(session.id)).toEqual(Option.some(first.session))
         // The rotation answers with the session's user and their identities, read with it.
-        const account = yield* Effect.flatMap(UserRepository, (users) => users.findWithIdentities(user.id))
-        expect(Option.map(account, (found) => found.user.id)).toEqual(Option.some(user.id))
+        const account = yield* accountOf(user.id)
+        expect(Option.map(account, (found) => [found.user.id, found.factors])).toEqual(
+          Option.some([user.id, []])
+        )
         expect(first.account).toEqual(account)
+        // And with their factors, oldest first, once they have some.
+        const factors = yield* FactorStore
+        const verified = factorOf(user.id, { status: "verified" })
+        const newer = factorOf(user.id, { createdAt: Time.plus(Fixtures.t0, "1 minute") })
+        yield* factors.enrol(newer, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"))
+        yield* factors.enrol(verified, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"))
         const second = yield* present(first.token, withInterval, Time.plus(later, "1 hour"))
         expect([second._tag, second.session.generation]).toEqual(["Rotated", 2])
-        expect(second.account).toEqual(account)
+        expect(Option.map(second.account, (found) => found.factors)).toEqual(Option.some([verified, newer]))
+        expect(second.account).toEqual(yield* accountOf(user.id))
       })
     )
 
@@ -284,9 +304,7 @@ export const sessionStoreContract = (it: It) =>
         expect(Redacted.value(again.token.plaintext)).toBe(Redacted.value(rotated.token.plaintext))
         expect(yield* sessions.findById(session.id)).toEqual(Option.some(rotated.session))
         // Read under the session's lock, the user comes with the session there too.
-        expect(again.account).toEqual(
-          yield* Effect.flatMap(UserRepository, (users) => users.findWithIdentities(user.id))
-        )
+        expect(again.account).toEqual(yield* accountOf(user.id))
       })
     )
 

@@ -490,15 +490,23 @@ export const userRepositoryContract = (it: It) =>
         yield* users.setPasswordHash(user.id, Option.none(), later)
         expect(yield* users.findPasswordHash(user.id)).toEqual(Option.none())
 
+        expect((yield* users.recordSignIn(user.id, Option.none(), later)).factors).toEqual([])
+        // The user's factors come back with the stamp, oldest first, as the token answer lists them.
+        const factors = yield* FactorStore
+        const second = factorOf(user.id, { createdAt: Time.plus(Fixtures.t0, "1 minute") })
+        const first = factorOf(user.id, { status: "verified" })
+        yield* factors.enrol(second, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"))
+        yield* factors.enrol(first, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"))
         const returned = yield* users.recordSignIn(user.id, Option.some(identity.id), later)
+        expect(returned.factors).toEqual([first, second])
         expect(Option.getOrThrow(yield* users.findById(user.id)).lastSignInAt).toEqual(Option.some(later))
         const [signedIn] = yield* users.identitiesOf(user.id)
         expect(signedIn?.lastSignInAt).toEqual(Option.some(later))
         // The identities come back as the stamp left them, as a later read sees them.
-        expect(returned.map((one) => [one.id, one.lastSignInAt, one.updatedAt.getTime()])).toEqual([
-          [identity.id, Option.some(later), later.getTime()]
-        ])
-        expect(returned).toEqual(yield* users.identitiesOf(user.id))
+        expect(returned.identities.map((one) => [one.id, one.lastSignInAt, one.updatedAt.getTime()])).toEqual(
+          [[identity.id, Option.some(later), later.getTime()]]
+        )
+        expect(returned.identities).toEqual(yield* users.identitiesOf(user.id))
         // An identity of someone else is left alone; the user's own come back unchanged.
         const evenLater = Time.plus(Fixtures.t0, "3 hours")
         const untouched = yield* users.recordSignIn(
@@ -506,7 +514,7 @@ export const userRepositoryContract = (it: It) =>
           Option.some(IdentityId.make(randomUUID())),
           evenLater
         )
-        expect(untouched.map((one) => one.lastSignInAt)).toEqual([Option.some(later)])
+        expect(untouched.identities.map((one) => one.lastSignInAt)).toEqual([Option.some(later)])
         expect(Option.getOrThrow(yield* users.findById(user.id)).lastSignInAt).toEqual(Option.some(evenLater))
 
         const nobody = UserId.make(randomUUID())

@@ -107,7 +107,8 @@ for (const target of ["pglite", "server"] as const) {
               ...others.map(({ user }) => ({ id: user.id, identity: Option.none() })),
               { id: UserId.make(randomUUID()), identity: Option.none() }
             ],
-            ({ id, identity }) => Effect.either(users.recordSignIn(id, identity, at)),
+            ({ id, identity }) =>
+              Effect.either(Effect.map(users.recordSignIn(id, identity, at), (shown) => shown.identities)),
             together
           )
           // The identity used is stamped, and every answer shows it as the stamp left it.

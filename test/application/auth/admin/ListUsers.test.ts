@@ -6,6 +6,7 @@ import { listUsers } from "../../../../application/auth/admin/ListUsers.js"
 import { ensureSigningKey } from "../../../../application/auth/EnsureSigningKey.js"
 import { signup } from "../../../../application/auth/Signup.js"
 import * as MemoryServices from "../../../support/auth/MemoryServices.js"
+import { enrolled, services } from "../support/Factors.js"
 
 describe("the admin list on memory adapters under TestClock", () => {
   it.effect("orders by sign-up time either way and filters by address or full name", () =>
@@ -36,6 +37,20 @@ describe("the admin list on memory adapters under TestClock", () => {
       expect(yield* ids("asc", "ada", 2, 1)).toEqual([[third], 2])
       expect(yield* ids("desc", "SECOND@")).toEqual([[second], 1])
       expect(yield* ids("desc", "%_")).toEqual([[third], 1])
-    }).pipe(Effect.provide(MemoryServices.layer()))
+
+      // Each user comes with their identities and their factors.
+      const { factor } = yield* enrolled(second, "totp")
+      const listed = yield* listUsers({ page: 1, perPage: 10, order: "asc", filter: "" })
+      expect(
+        listed.users.map(({ factors, identities }) => [
+          identities.map((identity) => identity.provider),
+          factors.map((one) => one.id)
+        ])
+      ).toEqual([
+        [["email"], []],
+        [["email"], [factor.id]],
+        [["email"], []]
+      ])
+    }).pipe(Effect.provide(services()))
   )
 })
