@@ -98,13 +98,14 @@ export const verifyRecoveryCode = Telemetry.fn("VerifyRecoveryCode.verifyRecover
       }
       const account = settled.raised.account
       if (Option.isNone(account)) return yield* new AuthError.SessionFromJwtNotFound()
-      const { identities, user } = account.value
+      const { factors, identities, user } = account.value
       const access = yield* IssueSession.accessTokenFor(user, settled.raised.session, now)
       return {
         access,
         refreshToken,
         user,
         identities,
+        factors,
         session: settled.raised.session
       } satisfies IssueSession.Grant
     }),
