@@ -234,6 +234,11 @@ export interface AuthConfig {
   readonly jwt: JwtConfig
   readonly db: DatabaseConfig
   readonly telemetry: TelemetryConfig.TelemetryConfig
+  /**
+   * `REAPER_INTERVAL` (ours): how often an instance runs the reaper (`ReapExpired`), an hour by
+   * default; the database lock lets one instance at a time run it.
+   */
+  readonly reaperInterval: Duration.Duration
 }
 
 /**
@@ -595,6 +600,12 @@ const fields = Config.all({
   outbound: Config.all({
     allowedPrivateAddresses: ConfigValues.privateAddresses(allowedPrivateAddressesVariable)
   }),
+  reaperInterval: ConfigValues.check(
+    "AUTHSVC_REAPER_INTERVAL",
+    AuthConfigValues.secondsOrDuration("AUTHSVC_REAPER_INTERVAL", Duration.hours(1)),
+    (interval) =>
+      Duration.toMillis(interval) > 0 ? Either.right(interval) : Either.left("expected more than 0")
+  ),
   api: Config.all({
     host: ConfigValues.listenHost("AUTHSVC_API_HOST", "0.0.0.0"),
     port: preferring(ConfigValues.port("AUTHSVC_API_PORT"), ConfigValues.portNamed("PORT", 8081)),

@@ -5,6 +5,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import * as CaptchaProviders from "../../adapters/captcha/auth/CaptchaProviders.js"
 import * as JoseIdTokenVerifier from "../../adapters/crypto/auth/JoseIdTokenVerifier.js"
 import * as HashingGate from "../../adapters/crypto/HashingGate.js"
@@ -23,6 +24,7 @@ import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComp
 import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
 import * as DatabaseProbePg from "../../adapters/postgres/DatabaseProbePg.js"
 import * as DatabaseUnavailable from "../../adapters/postgres/DatabaseUnavailable.js"
+import * as JobLockPg from "../../adapters/postgres/JobLockPg.js"
 import * as Migrations from "../../adapters/postgres/Migrations.js"
 import * as NoSmsGateway from "../../adapters/sms/auth/NoSmsGateway.js"
 import * as SmsGateways from "../../adapters/sms/auth/SmsGateways.js"
@@ -34,6 +36,7 @@ import { MfaSettings } from "../../application/auth/MfaSettings.js"
 import type { CaptchaVerifier } from "../../application/auth/ports/CaptchaVerifier.js"
 import type { ExternalProvider, ExternalProviders } from "../../application/auth/ports/ExternalProviders.js"
 import type { SmsSender } from "../../application/auth/ports/SmsSender.js"
+import { reapExpired } from "../../application/auth/ReapExpired.js"
 import * as SendVerification from "../../application/auth/SendVerification.js"
 import { authPolicy } from "../../domain/auth/RefreshPolicy.js"
 import * as RedirectAllowList from "../../domain/RedirectAllowList.js"
@@ -273,6 +276,17 @@ const configuredDestinations = (
   }))
 ]
 
+/**
+ * The reaper on every instance, every `AUTHSVC_REAPER_INTERVAL`, its first run a minute after the
+ * start (or one interval, if shorter); the job lock keeps it to one instance at a time.
+ */
+const reaper = (interval: Duration.Duration) =>
+  reapExpired.pipe(
+    Effect.catchAllCause((cause) => Effect.logError("reaper failed", cause)),
+    Effect.repeat(Schedule.spaced(interval)),
+    Effect.delay(Duration.min(interval, Duration.minutes(1)))
+  )
+
 /** How often an idle mail worker looks for due mail (one indexed statement). */
 const mailPollInterval = Duration.seconds(1)
 
@@ -365,10 +379,12 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
         )
       )
   })
-  return Layer.mergeAll(server, mail, outbound).pipe(
+  const background = Layer.scopedDiscard(Effect.forkScoped(reaper(config.reaperInterval)))
+  return Layer.mergeAll(server, mail, outbound, background).pipe(
     Layer.provide(
       Layer.mergeAll(
         settings(config),
+        JobLockPg.layerFor(Option.isNone(config.db.url)),
         mfaSettings(config),
         http,
         Telemetry.metrics(config.telemetry, { serviceName }),

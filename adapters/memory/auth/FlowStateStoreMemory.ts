@@ -28,6 +28,11 @@ export const layer = Layer.effect(
           return found === undefined
             ? [Option.none(), all]
             : [Option.some(found), all.filter((flow) => flow !== found)]
+        }),
+      purge: (createdBefore) =>
+        Ref.modify(flows, (all): [number, ReadonlyArray<FlowState>] => {
+          const kept = all.filter((flow) => flow.createdAt.getTime() >= createdBefore.getTime())
+          return [all.length - kept.length, kept]
         })
     }
   })

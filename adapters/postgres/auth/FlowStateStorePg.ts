@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
 import * as Telemetry from "../../../application/Telemetry.js"
@@ -9,6 +10,7 @@ import { decodeAll, decodeFirst } from "../Rows.js"
 import { AuthTables } from "./AuthTables.js"
 
 const IdRow = Schema.Struct({ id: Schema.String })
+const CountRow = Schema.Struct({ count: Schema.Int })
 
 /**
  * Flow states on Postgres. Taking a flow by its code deletes it with `RETURNING`, so a code is
@@ -35,6 +37,14 @@ export const layer = Layer.effect(
       ),
       takeByCode: Telemetry.fn("FlowStateStorePg.takeByCode")((codeHash) =>
         sql`DELETE FROM ${flows} WHERE auth_code_hash = ${codeHash} RETURNING *`.pipe(decodeFirst(FlowState))
+      ),
+      // By the `created_at` index; a mailed link's reference to the flow is set to null.
+      purge: Telemetry.fn("FlowStateStorePg.purge")((createdBefore) =>
+        sql`WITH gone AS (DELETE FROM ${flows} WHERE created_at < ${createdBefore} RETURNING 1)
+            SELECT count(*)::int AS count FROM gone`.pipe(
+          decodeFirst(CountRow),
+          Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.count }))
+        )
       )
     }
   })

@@ -73,7 +73,12 @@ export const layer = Layer.effect(
       const at = `$${parameters.length + 1}`
       return sql
         .unsafe(
-          Sessions.endLockedText(name, lock, at, RefreshTokens.letGoOfText(name, "SELECT id FROM locked", at)),
+          Sessions.endLockedText(
+            name,
+            lock,
+            at,
+            RefreshTokens.letGoOfText(name, "SELECT id FROM locked", at)
+          ),
           [...parameters, now]
         )
         .pipe(
@@ -120,7 +125,11 @@ export const layer = Layer.effect(
         if (Option.isNone(found)) return Option.none()
         const raised = Assurance.raise(found.value, factorId, factorType, now)
         const account = yield* sql
-          .unsafe(RefreshTokens.raiseText(name), [...Sessions.raiseParameters(raised, now), child, raised.userId])
+          .unsafe(RefreshTokens.raiseText(name), [
+            ...Sessions.raiseParameters(raised, now),
+            child,
+            raised.userId
+          ])
           .pipe(decodeFirst(RefreshTokens.AccountRow))
         return Option.some({ session: raised, account: Option.flatMap(account, RefreshTokens.accountOf) })
       }).pipe(inTransaction, Effect.orDie)

@@ -14,5 +14,7 @@ export class FlowStateStore extends Context.Tag("latchkey/auth/FlowStateStore")<
     readonly issueCode: (id: FlowStateId, codeHash: SecretHash, now: Date) => Effect.Effect<boolean>
     /** Takes the flow of this code out, once: of concurrent exchanges of one code one gets it. */
     readonly takeByCode: (codeHash: SecretHash) => Effect.Effect<Option.Option<FlowState>>
+    /** Deletes the flows created before `createdBefore`, code issued or not; how many. */
+    readonly purge: (createdBefore: Date) => Effect.Effect<number>
   }
 >() {}

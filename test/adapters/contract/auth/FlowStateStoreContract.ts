@@ -13,24 +13,27 @@ import type { It } from "./AuthStorage.js"
 
 const digest = (value: string) => SecretHash.make(createHash("sha256").update(value).digest("hex"))
 
-/** A stored user with a flow state started for them. */
-const started = Effect.gen(function* () {
-  const user = Fixtures.user()
-  yield* Effect.flatMap(UserRepository, (users) => users.insert(user, [], Option.none()))
-  const flow = new FlowState({
-    id: FlowStateId.make(randomUUID()),
-    userId: user.id,
-    codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-    codeChallengeMethod: "s256",
-    authenticationMethod: "magiclink",
-    authCodeHash: Option.none(),
-    authCodeIssuedAt: Option.none(),
-    providerTokens: Option.none(),
-    createdAt: Fixtures.t0
+/** A stored user with a flow state started for them (at `createdAt`, `Fixtures.t0` unless told). */
+const startedAt = (createdAt: Date) =>
+  Effect.gen(function* () {
+    const user = Fixtures.user()
+    yield* Effect.flatMap(UserRepository, (users) => users.insert(user, [], Option.none()))
+    const flow = new FlowState({
+      id: FlowStateId.make(randomUUID()),
+      userId: user.id,
+      codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      codeChallengeMethod: "s256",
+      authenticationMethod: "magiclink",
+      authCodeHash: Option.none(),
+      authCodeIssuedAt: Option.none(),
+      providerTokens: Option.none(),
+      createdAt
+    })
+    yield* Effect.flatMap(FlowStateStore, (flows) => flows.create(flow))
+    return flow
   })
-  yield* Effect.flatMap(FlowStateStore, (flows) => flows.create(flow))
-  return flow
-})
+
+const started = startedAt(Fixtures.t0)
 
 export const flowStateStoreContract = (it: It) =>
   describe("FlowStateStore", () => {
@@ -49,6 +52,24 @@ export const flowStateStoreContract = (it: It) =>
         )
         expect(yield* flows.takeByCode(code)).toEqual(Option.none())
         expect(yield* flows.issueCode(FlowStateId.make(randomUUID()), digest("other"), at)).toBe(false)
+      })
+    )
+
+    it.effect("a purge deletes the flows created before its time, code issued or not, and no others", () =>
+      Effect.gen(function* () {
+        const flows = yield* FlowStateStore
+        const dayBefore = new Date(Fixtures.t0.getTime() - 24 * 60 * 60 * 1000)
+        yield* startedAt(new Date(dayBefore.getTime() - 1))
+        const issued = yield* startedAt(new Date(dayBefore.getTime() - 60_000))
+        const code = digest(randomUUID())
+        yield* flows.issueCode(issued.id, code, dayBefore)
+        const kept = yield* startedAt(dayBefore)
+        const keptCode = digest(randomUUID())
+        yield* flows.issueCode(kept.id, keptCode, dayBefore)
+        expect(yield* flows.purge(dayBefore)).toBe(2)
+        expect(yield* flows.takeByCode(code)).toEqual(Option.none())
+        expect(Option.map(yield* flows.takeByCode(keptCode), (flow) => flow.id)).toEqual(Option.some(kept.id))
+        expect(yield* flows.purge(dayBefore)).toBe(0)
       })
     )
 

@@ -1,0 +1,91 @@
+import { randomUUID } from "node:crypto"
+import { describe, expect, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import * as JobLockMemory from "../../../adapters/memory/JobLockMemory.js"
+import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
+import { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
+import { PasskeyStore } from "../../../application/auth/ports/PasskeyStore.js"
+import { lockName, reapExpired } from "../../../application/auth/ReapExpired.js"
+import { JobLock } from "../../../application/ports/JobLock.js"
+import { FlowState, FlowStateId } from "../../../domain/auth/FlowState.js"
+import { challengeOf as factorChallengeOf } from "../../adapters/contract/auth/FactorStoreContract.js"
+import { challengeOf as passkeyChallengeOf } from "../../adapters/contract/auth/PasskeyStoreContract.js"
+import { enrolled, services, signedInUser, verified } from "./support/Factors.js"
+
+const world = Layer.merge(services(), JobLockMemory.layer)
+
+/** A user with an unverified factor, a challenged one and a verified one, a passkey challenge and a flow. */
+const littered = Effect.gen(function* () {
+  const signedIn = yield* signedInUser()
+  const userId = signedIn.user.id
+  const now = new Date(yield* Clock.currentTimeMillis)
+  const factors = yield* FactorStore
+  const abandoned = yield* enrolled(userId, "totp")
+  const challenged = yield* enrolled(userId, "totp")
+  const challenge = factorChallengeOf(challenged.factor, now)
+  yield* factors.createChallenge(challenge, Option.none())
+  const kept = yield* enrolled(userId, "totp")
+  yield* verified(signedIn, kept.factor.id)
+  const passkeyChallenge = passkeyChallengeOf(Option.some(userId), now)
+  yield* Effect.flatMap(PasskeyStore, (store) => store.createChallenge(passkeyChallenge))
+  const flow = new FlowState({
+    id: FlowStateId.make(randomUUID()),
+    userId,
+    codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    codeChallengeMethod: "s256",
+    authenticationMethod: "magiclink",
+    authCodeHash: Option.none(),
+    authCodeIssuedAt: Option.none(),
+    providerTokens: Option.none(),
+    createdAt: now
+  })
+  yield* Effect.flatMap(FlowStateStore, (flows) => flows.create(flow))
+  return { userId, abandoned, challenged, challenge, kept }
+})
+
+describe("ReapExpired, on memory adapters under TestClock", () => {
+  it.effect("reaps expired passkey challenges and abandoned factors first, a day's leftovers later", () =>
+    Effect.gen(function* () {
+      yield* TestClock.adjust(Duration.days(1))
+      const { abandoned, challenge, challenged, kept, userId } = yield* littered
+      const factors = yield* FactorStore
+      // Made at the same instant: their order is their ids'.
+      const ids = Effect.map(factors.list(userId), (listed) => listed.map((factor) => factor.id).sort())
+
+      // Nothing is past its time yet.
+      expect(yield* reapExpired).toEqual(
+        Option.some({ factorChallenges: 0, abandonedFactors: 0, passkeyChallenges: 0, flowStates: 0 })
+      )
+      // Past MFA_FACTOR_EXPIRY_DURATION and the passkey challenge's five minutes: the factor nobody
+      // challenged goes; the challenged one stays while its challenge is kept.
+      yield* TestClock.adjust(Duration.minutes(6))
+      expect(yield* reapExpired).toEqual(
+        Option.some({ factorChallenges: 0, abandonedFactors: 1, passkeyChallenges: 1, flowStates: 0 })
+      )
+      expect(yield* ids).toEqual([challenged.factor.id, kept.factor.id].sort())
+      expect(Option.isSome(yield* factors.findChallenge(challenged.factor.id, challenge.id))).toBe(true)
+      expect(yield* ids).not.toContain(abandoned.factor.id)
+
+      // A day on, the challenge and the flow go, and with the challenge the factor it held.
+      yield* TestClock.adjust(Duration.hours(24))
+      expect(yield* reapExpired).toEqual(
+        Option.some({ factorChallenges: 1, abandonedFactors: 1, passkeyChallenges: 0, flowStates: 1 })
+      )
+      expect(yield* ids).toEqual([kept.factor.id])
+      expect(yield* factors.findChallenge(challenged.factor.id, challenge.id)).toEqual(Option.none())
+    }).pipe(Effect.provide(world))
+  )
+
+  it.effect("skips while another run holds the lock", () =>
+    Effect.gen(function* () {
+      const lock = yield* JobLock
+      expect(yield* lock.runExclusive(lockName, reapExpired)).toEqual(Option.some(Option.none()))
+      expect(Option.isSome(yield* reapExpired)).toBe(true)
+    }).pipe(Effect.provide(world))
+  )
+})
