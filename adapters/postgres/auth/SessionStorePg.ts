@@ -164,11 +164,6 @@ export const layer = Layer.effect(
         "user.id": lowered.userId,
         "factor.id": lowered.factorId
       })),
-      revokeOthersAtAal1: Telemetry.fn("SessionStorePg.revokeOthersAtAal1")(
-        (userId, keep: Session.SessionId, now) =>
-          revokeLocked(Sessions.lockLiveAal1OfUserButText(name), [userId, keep], now),
-        (userId, keep) => ({ "user.id": userId, "session.id": keep })
-      ),
       findById: Telemetry.fn("SessionStorePg.findById")(
         (id) => findSession(id),
         (id) => ({ "session.id": id })
