@@ -64,6 +64,8 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
     Effect.gen(function* () {
       const { email, factor, grant, secret, signedIn } = yield* withTotp
       expect(grant.factors).toEqual([])
+      // A second later: the factors are listed by creation.
+      yield* TestClock.adjust(Duration.seconds(1))
       const other = yield* enrolled(signedIn.user.id, "phone", { phone: "15555550100" })
       const verified = yield* challengeAndVerify(signedIn, factor.id, yield* codeNow(secret))
       // Read after the verification: the factor is listed verified, oldest first.
