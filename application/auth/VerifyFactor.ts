@@ -153,7 +153,11 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
             if (proof._tag === "Totp" && !(yield* store.advanceTotpStep(factor.id, proof.step))) {
               return yield* new AuthError.FactorVerificationFailed({ factorType: "totp" })
             }
-            const firstVerify = yield* store.markVerified(userId, factor.id, now, Option.none())
+            // A verified factor's verify is a step up; only an enrolment's first verify marks it.
+            const firstVerify =
+              factor.status === "unverified"
+                ? yield* store.markVerified(userId, factor.id, now, Option.none())
+                : Option.none()
             const raised = yield* sessions.raise({
               sessionId: session.value.id,
               factorId: factor.id,
@@ -163,7 +167,8 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
             })
             if (Option.isNone(raised)) return yield* new AuthError.SessionFromJwtNotFound()
             yield* sessions.revokeOthersAtAal1(userId, session.value.id, now)
-            for (const other of yield* store.list(userId)) {
+            // The factors as the access token's check read them with the user, a moment ago.
+            for (const other of signedIn.factors) {
               if (
                 other.id !== factor.id &&
                 other.factorType === factor.factorType &&

@@ -19,7 +19,9 @@ export const Kind = Schema.Literal(
   "identity_linked_notification",
   "identity_unlinked_notification",
   "mfa_factor_enrolled_notification",
-  "mfa_factor_unenrolled_notification"
+  "mfa_factor_unenrolled_notification",
+  // Ours: a recovery code was spent (docs/decisions/0015, "Recovery codes").
+  "mfa_recovery_code_used_notification"
 )
 export type Kind = typeof Kind.Type
 

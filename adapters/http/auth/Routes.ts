@@ -28,7 +28,9 @@ import * as UpdateCustomProvider from "./admin/UpdateCustomProvider.js"
 import * as UpdateFactor from "./admin/UpdateFactor.js"
 import * as ChallengeFactor from "./ChallengeFactor.js"
 import * as ConsumeSamlAssertion from "./ConsumeSamlAssertion.js"
+import * as CreateRecoveryCodes from "./CreateRecoveryCodes.js"
 import * as DeletePasskey from "./DeletePasskey.js"
+import * as DeleteRecoveryCodes from "./DeleteRecoveryCodes.js"
 import { beforeInput, body, type Callers, endpoint, type Failure, first, type Limit, none, ofInput, param, query, type Services } from "./Endpoint.js"
 import * as EnrollFactor from "./EnrollFactor.js"
 import { answering, problems } from "./ErrorResponse.js"
@@ -50,6 +52,8 @@ import * as ProviderCallback from "./ProviderCallback.js"
 import * as ProviderFormPost from "./ProviderFormPost.js"
 import * as Reauthenticate from "./Reauthenticate.js"
 import * as Recover from "./Recover.js"
+import * as RecoveryCodesStatus from "./RecoveryCodesStatus.js"
+import * as RegenerateRecoveryCodes from "./RegenerateRecoveryCodes.js"
 import * as Resend from "./Resend.js"
 import * as Settings from "./Settings.js"
 import * as SignInWithSso from "./SignInWithSso.js"
@@ -61,6 +65,7 @@ import * as UpdateCurrentUser from "./UpdateCurrentUser.js"
 import * as UpdatePasskey from "./UpdatePasskey.js"
 import * as VerifyFactor from "./VerifyFactor.js"
 import * as VerifyOtp from "./VerifyOtp.js"
+import * as VerifyRecoveryCode from "./VerifyRecoveryCode.js"
 
 export type { Services } from "./Endpoint.js"
 
@@ -148,6 +153,18 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   // Supabase Auth counts no rate limit on enrolment and unenrolment (its limiter is on challenge
   // and verify only).
   route("POST", "/factors", { caller: "user", input: EnrollFactor.input }, EnrollFactor.handle),
+  // Recovery codes before /factors/{factor_id}, which would read "recovery-codes" as a malformed
+  // factor id. Verify shares the factor verify's limit: both guess at a second factor.
+  route("GET", "/factors/recovery-codes", { caller: "user", input: none }, RecoveryCodesStatus.handle),
+  route("POST", "/factors/recovery-codes", { caller: "user", input: CreateRecoveryCodes.input }, CreateRecoveryCodes.handle),
+  route("DELETE", "/factors/recovery-codes", { caller: "user", input: none }, DeleteRecoveryCodes.handle),
+  route(
+    "POST",
+    "/factors/recovery-codes/verify",
+    { caller: "user", limit: beforeInput("factorVerify"), input: VerifyRecoveryCode.input },
+    VerifyRecoveryCode.handle
+  ),
+  route("POST", "/factors/recovery-codes/regenerate", { caller: "user", input: none }, RegenerateRecoveryCodes.handle),
   route("DELETE", "/factors/{factor_id}", { caller: "user", input: param("factor_id") }, UnenrollFactor.handle),
   route("POST", "/logout", { caller: "user", input: Logout.scope }, Logout.handle),
   // Also the form of the page GET /verify shows with MAILER_LINK_CONFIRMATION_PAGE.

@@ -114,6 +114,12 @@ Enter this code to confirm it is you: {{ .Token }}
     "A verification method was removed from your account",
     "A {{ .FactorType }} verification method was removed from {{ .Email }}.",
     "A {{ .FactorType }} verification method was removed from {{ .Email }}."
+  ),
+  // `RemainingCodes` is ours: how many unused codes the set has after this one.
+  mfa_recovery_code_used_notification: notice(
+    "A recovery code was used to sign in to your account",
+    "A recovery code of {{ .Email }} was used to complete a sign-in at {{ .SiteURL }}.{{ if .RemainingCodes }} {{ .RemainingCodes }} unused codes are left.{{ else }} No unused codes are left: create a new set.{{ end }}",
+    "A recovery code of {{ .Email }} was used to complete a sign-in at {{ .SiteURL }}.{{ if .RemainingCodes }} {{ .RemainingCodes }} unused codes are left.{{ else }} No unused codes are left: create a new set.{{ end }}"
   )
 }
 
@@ -131,5 +137,6 @@ export const defaultSubjects: Record<Kind, string> = {
   identity_linked_notification: "A new sign-in method was linked to your account",
   identity_unlinked_notification: "A sign-in method was removed from your account",
   mfa_factor_enrolled_notification: "A new verification method was added to your account",
-  mfa_factor_unenrolled_notification: "A verification method was removed from your account"
+  mfa_factor_unenrolled_notification: "A verification method was removed from your account",
+  mfa_recovery_code_used_notification: "A recovery code was used to sign in to your account"
 }
