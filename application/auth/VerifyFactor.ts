@@ -147,10 +147,16 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
       const raised = yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(
           Effect.gen(function* () {
-            // Spent first: of concurrent verifies of one challenge, only one goes past here.
-            const used = yield* store.useChallenge(factor.id, challengeId, now)
-            if (Option.isNone(used)) return yield* new AuthError.ChallengeUsedOrMoved()
-            if (proof._tag === "Totp" && !(yield* store.advanceTotpStep(factor.id, proof.step))) {
+            // Spent with the code's step: of concurrent verifies of one challenge, or of one code,
+            // only one goes past here.
+            const used = yield* store.useChallenge(
+              factor.id,
+              challengeId,
+              now,
+              proof._tag === "Totp" ? Option.some(proof.step) : Option.none()
+            )
+            if (used._tag === "Gone") return yield* new AuthError.ChallengeUsedOrMoved()
+            if (used._tag === "StepRefused") {
               return yield* new AuthError.FactorVerificationFailed({ factorType: "totp" })
             }
             // A verified factor's verify is a step up; only an enrolment's first verify marks it.
@@ -166,7 +172,6 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
               now
             })
             if (Option.isNone(raised)) return yield* new AuthError.SessionFromJwtNotFound()
-            yield* sessions.revokeOthersAtAal1(userId, session.value.id, now)
             // The factors as the access token's check read them with the user, a moment ago.
             for (const other of signedIn.factors) {
               if (

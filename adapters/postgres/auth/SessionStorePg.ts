@@ -73,7 +73,12 @@ export const layer = Layer.effect(
       const at = `$${parameters.length + 1}`
       return sql
         .unsafe(
-          Sessions.endLockedText(name, lock, at, RefreshTokens.letGoOfText(name, "SELECT id FROM locked", at)),
+          Sessions.endLockedText(
+            name,
+            lock,
+            at,
+            RefreshTokens.letGoOfText(name, "SELECT id FROM locked", at)
+          ),
           [...parameters, now]
         )
         .pipe(
@@ -120,7 +125,11 @@ export const layer = Layer.effect(
         if (Option.isNone(found)) return Option.none()
         const raised = Assurance.raise(found.value, factorId, factorType, now)
         const account = yield* sql
-          .unsafe(RefreshTokens.raiseText(name), [...Sessions.raiseParameters(raised, now), child, raised.userId])
+          .unsafe(RefreshTokens.raiseText(name), [
+            ...Sessions.raiseParameters(raised, now),
+            child,
+            raised.userId
+          ])
           .pipe(decodeFirst(RefreshTokens.AccountRow))
         return Option.some({ session: raised, account: Option.flatMap(account, RefreshTokens.accountOf) })
       }).pipe(inTransaction, Effect.orDie)
@@ -155,11 +164,6 @@ export const layer = Layer.effect(
         "user.id": lowered.userId,
         "factor.id": lowered.factorId
       })),
-      revokeOthersAtAal1: Telemetry.fn("SessionStorePg.revokeOthersAtAal1")(
-        (userId, keep: Session.SessionId, now) =>
-          revokeLocked(Sessions.lockLiveAal1OfUserButText(name), [userId, keep], now),
-        (userId, keep) => ({ "user.id": userId, "session.id": keep })
-      ),
       findById: Telemetry.fn("SessionStorePg.findById")(
         (id) => findSession(id),
         (id) => ({ "session.id": id })

@@ -135,7 +135,9 @@ export const letGoOfUserText = (name: Name) =>
  * `Sessions.lockLiveSessionText`): $1 session, $2 aal, $3 factor, $4 amr, $5 generation, $6 now
  * (`Sessions.raiseParameters`), $7 the new live token's digest, $8 user. The session raised,
  * its tokens retired without sealed children, the new live token stored with no parent (no
- * earlier token leads to it), and the account read as a refresh reads it.
+ * earlier token leads to it), the user's other live aal1 sessions ended with their tokens let go
+ * (`Assurance.signedOutByVerify`; locked in id order, as every statement that ends several
+ * sessions locks them), and the account read as a refresh reads it.
  */
 export const raiseText = (name: Name) =>
   `WITH raised AS (
@@ -144,6 +146,14 @@ export const raiseText = (name: Name) =>
      WHERE id = $1
    ),
    let_go AS (${letGoOfText(name, "$1", "$6")}),
+   others AS (
+     SELECT id FROM ${name("sessions")}
+     WHERE user_id = $8 AND revoked_at IS NULL AND aal = 'aal1' AND id <> $1 ORDER BY id FOR UPDATE
+   ),
+   signed_out AS (
+     UPDATE ${name("sessions")} SET revoked_at = $6, updated_at = $6 WHERE id IN (SELECT id FROM others)
+   ),
+   others_let_go AS (${letGoOfText(name, "SELECT id FROM others", "$6")}),
    live AS (
      INSERT INTO ${name("refresh_tokens")} (token_hash, user_id, parent, session_id, generation, created_at, updated_at)
      VALUES ($7, $8, NULL, $1, $5, $6, $6)

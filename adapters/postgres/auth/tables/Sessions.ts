@@ -145,11 +145,6 @@ export const raiseParameters = (raised: Session.Session, now: Date) => {
   return [row.id, row.aal, row.factorId, row.amr, row.generation, now]
 }
 
-/** $1 user, $2 a session to keep: the ids of their other live aal1 sessions, locked in id order. */
-export const lockLiveAal1OfUserButText = (name: Name) =>
-  `SELECT id FROM ${name("sessions")}
-   WHERE user_id = $1 AND revoked_at IS NULL AND aal = 'aal1' AND id <> $2 ORDER BY id FOR UPDATE`
-
 /** $1 user, $2 factor: the sessions of the user the factor raised, ended or not, locked in id order. */
 export const lockRaisedByText = (name: Name) =>
   `SELECT ${columnsOf("s")} FROM ${name("sessions")} s
