@@ -22,12 +22,14 @@ import type { FlowStateStore } from "../../../application/auth/ports/FlowStateSt
 import type { IdTokenVerifier } from "../../../application/auth/ports/IdTokenVerifier.js"
 import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeTokenStore.js"
+import type { PasskeyStore } from "../../../application/auth/ports/PasskeyStore.js"
 import type { ProviderEndpoints } from "../../../application/auth/ports/ProviderEndpoints.js"
 import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
 import type { TotpCodes } from "../../../application/auth/ports/TotpCodes.js"
 import type { Transactions } from "../../../application/auth/ports/Transactions.js"
 import type { UserRepository } from "../../../application/auth/ports/UserRepository.js"
+import type { WebAuthnCeremonies } from "../../../application/auth/ports/WebAuthnCeremonies.js"
 import type { DatabaseProbe } from "../../../application/ports/DatabaseProbe.js"
 import type { PasswordHasher } from "../../../application/ports/PasswordHasher.js"
 import { RateLimiter } from "../../../application/ports/RateLimiter.js"
@@ -69,6 +71,8 @@ export type Services =
   | FactorStore
   | MfaSettings
   | TotpCodes
+  | PasskeyStore
+  | WebAuthnCeremonies
 
 /**
  * Who may call an auth endpoint, and what its handler is handed: anyone (nothing), a signed-in
@@ -98,7 +102,7 @@ const user = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Auth
 const admin = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Authenticate.admin)
 
 /** The rate limits of the auth service, each counted per client address under its own key. */
-export type Limit = "token" | "anonymous" | "otp" | "verify" | "factorChallenge" | "factorVerify"
+export type Limit = "token" | "anonymous" | "otp" | "verify" | "factorChallenge" | "factorVerify" | "passkey"
 
 const limits = {
   /** `RATE_LIMIT_TOKEN_REFRESH`. */
@@ -111,7 +115,9 @@ const limits = {
   verify: "verifyLimit",
   /** `MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY`, counted for challenges and for verifies apart. */
   factorChallenge: "factorLimit",
-  factorVerify: "factorLimit"
+  factorVerify: "factorLimit",
+  /** `RATE_LIMIT_PASSKEY`: passkey sign-in options. */
+  passkey: "passkeyLimit"
 } as const satisfies Record<Limit, string>
 
 /**
