@@ -13,6 +13,7 @@ import {
 import { Factor } from "../../../domain/auth/Factor.js"
 import { FactorChallenge } from "../../../domain/auth/FactorChallenge.js"
 import * as RecoveryCodes from "../../../domain/auth/RecoveryCodes.js"
+import { WebAuthnCredential } from "../../../domain/auth/WebAuthnCredential.js"
 import type { SecretHash } from "../../../domain/Ids.js"
 
 interface CodeRow {
@@ -215,6 +216,22 @@ export const layer = Layer.effect(
             return [false, tables]
           }
           return [true, replaceFactor(tables, { ...found, lastTotpStep: Option.some(step) })]
+        }),
+
+      advanceWebAuthnCounter: (factorId, signCount) =>
+        Ref.modify(state, (tables): [boolean, Tables] => {
+          const found = tables.factors.find((row) => row.factor.id === factorId)
+          const credential = found === undefined ? Option.none() : found.webAuthn
+          if (found === undefined || Option.isNone(credential)) return [false, tables]
+          const stored = credential.value.signCount
+          if (!(signCount > stored || (signCount === 0 && stored === 0))) return [false, tables]
+          return [
+            true,
+            replaceFactor(tables, {
+              ...found,
+              webAuthn: Option.some(new WebAuthnCredential({ ...credential.value, signCount }, true))
+            })
+          ]
         }),
 
       createChallenge: (challenge, lastBefore) =>
