@@ -13,6 +13,7 @@ import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
 import * as SigningKeyStorePg from "../../adapters/postgres/auth/SigningKeyStorePg.js"
 import * as Database from "../../adapters/postgres/Database.js"
 import * as RateLimiterPg from "../../adapters/postgres/RateLimiterPg.js"
+import * as SimpleWebAuthnCeremonies from "../../adapters/webauthn/auth/SimpleWebAuthnCeremonies.js"
 import * as JwtSettingsModule from "../../application/auth/JwtSettings.js"
 import { JwtSettings } from "../../application/auth/JwtSettings.js"
 import * as SigningKey from "../../domain/auth/SigningKey.js"
@@ -88,6 +89,7 @@ export const core = (
     tokens,
     NodeSecrets.layer,
     OtpauthTotpCodes.layer,
+    SimpleWebAuthnCeremonies.layer.pipe(Layer.provide(NodeSecrets.layer)),
     Argon2PasswordHasher.layer(),
     NodeFileSystem.layer
   ).pipe(

@@ -28,6 +28,7 @@ import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
 import type { TotpCodes } from "../../../application/auth/ports/TotpCodes.js"
 import type { Transactions } from "../../../application/auth/ports/Transactions.js"
 import type { UserRepository } from "../../../application/auth/ports/UserRepository.js"
+import type { WebAuthnCeremonies } from "../../../application/auth/ports/WebAuthnCeremonies.js"
 import type { DatabaseProbe } from "../../../application/ports/DatabaseProbe.js"
 import type { PasswordHasher } from "../../../application/ports/PasswordHasher.js"
 import { RateLimiter } from "../../../application/ports/RateLimiter.js"
@@ -69,6 +70,7 @@ export type Services =
   | FactorStore
   | MfaSettings
   | TotpCodes
+  | WebAuthnCeremonies
 
 /**
  * Who may call an auth endpoint, and what its handler is handed: anyone (nothing), a signed-in

@@ -8,6 +8,7 @@ import * as AuthStorageMemory from "../../../adapters/memory/auth/AuthStorageMem
 import * as SigningKeyStoreMemory from "../../../adapters/memory/auth/SigningKeyStoreMemory.js"
 import * as PasswordHasherMemory from "../../../adapters/memory/PasswordHasherMemory.js"
 import * as RateLimiterMemory from "../../../adapters/memory/RateLimiterMemory.js"
+import * as SimpleWebAuthnCeremonies from "../../../adapters/webauthn/auth/SimpleWebAuthnCeremonies.js"
 import { AuthSettings, noProviders } from "../../../application/auth/AuthSettings.js"
 import { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import { MfaSettings } from "../../../application/auth/MfaSettings.js"
@@ -125,6 +126,7 @@ export const layer = (overrides: Partial<Settings> = {}) =>
     AuthStorageMemory.layer,
     NodeSecrets.layer,
     OtpauthTotpCodes.layer,
+    SimpleWebAuthnCeremonies.layer.pipe(Layer.provide(NodeSecrets.layer)),
     PasswordHasherMemory.layer,
     SentTexts.layer,
     RateLimiterMemory.layer
