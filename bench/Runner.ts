@@ -110,6 +110,8 @@ const poolSizeOf = (scenario: Scenario) => {
       return scenario.refreshTokens.length
     case "auth-verify":
       return scenario.codes.length
+    case "auth-factor-verify":
+      return scenario.challenges.length
     default:
       return 0
   }

@@ -25,6 +25,10 @@
  *   received every mail queued, at least one for every 200 answer, none twice;
  * - verify: `POST /verify` `{ type: "email", email, token }`, every request presenting the
  *   code of a user of its own, minted before the run (BENCH_AUTH_VERIFY_POOL): a session each.
+ * - factor: `POST /factors/{id}/verify` `{ challenge_id, code }`, the step up to aal2 after a
+ *   password sign-in: every request a user of its own with a verified TOTP factor, a session
+ *   at aal1 and a pending challenge, minted before the run (BENCH_AUTH_FACTOR_POOL); the load
+ *   generator computes each code from the factor's secret when it sends the request.
  *
  * One server process, one set, telemetry off. Prints and records req/s, p50/p99 latency,
  * non-2xx, errors, the CPU each process used and the server's resident memory (idle and after
@@ -32,7 +36,7 @@
  * the run as JSON lines in bench/results/auth.jsonl, beside the oauth service's, and rewrites
  * the current table of docs/performance.md (bench/Results.ts).
  *
- * Flags: --profile[=user|refresh|password|mixed|signup|otp|verify] (that run only, default
+ * Flags: --profile[=user|refresh|password|mixed|signup|otp|verify|factor] (that run only, default
  * refresh, the server started with --cpu-prof; the profile, written to
  * bench/profiles/auth-<kind>-….cpuprofile and summarised, covers the server's whole life;
  * nothing recorded), --only=<kind> (that run only, unprofiled; nothing recorded), --no-write
@@ -41,7 +45,8 @@
  * BENCH_QUIET_WAIT (60 s), as for the oauth bench; BENCH_AUTH_REFRESH_POOL (40000 tokens for
  * the refresh run), BENCH_AUTH_MIXED_PASSWORD_CONNECTIONS (64: the password side of the mixed
  * run), BENCH_AUTH_VERIFY_POOL (20000 codes for the verify run), BENCH_AUTH_OTP_CONNECTIONS
- * (256), BENCH_AUTH_SMTP_DELAY (200 ms the mail server takes per message).
+ * (256), BENCH_AUTH_SMTP_DELAY (200 ms the mail server takes per message), BENCH_AUTH_FACTOR_POOL
+ * (20000 challenges for the factor run).
  */
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -55,11 +60,17 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import { Secret, TOTP } from "otpauth"
 import * as AuthTables from "../adapters/postgres/auth/AuthTables.js"
 import * as Migrations from "../adapters/postgres/Migrations.js"
+import * as NoSmsGateway from "../adapters/sms/auth/NoSmsGateway.js"
+import * as Authenticate from "../application/auth/Authenticate.js"
+import * as ChallengeFactor from "../application/auth/ChallengeFactor.js"
+import * as EnrollFactor from "../application/auth/EnrollFactor.js"
 import { ensureSigningKey } from "../application/auth/EnsureSigningKey.js"
 import * as IssueSession from "../application/auth/IssueSession.js"
 import * as NewUser from "../application/auth/NewUser.js"
+import { FactorStore } from "../application/auth/ports/FactorStore.js"
 import { SessionStore } from "../application/auth/ports/SessionStore.js"
 import { UserRepository } from "../application/auth/ports/UserRepository.js"
 import * as SendVerification from "../application/auth/SendVerification.js"
@@ -68,6 +79,7 @@ import { Secrets } from "../application/ports/Secrets.js"
 import * as AuthConfig from "../bootstrap/auth/AuthConfig.js"
 import * as AuthEnvironment from "../bootstrap/auth/AuthEnvironment.js"
 import * as AuthLayers from "../bootstrap/auth/AuthLayers.js"
+import * as AuthServer from "../bootstrap/auth/AuthServer.js"
 import * as AccessTokenClaims from "../domain/auth/AccessTokenClaims.js"
 import * as Session from "../domain/auth/Session.js"
 import type { User } from "../domain/User.js"
@@ -75,15 +87,24 @@ import { Email } from "../domain/User.js"
 import * as Database from "./Database.js"
 import * as Flags from "./Flags.js"
 import * as Machine from "./Machine.js"
-import type { MailedCode } from "./protocol.js"
+import type { FactorChallenge, MailedCode } from "./protocol.js"
 import * as Report from "./Report.js"
 import * as Results from "./Results.js"
 import * as Runner from "./Runner.js"
 import { BenchFailure } from "./Runner.js"
 import * as SlowSmtpServer from "./SlowSmtpServer.js"
 
-type Kind = "user" | "refresh" | "password" | "mixed" | "signup" | "otp" | "verify"
-const allKinds: ReadonlyArray<Kind> = ["user", "refresh", "password", "mixed", "signup", "otp", "verify"]
+type Kind = "user" | "refresh" | "password" | "mixed" | "signup" | "otp" | "verify" | "factor"
+const allKinds: ReadonlyArray<Kind> = [
+  "user",
+  "refresh",
+  "password",
+  "mixed",
+  "signup",
+  "otp",
+  "verify",
+  "factor"
+]
 const { profiled, only, record } = Flags.select(allKinds, "refresh")
 
 const settings = {
@@ -91,6 +112,7 @@ const settings = {
   refreshPool: Flags.numberFromEnv("BENCH_AUTH_REFRESH_POOL", 40_000),
   mixedPasswordConnections: Flags.numberFromEnv("BENCH_AUTH_MIXED_PASSWORD_CONNECTIONS", 64),
   verifyPool: Flags.numberFromEnv("BENCH_AUTH_VERIFY_POOL", 20_000),
+  factorPool: Flags.numberFromEnv("BENCH_AUTH_FACTOR_POOL", 20_000),
   otpConnections: Flags.numberFromEnv("BENCH_AUTH_OTP_CONNECTIONS", 256),
   smtpDelayMillis: Flags.numberFromEnv("BENCH_AUTH_SMTP_DELAY", 200),
   accessTokenPool: 500,
@@ -104,6 +126,7 @@ const email = "bench@example.com"
 const runTag = randomBytes(4).toString("hex")
 const signupPrefix = `signup-${runTag}-`
 const verifyPrefix = `verify-${runTag}-`
+const factorPrefix = `factor-${runTag}-`
 /** The addresses of one /otp load: a prefix per load, so that its mails can be counted apart. */
 const otpPrefix = () => `otp-${runTag}-${randomBytes(3).toString("hex")}-`
 
@@ -133,6 +156,11 @@ const endpoints = {
   },
   verify: {
     name: "mailed code verified (POST /verify type email)",
+    expectedStatus: 200,
+    target: { requestsPerSecond: 1000 }
+  },
+  factor: {
+    name: "TOTP step up to aal2 (POST /factors/{id}/verify)",
     expectedStatus: 200,
     target: { requestsPerSecond: 1000 }
   }
@@ -184,9 +212,12 @@ const prepare = (namespace: string) =>
     return { user, postgres: yield* Database.serverInfo }
   })
 
+/** The address every request of the bench comes from. */
+const benchAddress = "127.0.0.1"
+
 const benchClient: IssueSession.Client = {
   userAgent: Option.some("latchkey bench"),
-  ip: Option.some("127.0.0.1")
+  ip: Option.some(benchAddress)
 }
 
 /** Access tokens of sessions signed in as a password sign-in would: `IssueSession.issue`. */
@@ -296,6 +327,65 @@ const mintMailedCodes = (count: number, codeLength: number, lifetime: Duration.D
     return codes
   })
 
+/** Numbers the factor run's users across pools, so that no address comes twice. */
+let factorChallengesMinted = 0
+
+/**
+ * A user half way through an MFA sign-in: signed in with a password (a session at aal1, through
+ * `IssueSession.issue`), holding a TOTP factor and a challenge of it made from 127.0.0.1 (the
+ * bench's address), as `mfa.enroll`, a verify and then `mfa.challenge` at the next sign-in leave
+ * them. The factor is enrolled and challenged through the use cases; it is marked verified
+ * through the store without a code, so that no time step is spent before the run (a factor takes
+ * each step's code once). A user of its own each: a verify signs the user's other aal1 sessions
+ * out, and a factor accepts one code a step.
+ */
+const mintFactorChallenge = Effect.gen(function* () {
+  const now = new Date(yield* Clock.currentTimeMillis)
+  factorChallengesMinted++
+  const user = yield* insertConfirmedUser(
+    `${factorPrefix}${factorChallengesMinted}@example.com`,
+    Option.none(),
+    now
+  )
+  const accessToken = Redacted.value((yield* IssueSession.issue(user, "password", benchClient)).access.token)
+  const signedIn = yield* Authenticate.user(accessToken)
+  const enrolled = yield* EnrollFactor.enrollFactor(signedIn, {
+    factorType: "totp",
+    friendlyName: "",
+    issuer: "",
+    phone: ""
+  })
+  if (enrolled._tag !== "Totp") {
+    return yield* new BenchFailure({ message: `a TOTP enrolment answered ${enrolled._tag}` })
+  }
+  yield* Effect.flatMap(FactorStore, (factors) =>
+    factors.markVerified(user.id, enrolled.factor.id, now, Option.none())
+  )
+  const challenged = yield* ChallengeFactor.challengeFactor(signedIn, {
+    factorId: enrolled.factor.id,
+    channel: "",
+    ipAddress: benchAddress
+  })
+  return {
+    accessToken,
+    factorId: enrolled.factor.id,
+    challengeId: challenged.id,
+    secret: Redacted.value(enrolled.secret)
+  } satisfies FactorChallenge
+})
+
+const mintFactorChallenges = (count: number) =>
+  Effect.gen(function* () {
+    const started = Date.now()
+    const challenges = yield* Effect.forEach(Array.from({ length: count }), () => mintFactorChallenge, {
+      concurrency: 32
+    })
+    console.log(
+      `  minted ${challenges.length} users with a TOTP challenge in ${((Date.now() - started) / 1000).toFixed(1)} s`
+    )
+    return challenges
+  })
+
 // ---------------------------------------------------------------------------------------------
 // The mail of the otp run, delivered
 // ---------------------------------------------------------------------------------------------
@@ -384,6 +474,14 @@ const algorithmOf = (jwt: string): unknown => {
   return typeof header === "object" && header !== null && "alg" in header ? header.alg : undefined
 }
 
+/** A claim of a JWT's payload. */
+const claimOf = (jwt: string, name: string): unknown => {
+  const payload: unknown = JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString("utf8"))
+  return typeof payload === "object" && payload !== null && name in payload
+    ? Object.entries(payload).find(([key]) => key === name)?.[1]
+    : undefined
+}
+
 /** The address of the smoke test's one-time sign-in: its mail must arrive before any load. */
 const smokeOtpPrefix = `smoke-${runTag}-`
 
@@ -392,6 +490,7 @@ const smoke = (
   refreshToken: string,
   accessToken: string,
   mailed: MailedCode,
+  challenge: FactorChallenge,
   smtp: SlowSmtpServer.SlowSmtpServer
 ) =>
   Effect.tryPromise({
@@ -441,6 +540,17 @@ const smoke = (
       if (verified.status !== 200 || typeof session !== "string" || algorithmOf(session) !== "RS256") {
         throw new Error(`POST /verify: ${verified.status} ${JSON.stringify(verified.body)}`)
       }
+      const code = new TOTP({ secret: Secret.fromBase32(challenge.secret) }).generate()
+      const stepUp = await call(
+        "POST",
+        `/factors/${challenge.factorId}/verify`,
+        { challenge_id: challenge.challengeId, code },
+        challenge.accessToken
+      )
+      const raised = stepUp.body.access_token
+      if (stepUp.status !== 200 || typeof raised !== "string" || claimOf(raised, "aal") !== "aal2") {
+        throw new Error(`POST /factors/{id}/verify: ${stepUp.status} ${JSON.stringify(stepUp.body)}`)
+      }
       // The worker polls the outbox every second; the mail server then takes its delay.
       const deadline = Date.now() + 15_000
       while (smtp.received(smokeOtpPrefix).messages === 0) {
@@ -469,7 +579,8 @@ const planOf = (
   kind: Kind,
   accessTokens: ReadonlyArray<string>,
   mint: (count: number) => Effect.Effect<ReadonlyArray<string>, BenchFailure>,
-  mintCodes: (count: number) => Effect.Effect<ReadonlyArray<MailedCode>, BenchFailure>
+  mintCodes: (count: number) => Effect.Effect<ReadonlyArray<MailedCode>, BenchFailure>,
+  mintChallenges: (count: number) => Effect.Effect<ReadonlyArray<FactorChallenge>, BenchFailure>
 ): Effect.Effect<Runner.RunPlan, BenchFailure> => {
   switch (kind) {
     case "user":
@@ -510,6 +621,10 @@ const planOf = (
     case "verify":
       return Effect.map(mintCodes(settings.verifyPool), (codes) =>
         single(endpoints.verify, { kind: "auth-verify", codes })
+      )
+    case "factor":
+      return Effect.map(mintChallenges(settings.factorPool), (challenges) =>
+        single(endpoints.factor, { kind: "auth-factor-verify", challenges })
       )
   }
 }
@@ -575,6 +690,7 @@ const main = Effect.gen(function* () {
     AUTHSVC_RATE_LIMIT_OTP: "1000000000",
     AUTHSVC_RATE_LIMIT_VERIFY: "1000000000",
     AUTHSVC_RATE_LIMIT_EMAIL_SENT: "1000000000",
+    AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: "1000000000",
     ...overrides.env
   }
   const config = yield* Effect.withConfigProvider(
@@ -599,6 +715,16 @@ const main = Effect.gen(function* () {
       Effect.provide(core),
       Effect.mapError((error) => new BenchFailure({ message: `minting mailed codes: ${String(error)}` }))
     )
+  const mintChallenges = (count: number) =>
+    mintFactorChallenges(count).pipe(
+      Effect.tap(() => analyze),
+      // The bench has no SMS gateway, as the served process: a TOTP challenge texts nothing.
+      Effect.provide(
+        Layer.mergeAll(AuthServer.settings(config), AuthServer.mfaSettings(config), NoSmsGateway.layer)
+      ),
+      Effect.provide(core),
+      Effect.mapError((error) => new BenchFailure({ message: `minting factor challenges: ${String(error)}` }))
+    )
   const outbox = (prefix: string) =>
     outboxOf(prefix).pipe(
       Effect.provide(core),
@@ -611,11 +737,20 @@ const main = Effect.gen(function* () {
     baseUrl,
     database: database.name,
     serverEnv,
-    smoke: Effect.flatMap(Effect.zip(mint(1), mintCodes(1)), ([[spare], [mailed]]) =>
-      smoke(baseUrl, spare ?? "", accessTokens[0] ?? "", mailed ?? { email: "", code: "" }, smtp)
+    smoke: Effect.flatMap(
+      Effect.all([mint(1), mintCodes(1), mintChallenges(1)]),
+      ([[spare], [mailed], [challenge]]) =>
+        smoke(
+          baseUrl,
+          spare ?? "",
+          accessTokens[0] ?? "",
+          mailed ?? { email: "", code: "" },
+          challenge ?? { accessToken: "", factorId: "", challengeId: "", secret: "" },
+          smtp
+        )
     ),
     kinds: only === undefined ? allKinds : [only],
-    plan: (kind) => planOf(kind, accessTokens, mint, mintCodes),
+    plan: (kind) => planOf(kind, accessTokens, mint, mintCodes, mintChallenges),
     afterLoad: (plan, outcome) => {
       const stream = outcome.streams[0]
       const scenario = plan.streams[0]?.scenario

@@ -6,7 +6,15 @@
  * autocannon instance per stream at the same time, in both phases.
  */
 import autocannon from "autocannon"
-import type { LoadMessage, LoadRequest, Scenario, StreamResult, Summary } from "./protocol.js"
+import { Secret, TOTP } from "otpauth"
+import type {
+  FactorChallenge,
+  LoadMessage,
+  LoadRequest,
+  Scenario,
+  StreamResult,
+  Summary
+} from "./protocol.js"
 
 const send = (message: LoadMessage) =>
   new Promise<void>((resolve) => {
@@ -127,6 +135,34 @@ const planOf = (scenario: Scenario): Plan => {
         JSON.stringify({ type: "email", email: "pool-exhausted@example.com", token: "000000" }),
         (body) => ({ method: "POST", path: "/verify", headers: jsonHeaders, body })
       )
+    case "auth-factor-verify": {
+      // The code is the one of the moment the request is sent: a pool takes minutes to mint,
+      // longer than a code's window.
+      const dry: FactorChallenge = {
+        accessToken: "",
+        factorId: "pool-exhausted",
+        challengeId: "",
+        secret: ""
+      }
+      const byKey = new Map(scenario.challenges.map((challenge) => [challenge.challengeId, challenge]))
+      return presentingOnce(
+        scenario.challenges.map((challenge) => challenge.challengeId),
+        "",
+        (challengeId) => {
+          const challenge = byKey.get(challengeId) ?? dry
+          const code =
+            challenge.secret === ""
+              ? "000000"
+              : new TOTP({ secret: Secret.fromBase32(challenge.secret) }).generate()
+          return {
+            method: "POST",
+            path: `/factors/${challenge.factorId}/verify`,
+            headers: { ...jsonHeaders, authorization: `Bearer ${challenge.accessToken}` },
+            body: JSON.stringify({ challenge_id: challenge.challengeId, code })
+          }
+        }
+      )
+    }
     case "refresh": {
       const headers = { "content-type": "application/x-www-form-urlencoded" }
       return presentingOnce(scenario.refreshTokens, "lkr_pool-exhausted", (token) => ({

@@ -24,11 +24,25 @@ export type Scenario =
   | { readonly kind: "auth-otp"; readonly emailPrefix: string }
   /** `POST /verify` `{ type: "email", email, token }`, each request presenting a code of its own. */
   | { readonly kind: "auth-verify"; readonly codes: ReadonlyArray<MailedCode> }
+  /**
+   * `POST /factors/{id}/verify` `{ challenge_id, code }` with the challenge's session's access
+   * token, each request presenting a challenge of its own and the TOTP code of the moment.
+   */
+  | { readonly kind: "auth-factor-verify"; readonly challenges: ReadonlyArray<FactorChallenge> }
 
 /** A code as mailed to a user: the address it went to and its digits. */
 export interface MailedCode {
   readonly email: string
   readonly code: string
+}
+
+/** A pending MFA challenge: the session's access token, the factor, the challenge and the TOTP secret. */
+export interface FactorChallenge {
+  readonly accessToken: string
+  readonly factorId: string
+  readonly challengeId: string
+  /** Base32, as the enrolment answered it. */
+  readonly secret: string
 }
 
 /** One autocannon instance: its connections and what they send. */

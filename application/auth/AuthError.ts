@@ -345,6 +345,14 @@ export class WebAuthnCredentialExists extends reason<WebAuthnCredentialExists>()
   {}
 ) {}
 
+/**
+ * A passkey that verified, of a user who may not sign in: an address or number not confirmed,
+ * or a ban. Supabase Auth answers these 403 at a passkey sign-in (400 at a password grant).
+ */
+export class PasskeySignInRefused extends reason<PasskeySignInRefused>()("PasskeySignInRefused", {
+  why: Schema.Literal("email_not_confirmed", "phone_not_confirmed", "banned")
+}) {}
+
 /** Every reason an auth use case can give. */
 export type AuthError =
   | BadJwt
@@ -453,3 +461,4 @@ export type AuthError =
   | WebAuthnChallengeExpired
   | WebAuthnVerificationFailed
   | WebAuthnCredentialExists
+  | PasskeySignInRefused

@@ -23,7 +23,15 @@ export interface Client {
 }
 
 /** How the user proved who they are: the `amr` method of the session's tokens. */
-export type Method = "password" | "anonymous" | "otp" | "magiclink" | "oauth" | "invite" | "recovery"
+export type Method =
+  | "password"
+  | "anonymous"
+  | "otp"
+  | "magiclink"
+  | "oauth"
+  | "invite"
+  | "recovery"
+  | "passkey"
 
 /** An access token with its lifetime, as the session response gives them. */
 export interface AccessToken {

@@ -229,15 +229,23 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
       const raised = yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(
           Effect.gen(function* () {
-            // Spent first: of concurrent verifies of one challenge, only one goes past here. A
-            // WebAuthn challenge is deleted, as Supabase Auth deletes it.
-            const used =
-              factor.factorType === "webauthn"
-                ? yield* store.takeChallenge(factor.id, challengeId)
-                : yield* store.useChallenge(factor.id, challengeId, now)
-            if (Option.isNone(used)) return yield* new AuthError.ChallengeUsedOrMoved()
-            if (proof._tag === "Totp" && !(yield* store.advanceTotpStep(factor.id, proof.step))) {
-              return yield* new AuthError.FactorVerificationFailed({ factorType: "totp" })
+            // Spent first, with a TOTP code's step: of concurrent verifies of one challenge, or of
+            // one code, only one goes past here. A WebAuthn challenge is deleted, as Supabase Auth
+            // deletes it.
+            if (factor.factorType === "webauthn") {
+              const taken = yield* store.takeChallenge(factor.id, challengeId)
+              if (Option.isNone(taken)) return yield* new AuthError.ChallengeUsedOrMoved()
+            } else {
+              const used = yield* store.useChallenge(
+                factor.id,
+                challengeId,
+                now,
+                proof._tag === "Totp" ? Option.some(proof.step) : Option.none()
+              )
+              if (used._tag === "Gone") return yield* new AuthError.ChallengeUsedOrMoved()
+              if (used._tag === "StepRefused") {
+                return yield* new AuthError.FactorVerificationFailed({ factorType: "totp" })
+              }
             }
             if (
               proof._tag === "Asserted" &&
@@ -245,12 +253,16 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
             ) {
               return yield* new AuthError.FactorVerificationFailed({ factorType: "webauthn" })
             }
-            const firstVerify = yield* store.markVerified(
-              userId,
-              factor.id,
-              now,
-              proof._tag === "Registered" ? Option.some(proof.registration) : Option.none()
-            )
+            // A verified factor's verify is a step up; only an enrolment's first verify marks it.
+            const firstVerify =
+              factor.status === "unverified"
+                ? yield* store.markVerified(
+                    userId,
+                    factor.id,
+                    now,
+                    proof._tag === "Registered" ? Option.some(proof.registration) : Option.none()
+                  )
+                : Option.none()
             const raised = yield* sessions.raise({
               sessionId: session.value.id,
               factorId: raisedBy,
@@ -259,8 +271,8 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
               now
             })
             if (Option.isNone(raised)) return yield* new AuthError.SessionFromJwtNotFound()
-            yield* sessions.revokeOthersAtAal1(userId, session.value.id, now)
-            for (const other of yield* store.list(userId)) {
+            // The factors as the access token's check read them with the user, a moment ago.
+            for (const other of signedIn.factors) {
               if (
                 other.id !== factor.id &&
                 other.factorType === factor.factorType &&

@@ -79,7 +79,6 @@ export const verifyRecoveryCode = Telemetry.fn("VerifyRecoveryCode.verifyRecover
             })
             // Failing here undoes the spent code with the rest of the transaction.
             if (Option.isNone(raised)) return yield* new AuthError.SessionFromJwtNotFound()
-            yield* sessions.revokeOthersAtAal1(userId, session.value.id, now)
             const left = yield* store.recoveryCodes(userId)
             yield* RecoveryCodeSets.notify(signedIn.user, "mfa_recovery_code_used_notification", now, {
               RemainingCodes: Option.match(left, { onNone: () => 0, onSome: (set) => set.status.remaining })

@@ -34,7 +34,9 @@ export const registeredCredentials = (userId: UserId) =>
         Option.flatMap(stored, (row) => Option.map(row.webAuthn, (credential) => ({ row, credential }))),
         {
           onNone: () => [],
-          onSome: ({ credential, row }): ReadonlyArray<Registered> => [{ factorId: row.factor.id, credential }]
+          onSome: ({ credential, row }): ReadonlyArray<Registered> => [
+            { factorId: row.factor.id, credential }
+          ]
         }
       )
     )
@@ -44,9 +46,11 @@ export const registeredCredentials = (userId: UserId) =>
  * The relying party. The start refuses WebAuthn factors switched on without one (as Supabase
  * Auth's `WebAuthnConfiguration.Validate`), so its absence here is a wiring fault.
  */
-export const relyingParty: Effect.Effect<RelyingParty, never, MfaSettings> = Effect.flatMap(MfaSettings, (mfa) =>
-  Option.match(mfa.relyingParty, {
-    onNone: () => Effect.dieMessage("WebAuthn factors are on without WEBAUTHN_RP_ID"),
-    onSome: Effect.succeed
-  })
+export const relyingParty: Effect.Effect<RelyingParty, never, MfaSettings> = Effect.flatMap(
+  MfaSettings,
+  (mfa) =>
+    Option.match(mfa.relyingParty, {
+      onNone: () => Effect.dieMessage("WebAuthn factors are on without WEBAUTHN_RP_ID"),
+      onSome: Effect.succeed
+    })
 )

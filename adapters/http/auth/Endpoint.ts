@@ -22,6 +22,7 @@ import type { FlowStateStore } from "../../../application/auth/ports/FlowStateSt
 import type { IdTokenVerifier } from "../../../application/auth/ports/IdTokenVerifier.js"
 import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeTokenStore.js"
+import type { PasskeyStore } from "../../../application/auth/ports/PasskeyStore.js"
 import type { ProviderEndpoints } from "../../../application/auth/ports/ProviderEndpoints.js"
 import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
@@ -70,6 +71,7 @@ export type Services =
   | FactorStore
   | MfaSettings
   | TotpCodes
+  | PasskeyStore
   | WebAuthnCeremonies
 
 /**
@@ -100,7 +102,7 @@ const user = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Auth
 const admin = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Authenticate.admin)
 
 /** The rate limits of the auth service, each counted per client address under its own key. */
-export type Limit = "token" | "anonymous" | "otp" | "verify" | "factorChallenge" | "factorVerify"
+export type Limit = "token" | "anonymous" | "otp" | "verify" | "factorChallenge" | "factorVerify" | "passkey"
 
 const limits = {
   /** `RATE_LIMIT_TOKEN_REFRESH`. */
@@ -113,7 +115,9 @@ const limits = {
   verify: "verifyLimit",
   /** `MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY`, counted for challenges and for verifies apart. */
   factorChallenge: "factorLimit",
-  factorVerify: "factorLimit"
+  factorVerify: "factorLimit",
+  /** `RATE_LIMIT_PASSKEY`: passkey sign-in options. */
+  passkey: "passkeyLimit"
 } as const satisfies Record<Limit, string>
 
 /**

@@ -549,7 +549,14 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
       reason.failure === "unparsable" ? "Invalid credential response" : "Credential verification failed"
     ),
   WebAuthnCredentialExists: () =>
-    answer("webauthn_credential_exists", "This credential is already registered")
+    answer("webauthn_credential_exists", "This credential is already registered"),
+  // 403 at a passkey sign-in, as Supabase Auth's PasskeyAuthenticationVerify answers them.
+  PasskeySignInRefused: (reason) =>
+    reason.why === "banned"
+      ? answer("user_banned", "User is banned", 403)
+      : reason.why === "email_not_confirmed"
+        ? answer("email_not_confirmed", "Email not confirmed", 403)
+        : answer("phone_not_confirmed", "Phone not confirmed", 403)
 }
 
 /** Whether `error` is a reason this table answers, not some other failure. */

@@ -1,4 +1,7 @@
+import * as Effect from "effect/Effect"
+import { PasskeysDisabled } from "../../../application/auth/AuthError.js"
 import { requireEnabled as customProvidersOn } from "../../../application/auth/admin/CustomProviderRules.js"
+import { MfaSettings } from "../../../application/auth/MfaSettings.js"
 import { ensureManualLinking as manualLinkingOn } from "../../../application/auth/UnlinkIdentity.js"
 import * as Pipeline from "../Pipeline.js"
 import * as Readiness from "../Readiness.js"
@@ -11,12 +14,14 @@ import * as CustomProviderBody from "./admin/CustomProviderBody.js"
 import * as DeleteAdminUser from "./admin/DeleteAdminUser.js"
 import * as DeleteCustomProvider from "./admin/DeleteCustomProvider.js"
 import * as DeleteFactor from "./admin/DeleteFactor.js"
+import * as DeleteUserPasskey from "./admin/DeleteUserPasskey.js"
 import * as GenerateLink from "./admin/GenerateLink.js"
 import * as GetAdminUser from "./admin/GetAdminUser.js"
 import * as GetCustomProvider from "./admin/GetCustomProvider.js"
 import * as InviteUser from "./admin/InviteUser.js"
 import * as ListCustomProviders from "./admin/ListCustomProviders.js"
 import * as ListFactors from "./admin/ListFactors.js"
+import * as ListUserPasskeys from "./admin/ListUserPasskeys.js"
 import * as ListUsers from "./admin/ListUsers.js"
 import * as UpdateAdminUser from "./admin/UpdateAdminUser.js"
 import * as UpdateCustomProvider from "./admin/UpdateCustomProvider.js"
@@ -24,19 +29,25 @@ import * as UpdateFactor from "./admin/UpdateFactor.js"
 import * as ChallengeFactor from "./ChallengeFactor.js"
 import * as ConsumeSamlAssertion from "./ConsumeSamlAssertion.js"
 import * as CreateRecoveryCodes from "./CreateRecoveryCodes.js"
+import * as DeletePasskey from "./DeletePasskey.js"
 import * as DeleteRecoveryCodes from "./DeleteRecoveryCodes.js"
 import { beforeInput, body, type Callers, endpoint, type Failure, first, type Limit, none, ofInput, param, query, type Services } from "./Endpoint.js"
 import * as EnrollFactor from "./EnrollFactor.js"
-import { problems } from "./ErrorResponse.js"
+import { answering, problems } from "./ErrorResponse.js"
 import * as FollowVerifyLink from "./FollowVerifyLink.js"
 import * as GetCurrentUser from "./GetCurrentUser.js"
 import * as GetSamlMetadata from "./GetSamlMetadata.js"
 import * as Health from "./Health.js"
 import * as Jwks from "./Jwks.js"
 import * as LinkIdentity from "./LinkIdentity.js"
+import * as ListPasskeys from "./ListPasskeys.js"
 import * as Logout from "./Logout.js"
 import * as MagicLink from "./MagicLink.js"
 import * as Otp from "./Otp.js"
+import * as PasskeyAuthenticationOptions from "./PasskeyAuthenticationOptions.js"
+import * as PasskeyAuthenticationVerify from "./PasskeyAuthenticationVerify.js"
+import * as PasskeyRegistrationOptions from "./PasskeyRegistrationOptions.js"
+import * as PasskeyRegistrationVerify from "./PasskeyRegistrationVerify.js"
 import * as ProviderCallback from "./ProviderCallback.js"
 import * as ProviderFormPost from "./ProviderFormPost.js"
 import * as Reauthenticate from "./Reauthenticate.js"
@@ -51,6 +62,7 @@ import * as Token from "./Token.js"
 import * as UnenrollFactor from "./UnenrollFactor.js"
 import * as UnlinkIdentity from "./UnlinkIdentity.js"
 import * as UpdateCurrentUser from "./UpdateCurrentUser.js"
+import * as UpdatePasskey from "./UpdatePasskey.js"
 import * as VerifyFactor from "./VerifyFactor.js"
 import * as VerifyOtp from "./VerifyOtp.js"
 import * as VerifyRecoveryCode from "./VerifyRecoveryCode.js"
@@ -79,6 +91,26 @@ const route = <K extends keyof Callers, In>(
   handle: Pipeline.Handle<In, Callers[K], Failure, Services>,
   options: Route.RouteOptions = method === "GET" ? api : jsonApi
 ) => Route.make(method, path, endpoint(contract, handle), options)
+
+/**
+ * A `/passkeys` route: Supabase Auth's `requirePasskeyEnabled` wraps them all, so with
+ * `PASSKEY_ENABLED` off each answers 404 `passkey_disabled` before its rate limit, captcha or
+ * caller is looked at.
+ */
+const passkeyRoute = <K extends keyof Callers, In>(
+  method: Route.Method,
+  path: string,
+  contract: Pipeline.Contract<K, Limit, In, Failure, Services>,
+  handle: Pipeline.Handle<In, Callers[K], Failure, Services>
+) => {
+  const run = endpoint(contract, handle)
+  return Route.make<Services>(
+    method,
+    path,
+    (request) => Effect.flatMap(MfaSettings, (mfa) => (mfa.passkeys.enabled ? run(request) : answering<never>(request)(Effect.fail(new PasskeysDisabled())))),
+    method === "GET" ? api : jsonApi
+  )
+}
 
 /**
  * POST /token: the query's `grant_type` picks the endpoint, as Supabase Auth reads it first.
@@ -151,6 +183,18 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
     ChallengeFactor.handle
   ),
   route("POST", "/factors/{factor_id}/verify", { caller: "user", limit: beforeInput("factorVerify"), input: VerifyFactor.input }, VerifyFactor.handle),
+  passkeyRoute(
+    "POST",
+    "/passkeys/authentication/options",
+    { limit: first("passkey"), captcha: true, caller: "anyone", input: none },
+    PasskeyAuthenticationOptions.handle
+  ),
+  passkeyRoute("POST", "/passkeys/authentication/verify", { caller: "anyone", input: PasskeyAuthenticationVerify.input }, PasskeyAuthenticationVerify.handle),
+  passkeyRoute("POST", "/passkeys/registration/options", { caller: "user", input: none }, PasskeyRegistrationOptions.handle),
+  passkeyRoute("POST", "/passkeys/registration/verify", { caller: "user", input: PasskeyRegistrationVerify.input }, PasskeyRegistrationVerify.handle),
+  passkeyRoute("GET", "/passkeys", { caller: "user", input: none }, ListPasskeys.handle),
+  passkeyRoute("PATCH", "/passkeys/{passkey_id}", { caller: "user", input: UpdatePasskey.input }, UpdatePasskey.handle),
+  passkeyRoute("DELETE", "/passkeys/{passkey_id}", { caller: "user", input: param("passkey_id") }, DeletePasskey.handle),
   route("POST", "/sso", { caller: "anyone", input: none }, SignInWithSso.handle),
   route("GET", "/sso/saml/metadata", { caller: "anyone", input: none }, GetSamlMetadata.handle),
   route("POST", "/sso/saml/acs", { caller: "anyone", input: none }, ConsumeSamlAssertion.handle, jsonOrForm),
@@ -167,6 +211,8 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   route("GET", "/admin/users/{user_id}/factors", { caller: "admin", input: GetAdminUser.input }, ListFactors.handle),
   route("PUT", "/admin/users/{user_id}/factors/{factor_id}", { caller: "admin", input: UpdateFactor.input }, UpdateFactor.handle),
   route("DELETE", "/admin/users/{user_id}/factors/{factor_id}", { caller: "admin", input: DeleteFactor.input }, DeleteFactor.handle),
+  route("GET", "/admin/users/{user_id}/passkeys", { caller: "admin", input: GetAdminUser.input }, ListUserPasskeys.handle),
+  route("DELETE", "/admin/users/{user_id}/passkeys/{passkey_id}", { caller: "admin", input: DeleteUserPasskey.input }, DeleteUserPasskey.handle, api),
   // Custom providers switched off: 404 before the body is read, as Supabase Auth's middleware answers.
   route("GET", "/admin/custom-providers", { caller: "admin", input: query }, ListCustomProviders.handle),
   route("POST", "/admin/custom-providers", { caller: "admin", requires: customProvidersOn, input: CustomProviderBody.decode }, CreateCustomProvider.handle),

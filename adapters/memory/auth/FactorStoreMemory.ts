@@ -4,6 +4,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import {
   ChallengedTooSoon,
+  type ChallengeUse,
   FactorNameTaken,
   FactorPhoneTaken,
   FactorStore,
@@ -209,15 +210,6 @@ export const layer = Layer.effect(
           )
           return [gone.length, without(tables, gone)]
         }),
-      advanceTotpStep: (factorId, step) =>
-        Ref.modify(state, (tables): [boolean, Tables] => {
-          const found = tables.factors.find((row) => row.factor.id === factorId)
-          if (found === undefined || Option.exists(found.lastTotpStep, (last) => last >= step)) {
-            return [false, tables]
-          }
-          return [true, replaceFactor(tables, { ...found, lastTotpStep: Option.some(step) })]
-        }),
-
       advanceWebAuthnCounter: (factorId, signCount) =>
         Ref.modify(state, (tables): [boolean, Tables] => {
           const found = tables.factors.find((row) => row.factor.id === factorId)
@@ -268,21 +260,31 @@ export const layer = Layer.effect(
             )
           )
         ),
-      useChallenge: (factorId, challengeId, now) =>
-        Ref.modify(state, (tables): [Option.Option<FactorChallenge>, Tables] => {
+      useChallenge: (factorId, challengeId, now, totpStep) =>
+        Ref.modify(state, (tables): [ChallengeUse, Tables] => {
           const found = tables.challenges.find(
             (challenge) =>
               challenge.id === challengeId &&
               challenge.factorId === factorId &&
               Option.isNone(challenge.verifiedAt)
           )
-          if (found === undefined) return [Option.none(), tables]
+          const factor = tables.factors.find((row) => row.factor.id === factorId)
+          if (found === undefined || factor === undefined) return [{ _tag: "Gone" }, tables]
+          if (
+            Option.isSome(totpStep) &&
+            Option.exists(factor.lastTotpStep, (last) => last >= totpStep.value)
+          ) {
+            return [{ _tag: "StepRefused" }, tables]
+          }
           const used = new FactorChallenge({ ...found, verifiedAt: Option.some(now) }, true)
+          const stepped = Option.isSome(totpStep)
+            ? replaceFactor(tables, { ...factor, lastTotpStep: totpStep })
+            : tables
           return [
-            Option.some(used),
+            { _tag: "Used", challenge: used },
             {
-              ...tables,
-              challenges: tables.challenges.map((challenge) => (challenge === found ? used : challenge))
+              ...stepped,
+              challenges: stepped.challenges.map((challenge) => (challenge === found ? used : challenge))
             }
           ]
         }),

@@ -100,15 +100,23 @@ export const layer = Layer.effect(
           )
           if (Option.isNone(live)) return [Option.none(), tables]
           const raised = Assurance.raise(live.value, factorId, factorType, now)
+          const [, signedOut] = revokeWhere(
+            tables,
+            (session) =>
+              session.userId === raised.userId &&
+              session.id !== sessionId &&
+              Assurance.signedOutByVerify(session),
+            now
+          )
           // Every token of the session retires and keeps no child: nothing may reissue the new one.
-          const retired = HashMap.map(tables.refreshTokens, (row) =>
+          const retired = HashMap.map(signedOut.refreshTokens, (row) =>
             row.sessionId === sessionId ? { ...row, revoked: true, sealedChild: Option.none() } : row
           )
           return [
             Option.some({ session: raised, account: accountOf(tables, raised.userId) }),
             {
-              ...tables,
-              sessions: HashMap.set(tables.sessions, sessionId, raised),
+              ...signedOut,
+              sessions: HashMap.set(signedOut.sessions, sessionId, raised),
               refreshTokens: HashMap.set(retired, child, {
                 sessionId,
                 generation: raised.generation,
@@ -129,15 +137,6 @@ export const layer = Layer.effect(
           })
           return [count, { ...tables, sessions }]
         }),
-      revokeOthersAtAal1: (userId, keep, now) =>
-        Ref.modify(state, (tables) =>
-          revokeWhere(
-            tables,
-            (session) =>
-              session.userId === userId && session.id !== keep && Assurance.signedOutByVerify(session),
-            now
-          )
-        ),
       findById: (id) => Effect.map(Ref.get(state), (tables) => HashMap.get(tables.sessions, id)),
       revoke: (id, now) =>
         Ref.modify(state, (tables) => {

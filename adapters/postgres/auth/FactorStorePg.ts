@@ -3,7 +3,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { ChallengedTooSoon, FactorStore } from "../../../application/auth/ports/FactorStore.js"
+import {
+  ChallengedTooSoon,
+  type ChallengeUse,
+  FactorStore
+} from "../../../application/auth/ports/FactorStore.js"
 import * as Telemetry from "../../../application/Telemetry.js"
 import type { Factor } from "../../../domain/auth/Factor.js"
 import * as RecoveryCodes from "../../../domain/auth/RecoveryCodes.js"
@@ -18,6 +22,10 @@ const IdRow = Schema.Struct({ id: Schema.String })
 const CountRow = Schema.Struct({ count: Schema.Int })
 const CountsRow = Schema.Struct({ enrolled: Schema.Int, verified: Schema.Int })
 const StatusRow = Schema.Struct({ total: Schema.Int, remaining: Schema.Int })
+/** `useChallenge`'s answer: whether the challenge was open, and the spent challenge's id if it was spent. */
+const UseRow = Schema.Struct({ open: Schema.Int, id: Schema.NullOr(Schema.String) })
+const decodeUse = Schema.decodeUnknown(UseRow)
+const decodeChallenge = Schema.decodeUnknown(MfaChallenges.Row)
 const LastChallengedRow = Schema.Struct({ lastChallengedAt: Schema.OptionFromNullOr(Schema.DateFromSelf) })
 
 /**
@@ -139,14 +147,6 @@ export const layer = Layer.effect(
           Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.count }))
         )
       ),
-      advanceTotpStep: Telemetry.fn("FactorStorePg.advanceTotpStep")((factorId, step) =>
-        sql`UPDATE ${factors} SET last_totp_step = ${step}
-            WHERE id = ${factorId} AND (last_totp_step IS NULL OR last_totp_step < ${step})
-            RETURNING id`.pipe(
-          decodeAll(IdRow),
-          Effect.map((rows) => rows.length > 0)
-        )
-      ),
 
       advanceWebAuthnCounter: Telemetry.fn("FactorStorePg.advanceWebAuthnCounter")((factorId, signCount) =>
         sql`UPDATE ${factors}
@@ -198,11 +198,37 @@ export const layer = Layer.effect(
         sql`SELECT ${challengeColumns} FROM ${challenges}
             WHERE id = ${challengeId} AND factor_id = ${factorId}`.pipe(decodeFirst(MfaChallenges.Row))
       ),
-      useChallenge: Telemetry.fn("FactorStorePg.useChallenge")((factorId, challengeId, now) =>
-        sql`UPDATE ${challenges} SET verified_at = ${now}
-            WHERE id = ${challengeId} AND factor_id = ${factorId} AND verified_at IS NULL
-            RETURNING ${challengeColumns}`.pipe(decodeFirst(MfaChallenges.Row))
-      ),
+      // The challenge locked first: of concurrent verifies of one challenge the later ones find
+      // it spent; the factor's row then orders verifies of different challenges with one code.
+      useChallenge: Telemetry.fn("FactorStorePg.useChallenge")((factorId, challengeId, now, totpStep) => {
+        const step = Option.getOrNull(totpStep)
+        return sql`WITH open AS (
+              SELECT id FROM ${challenges}
+              WHERE id = ${challengeId} AND factor_id = ${factorId} AND verified_at IS NULL FOR UPDATE
+            ),
+            stepped AS (
+              UPDATE ${factors} SET last_totp_step = coalesce(${step}::bigint, last_totp_step)
+              WHERE id = ${factorId} AND EXISTS (SELECT 1 FROM open)
+                AND (${step}::bigint IS NULL OR last_totp_step IS NULL OR last_totp_step < ${step}::bigint)
+              RETURNING id
+            ),
+            spent AS (
+              UPDATE ${challenges} SET verified_at = ${now}
+              WHERE id IN (SELECT id FROM open) AND EXISTS (SELECT 1 FROM stepped)
+              RETURNING ${challengeColumns}
+            )
+            SELECT (SELECT count(*) FROM open)::int AS open, spent.* FROM (SELECT 1) AS one LEFT JOIN spent ON true`.pipe(
+          Effect.flatMap(([row]) =>
+            Effect.gen(function* () {
+              const { id, open } = yield* decodeUse(row)
+              if (open === 0) return { _tag: "Gone" } satisfies ChallengeUse
+              if (id === null) return { _tag: "StepRefused" } satisfies ChallengeUse
+              return { _tag: "Used", challenge: yield* decodeChallenge(row) } satisfies ChallengeUse
+            })
+          ),
+          Effect.orDie
+        )
+      }),
       takeChallenge: Telemetry.fn("FactorStorePg.takeChallenge")((factorId, challengeId) =>
         sql`DELETE FROM ${challenges} WHERE id = ${challengeId} AND factor_id = ${factorId}
             RETURNING ${challengeColumns}`.pipe(decodeFirst(MfaChallenges.Row))

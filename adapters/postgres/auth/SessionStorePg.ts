@@ -24,6 +24,15 @@ export const layer = Layer.effect(
     const pool = yield* PgPool
     const { name, prefix } = yield* AuthTables
 
+    /**
+     * Runs `effect` in the caller's transaction when there is one, else in a transaction of its
+     * own: a nested `withTransaction` would cost a savepoint round trip for nothing.
+     */
+    const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
+        Option.isSome(open) ? effect : sql.withTransaction(effect)
+      )
+
     // Every authenticated request reads its session: those arriving together share one look-up.
     const findSession = yield* SharedStatements.lookup({
       sql,
@@ -55,15 +64,28 @@ export const layer = Layer.effect(
       answers: RefreshTokens.rotatedOf
     })
 
-    /** Ends the sessions `lock` locks (live ones, by its parameters) and lets their tokens go. */
-    const revokeLocked = (lock: string, parameters: ReadonlyArray<unknown>, now: Date) =>
-      Effect.gen(function* () {
-        const ids = (yield* sql.unsafe(lock, parameters).pipe(decodeAll(Sessions.IdRow))).map((row) => row.id)
-        if (ids.length === 0) return 0
-        const revoked = yield* sql.unsafe(Sessions.revokeText(name), [ids, now])
-        yield* sql.unsafe(RefreshTokens.letGoText(name), [ids, now])
-        return revoked.length
-      }).pipe(sql.withTransaction, Effect.orDie)
+    /**
+     * Ends the sessions `lock` locks (live ones, by its parameters) and lets their tokens go, in
+     * one statement (`Sessions.endLockedText`): atomic on its own, so it needs no transaction
+     * of its own inside one or out of one.
+     */
+    const revokeLocked = (lock: string, parameters: ReadonlyArray<unknown>, now: Date) => {
+      const at = `$${parameters.length + 1}`
+      return sql
+        .unsafe(
+          Sessions.endLockedText(
+            name,
+            lock,
+            at,
+            RefreshTokens.letGoOfText(name, "SELECT id FROM locked", at)
+          ),
+          [...parameters, now]
+        )
+        .pipe(
+          decodeFirst(Sessions.EndedRow),
+          Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.ended }))
+        )
+    }
 
     /**
      * The token's session, locked, with the token's generation and the session's user: one
@@ -89,9 +111,11 @@ export const layer = Layer.effect(
       }).pipe(Effect.orDie)
 
     /**
-     * The session locked, raised by `Assurance.raise`, its tokens retired without sealed
-     * children and the new live token stored: one transaction (a savepoint inside
-     * `Transactions.run`). The lock orders concurrent raises of one session.
+     * The session locked, raised by `Assurance.raise`, then written with its tokens retired
+     * without sealed children, the new live token and the account read, in one statement
+     * (`RefreshTokens.raiseText`): two round trips, inside the caller's transaction when it runs
+     * in one (`Transactions.run`), else in one of its own. The lock orders concurrent raises of
+     * one session.
      */
     const raise = ({ child, factorId, factorType, now, sessionId }: Raise) =>
       Effect.gen(function* () {
@@ -100,20 +124,15 @@ export const layer = Layer.effect(
           .pipe(decodeFirst(Sessions.Row))
         if (Option.isNone(found)) return Option.none()
         const raised = Assurance.raise(found.value, factorId, factorType, now)
-        yield* sql.unsafe(Sessions.raiseText(name), Sessions.raiseParameters(raised, now))
-        yield* sql.unsafe(RefreshTokens.letGoText(name), [[raised.id], now])
-        yield* sql.unsafe(RefreshTokens.insertLiveText(name), [
-          child,
-          raised.userId,
-          raised.id,
-          raised.generation,
-          now
-        ])
         const account = yield* sql
-          .unsafe(RefreshTokens.accountText(name), [raised.userId])
+          .unsafe(RefreshTokens.raiseText(name), [
+            ...Sessions.raiseParameters(raised, now),
+            child,
+            raised.userId
+          ])
           .pipe(decodeFirst(RefreshTokens.AccountRow))
         return Option.some({ session: raised, account: Option.flatMap(account, RefreshTokens.accountOf) })
-      }).pipe(sql.withTransaction, Effect.orDie)
+      }).pipe(inTransaction, Effect.orDie)
 
     /**
      * The sessions the factor raised, locked, each as `Assurance.lower` leaves it, written back
@@ -128,7 +147,7 @@ export const layer = Layer.effect(
         const lowered = raised.map((session) => Assurance.lower(session, factorId, factorType, now))
         yield* sql.unsafe(Sessions.lowerText(name), Sessions.lowerParameters(lowered, now))
         return lowered.length
-      }).pipe(sql.withTransaction, Effect.orDie)
+      }).pipe(inTransaction, Effect.orDie)
 
     return {
       start: Telemetry.fn("SessionStorePg.start")(
@@ -145,11 +164,6 @@ export const layer = Layer.effect(
         "user.id": lowered.userId,
         "factor.id": lowered.factorId
       })),
-      revokeOthersAtAal1: Telemetry.fn("SessionStorePg.revokeOthersAtAal1")(
-        (userId, keep: Session.SessionId, now) =>
-          revokeLocked(Sessions.lockLiveAal1OfUserButText(name), [userId, keep], now),
-        (userId, keep) => ({ "user.id": userId, "session.id": keep })
-      ),
       findById: Telemetry.fn("SessionStorePg.findById")(
         (id) => findSession(id),
         (id) => ({ "session.id": id })

@@ -53,6 +53,12 @@ export interface Registration {
   readonly aaguid: Option.Option<string>
 }
 
+/** What presenting a challenge to `useChallenge` came to. */
+export type ChallengeUse =
+  | { readonly _tag: "Used"; readonly challenge: FactorChallenge }
+  | { readonly _tag: "Gone" }
+  | { readonly _tag: "StepRefused" }
+
 /** The factors of a user that count towards the limits (all but recovery codes), by status. */
 export interface Counts {
   readonly enrolled: number
@@ -83,8 +89,8 @@ export interface RecoveryAttempt {
  * recovery codes are kept as digests; TOTP secrets as they are (they compute codes).
  *
  * The once-only transitions are single conditional steps, so of concurrent attempts exactly one
- * wins: `markVerified`, `useChallenge`, `takeChallenge`, `advanceTotpStep`,
- * `advanceWebAuthnCounter` and a recovery code's
+ * wins: `markVerified`, `useChallenge`, `takeChallenge`, `advanceWebAuthnCounter` and a
+ * recovery code's
  * use in `attemptRecoveryCode`. Every verb joins the transaction it runs in
  * (`Transactions.run`), so a verify spends its challenge in the transaction that raises the
  * session, and a failed raise gives the challenge back.
@@ -130,11 +136,6 @@ export class FactorStore extends Context.Tag("latchkey/auth/FactorStore")<
      */
     readonly removeAbandoned: (createdBefore: Date) => Effect.Effect<number>
     /**
-     * Records `step` as the factor's last accepted TOTP step, if it is later than the last one:
-     * false when it is not (a replay, or a concurrent verify with the same code won).
-     */
-    readonly advanceTotpStep: (factorId: FactorId, step: number) => Effect.Effect<boolean>
-    /**
      * Records `signCount`, the counter of an assertion a verified WebAuthn factor's credential
      * made, if it is above the stored one (`0` is accepted while the stored one is `0`, for
      * authenticators without a counter): false when it is not — a cloned authenticator, or a
@@ -157,12 +158,18 @@ export class FactorStore extends Context.Tag("latchkey/auth/FactorStore")<
       factorId: FactorId,
       challengeId: ChallengeId
     ) => Effect.Effect<Option.Option<FactorChallenge>>
-    /** Spends the challenge at `now` (`verified_at`); none when it was spent already or is gone. */
+    /**
+     * Spends the challenge at `now` (`verified_at`) and, for a TOTP code, records `totpStep` as
+     * the factor's last accepted step — both or neither, in one step: `Gone` when the challenge
+     * was spent already or is not there, `StepRefused` when the step is not later than the last
+     * one accepted (a replay, or a concurrent verify with the same code won).
+     */
     readonly useChallenge: (
       factorId: FactorId,
       challengeId: ChallengeId,
-      now: Date
-    ) => Effect.Effect<Option.Option<FactorChallenge>>
+      now: Date,
+      totpStep: Option.Option<number>
+    ) => Effect.Effect<ChallengeUse>
     /**
      * Deletes the challenge and returns it, once (WebAuthn challenges are spent so, and expired
      * ones deleted); none when it is gone.

@@ -90,7 +90,9 @@ export class SessionStore extends Context.Tag("latchkey/auth/SessionStore")<
      * `amr`, the level recomputed, the factor remembered, the generation two on), every token
      * of the session retired with no sealed child kept — so the token held before the verify is
      * neither live nor the live token's parent, and is a reuse whenever it comes back — and
-     * `child` stored as the live token. None, with nothing written, for a session that is
+     * `child` stored as the live token; and every other live session of the user that
+     * `Assurance.signedOutByVerify` signs out ended, their tokens' sealed children let go, as
+     * Supabase Auth does after a verify. None, with nothing written, for a session that is
      * unknown or has ended. Raises of one session are applied one after the other. Joins the
      * transaction it runs in (`Transactions.run`).
      */
@@ -103,11 +105,6 @@ export class SessionStore extends Context.Tag("latchkey/auth/SessionStore")<
      * transaction it runs in (`Transactions.run`), the one that removes the factor.
      */
     readonly lowerRaisedBy: (lowered: Lowered) => Effect.Effect<number>
-    /**
-     * After a verify: ends every live aal1 session of the user but `keep`
-     * (`Assurance.signedOutByVerify`), letting their tokens' sealed children go; how many.
-     */
-    readonly revokeOthersAtAal1: (userId: UserId, keep: SessionId, now: Date) => Effect.Effect<number>
     /** The session, ended or not; none when unknown. */
     readonly findById: (id: SessionId) => Effect.Effect<Option.Option<Session>>
     /**

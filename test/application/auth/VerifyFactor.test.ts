@@ -201,11 +201,13 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
 
   it.effect("the first verify queues the enrolled mail when it is on; other aal1 sessions end", () =>
     Effect.gen(function* () {
-      const { email, factor, secret, signedIn } = yield* withTotp
+      const { email, factor, grant, secret, signedIn } = yield* withTotp
       const other = (yield* signInWithPassword({ email, phone: "", password, client })).grant
       const unverified = yield* enrolled(signedIn.user.id, "totp")
-      yield* challengeAndVerify(signedIn, factor.id, yield* codeNow(secret))
-      yield* challengeAndVerify(signedIn, factor.id, yield* codeNow(secret, 1))
+      // The next request's access token check reads the user's factors as they are now.
+      const current = yield* signedInAs(grant)
+      yield* challengeAndVerify(current, factor.id, yield* codeNow(secret))
+      yield* challengeAndVerify(current, factor.id, yield* codeNow(secret, 1))
       const mails = (yield* mailsTo(email)).filter((mail) => mail.kind === "mfa_factor_enrolled_notification")
       expect(mails.map((mail) => mail.variables.FactorType)).toEqual(["totp"])
       expect(yield* standing(other)).toBe("session_not_found/refresh_token_not_found")

@@ -72,6 +72,8 @@ export interface Settings {
   readonly backedUp?: boolean
   /** Whether the user is verified (the UV flag). */
   readonly userVerified?: boolean
+  /** The id (base64url) of the credentials it creates, as a cloned key would repeat one; random by default. */
+  readonly credentialId?: string
 }
 
 const b64url = (bytes: Uint8Array): string => Buffer.from(bytes).toString("base64url")
@@ -125,6 +127,7 @@ export class SoftwareAuthenticator {
   private readonly counterStart: number
   private readonly backedUp: boolean
   private readonly userVerified: boolean
+  private readonly credentialId: string | undefined
 
   constructor(settings: Settings) {
     this.origin = settings.origin
@@ -132,6 +135,7 @@ export class SoftwareAuthenticator {
     this.counterStart = settings.counterStart ?? 1
     this.backedUp = settings.backedUp ?? false
     this.userVerified = settings.userVerified ?? true
+    this.credentialId = settings.credentialId
   }
 
   private flags(extra: number): number {
@@ -163,7 +167,9 @@ export class SoftwareAuthenticator {
     if (this.credentials.some((held) => excluded.has(held.id)))
       throw new Error("InvalidStateError: credential excluded")
     const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" })
-    const idBytes = new Uint8Array(randomBytes(16))
+    const idBytes = new Uint8Array(
+      this.credentialId === undefined ? randomBytes(16) : Buffer.from(this.credentialId, "base64url")
+    )
     const held: HeldCredential = {
       id: b64url(idBytes),
       rpId,

@@ -119,10 +119,10 @@ export const sealedChildText = (name: Name) =>
 
 export const SealedRow = Schema.Struct({ sealedChild: Schema.NullOr(SealedSecret) })
 
-/** $1 session ids, $2 now: their tokens retired, their sealed children let go. */
-export const letGoText = (name: Name) =>
-  `UPDATE ${name("refresh_tokens")} SET revoked = true, sealed_child = NULL, updated_at = $2
-   WHERE session_id = ANY($1::uuid[]) AND (NOT revoked OR sealed_child IS NOT NULL)`
+/** The tokens of the sessions `ids` (a subquery) retired at `now`, their sealed children let go. */
+export const letGoOfText = (name: Name, ids: string, now: string) =>
+  `UPDATE ${name("refresh_tokens")} SET revoked = true, sealed_child = NULL, updated_at = ${now}
+   WHERE session_id IN (${ids}) AND (NOT revoked OR sealed_child IS NOT NULL)`
 
 /** $1 user, $2 now: the tokens of all their sessions retired, their sealed children let go. */
 export const letGoOfUserText = (name: Name) =>
@@ -131,15 +131,34 @@ export const letGoOfUserText = (name: Name) =>
      AND (NOT revoked OR sealed_child IS NOT NULL)`
 
 /**
- * $1 digest, $2 user, $3 session, $4 generation, $5 now: a session's new live token after a
- * raise, with no parent — no earlier token of the session leads to it.
+ * A factor verify's raise written in one statement (the session locked before by
+ * `Sessions.lockLiveSessionText`): $1 session, $2 aal, $3 factor, $4 amr, $5 generation, $6 now
+ * (`Sessions.raiseParameters`), $7 the new live token's digest, $8 user. The session raised,
+ * its tokens retired without sealed children, the new live token stored with no parent (no
+ * earlier token leads to it), the user's other live aal1 sessions ended with their tokens let go
+ * (`Assurance.signedOutByVerify`; locked in id order, as every statement that ends several
+ * sessions locks them), and the account read as a refresh reads it.
  */
-export const insertLiveText = (name: Name) =>
-  `INSERT INTO ${name("refresh_tokens")} (token_hash, user_id, parent, session_id, generation, created_at, updated_at)
-   VALUES ($1, $2, NULL, $3, $4, $5, $5)`
-
-/** $1 user: their account as a refresh reads it (`Users.accountJsonOf`); null when gone. */
-export const accountText = (name: Name) => `SELECT ${Users.accountJsonOf(name, "$1")} AS account`
+export const raiseText = (name: Name) =>
+  `WITH raised AS (
+     UPDATE ${name("sessions")}
+     SET aal = $2, factor_id = $3, amr = $4::jsonb, generation = $5, refreshed_at = $6, updated_at = $6
+     WHERE id = $1
+   ),
+   let_go AS (${letGoOfText(name, "$1", "$6")}),
+   others AS (
+     SELECT id FROM ${name("sessions")}
+     WHERE user_id = $8 AND revoked_at IS NULL AND aal = 'aal1' AND id <> $1 ORDER BY id FOR UPDATE
+   ),
+   signed_out AS (
+     UPDATE ${name("sessions")} SET revoked_at = $6, updated_at = $6 WHERE id IN (SELECT id FROM others)
+   ),
+   others_let_go AS (${letGoOfText(name, "SELECT id FROM others", "$6")}),
+   live AS (
+     INSERT INTO ${name("refresh_tokens")} (token_hash, user_id, parent, session_id, generation, created_at, updated_at)
+     VALUES ($7, $8, NULL, $1, $5, $6, $6)
+   )
+   SELECT ${Users.accountJsonOf(name, "$8")} AS account`
 
 export const AccountRow = Schema.Struct({ account: AccountField })
 

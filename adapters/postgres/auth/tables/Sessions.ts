@@ -111,10 +111,22 @@ export const lockLiveOfUserButText = (name: Name) =>
 export const lockAllOfUserText = (name: Name) =>
   `SELECT id FROM ${name("sessions")} WHERE user_id = $1 ORDER BY id FOR UPDATE`
 
-/** $1 session ids, $2 now: ends the live ones, returning their ids. */
-export const revokeText = (name: Name) =>
-  `UPDATE ${name("sessions")} SET revoked_at = $2, updated_at = $2
-   WHERE id = ANY($1::uuid[]) AND revoked_at IS NULL RETURNING id`
+/**
+ * The sessions `lock` locks (a statement of this module selecting `id … FOR UPDATE` in id order,
+ * its parameters first) ended at the parameter `now`, and their tokens let go
+ * (`RefreshTokens.letGoOfText`): one statement, so a logout is one round trip inside a transaction
+ * or out of one. Answers how many it ended.
+ */
+export const endLockedText = (name: Name, lock: string, now: string, letGo: string) =>
+  `WITH locked AS (${lock}),
+   ended AS (
+     UPDATE ${name("sessions")} SET revoked_at = ${now}, updated_at = ${now}
+     WHERE id IN (SELECT id FROM locked) AND revoked_at IS NULL RETURNING id
+   ),
+   let_go AS (${letGo})
+   SELECT count(*)::int AS ended FROM ended`
+
+export const EndedRow = Schema.Struct({ ended: Schema.Int })
 
 /** $1 user, $2 now: ends their live sessions. */
 export const revokeOfUserText = (name: Name) =>
@@ -125,23 +137,13 @@ export const lockLiveSessionText = (name: Name) =>
   `SELECT ${columnsOf("s")} FROM ${name("sessions")} s WHERE s.id = $1 AND s.revoked_at IS NULL FOR UPDATE`
 
 /**
- * The session as `Assurance.raise` left it (`raiseParameters`): $1 id, $2 aal, $3 factor,
- * $4 amr, $5 generation, $6 now.
+ * A raised session's columns for `RefreshTokens.raiseText`: $1 id, $2 aal, $3 factor, $4 amr,
+ * $5 generation, $6 now.
  */
-export const raiseText = (name: Name) =>
-  `UPDATE ${name("sessions")}
-   SET aal = $2, factor_id = $3, amr = $4::jsonb, generation = $5, refreshed_at = $6, updated_at = $6
-   WHERE id = $1`
-
 export const raiseParameters = (raised: Session.Session, now: Date) => {
   const row = encodeRow(raised)
   return [row.id, row.aal, row.factorId, row.amr, row.generation, now]
 }
-
-/** $1 user, $2 a session to keep: the ids of their other live aal1 sessions, locked in id order. */
-export const lockLiveAal1OfUserButText = (name: Name) =>
-  `SELECT id FROM ${name("sessions")}
-   WHERE user_id = $1 AND revoked_at IS NULL AND aal = 'aal1' AND id <> $2 ORDER BY id FOR UPDATE`
 
 /** $1 user, $2 factor: the sessions of the user the factor raised, ended or not, locked in id order. */
 export const lockRaisedByText = (name: Name) =>

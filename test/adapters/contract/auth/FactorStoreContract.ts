@@ -299,25 +299,53 @@ export const factorStoreContract = (it: It) =>
       })
     )
 
-    it.effect(`a TOTP step is accepted only after the last; of ${concurrently} with one step, one`, () =>
-      Effect.gen(function* () {
-        const store = yield* FactorStore
-        const factor = yield* enrolled()
-        expect(yield* store.advanceTotpStep(factor.id, 1000)).toBe(true)
-        expect(yield* store.advanceTotpStep(factor.id, 1000)).toBe(false)
-        expect(yield* store.advanceTotpStep(factor.id, 999)).toBe(false)
-        expect(yield* store.advanceTotpStep(factor.id, 1001)).toBe(true)
-        expect(
-          Option.flatMap(yield* store.find(factor.userId, factor.id), (found) => found.lastTotpStep)
-        ).toEqual(Option.some(1001))
-        expect(yield* store.advanceTotpStep(FactorId.make(randomUUID()), 1)).toBe(false)
+    it.effect(
+      `a TOTP step is accepted only after the last, with its challenge; of ${concurrently} with one step, one`,
+      () =>
+        Effect.gen(function* () {
+          const store = yield* FactorStore
+          const factor = yield* enrolled()
+          const use = (step: number) =>
+            Effect.flatMap(challenged(factor, soon), (challenge) =>
+              Effect.map(store.useChallenge(factor.id, challenge.id, soon, Option.some(step)), (use) => ({
+                challenge,
+                outcome: use._tag
+              }))
+            )
+          expect((yield* use(1000)).outcome).toBe("Used")
+          const replayed = yield* use(1000)
+          expect(replayed.outcome).toBe("StepRefused")
+          // Refused, nothing is written: the challenge is still open for a later step.
+          expect(
+            Option.flatMap(
+              yield* store.findChallenge(factor.id, replayed.challenge.id),
+              (found) => found.verifiedAt
+            )
+          ).toEqual(Option.none())
+          expect((yield* use(999)).outcome).toBe("StepRefused")
+          expect(
+            (yield* store.useChallenge(factor.id, replayed.challenge.id, soon, Option.some(1001)))._tag
+          ).toBe("Used")
+          expect(
+            Option.flatMap(yield* store.find(factor.userId, factor.id), (found) => found.lastTotpStep)
+          ).toEqual(Option.some(1001))
 
-        // A current step: ~59 million, well inside the column's range.
-        const step = Math.floor(Date.UTC(2026, 0, 1) / 30_000)
-        const contested = yield* enrolled()
-        const outcomes = yield* atOnce(store.advanceTotpStep(contested.id, step))
-        expect(outcomes.filter((won) => won)).toHaveLength(1)
-      })
+          // A current step: ~59 million, well inside the column's range. Each attempt with a
+          // challenge of its own, so only the step is contested.
+          const step = Math.floor(Date.UTC(2026, 0, 1) / 30_000)
+          const contested = yield* enrolled()
+          const challenges = yield* Effect.forEach(Array.from({ length: concurrently }), () =>
+            challenged(contested, soon)
+          )
+          const outcomes = yield* Effect.all(
+            challenges.map((challenge) =>
+              store.useChallenge(contested.id, challenge.id, soon, Option.some(step))
+            ),
+            { concurrency: "unbounded" }
+          )
+          expect(outcomes.filter((outcome) => outcome._tag === "Used")).toHaveLength(1)
+          expect(outcomes.filter((outcome) => outcome._tag === "StepRefused")).toHaveLength(concurrently - 1)
+        })
     )
 
     it.effect("a WebAuthn factor's counter only moves up, once per value; 0 stays usable at 0", () =>
@@ -421,15 +449,24 @@ export const factorStoreContract = (it: It) =>
         const factor = yield* enrolled()
         const challenge = yield* challenged(factor, Fixtures.t0)
         const other = yield* enrolled()
-        expect(yield* store.useChallenge(other.id, challenge.id, soon)).toEqual(Option.none())
+        const none = Option.none()
+        expect(yield* store.useChallenge(other.id, challenge.id, soon, none)).toEqual({ _tag: "Gone" })
         const used = new FactorChallenge({ ...challenge, verifiedAt: Option.some(soon) })
-        expect(yield* store.useChallenge(factor.id, challenge.id, soon)).toEqual(Option.some(used))
-        expect(yield* store.useChallenge(factor.id, challenge.id, soon)).toEqual(Option.none())
+        expect(yield* store.useChallenge(factor.id, challenge.id, soon, none)).toEqual({
+          _tag: "Used",
+          challenge: used
+        })
+        expect(yield* store.useChallenge(factor.id, challenge.id, soon, none)).toEqual({ _tag: "Gone" })
         expect(yield* store.findChallenge(factor.id, challenge.id)).toEqual(Option.some(used))
 
         const contested = yield* challenged(factor, soon)
-        const outcomes = yield* atOnce(store.useChallenge(factor.id, contested.id, soon))
-        expect(outcomes.filter(Option.isSome)).toHaveLength(1)
+        const outcomes = yield* atOnce(store.useChallenge(factor.id, contested.id, soon, none))
+        expect(outcomes.filter((outcome) => outcome._tag === "Used")).toHaveLength(1)
+        // With a step too: the challenge is contested first, so the others find it spent.
+        const stepped = yield* challenged(factor, soon)
+        const withStep = yield* atOnce(store.useChallenge(factor.id, stepped.id, soon, Option.some(7)))
+        expect(withStep.filter((outcome) => outcome._tag === "Used")).toHaveLength(1)
+        expect(withStep.filter((outcome) => outcome._tag === "Gone")).toHaveLength(concurrently - 1)
       })
     )
 
@@ -457,7 +494,7 @@ export const factorStoreContract = (it: It) =>
         const factor = yield* enrolled({ createdAt: long, updatedAt: long })
         const old = yield* challenged(factor, long)
         const spent = yield* challenged(factor, long)
-        yield* store.useChallenge(factor.id, spent.id, long)
+        yield* store.useChallenge(factor.id, spent.id, long, Option.none())
         const kept = yield* challenged(factor, cutoff)
         expect(yield* store.reapChallenges(cutoff)).toBe(2)
         expect(yield* store.findChallenge(factor.id, old.id)).toEqual(Option.none())
