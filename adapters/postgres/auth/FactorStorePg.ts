@@ -11,7 +11,10 @@ import {
 import * as Telemetry from "../../../application/Telemetry.js"
 import type { Factor } from "../../../domain/auth/Factor.js"
 import * as RecoveryCodes from "../../../domain/auth/RecoveryCodes.js"
+import { PgPool } from "../PgPool.js"
+import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
+import * as SharedStatements from "../SharedStatements.js"
 import * as UniqueViolation from "../UniqueViolation.js"
 import { AuthTables } from "./AuthTables.js"
 import * as MfaChallenges from "./tables/MfaChallenges.js"
@@ -41,12 +44,53 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const tables = yield* AuthTables
+    const pool = yield* PgPool
     const factors = sql(tables.name("mfa_factors"))
     const challenges = sql(tables.name("mfa_challenges"))
     const codes = sql(tables.name("mfa_recovery_codes"))
     const factorColumns = sql.unsafe(MfaFactors.columnsOf("f"))
     const challengeColumns = sql.unsafe(MfaChallenges.columns)
     const toFactor = (row: typeof MfaFactors.Row.Type) => MfaFactors.stored(row).factor
+
+    // Every factor endpoint loads its factor, and a verify its challenge, before anything is
+    // written: those arriving together share one prepared statement (inside a transaction, the
+    // statement runs alone on its connection).
+    const findFactor = yield* SharedStatements.make({
+      sql,
+      pool,
+      statement: Prepared.statement(
+        `auth_find_factors_${tables.prefix}`,
+        `SELECT ${MfaFactors.columnsOf("f")} FROM ${tables.name("mfa_factors")} f
+         WHERE (f.user_id, f.id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`
+      ),
+      parameters: (keys: ReadonlyArray<{ readonly userId: string; readonly factorId: string }>) => [
+        keys.map((key) => key.userId),
+        keys.map((key) => key.factorId)
+      ],
+      row: MfaFactors.Row,
+      answers: (rows, keys) =>
+        keys.map((key) =>
+          Option.fromNullable(rows.find((row) => row.id === key.factorId && row.userId === key.userId))
+        )
+    })
+    const findChallenge = yield* SharedStatements.make({
+      sql,
+      pool,
+      statement: Prepared.statement(
+        `auth_find_mfa_challenges_${tables.prefix}`,
+        `SELECT ${MfaChallenges.columns} FROM ${tables.name("mfa_challenges")}
+         WHERE (id, factor_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`
+      ),
+      parameters: (keys: ReadonlyArray<{ readonly factorId: string; readonly challengeId: string }>) => [
+        keys.map((key) => key.challengeId),
+        keys.map((key) => key.factorId)
+      ],
+      row: MfaChallenges.Row,
+      answers: (rows, keys) =>
+        keys.map((key) =>
+          Option.fromNullable(rows.find((row) => row.id === key.challengeId && row.factorId === key.factorId))
+        )
+    })
 
     const readFactors = decodeAll(MfaFactors.Row)
     const readFactor = decodeFirst(MfaFactors.Row)
@@ -78,10 +122,7 @@ export const layer = Layer.effect(
         )
       ),
       find: Telemetry.fn("FactorStorePg.find")((userId, factorId) =>
-        sql`SELECT ${factorColumns} FROM ${factors} f WHERE f.user_id = ${userId} AND f.id = ${factorId}`.pipe(
-          readFactor,
-          Effect.map(Option.map(MfaFactors.stored))
-        )
+        Effect.map(findFactor({ userId, factorId }), Option.map(MfaFactors.stored))
       ),
       count: Telemetry.fn("FactorStorePg.count")((userId) =>
         sql`SELECT count(*) FILTER (WHERE factor_type <> 'recovery_code')::int AS enrolled,
@@ -195,8 +236,7 @@ export const layer = Layer.effect(
         (challenge) => ({ "factor.id": challenge.factorId, "challenge.id": challenge.id })
       ),
       findChallenge: Telemetry.fn("FactorStorePg.findChallenge")((factorId, challengeId) =>
-        sql`SELECT ${challengeColumns} FROM ${challenges}
-            WHERE id = ${challengeId} AND factor_id = ${factorId}`.pipe(decodeFirst(MfaChallenges.Row))
+        findChallenge({ factorId, challengeId })
       ),
       // The challenge locked first: of concurrent verifies of one challenge the later ones find
       // it spent; the factor's row then orders verifies of different challenges with one code.
