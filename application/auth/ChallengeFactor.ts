@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as FactorChallenge from "../../domain/auth/FactorChallenge.js"
+import { userHandleOf } from "../../domain/auth/WebAuthnCeremony.js"
 import * as Time from "../../domain/Time.js"
 import { Phone } from "../../domain/User.js"
 import { Secrets } from "../ports/Secrets.js"
@@ -15,7 +16,13 @@ import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore, type StoredFactor } from "./ports/FactorStore.js"
 import { SmsSender } from "./ports/SmsSender.js"
 import { Transactions } from "./ports/Transactions.js"
+import {
+  type CreationOptionsJSON,
+  type RequestOptionsJSON,
+  WebAuthnCeremonies
+} from "./ports/WebAuthnCeremonies.js"
 import * as SendSms from "./SendSms.js"
+import * as WebAuthnFactors from "./WebAuthnFactors.js"
 
 /** `POST /factors/{factor_id}/challenge` as the handler reads it. */
 export interface ChallengeRequest {
@@ -27,16 +34,69 @@ export interface ChallengeRequest {
   readonly ipAddress: string
 }
 
+/** The ceremony a WebAuthn factor's challenge starts: its options for the browser. */
+export type CeremonyOptions =
+  | { readonly type: "create"; readonly options: CreationOptionsJSON }
+  | { readonly type: "request"; readonly options: RequestOptionsJSON }
+
 /** Supabase Auth's challenge answer: `expires_at` in unix seconds. */
 export interface Challenged {
   readonly id: FactorChallenge.ChallengeId
-  readonly type: "totp" | "phone"
+  readonly type: "totp" | "phone" | "webauthn"
   readonly expiresAt: number
+  /** A WebAuthn factor's ceremony; none for the others. */
+  readonly webAuthn: Option.Option<CeremonyOptions>
 }
 
-/** WebAuthn ceremonies and recovery codes have verbs of their own; these answer here. */
+/** Recovery codes have verbs of their own (`/factors/recovery-codes`); their factor answers here. */
 const notChallengeable = () =>
-  new AuthError.InvalidInput({ message: "factor_type needs to be totp or phone to be challenged here" })
+  new AuthError.InvalidInput({ message: "factor_type needs to be totp, phone, or webauthn" })
+
+/**
+ * A WebAuthn factor's ceremony, as Supabase Auth's `challengeWebAuthnFactor` starts it: while the
+ * factor is unverified a registration (`create`, excluding the credentials of the user's
+ * verified WebAuthn factors), once verified an assertion (`request`) with any of them. The
+ * browser may take as long as the challenge lives; user verification is `preferred`, as
+ * go-webauthn's default. Only the challenge's digest is kept, on the challenge row.
+ */
+const webAuthnCeremony = (signedIn: SignedIn, stored: StoredFactor) =>
+  Effect.gen(function* () {
+    const mfa = yield* MfaSettings
+    const party = yield* WebAuthnFactors.relyingParty
+    const ceremonies = yield* WebAuthnCeremonies
+    const known = (yield* WebAuthnFactors.registeredCredentials(signedIn.user.id)).map(({ credential }) => ({
+      id: credential.credentialId,
+      transports: credential.transports
+    }))
+    const timeout = FactorChallenge.lifetime(mfa.challengeLifetime)
+    if (stored.factor.status === "unverified") {
+      const user = signedIn.user
+      // Supabase Auth names the user by address; one without gets their number, else their id,
+      // as a browser refuses a blank name.
+      const name = Option.getOrElse(
+        Option.orElse(user.email, () => user.phone),
+        () => user.id
+      )
+      const started = yield* ceremonies.registrationOptions({
+        relyingParty: { id: party.id, name: party.displayName },
+        user: { handle: userHandleOf(user.id), name, displayName: name },
+        excludeCredentials: known,
+        residentKey: "discouraged",
+        userVerification: "preferred",
+        timeout
+      })
+      const options: CeremonyOptions = { type: "create", options: started.options }
+      return { ceremony: started.ceremony, options }
+    }
+    const started = yield* ceremonies.authenticationOptions({
+      relyingPartyId: party.id,
+      allowCredentials: known,
+      userVerification: "preferred",
+      timeout
+    })
+    const options: CeremonyOptions = { type: "request", options: started.options }
+    return { ceremony: started.ceremony, options }
+  })
 
 /**
  * A phone factor's code: made (or a test number's fixed one, `SMS_TEST_OTP`, which no text
@@ -98,9 +158,10 @@ const phoneChallenge = (stored: StoredFactor, challenge: FactorChallenge.FactorC
 
 /**
  * POST /factors/{factor_id}/challenge (supabase-js `mfa.challenge`): a challenge of one of the
- * user's TOTP or phone factors, bound to the caller's address, usable until
- * `MFA_CHALLENGE_EXPIRY_DURATION` by one verify; for a phone factor a code is texted. Every
- * challenge stamps the factor's `last_challenged_at`.
+ * user's TOTP, phone or WebAuthn factors, bound to the caller's address, usable until
+ * `MFA_CHALLENGE_EXPIRY_DURATION` by one verify; for a phone factor a code is texted, for a
+ * WebAuthn factor a ceremony's options are answered. Every challenge stamps the factor's
+ * `last_challenged_at`.
  */
 export const challengeFactor = Telemetry.fn("ChallengeFactor.challengeFactor")(
   (signedIn: SignedIn, request: ChallengeRequest) =>
@@ -113,7 +174,7 @@ export const challengeFactor = Telemetry.fn("ChallengeFactor.challengeFactor")(
         return yield* new AuthError.FactorVerifyDisabled({ factorType: factor.factorType, at: "challenge" })
       }
       const type = factor.factorType
-      if (type !== "totp" && type !== "phone") return yield* notChallengeable()
+      if (type === "recovery_code") return yield* notChallengeable()
       const secrets = yield* Secrets
       const now = new Date(yield* Clock.currentTimeMillis)
       const challenge = new FactorChallenge.FactorChallenge({
@@ -125,21 +186,29 @@ export const challengeFactor = Telemetry.fn("ChallengeFactor.challengeFactor")(
         createdAt: now,
         verifiedAt: Option.none()
       })
+      const unpaced = (made: FactorChallenge.FactorChallenge) =>
+        Effect.flatMap(FactorStore, (store) => store.createChallenge(made, Option.none())).pipe(
+          // Without `lastBefore` the store paces nothing.
+          Effect.catchTag("ChallengedTooSoon", () => Effect.dieMessage("an unpaced challenge was paced")),
+          Effect.flatMap((made) => (made ? Effect.void : Effect.fail(new AuthError.FactorNotFound())))
+        )
+      let webAuthn = Option.none<CeremonyOptions>()
       if (type === "phone") {
         yield* phoneChallenge(stored, challenge, request.channel)
-      } else {
-        const made = yield* Effect.flatMap(FactorStore, (store) =>
-          store.createChallenge(challenge, Option.none())
-        ).pipe(
-          // Without `lastBefore` the store paces nothing.
-          Effect.catchTag("ChallengedTooSoon", () => Effect.dieMessage("an unpaced challenge was paced"))
+      } else if (type === "webauthn") {
+        const started = yield* webAuthnCeremony(signedIn, stored)
+        yield* unpaced(
+          new FactorChallenge.FactorChallenge({ ...challenge, webAuthn: Option.some(started.ceremony) }, true)
         )
-        if (!made) return yield* new AuthError.FactorNotFound()
+        webAuthn = Option.some(started.options)
+      } else {
+        yield* unpaced(challenge)
       }
       return {
         id: challenge.id,
         type,
-        expiresAt: FactorChallenge.expiresAtSeconds(challenge, mfa.challengeLifetime)
+        expiresAt: FactorChallenge.expiresAtSeconds(challenge, mfa.challengeLifetime),
+        webAuthn
       } satisfies Challenged
     }),
   (signedIn) => ({ "user.id": signedIn.user.id })

@@ -3,9 +3,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import type { FactorId } from "../../domain/auth/Factor.js"
 import * as FactorChallenge from "../../domain/auth/FactorChallenge.js"
 import * as Mail from "../../domain/auth/Mail.js"
 import * as Totp from "../../domain/auth/Totp.js"
+import { CeremonyType } from "../../domain/auth/WebAuthnCeremony.js"
 import { constantTimeEqual } from "../../domain/ConstantTime.js"
 import type { User } from "../../domain/User.js"
 import { Secrets } from "../ports/Secrets.js"
@@ -16,11 +18,21 @@ import { AuthSettings } from "./AuthSettings.js"
 import { loadFactor } from "./FactorInput.js"
 import * as IssueSession from "./IssueSession.js"
 import { MfaSettings } from "./MfaSettings.js"
-import { FactorStore, type StoredFactor } from "./ports/FactorStore.js"
+import { FactorStore, type Registration, type StoredFactor } from "./ports/FactorStore.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 import { SessionStore } from "./ports/SessionStore.js"
 import { TotpCodes } from "./ports/TotpCodes.js"
 import { Transactions } from "./ports/Transactions.js"
+import { WebAuthnCeremonies } from "./ports/WebAuthnCeremonies.js"
+import * as WebAuthnFactors from "./WebAuthnFactors.js"
+
+/** The body's `webauthn` (a WebAuthn factor's verify), as sent; `rpId` and `rpOrigins` are not read. */
+export interface WebAuthnParams {
+  /** `create` or `request`, checked here. */
+  readonly type: string
+  /** The serialised `PublicKeyCredential`; none when absent. */
+  readonly credentialResponse: Option.Option<unknown>
+}
 
 /** `POST /factors/{factor_id}/verify` as the handler reads it. */
 export interface VerifyRequest {
@@ -28,11 +40,14 @@ export interface VerifyRequest {
   readonly factorId: string
   readonly challengeId: string
   readonly code: string
+  /** A WebAuthn factor's answer; absent when the body has no `webauthn`. */
+  readonly webAuthn?: WebAuthnParams
   /** The client address; it must be the challenge's. */
   readonly ipAddress: string
 }
 
 const isChallengeId = Schema.is(FactorChallenge.ChallengeId)
+const isCeremonyType = Schema.is(CeremonyType)
 
 /** What a right code proves, decided before anything is written. */
 type Proof =
@@ -40,6 +55,10 @@ type Proof =
   | { readonly _tag: "Totp"; readonly step: number }
   /** A texted code. */
   | { readonly _tag: "Phone" }
+  /** An unverified WebAuthn factor's registration, to save on it. */
+  | { readonly _tag: "Registered"; readonly registration: Registration }
+  /** An assertion by the credential of `factorId` (a verified WebAuthn factor of the user). */
+  | { readonly _tag: "Asserted"; readonly factorId: FactorId; readonly signCount: number }
 
 /**
  * A TOTP code against the window at `now` and the factor's last accepted step: the steps whose
@@ -67,6 +86,61 @@ const phoneProof = (challenge: FactorChallenge.FactorChallenge, code: string) =>
       return yield* new AuthError.FactorVerificationFailed({ factorType: "phone" })
     }
     return { _tag: "Phone" } satisfies Proof
+  })
+
+/** A WebAuthn verify's body, checked in Supabase Auth's order before the challenge is looked up. */
+const webAuthnAnswer = (params: WebAuthnParams | undefined) =>
+  Effect.gen(function* () {
+    const invalid = (message: string) => new AuthError.InvalidInput({ message })
+    if (params === undefined) return yield* invalid("WebAuthn config required")
+    const type = params.type
+    if (!isCeremonyType(type)) return yield* invalid("WebAuthn type must be create or request")
+    const response = params.credentialResponse
+    if (Option.isNone(response)) return yield* invalid("credential_response required")
+    return { type, response: response.value }
+  })
+
+/**
+ * A WebAuthn answer against the challenge's ceremony and the relying party (Supabase Auth's
+ * `verifyWebAuthnFactor`): a registration (`create`) gives the credential to save; an assertion
+ * (`request`) must be by the credential of one of the user's verified WebAuthn factors, as its
+ * `ValidateLogin` accepts any of them. An answer that is no credential JSON of its kind is 400
+ * "Invalid credential_response"; a failed ceremony 422 `mfa_verification_failed` (Supabase Auth:
+ * a 500).
+ */
+const webAuthnProof = (
+  signedIn: SignedIn,
+  challenge: FactorChallenge.FactorChallenge,
+  answer: { readonly type: "create" | "request"; readonly response: unknown }
+) =>
+  Effect.gen(function* () {
+    const ceremonies = yield* WebAuthnCeremonies
+    const party = yield* WebAuthnFactors.relyingParty
+    const expected = { relyingPartyId: party.id, origins: party.origins }
+    const failed = new AuthError.FactorVerificationFailed({ factorType: "webauthn" })
+    const malformed = () => new AuthError.InvalidInput({ message: "Invalid credential_response" })
+    const ceremony = challenge.webAuthn
+    // Every WebAuthn factor's challenge has its ceremony.
+    if (Option.isNone(ceremony)) return yield* failed
+    if (answer.type === "create") {
+      const registered = yield* ceremonies
+        .verifyRegistration(answer.response, ceremony.value, expected)
+        .pipe(Effect.catchTags({ MalformedCredential: malformed, CeremonyFailed: () => failed }))
+      return {
+        _tag: "Registered",
+        registration: { credential: registered.credential, aaguid: Option.some(registered.aaguid) }
+      } satisfies Proof
+    }
+    const assertion = yield* ceremonies
+      .readAssertion(answer.response)
+      .pipe(Effect.catchTag("MalformedCredential", malformed))
+    const known = yield* WebAuthnFactors.registeredCredentials(signedIn.user.id)
+    const signer = known.find(({ credential }) => credential.credentialId === assertion.credentialId)
+    if (signer === undefined) return yield* failed
+    const verified = yield* ceremonies
+      .verifyAuthentication(assertion, ceremony.value, signer.credential, expected)
+      .pipe(Effect.catchTag("CeremonyFailed", () => failed))
+    return { _tag: "Asserted", factorId: signer.factorId, signCount: verified.signCount } satisfies Proof
   })
 
 /** The "factor enrolled" mail, when `MAILER_NOTIFICATIONS_MFA_FACTOR_ENROLLED_ENABLED` is on. */
@@ -110,11 +184,16 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
       if (!mfa.switches[factor.factorType].verify) {
         return yield* new AuthError.FactorVerifyDisabled({ factorType: factor.factorType, at: "verify" })
       }
-      if (factor.factorType !== "totp" && factor.factorType !== "phone") {
+      // Recovery codes are verified at /factors/recovery-codes/verify.
+      if (factor.factorType === "recovery_code") {
         return yield* new AuthError.InvalidInput({
-          message: "factor_type needs to be totp or phone to be verified with a code"
+          message: "factor_type needs to be totp, phone, or webauthn"
         })
       }
+      const answer =
+        factor.factorType === "webauthn"
+          ? Option.some(yield* webAuthnAnswer(request.webAuthn))
+          : Option.none()
       const store = yield* FactorStore
       const challengeId = request.challengeId
       if (!isChallengeId(challengeId)) return yield* new AuthError.ChallengeNotFound()
@@ -134,10 +213,13 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
       }
       const session = signedIn.session
       if (Option.isNone(session)) return yield* new AuthError.SessionFromJwtNotFound()
-      const proof =
-        factor.factorType === "totp"
+      const proof: Proof = Option.isSome(answer)
+        ? yield* webAuthnProof(signedIn, challenge.value, answer.value)
+        : factor.factorType === "totp"
           ? yield* totpProof(stored, request.code, now)
           : yield* phoneProof(challenge.value, request.code)
+      // An assertion raises the session by the factor whose credential signed it.
+      const raisedBy = proof._tag === "Asserted" ? proof.factorId : factor.id
 
       const secrets = yield* Secrets
       const sessions = yield* SessionStore
@@ -147,26 +229,43 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
       const raised = yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(
           Effect.gen(function* () {
-            // Spent with the code's step: of concurrent verifies of one challenge, or of one code,
-            // only one goes past here.
-            const used = yield* store.useChallenge(
-              factor.id,
-              challengeId,
-              now,
-              proof._tag === "Totp" ? Option.some(proof.step) : Option.none()
-            )
-            if (used._tag === "Gone") return yield* new AuthError.ChallengeUsedOrMoved()
-            if (used._tag === "StepRefused") {
-              return yield* new AuthError.FactorVerificationFailed({ factorType: "totp" })
+            // Spent first, with a TOTP code's step: of concurrent verifies of one challenge, or of
+            // one code, only one goes past here. A WebAuthn challenge is deleted, as Supabase Auth
+            // deletes it.
+            if (factor.factorType === "webauthn") {
+              const taken = yield* store.takeChallenge(factor.id, challengeId)
+              if (Option.isNone(taken)) return yield* new AuthError.ChallengeUsedOrMoved()
+            } else {
+              const used = yield* store.useChallenge(
+                factor.id,
+                challengeId,
+                now,
+                proof._tag === "Totp" ? Option.some(proof.step) : Option.none()
+              )
+              if (used._tag === "Gone") return yield* new AuthError.ChallengeUsedOrMoved()
+              if (used._tag === "StepRefused") {
+                return yield* new AuthError.FactorVerificationFailed({ factorType: "totp" })
+              }
+            }
+            if (
+              proof._tag === "Asserted" &&
+              !(yield* store.advanceWebAuthnCounter(proof.factorId, proof.signCount))
+            ) {
+              return yield* new AuthError.FactorVerificationFailed({ factorType: "webauthn" })
             }
             // A verified factor's verify is a step up; only an enrolment's first verify marks it.
             const firstVerify =
               factor.status === "unverified"
-                ? yield* store.markVerified(userId, factor.id, now, Option.none())
+                ? yield* store.markVerified(
+                    userId,
+                    factor.id,
+                    now,
+                    proof._tag === "Registered" ? Option.some(proof.registration) : Option.none()
+                  )
                 : Option.none()
             const raised = yield* sessions.raise({
               sessionId: session.value.id,
-              factorId: factor.id,
+              factorId: raisedBy,
               factorType: factor.factorType,
               child,
               now

@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { SignedIn } from "../../../application/auth/Authenticate.js"
 import { challengeFactor } from "../../../application/auth/ChallengeFactor.js"
@@ -19,12 +20,26 @@ export const input = (request: HttpRequest) =>
     channel: read.channel ?? ""
   }))
 
-/** POST /factors/{factor_id}/challenge — supabase-js `mfa.challenge`: `{id, type, expires_at}`. */
+/**
+ * POST /factors/{factor_id}/challenge — supabase-js `mfa.challenge`: `{id, type, expires_at}`,
+ * and for a WebAuthn factor `webauthn: {type, credential_options: {publicKey}}`, the options in
+ * their JSON form (auth-js deserialises the base64url buffers).
+ */
 export const handle = (
   read: Effect.Effect.Success<ReturnType<typeof input>>,
   signedIn: SignedIn,
   request: HttpRequest
 ) =>
   Effect.map(challengeFactor(signedIn, { ...read, ipAddress: request.clientIp }), (challenge) =>
-    HttpMessage.json({ id: challenge.id, type: challenge.type, expires_at: challenge.expiresAt })
+    HttpMessage.json({
+      id: challenge.id,
+      type: challenge.type,
+      expires_at: challenge.expiresAt,
+      ...Option.match(challenge.webAuthn, {
+        onNone: () => ({}),
+        onSome: (ceremony) => ({
+          webauthn: { type: ceremony.type, credential_options: { publicKey: ceremony.options } }
+        })
+      })
+    })
   )

@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { SignedIn } from "../../../application/auth/Authenticate.js"
 import { verifyFactor } from "../../../application/auth/VerifyFactor.js"
@@ -7,15 +8,32 @@ import * as HttpMessage from "../HttpMessage.js"
 import * as AuthJson from "./AuthJson.js"
 import { body, field } from "./Endpoint.js"
 
-/** `{challenge_id, code}` as supabase-js `mfa.verify` sends them. */
-const Body = Schema.Struct({ challenge_id: field(Schema.String), code: field(Schema.String) })
+/**
+ * `{challenge_id, code}` as supabase-js `mfa.verify` sends them, or for a WebAuthn factor
+ * `{challenge_id, webauthn: {type, rpId, rpOrigins, credential_response}}`: the relying party is
+ * the server's, so only `type` and `credential_response` (any JSON, checked by the ceremony) are
+ * read.
+ */
+const Body = Schema.Struct({
+  challenge_id: field(Schema.String),
+  code: field(Schema.String),
+  webauthn: field(Schema.Struct({ type: field(Schema.String), credential_response: field(Schema.Unknown) }))
+})
 
-/** The path's factor id with the body's challenge and code. */
+/** The path's factor id with the body's challenge and code or WebAuthn answer. */
 export const input = (request: HttpRequest) =>
   Effect.map(body(Body)(request), (read) => ({
     factorId: request.params.factor_id ?? "",
     challengeId: read.challenge_id ?? "",
-    code: read.code ?? ""
+    code: read.code ?? "",
+    ...(read.webauthn === undefined
+      ? {}
+      : {
+          webAuthn: {
+            type: read.webauthn.type ?? "",
+            credentialResponse: Option.fromNullable(read.webauthn.credential_response)
+          }
+        })
   }))
 
 /**

@@ -16,6 +16,7 @@ import {
 import { Factor, withinLimits } from "../../../domain/auth/Factor.js"
 import { FactorChallenge } from "../../../domain/auth/FactorChallenge.js"
 import * as RecoveryCodes from "../../../domain/auth/RecoveryCodes.js"
+import { WebAuthnCredential } from "../../../domain/auth/WebAuthnCredential.js"
 import type { SecretHash, UserId } from "../../../domain/Ids.js"
 
 interface CodeRow {
@@ -217,6 +218,22 @@ export const layer = Layer.effect(
           )
           return [gone.length, without(tables, gone)]
         }),
+      advanceWebAuthnCounter: (factorId, signCount) =>
+        Ref.modify(state, (tables): [boolean, Tables] => {
+          const found = tables.factors.find((row) => row.factor.id === factorId)
+          const credential = found === undefined ? Option.none() : found.webAuthn
+          if (found === undefined || Option.isNone(credential)) return [false, tables]
+          const stored = credential.value.signCount
+          if (!(signCount > stored || (signCount === 0 && stored === 0))) return [false, tables]
+          return [
+            true,
+            replaceFactor(tables, {
+              ...found,
+              webAuthn: Option.some(new WebAuthnCredential({ ...credential.value, signCount }, true))
+            })
+          ]
+        }),
+
       createChallenge: (challenge, lastBefore) =>
         Effect.flatten(
           Ref.modify(state, (tables): [Effect.Effect<boolean, ChallengedTooSoon>, Tables] => {

@@ -203,6 +203,18 @@ export const layer = Layer.effect(
         )
       ),
 
+      advanceWebAuthnCounter: Telemetry.fn("FactorStorePg.advanceWebAuthnCounter")((factorId, signCount) =>
+        sql`UPDATE ${factors}
+            SET web_authn_credential = jsonb_set(web_authn_credential, '{signCount}', to_jsonb(${signCount}::bigint))
+            WHERE id = ${factorId} AND web_authn_credential IS NOT NULL
+              AND ((web_authn_credential->>'signCount')::bigint < ${signCount}
+                OR (${signCount}::bigint = 0 AND (web_authn_credential->>'signCount')::bigint = 0))
+            RETURNING id`.pipe(
+          decodeAll(IdRow),
+          Effect.map((rows) => rows.length > 0)
+        )
+      ),
+
       createChallenge: Telemetry.fn("FactorStorePg.createChallenge")(
         (challenge, lastBefore) =>
           sql

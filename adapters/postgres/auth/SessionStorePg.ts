@@ -111,7 +111,8 @@ export const layer = Layer.effect(
       }).pipe(Effect.orDie)
 
     /**
-     * The session locked, raised by `Assurance.raise`, then written with its tokens retired
+     * The session locked (with the user's other live sessions, in id order), raised by
+     * `Assurance.raise`, then written with its tokens retired
      * without sealed children, the new live token and the account read, in one statement
      * (`RefreshTokens.raiseText`): two round trips, inside the caller's transaction when it runs
      * in one (`Transactions.run`), else in one of its own. The lock orders concurrent raises of
@@ -119,11 +120,12 @@ export const layer = Layer.effect(
      */
     const raise = ({ child, factorId, factorType, now, sessionId }: Raise) =>
       Effect.gen(function* () {
-        const found = yield* sql
-          .unsafe(Sessions.lockLiveSessionText(name), [sessionId])
-          .pipe(decodeFirst(Sessions.Row))
-        if (Option.isNone(found)) return Option.none()
-        const raised = Assurance.raise(found.value, factorId, factorType, now)
+        const live = yield* sql
+          .unsafe(Sessions.lockLiveOfSessionUserText(name), [sessionId])
+          .pipe(decodeAll(Sessions.Row))
+        const found = live.find((session) => session.id === sessionId)
+        if (found === undefined) return Option.none()
+        const raised = Assurance.raise(found, factorId, factorType, now)
         const account = yield* sql
           .unsafe(RefreshTokens.raiseText(name), [
             ...Sessions.raiseParameters(raised, now),

@@ -95,7 +95,8 @@ export interface RecoveryAttempt {
  * recovery codes are kept as digests; TOTP secrets as they are (they compute codes).
  *
  * The once-only transitions are single conditional steps, so of concurrent attempts exactly one
- * wins: `markVerified`, `useChallenge`, `takeChallenge` and a recovery code's
+ * wins: `markVerified`, `useChallenge`, `takeChallenge`, `advanceWebAuthnCounter` and a
+ * recovery code's
  * use in `attemptRecoveryCode`. Every verb joins the transaction it runs in
  * (`Transactions.run`), so a verify spends its challenge in the transaction that raises the
  * session, and a failed raise gives the challenge back.
@@ -146,6 +147,13 @@ export class FactorStore extends Context.Tag("latchkey/auth/FactorStore")<
      * challenge (`Factor.isAbandoned`, Supabase Auth's `DeleteExpiredFactors`); how many.
      */
     readonly removeAbandoned: (createdBefore: Date) => Effect.Effect<number>
+    /**
+     * Records `signCount`, the counter of an assertion a verified WebAuthn factor's credential
+     * made, if it is above the stored one (`0` is accepted while the stored one is `0`, for
+     * authenticators without a counter): false when it is not — a cloned authenticator, or a
+     * concurrent verify that recorded a later counter — or when the factor has no credential.
+     */
+    readonly advanceWebAuthnCounter: (factorId: FactorId, signCount: number) => Effect.Effect<boolean>
 
     /**
      * Stores a challenge and stamps its factor's `last_challenged_at` with its creation time —

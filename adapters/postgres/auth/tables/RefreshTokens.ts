@@ -133,12 +133,12 @@ export const letGoOfUserText = (name: Name) =>
 
 /**
  * A factor verify's raise written in one statement (the session locked before by
- * `Sessions.lockLiveSessionText`): $1 session, $2 aal, $3 factor, $4 amr, $5 generation, $6 now
+ * `Sessions.lockLiveOfSessionUserText`): $1 session, $2 aal, $3 factor, $4 amr, $5 generation, $6 now
  * (`Sessions.raiseParameters`), $7 the new live token's digest, $8 user. The session raised,
  * its tokens retired without sealed children, the new live token stored with no parent (no
  * earlier token leads to it), the user's other live aal1 sessions ended with their tokens let go
- * (`Assurance.signedOutByVerify`; locked in id order, as every statement that ends several
- * sessions locks them), and the account read as a refresh reads it.
+ * (`Assurance.signedOutByVerify`; locked already, with the raised one, in id order), and the
+ * account read as a refresh reads it.
  */
 export const raiseText = (name: Name) =>
   `WITH raised AS (

@@ -132,9 +132,17 @@ export const EndedRow = Schema.Struct({ ended: Schema.Int })
 export const revokeOfUserText = (name: Name) =>
   `UPDATE ${name("sessions")} SET revoked_at = $2, updated_at = $2 WHERE user_id = $1 AND revoked_at IS NULL`
 
-/** $1 session: the live session, locked, for a factor verify's raise. */
-export const lockLiveSessionText = (name: Name) =>
-  `SELECT ${columnsOf("s")} FROM ${name("sessions")} s WHERE s.id = $1 AND s.revoked_at IS NULL FOR UPDATE`
+/**
+ * $1 session: the live sessions of its user, locked in id order, for a raise. All of them, not
+ * the raised one alone: the raise ends the user's other aal1 sessions too, and a lock taken out
+ * of id order first could deadlock with a raise of another of the user's sessions, or a logout
+ * of them all, that locks in id order.
+ */
+export const lockLiveOfSessionUserText = (name: Name) =>
+  `SELECT ${columnsOf("s")} FROM ${name("sessions")} s
+   WHERE s.user_id = (SELECT o.user_id FROM ${name("sessions")} o WHERE o.id = $1)
+     AND s.revoked_at IS NULL
+   ORDER BY s.id FOR UPDATE`
 
 /**
  * A raised session's columns for `RefreshTokens.raiseText`: $1 id, $2 aal, $3 factor, $4 amr,

@@ -385,6 +385,47 @@ export const factorStoreContract = (it: It) =>
         })
     )
 
+    it.effect("a WebAuthn factor's counter only moves up, once per value; 0 stays usable at 0", () =>
+      Effect.gen(function* () {
+        const store = yield* FactorStore
+        const counted = yield* enrolled({ factorType: "webauthn" })
+        expect(yield* store.advanceWebAuthnCounter(counted.id, 1)).toBe(false)
+        yield* store.markVerified(
+          counted.userId,
+          counted.id,
+          soon,
+          Option.some({
+            credential: new WebAuthnCredential({ ...credential, signCount: 5 }),
+            aaguid: Option.none()
+          })
+        )
+        expect(yield* store.advanceWebAuthnCounter(counted.id, 5)).toBe(false)
+        expect(yield* store.advanceWebAuthnCounter(counted.id, 0)).toBe(false)
+        expect(yield* store.advanceWebAuthnCounter(counted.id, 6)).toBe(true)
+        expect(yield* store.advanceWebAuthnCounter(counted.id, 6)).toBe(false)
+        const stored = Option.flatMap(
+          yield* store.find(counted.userId, counted.id),
+          (found) => found.webAuthn
+        )
+        expect(Option.map(stored, (found) => [found.signCount, found.credentialId])).toEqual(
+          Option.some([6, credential.credentialId])
+        )
+        const contested = yield* atOnce(store.advanceWebAuthnCounter(counted.id, 7))
+        expect(contested.filter((won) => won)).toHaveLength(1)
+
+        const uncounted = yield* enrolled({ factorType: "webauthn" })
+        yield* store.markVerified(
+          uncounted.userId,
+          uncounted.id,
+          soon,
+          Option.some({ credential, aaguid: Option.none() })
+        )
+        expect(yield* store.advanceWebAuthnCounter(uncounted.id, 0)).toBe(true)
+        expect(yield* store.advanceWebAuthnCounter(uncounted.id, 0)).toBe(true)
+        expect(yield* store.advanceWebAuthnCounter(FactorId.make(randomUUID()), 1)).toBe(false)
+      })
+    )
+
     it.effect("a challenge is stored with its digest or ceremony and stamps its factor", () =>
       Effect.gen(function* () {
         const store = yield* FactorStore

@@ -676,6 +676,31 @@ export const sessionStoreContract = (it: It) =>
       })
     )
 
+    it.effect(
+      "two sessions of one user raised at once: one is raised, the other ended, never a deadlock",
+      () =>
+        Effect.gen(function* () {
+          const sessions = yield* SessionStore
+          for (let round = 0; round < 10; round++) {
+            const first = yield* signIn()
+            const second = yield* signIn(first.user)
+            const raiseOf = (sessionId: Session.SessionId) =>
+              sessions.raise({
+                sessionId,
+                factorId: FactorId.make(randomUUID()),
+                factorType: "totp",
+                child: Fixtures.refreshToken().hash,
+                now: later
+              })
+            const raised = yield* Effect.all([raiseOf(first.session.id), raiseOf(second.session.id)], {
+              concurrency: "unbounded"
+            })
+            // Whichever came first ended the other, still at aal1, before it could be raised.
+            expect(raised.filter(Option.isSome)).toHaveLength(1)
+          }
+        })
+    )
+
     it.effect("a raise ends the user's other aal1 sessions; aal2 ones and other users' stay", () =>
       Effect.gen(function* () {
         const sessions = yield* SessionStore
