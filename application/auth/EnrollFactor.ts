@@ -19,6 +19,7 @@ import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore } from "./ports/FactorStore.js"
 import { TotpCodes } from "./ports/TotpCodes.js"
 import { Transactions } from "./ports/Transactions.js"
+import * as ReapExpired from "./ReapExpired.js"
 
 /** `POST /factors` as supabase-js `mfa.enroll` sends it; absent fields are `""`. */
 export interface EnrollRequest {
@@ -81,8 +82,11 @@ export const enrollFactor = Telemetry.fn("EnrollFactor.enrollFactor")(
       const user = signedIn.user
       const store = yield* FactorStore
       const now = new Date(yield* Clock.currentTimeMillis)
+      // A bounded share of the work, every user's, as Supabase Auth's enrolment does it; the
+      // reaper takes the rest.
       yield* store.removeAbandoned(
-        new Date(now.getTime() - Duration.toMillis(Factor.unverifiedLifetime(mfa.unverifiedLifetime)))
+        new Date(now.getTime() - Duration.toMillis(Factor.unverifiedLifetime(mfa.unverifiedLifetime))),
+        ReapExpired.batchSize
       )
       const secrets = yield* Secrets
       const factor = new Factor.Factor({

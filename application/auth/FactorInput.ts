@@ -22,8 +22,16 @@ export const requireNotAnonymous = (
 ): Effect.Effect<void, AuthError.AnonymousUserNotAllowed> =>
   signedIn.user.isAnonymous ? Effect.fail(new AuthError.AnonymousUserNotAllowed()) : Effect.void
 
-/** The level the caller's token claims (`aal`); a token without one is aal1, as in Supabase Auth. */
-export const sessionAal = (signedIn: SignedIn): Aal => (signedIn.claims.aal === "aal2" ? "aal2" : "aal1")
+/**
+ * The level of the caller's session as it stands now, as Supabase Auth's `session.IsAAL2()` reads
+ * it: a token minted at aal2 says aal2 until it expires, though an unenrol may have lowered its
+ * session since. A token without a session (none is minted so) has the level it claims.
+ */
+export const sessionAal = (signedIn: SignedIn): Aal =>
+  Option.match(signedIn.session, {
+    onNone: () => (signedIn.claims.aal === "aal2" ? "aal2" : "aal1"),
+    onSome: (session) => (session.aal === "aal2" ? "aal2" : "aal1")
+  })
 
 /**
  * The signed-in, not anonymous user's factor of the path, as Supabase Auth's `loadFactor` finds

@@ -28,15 +28,29 @@ export const keptFor = Duration.hours(24)
 /** The lock's name: one run at a time across the instances sharing the database. */
 export const lockName = "auth.reaper"
 
+/**
+ * Rows one statement deletes at most, as in Supabase Auth's cleanup: each batch is a short
+ * transaction of its own that passes over rows a request holds locked, so the reaper never waits
+ * on a sign-in and never holds many rows, however much has piled up (a first run on an imported
+ * database).
+ */
+export const batchSize = 100
+
+/** Batches of one kind in one run at most: a run's length is bounded, the next run goes on. */
+export const maxBatches = 100
+
 const before = (now: Date, duration: Duration.Duration) =>
   new Date(now.getTime() - Duration.toMillis(duration))
 
 /**
- * Deletes what can never be used again, as Supabase Auth's cleanup does: factor challenges older
- * than a day (or than `MFA_CHALLENGE_EXPIRY_DURATION`, if longer), then the unverified factors
- * without a challenge older than `MFA_FACTOR_EXPIRY_DURATION` (the enrolment's own rule, which
- * the reaped challenges now let go too), expired passkey challenges, and flow states older than
- * a day. One instance at a time: none when another instance is already reaping.
+ * Deletes what can never be used again: factor challenges older than a day (or than
+ * `MFA_CHALLENGE_EXPIRY_DURATION`, if longer), as Supabase Auth's cleanup; then the unverified
+ * factors without a challenge older than `MFA_FACTOR_EXPIRY_DURATION` (the enrolment's own rule,
+ * which the reaped challenges now let go too; Supabase Auth's cleanup deletes unverified factors a
+ * day old, challenged or not); expired passkey challenges; and flow states older than a day. In
+ * batches (`batchSize`), each under the lock in a transaction of its own: one instance at a time;
+ * none when another instance is already reaping, and a run stops where another instance took
+ * over.
  */
 export const reapExpired = Telemetry.fn("ReapExpired.reapExpired")(() =>
   Effect.gen(function* () {
@@ -45,21 +59,36 @@ export const reapExpired = Telemetry.fn("ReapExpired.reapExpired")(() =>
     const passkeys = yield* PasskeyStore
     const flows = yield* FlowStateStore
     const mfa = yield* MfaSettings
-    return yield* lock.runExclusive(
-      lockName,
+    const now = new Date(yield* Clock.currentTimeMillis)
+    let ran = false
+    let skipped = false
+    /** Deletes batch after batch until one comes back short, or another instance holds the lock. */
+    const drain = (remove: (limit: number) => Effect.Effect<number>) =>
       Effect.gen(function* () {
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const factorChallenges = yield* factors.reapChallenges(
-          before(now, Duration.max(keptFor, mfa.challengeLifetime))
-        )
-        const abandonedFactors = yield* factors.removeAbandoned(
-          before(now, Factor.unverifiedLifetime(mfa.unverifiedLifetime))
-        )
-        const passkeyChallenges = yield* passkeys.reapChallenges(now)
-        const flowStates = yield* flows.purge(before(now, keptFor))
-        return { factorChallenges, abandonedFactors, passkeyChallenges, flowStates } satisfies ReapReport
+        let total = 0
+        for (let batch = 0; batch < maxBatches && !skipped; batch++) {
+          const removed = yield* lock.runExclusive(lockName, remove(batchSize))
+          if (Option.isNone(removed)) {
+            skipped = true
+            break
+          }
+          ran = true
+          total += removed.value
+          if (removed.value < batchSize) break
+        }
+        return total
       })
-    )
+    const report: ReapReport = {
+      factorChallenges: yield* drain((limit) =>
+        factors.reapChallenges(before(now, Duration.max(keptFor, mfa.challengeLifetime)), limit)
+      ),
+      abandonedFactors: yield* drain((limit) =>
+        factors.removeAbandoned(before(now, Factor.unverifiedLifetime(mfa.unverifiedLifetime)), limit)
+      ),
+      passkeyChallenges: yield* drain((limit) => passkeys.reapChallenges(now, limit)),
+      flowStates: yield* drain((limit) => flows.purge(before(now, keptFor), limit))
+    }
+    return ran ? Option.some(report) : Option.none()
   }).pipe(
     Effect.tap((report) =>
       Option.match(report, {

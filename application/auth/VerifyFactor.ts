@@ -243,8 +243,9 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
                 proof._tag === "Totp" ? Option.some(proof.step) : Option.none()
               )
               if (used._tag === "Gone") return yield* new AuthError.ChallengeUsedOrMoved()
+              // Refused only with a step, so only for a TOTP code.
               if (used._tag === "StepRefused") {
-                return yield* new AuthError.FactorVerificationFailed({ factorType: "totp" })
+                return yield* new AuthError.FactorVerificationFailed({ factorType: factor.factorType })
               }
             }
             if (

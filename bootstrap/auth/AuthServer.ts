@@ -384,7 +384,7 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
     Layer.provide(
       Layer.mergeAll(
         settings(config),
-        JobLockPg.layerFor(Option.isNone(config.db.url)),
+        JobLockPg.layerFor(Option.isNone(config.db.url), AuthTables.make(config.db.namespace).prefix),
         mfaSettings(config),
         http,
         Telemetry.metrics(config.telemetry, { serviceName }),

@@ -208,14 +208,16 @@ export const layer = Layer.effect(
           const gone = tables.factors.filter((row) => row.factor.userId === userId)
           return [gone.map((row) => row.factor), without(tables, gone)]
         }),
-      removeAbandoned: (createdBefore) =>
+      removeAbandoned: (createdBefore, limit) =>
         Ref.modify(state, (tables): [number, Tables] => {
-          const gone = tables.factors.filter(
-            (row) =>
-              row.factor.status === "unverified" &&
-              row.factor.createdAt.getTime() < createdBefore.getTime() &&
-              !tables.challenges.some((challenge) => challenge.factorId === row.factor.id)
-          )
+          const gone = tables.factors
+            .filter(
+              (row) =>
+                row.factor.status === "unverified" &&
+                row.factor.createdAt.getTime() < createdBefore.getTime() &&
+                !tables.challenges.some((challenge) => challenge.factorId === row.factor.id)
+            )
+            .slice(0, limit)
           return [gone.length, without(tables, gone)]
         }),
       advanceWebAuthnCounter: (factorId, signCount) =>
@@ -308,12 +310,17 @@ export const layer = Layer.effect(
                 { ...tables, challenges: tables.challenges.filter((challenge) => challenge !== found) }
               ]
         }),
-      reapChallenges: (createdBefore) =>
+      reapChallenges: (createdBefore, limit) =>
         Ref.modify(state, (tables): [number, Tables] => {
-          const kept = tables.challenges.filter(
-            (challenge) => challenge.createdAt.getTime() >= createdBefore.getTime()
+          const gone = new Set(
+            tables.challenges
+              .filter((challenge) => challenge.createdAt.getTime() < createdBefore.getTime())
+              .slice(0, limit)
           )
-          return [tables.challenges.length - kept.length, { ...tables, challenges: kept }]
+          return [
+            gone.size,
+            { ...tables, challenges: tables.challenges.filter((challenge) => !gone.has(challenge)) }
+          ]
         }),
 
       createRecoveryCodes: (factor, codeHashes) =>

@@ -29,10 +29,12 @@ export const layer = Layer.effect(
             ? [Option.none(), all]
             : [Option.some(found), all.filter((flow) => flow !== found)]
         }),
-      purge: (createdBefore) =>
+      purge: (createdBefore, limit) =>
         Ref.modify(flows, (all): [number, ReadonlyArray<FlowState>] => {
-          const kept = all.filter((flow) => flow.createdAt.getTime() >= createdBefore.getTime())
-          return [all.length - kept.length, kept]
+          const gone = new Set(
+            all.filter((flow) => flow.createdAt.getTime() < createdBefore.getTime()).slice(0, limit)
+          )
+          return [gone.size, all.filter((flow) => !gone.has(flow))]
         })
     }
   })

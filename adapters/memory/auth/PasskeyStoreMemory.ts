@@ -106,10 +106,17 @@ export const layer = Layer.effect(
                 { ...tables, challenges: tables.challenges.filter((challenge) => challenge !== found) }
               ]
         }),
-      reapChallenges: (now) =>
+      reapChallenges: (now, limit) =>
         Ref.modify(state, (tables): [number, Tables] => {
-          const kept = tables.challenges.filter((challenge) => challenge.expiresAt.getTime() >= now.getTime())
-          return [tables.challenges.length - kept.length, { ...tables, challenges: kept }]
+          const gone = new Set(
+            tables.challenges
+              .filter((challenge) => challenge.expiresAt.getTime() < now.getTime())
+              .slice(0, limit)
+          )
+          return [
+            gone.size,
+            { ...tables, challenges: tables.challenges.filter((challenge) => !gone.has(challenge)) }
+          ]
         })
     }
   })

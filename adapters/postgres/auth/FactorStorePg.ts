@@ -190,11 +190,14 @@ export const layer = Layer.effect(
           Effect.map((rows) => rows.map(toFactor))
         )
       ),
-      removeAbandoned: Telemetry.fn("FactorStorePg.removeAbandoned")((createdBefore) =>
+      removeAbandoned: Telemetry.fn("FactorStorePg.removeAbandoned")((createdBefore, limit) =>
         sql`WITH gone AS (
-              DELETE FROM ${factors} AS f
-              WHERE f.status = 'unverified' AND f.created_at < ${createdBefore}
-                AND NOT EXISTS (SELECT 1 FROM ${challenges} c WHERE c.factor_id = f.id)
+              DELETE FROM ${factors} WHERE id IN (
+                SELECT f.id FROM ${factors} f
+                WHERE f.status = 'unverified' AND f.created_at < ${createdBefore}
+                  AND NOT EXISTS (SELECT 1 FROM ${challenges} c WHERE c.factor_id = f.id)
+                LIMIT ${limit} FOR UPDATE SKIP LOCKED
+              )
               RETURNING 1
             )
             SELECT count(*)::int AS count FROM gone`.pipe(
@@ -287,8 +290,14 @@ export const layer = Layer.effect(
         sql`DELETE FROM ${challenges} WHERE id = ${challengeId} AND factor_id = ${factorId}
             RETURNING ${challengeColumns}`.pipe(decodeFirst(MfaChallenges.Row))
       ),
-      reapChallenges: Telemetry.fn("FactorStorePg.reapChallenges")((createdBefore) =>
-        sql`WITH gone AS (DELETE FROM ${challenges} WHERE created_at < ${createdBefore} RETURNING 1)
+      reapChallenges: Telemetry.fn("FactorStorePg.reapChallenges")((createdBefore, limit) =>
+        sql`WITH gone AS (
+              DELETE FROM ${challenges} WHERE id IN (
+                SELECT id FROM ${challenges} WHERE created_at < ${createdBefore}
+                LIMIT ${limit} FOR UPDATE SKIP LOCKED
+              )
+              RETURNING 1
+            )
             SELECT count(*)::int AS count FROM gone`.pipe(
           decodeFirst(CountRow),
           Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.count }))

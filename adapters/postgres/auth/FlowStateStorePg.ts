@@ -39,8 +39,13 @@ export const layer = Layer.effect(
         sql`DELETE FROM ${flows} WHERE auth_code_hash = ${codeHash} RETURNING *`.pipe(decodeFirst(FlowState))
       ),
       // By the `created_at` index; a mailed link's reference to the flow is set to null.
-      purge: Telemetry.fn("FlowStateStorePg.purge")((createdBefore) =>
-        sql`WITH gone AS (DELETE FROM ${flows} WHERE created_at < ${createdBefore} RETURNING 1)
+      purge: Telemetry.fn("FlowStateStorePg.purge")((createdBefore, limit) =>
+        sql`WITH gone AS (
+              DELETE FROM ${flows} WHERE id IN (
+                SELECT id FROM ${flows} WHERE created_at < ${createdBefore} LIMIT ${limit} FOR UPDATE SKIP LOCKED
+              )
+              RETURNING 1
+            )
             SELECT count(*)::int AS count FROM gone`.pipe(
           decodeFirst(CountRow),
           Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.count }))

@@ -133,8 +133,13 @@ export const layer = Layer.effect(
               RETURNING ${challengeColumns}`.pipe(decodeFirst(WebAuthnChallenges.Row)),
         (challengeId) => ({ "challenge.id": challengeId })
       ),
-      reapChallenges: Telemetry.fn("PasskeyStorePg.reapChallenges")((now) =>
-        sql`WITH gone AS (DELETE FROM ${challenges} WHERE expires_at < ${now} RETURNING 1)
+      reapChallenges: Telemetry.fn("PasskeyStorePg.reapChallenges")((now, limit) =>
+        sql`WITH gone AS (
+              DELETE FROM ${challenges} WHERE id IN (
+                SELECT id FROM ${challenges} WHERE expires_at < ${now} LIMIT ${limit} FOR UPDATE SKIP LOCKED
+              )
+              RETURNING 1
+            )
             SELECT count(*)::int AS count FROM gone`.pipe(
           decodeFirst(CountRow),
           Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.count }))

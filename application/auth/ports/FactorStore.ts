@@ -144,9 +144,9 @@ export class FactorStore extends Context.Tag("latchkey/auth/FactorStore")<
     readonly removeAll: (userId: UserId) => Effect.Effect<ReadonlyArray<Factor>>
     /**
      * Deletes the unverified factors of every user created before `createdBefore` that have no
-     * challenge (`Factor.isAbandoned`, Supabase Auth's `DeleteExpiredFactors`); how many.
+     * challenge (`Factor.isAbandoned`, Supabase Auth's `DeleteExpiredFactors`), at most `limit`, passing over rows a request holds locked (a later call takes them); how many.
      */
-    readonly removeAbandoned: (createdBefore: Date) => Effect.Effect<number>
+    readonly removeAbandoned: (createdBefore: Date, limit: number) => Effect.Effect<number>
     /**
      * Records `signCount`, the counter of an assertion a verified WebAuthn factor's credential
      * made, if it is above the stored one (`0` is accepted while the stored one is `0`, for
@@ -190,8 +190,10 @@ export class FactorStore extends Context.Tag("latchkey/auth/FactorStore")<
       factorId: FactorId,
       challengeId: ChallengeId
     ) => Effect.Effect<Option.Option<FactorChallenge>>
-    /** Deletes the challenges of every factor created before `createdBefore`; how many. */
-    readonly reapChallenges: (createdBefore: Date) => Effect.Effect<number>
+    /**
+     * Deletes the challenges of every factor created before `createdBefore`, at most `limit`, passing over rows a request holds locked (a later call takes them); how many.
+     */
+    readonly reapChallenges: (createdBefore: Date, limit: number) => Effect.Effect<number>
 
     /**
      * Stores the user's recovery-code factor (verified from birth) with its codes' digests,

@@ -14,7 +14,9 @@ export class FlowStateStore extends Context.Tag("latchkey/auth/FlowStateStore")<
     readonly issueCode: (id: FlowStateId, codeHash: SecretHash, now: Date) => Effect.Effect<boolean>
     /** Takes the flow of this code out, once: of concurrent exchanges of one code one gets it. */
     readonly takeByCode: (codeHash: SecretHash) => Effect.Effect<Option.Option<FlowState>>
-    /** Deletes the flows created before `createdBefore`, code issued or not; how many. */
-    readonly purge: (createdBefore: Date) => Effect.Effect<number>
+    /**
+     * Deletes the flows created before `createdBefore`, code issued or not, at most `limit`, passing over rows a request holds locked (a later call takes them); how many.
+     */
+    readonly purge: (createdBefore: Date, limit: number) => Effect.Effect<number>
   }
 >() {}

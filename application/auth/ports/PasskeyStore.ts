@@ -98,7 +98,9 @@ export class PasskeyStore extends Context.Tag("latchkey/auth/PasskeyStore")<
       purpose: ChallengePurpose,
       userId: Option.Option<UserId>
     ) => Effect.Effect<Option.Option<PasskeyChallenge>>
-    /** Deletes the challenges that expired before `now` (usable at the instant itself); how many. */
-    readonly reapChallenges: (now: Date) => Effect.Effect<number>
+    /**
+     * Deletes the challenges that expired before `now` (usable at the instant itself), at most `limit`, passing over rows a request holds locked (a later call takes them); how many.
+     */
+    readonly reapChallenges: (now: Date, limit: number) => Effect.Effect<number>
   }
 >() {}

@@ -149,6 +149,12 @@ describe("EnrollFactor (POST /factors), on memory adapters", () => {
         "insufficient_aal: AAL2 required to enroll a new factor"
       )
       expect(yield* failureOf(totp(atAal2(signedIn), "second"))).toBe("ok")
+      // The session's level decides, not the token's: an aal2 token of a session an unenrol
+      // lowered since is refused, as Supabase Auth reads the session.
+      const lowered = { ...atAal2(signedIn), session: signedIn.session }
+      expect(yield* describedFailureOf(totp(lowered, "third"))).toBe(
+        "insufficient_aal: AAL2 required to enroll a new factor"
+      )
     }).pipe(Effect.provide(world()))
   )
 

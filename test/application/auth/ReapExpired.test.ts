@@ -10,7 +10,7 @@ import * as JobLockMemory from "../../../adapters/memory/JobLockMemory.js"
 import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
 import { PasskeyStore } from "../../../application/auth/ports/PasskeyStore.js"
-import { lockName, reapExpired } from "../../../application/auth/ReapExpired.js"
+import { batchSize, lockName, reapExpired } from "../../../application/auth/ReapExpired.js"
 import { JobLock } from "../../../application/ports/JobLock.js"
 import { FlowState, FlowStateId } from "../../../domain/auth/FlowState.js"
 import { challengeOf as factorChallengeOf } from "../../adapters/contract/auth/FactorStoreContract.js"
@@ -78,6 +78,40 @@ describe("ReapExpired, on memory adapters under TestClock", () => {
       )
       expect(yield* ids).toEqual([kept.factor.id])
       expect(yield* factors.findChallenge(challenged.factor.id, challenge.id)).toEqual(Option.none())
+    }).pipe(Effect.provide(world))
+  )
+
+  it.effect("deletes in batches of batchSize until one comes back short", () =>
+    Effect.gen(function* () {
+      const flows = yield* FlowStateStore
+      const userId = (yield* signedInUser()).user.id
+      const count = batchSize * 2 + 50
+      const at = new Date(yield* Clock.currentTimeMillis)
+      for (let n = 0; n < count; n++) {
+        yield* flows.create(
+          new FlowState({
+            id: FlowStateId.make(randomUUID()),
+            userId,
+            codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+            codeChallengeMethod: "s256",
+            authenticationMethod: "magiclink",
+            authCodeHash: Option.none(),
+            authCodeIssuedAt: Option.none(),
+            providerTokens: Option.none(),
+            createdAt: at
+          })
+        )
+      }
+      yield* TestClock.adjust(Duration.hours(25))
+      const batches: Array<number> = []
+      const counting = Layer.succeed(FlowStateStore, {
+        ...flows,
+        purge: (createdBefore, limit) =>
+          Effect.tap(flows.purge(createdBefore, limit), (removed) => Effect.sync(() => batches.push(removed)))
+      })
+      const report = yield* Effect.provide(reapExpired, counting)
+      expect(Option.map(report, (reaped) => reaped.flowStates)).toEqual(Option.some(count))
+      expect(batches).toEqual([batchSize, batchSize, 50])
     }).pipe(Effect.provide(world))
   )
 

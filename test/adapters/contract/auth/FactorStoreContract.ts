@@ -328,11 +328,11 @@ export const factorStoreContract = (it: It) =>
         yield* challenged(withChallenge, long)
         const verified = yield* enrolled({ createdAt: long, updatedAt: long }, userId)
         yield* store.markVerified(userId, verified.id, long, Option.none())
-        expect(yield* store.removeAbandoned(cutoff)).toBe(1)
+        expect(yield* store.removeAbandoned(cutoff, 100)).toBe(1)
         const left = (yield* store.list(userId)).map((factor) => factor.id)
         expect(left).not.toContain(abandoned.id)
         expect(left).toEqual(expect.arrayContaining([atCutoff.id, withChallenge.id, verified.id]))
-        expect(yield* store.removeAbandoned(cutoff)).toBe(0)
+        expect(yield* store.removeAbandoned(cutoff, 100)).toBe(0)
       })
     )
 
@@ -533,10 +533,12 @@ export const factorStoreContract = (it: It) =>
         const spent = yield* challenged(factor, long)
         yield* store.useChallenge(factor.id, spent.id, long, Option.none())
         const kept = yield* challenged(factor, cutoff)
-        expect(yield* store.reapChallenges(cutoff)).toBe(2)
+        // At most the limit a call.
+        expect(yield* store.reapChallenges(cutoff, 1)).toBe(1)
+        expect(yield* store.reapChallenges(cutoff, 100)).toBe(1)
         expect(yield* store.findChallenge(factor.id, old.id)).toEqual(Option.none())
         expect(yield* store.findChallenge(factor.id, kept.id)).toEqual(Option.some(kept))
-        expect(yield* store.reapChallenges(cutoff)).toBe(0)
+        expect(yield* store.reapChallenges(cutoff, 100)).toBe(0)
       })
     )
 

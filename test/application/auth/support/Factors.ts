@@ -12,6 +12,7 @@ import { SessionStore } from "../../../../application/auth/ports/SessionStore.js
 import { signInWithPassword } from "../../../../application/auth/SignInWithPassword.js"
 import { VerifiedClaims } from "../../../../domain/auth/AccessTokenClaims.js"
 import { defaultLimits, Factor, FactorId, type FactorType } from "../../../../domain/auth/Factor.js"
+import * as Session from "../../../../domain/auth/Session.js"
 import type { UserId } from "../../../../domain/Ids.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
 import * as MemoryServices from "../../../support/auth/MemoryServices.js"
@@ -117,7 +118,8 @@ export const signedInUser = (email: string = freshEmail()) =>
 /** The same caller with a token claiming aal2 (what a verify's token says). */
 export const atAal2 = (signedIn: Authenticate.SignedIn): Authenticate.SignedIn => ({
   ...signedIn,
-  claims: new VerifiedClaims({ ...signedIn.claims, aal: "aal2" })
+  claims: new VerifiedClaims({ ...signedIn.claims, aal: "aal2" }),
+  session: Option.map(signedIn.session, (session) => new Session.Session({ ...session, aal: "aal2" }))
 })
 
 /** An enrolment request with nothing set but the type (and what `more` adds). */
