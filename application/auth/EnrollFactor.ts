@@ -125,7 +125,8 @@ export const enrollFactor = Telemetry.fn("EnrollFactor.enrollFactor")(
                 return yield* new AuthError.Aal2Required({ action: "enroll" })
               case "Allowed":
                 for (const replaced of decision.replaces) yield* store.remove(user.id, replaced)
-                yield* store.enrol(factor, secret)
+                // Counted again with the insert: of concurrent enrolments, those past a limit fail.
+                yield* store.enrol(factor, secret, mfa.limits)
             }
           })
         )
@@ -134,6 +135,7 @@ export const enrollFactor = Telemetry.fn("EnrollFactor.enrollFactor")(
           FactorNameTaken: (taken) => new AuthError.FactorNameConflict({ friendlyName: taken.friendlyName }),
           // A verified factor of this number stored since the list was read.
           FactorPhoneTaken: () => new AuthError.VerifiedPhoneFactorExists(),
+          FactorLimitReached: () => new AuthError.TooManyFactors(),
           RecoveryCodesExist: () =>
             Effect.dieMessage("a factor enrolled through POST /factors is no recovery-code set")
         })

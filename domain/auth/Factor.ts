@@ -56,6 +56,15 @@ export interface Limits {
 export const defaultLimits: Limits = { maxEnrolled: 10, maxVerified: 10 }
 
 /**
+ * Whether a user whose factors count so (recovery codes left out: `enrolled` of any status,
+ * `verified`) may enrol one more: Supabase Auth refuses at either limit.
+ */
+export const withinLimits = (
+  counts: { readonly enrolled: number; readonly verified: number },
+  limits: Limits
+): boolean => counts.enrolled < limits.maxEnrolled && counts.verified < limits.maxVerified
+
+/**
  * `MFA_FACTOR_EXPIRY_DURATION`: how long an unverified factor nobody challenged is kept. Supabase
  * Auth raises anything shorter to its default, 300 s.
  */

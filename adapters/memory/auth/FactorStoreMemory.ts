@@ -5,17 +5,19 @@ import * as Ref from "effect/Ref"
 import {
   ChallengedTooSoon,
   type ChallengeUse,
+  type Counts,
+  FactorLimitReached,
   FactorNameTaken,
   FactorPhoneTaken,
   FactorStore,
   RecoveryCodesExist,
   type StoredFactor
 } from "../../../application/auth/ports/FactorStore.js"
-import { Factor } from "../../../domain/auth/Factor.js"
+import { Factor, withinLimits } from "../../../domain/auth/Factor.js"
 import { FactorChallenge } from "../../../domain/auth/FactorChallenge.js"
 import * as RecoveryCodes from "../../../domain/auth/RecoveryCodes.js"
 import { WebAuthnCredential } from "../../../domain/auth/WebAuthnCredential.js"
-import type { SecretHash } from "../../../domain/Ids.js"
+import type { SecretHash, UserId } from "../../../domain/Ids.js"
 
 interface CodeRow {
   readonly factorId: string
@@ -75,6 +77,17 @@ const stored = (factor: Factor, secret: Option.Option<string>): StoredFactor => 
   attempts: RecoveryCodes.noAttempts
 })
 
+/** The user's factors that count towards the limits (all but recovery codes), by status. */
+const countsOf = (tables: Tables, userId: UserId): Counts => {
+  const counted = tables.factors.filter(
+    (row) => row.factor.userId === userId && row.factor.factorType !== "recovery_code"
+  )
+  return {
+    enrolled: counted.length,
+    verified: counted.filter((row) => row.factor.status === "verified").length
+  }
+}
+
 const byCreation = (a: StoredFactor, b: StoredFactor) =>
   a.factor.createdAt.getTime() - b.factor.createdAt.getTime() || a.factor.id.localeCompare(b.factor.id)
 
@@ -103,10 +116,14 @@ export const layer = Layer.effect(
       tables.factors.find((row) => row.factor.userId === userId && row.factor.factorType === "recovery_code")
 
     return {
-      enrol: (factor, secret) =>
+      // One `Ref.modify`: the count and the insert are one step, as under the user's lock in Postgres.
+      enrol: (factor, secret, limits) =>
         Effect.flatten(
-          Ref.modify(state, (tables): [Effect.Effect<void, Refusal>, Tables] =>
-            Option.match(
+          Ref.modify(state, (tables): [Effect.Effect<void, Refusal | FactorLimitReached>, Tables] => {
+            if (!withinLimits(countsOf(tables, factor.userId), limits)) {
+              return [Effect.fail(new FactorLimitReached()), tables]
+            }
+            return Option.match(
               Option.orElse(nameOrPhoneConflict(factor, tables.factors), () =>
                 setConflict(factor, tables.factors)
               ),
@@ -118,7 +135,7 @@ export const layer = Layer.effect(
                 ]
               }
             )
-          )
+          })
         ),
       list: (userId) =>
         Effect.map(Ref.get(state), (tables) =>
@@ -133,16 +150,7 @@ export const layer = Layer.effect(
             tables.factors.find((row) => row.factor.userId === userId && row.factor.id === factorId)
           )
         ),
-      count: (userId) =>
-        Effect.map(Ref.get(state), (tables) => {
-          const counted = tables.factors.filter(
-            (row) => row.factor.userId === userId && row.factor.factorType !== "recovery_code"
-          )
-          return {
-            enrolled: counted.length,
-            verified: counted.filter((row) => row.factor.status === "verified").length
-          }
-        }),
+      count: (userId) => Effect.map(Ref.get(state), (tables) => countsOf(tables, userId)),
       markVerified: (userId, factorId, now, registration) =>
         Ref.modify(state, (tables): [Option.Option<Factor>, Tables] => {
           const found = tables.factors.find(

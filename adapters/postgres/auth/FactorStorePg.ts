@@ -6,11 +6,13 @@ import * as Schema from "effect/Schema"
 import {
   ChallengedTooSoon,
   type ChallengeUse,
+  FactorLimitReached,
   FactorStore
 } from "../../../application/auth/ports/FactorStore.js"
 import * as Telemetry from "../../../application/Telemetry.js"
-import type { Factor } from "../../../domain/auth/Factor.js"
+import * as Factor from "../../../domain/auth/Factor.js"
 import * as RecoveryCodes from "../../../domain/auth/RecoveryCodes.js"
+import type { UserId } from "../../../domain/Ids.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
@@ -46,6 +48,7 @@ export const layer = Layer.effect(
     const tables = yield* AuthTables
     const pool = yield* PgPool
     const factors = sql(tables.name("mfa_factors"))
+    const users = sql(tables.name("users"))
     const challenges = sql(tables.name("mfa_challenges"))
     const codes = sql(tables.name("mfa_recovery_codes"))
     const factorColumns = sql.unsafe(MfaFactors.columnsOf("f"))
@@ -102,16 +105,34 @@ export const layer = Layer.effect(
           ${lock ? sql`FOR UPDATE` : sql``}`.pipe(readFactor, Effect.map(Option.map(MfaFactors.stored)))
 
     /** A factor's unique violations as the port's errors; any other failure is a defect. */
-    const refuse = (factor: Pick<Factor, "friendlyName" | "phone">) =>
+    const refuse = (factor: Pick<Factor.Factor, "friendlyName" | "phone">) =>
       UniqueViolation.failOn((constraint) => MfaFactors.conflict(factor, constraint))
+
+    const countOf = (userId: UserId) =>
+      sql`SELECT count(*) FILTER (WHERE factor_type <> 'recovery_code')::int AS enrolled,
+            count(*) FILTER (WHERE factor_type <> 'recovery_code' AND status = 'verified')::int AS verified
+          FROM ${factors} WHERE user_id = ${userId}`.pipe(
+        decodeFirst(CountsRow),
+        Effect.map(Option.getOrElse(() => ({ enrolled: 0, verified: 0 }))),
+        Effect.orDie
+      )
 
     return {
       enrol: Telemetry.fn("FactorStorePg.enrol")(
-        (factor, secret) =>
-          sql`INSERT INTO ${factors} ${sql.insert(MfaFactors.row(factor, secret))}`.pipe(
-            Effect.asVoid,
-            Effect.catchTag("SqlError", refuse(factor))
-          ),
+        (factor, secret, limits) =>
+          sql
+            .withTransaction(
+              Effect.gen(function* () {
+                // The user's row, not the factors': an insert into mfa_factors takes only a
+                // key-share lock on it (the foreign key), which this one lets through, while
+                // concurrent enrolments of the user count one after the other.
+                yield* sql`SELECT id FROM ${users} WHERE id = ${factor.userId} FOR NO KEY UPDATE`
+                const counts = yield* countOf(factor.userId)
+                if (!Factor.withinLimits(counts, limits)) return yield* new FactorLimitReached()
+                yield* sql`INSERT INTO ${factors} ${sql.insert(MfaFactors.row(factor, secret))}`
+              })
+            )
+            .pipe(Effect.catchTag("SqlError", refuse(factor))),
         (factor) => ({ "user.id": factor.userId, "factor.id": factor.id })
       ),
       list: Telemetry.fn("FactorStorePg.list")((userId) =>
@@ -124,14 +145,7 @@ export const layer = Layer.effect(
       find: Telemetry.fn("FactorStorePg.find")((userId, factorId) =>
         Effect.map(findFactor({ userId, factorId }), Option.map(MfaFactors.stored))
       ),
-      count: Telemetry.fn("FactorStorePg.count")((userId) =>
-        sql`SELECT count(*) FILTER (WHERE factor_type <> 'recovery_code')::int AS enrolled,
-              count(*) FILTER (WHERE factor_type <> 'recovery_code' AND status = 'verified')::int AS verified
-            FROM ${factors} WHERE user_id = ${userId}`.pipe(
-          decodeFirst(CountsRow),
-          Effect.map(Option.getOrElse(() => ({ enrolled: 0, verified: 0 })))
-        )
-      ),
+      count: Telemetry.fn("FactorStorePg.count")(countOf),
       markVerified: Telemetry.fn("FactorStorePg.markVerified")((userId, factorId, now, registration) =>
         sql`UPDATE ${factors} AS f SET status = 'verified', updated_at = ${now}
             ${Option.match(registration, {

@@ -2,7 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { Factor, FactorId } from "../../../domain/auth/Factor.js"
+import type { Factor, FactorId, Limits } from "../../../domain/auth/Factor.js"
 import type { ChallengeId, FactorChallenge } from "../../../domain/auth/FactorChallenge.js"
 import type * as RecoveryCodes from "../../../domain/auth/RecoveryCodes.js"
 import type { WebAuthnCredential } from "../../../domain/auth/WebAuthnCredential.js"
@@ -20,6 +20,12 @@ export class FactorNameTaken extends Schema.TaggedError<FactorNameTaken>()("Fact
 export class FactorPhoneTaken extends Schema.TaggedError<FactorPhoneTaken>()("FactorPhoneTaken", {
   phone: Schema.String
 }) {}
+
+/**
+ * The user's factors are at `MFA_MAX_ENROLLED_FACTORS` or `MFA_MAX_VERIFIED_FACTORS`
+ * (`Factor.withinLimits`), counted when the new one would be stored.
+ */
+export class FactorLimitReached extends Schema.TaggedError<FactorLimitReached>()("FactorLimitReached", {}) {}
 
 /** The user already has a set of recovery codes (one per user). */
 export class RecoveryCodesExist extends Schema.TaggedError<RecoveryCodesExist>()("RecoveryCodesExist", {}) {}
@@ -98,11 +104,17 @@ export interface RecoveryAttempt {
 export class FactorStore extends Context.Tag("latchkey/auth/FactorStore")<
   FactorStore,
   {
-    /** Stores a new factor (an unverified one, from `POST /factors`) with its TOTP secret. */
+    /**
+     * Stores a new factor (an unverified one, from `POST /factors`) with its TOTP secret, unless
+     * its user's factors are at `limits` (`Factor.withinLimits`). The count and the insert are
+     * one step: concurrent enrolments of one user cannot pass the limits together. The user
+     * must exist (a gone user is a defect).
+     */
     readonly enrol: (
       factor: Factor,
-      secret: Option.Option<string>
-    ) => Effect.Effect<void, FactorNameTaken | FactorPhoneTaken | RecoveryCodesExist>
+      secret: Option.Option<string>,
+      limits: Limits
+    ) => Effect.Effect<void, FactorNameTaken | FactorPhoneTaken | RecoveryCodesExist | FactorLimitReached>
     /** The user's factors, recovery codes included, oldest first. */
     readonly list: (userId: UserId) => Effect.Effect<ReadonlyArray<Factor>>
     /** One of the user's factors; none when it is gone or someone else's. */

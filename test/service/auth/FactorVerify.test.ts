@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import type { AuthConfig } from "../../../bootstrap/auth/AuthConfig.js"
 import * as AuthLayers from "../../../bootstrap/auth/AuthLayers.js"
-import { Factor, FactorId } from "../../../domain/auth/Factor.js"
+import { defaultLimits, Factor, FactorId } from "../../../domain/auth/Factor.js"
 import { UserId } from "../../../domain/Ids.js"
 import { codeOfStep, newSecret } from "../../application/auth/support/Factors.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
@@ -58,7 +58,7 @@ const enrolTotp = async (userId: string) => {
   await Effect.runPromise(
     Effect.scoped(
       Effect.provide(
-        Effect.flatMap(FactorStore, (store) => store.enrol(factor, Option.some(secret))),
+        Effect.flatMap(FactorStore, (store) => store.enrol(factor, Option.some(secret), defaultLimits)),
         AuthLayers.core(config)
       )
     )

@@ -18,9 +18,11 @@ type Name = (table: string) => string
  * `SessionStore.rotate` for the refreshes that arrive together (SharedStatements.ts): the
  * `Rotate` of `Session.present` is the WHERE clause (the presented token is its session's live
  * one, same generation, and the session has not ended), and the SET is `Session.rotate`; the
- * property test in test/adapters/contract/auth holds both to the rule. The conditional UPDATE
- * takes the session's row lock, so of concurrent presentations of one token exactly one
- * rotates, in one batch or across several. Each input is one element of the arrays
+ * property test in test/adapters/contract/auth holds both to the rule. The sessions are locked
+ * first, in id order (`locked`), as every statement that locks several sessions locks them, so
+ * that a batch never waits on a sign-out of others that waits on it; the conditional UPDATE
+ * then finds them locked, so of concurrent presentations of one token exactly one rotates, in
+ * one batch or across several. Each input is one element of the arrays
  * (`rotateParameters`): $1 presented digest, $2 now, $3 sealed child (null: none kept), $4
  * child digest; `position` says which input a returned session answers, and `account` is the
  * session's user with their identities and factors (`Users.accountJsonOf`), read in the same
@@ -33,10 +35,14 @@ export const rotateText = (name: Name) =>
    ), presented AS (
      SELECT i.*, t.session_id, t.generation AS token_generation
      FROM input i JOIN ${name("refresh_tokens")} t ON t.token_hash = i.presented
+   ), locked AS (
+     SELECT s.id FROM ${name("sessions")} s
+     WHERE s.id IN (SELECT session_id FROM presented) AND s.revoked_at IS NULL
+     ORDER BY s.id FOR UPDATE
    ), rotated AS (
      UPDATE ${name("sessions")} s
      SET generation = s.generation + 1, refreshed_at = p.rotated_at, updated_at = p.rotated_at
-     FROM presented p
+     FROM presented p JOIN locked l ON l.id = p.session_id
      WHERE s.id = p.session_id AND s.generation = p.token_generation AND s.revoked_at IS NULL
      RETURNING s.*, p.position, p.presented, p.sealed, p.child_hash, p.rotated_at
    ), retired AS (

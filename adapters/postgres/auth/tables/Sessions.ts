@@ -7,7 +7,8 @@ import * as Session from "../../../../domain/auth/Session.js"
  * statements, which take the qualified name of a table (`AuthTables.name`) and their values as
  * `$n` parameters. (Its `not_after` column, Supabase Auth's, is left to its default: sessions
  * have no lifetime here.) Every statement that locks several sessions locks them in id order,
- * so that no two wait on each other; a refresh locks one session only.
+ * so that no two wait on each other — the refreshes that share one rotation statement
+ * (`RefreshTokens.rotateText`) among them.
  */
 
 type Name = (table: string) => string

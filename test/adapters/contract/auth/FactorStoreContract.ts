@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from "node:crypto"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { FactorStore, type StoredFactor } from "../../../../application/auth/ports/FactorStore.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
-import { Factor, FactorId } from "../../../../domain/auth/Factor.js"
+import { defaultLimits, Factor, FactorId } from "../../../../domain/auth/Factor.js"
 import { ChallengeId, FactorChallenge } from "../../../../domain/auth/FactorChallenge.js"
 import * as RecoveryCodes from "../../../../domain/auth/RecoveryCodes.js"
 import { WebAuthnCeremony } from "../../../../domain/auth/WebAuthnCeremony.js"
@@ -45,7 +46,7 @@ const enrolled = (fields: Partial<ConstructorParameters<typeof Factor>[0]> = {},
     const factor = factorOf(owner, fields)
     const secret: Option.Option<string> =
       factor.factorType === "totp" ? Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP") : Option.none()
-    yield* Effect.flatMap(FactorStore, (store) => store.enrol(factor, secret))
+    yield* Effect.flatMap(FactorStore, (store) => store.enrol(factor, secret, defaultLimits))
     return factor
   })
 
@@ -165,6 +166,42 @@ export const factorStoreContract = (it: It) =>
         expect(outcomes.filter((outcome) => outcome._tag === "Right")).toHaveLength(1)
         expect(yield* store.list(contested)).toHaveLength(1)
       })
+    )
+
+    it.effect(
+      `an enrolment past a limit is refused; of ${concurrently} at once, the limit's worth pass`,
+      () =>
+        Effect.gen(function* () {
+          const store = yield* FactorStore
+          const tagOf = (outcome: Either.Either<void, { readonly _tag: string }>) =>
+            Either.match(outcome, { onLeft: (error) => error._tag, onRight: () => "Enrolled" })
+          // Every status counts towards MFA_MAX_ENROLLED_FACTORS; recovery codes do not.
+          const userId = yield* storedUser
+          const limits = { maxEnrolled: 3, maxVerified: 10 }
+          const recovery = factorOf(userId, { factorType: "recovery_code", status: "verified" })
+          yield* store.createRecoveryCodes(recovery, [digest(randomUUID())])
+          const outcomes = yield* atOnce(
+            Effect.either(Effect.suspend(() => store.enrol(factorOf(userId), Option.none(), limits)))
+          )
+          const tags = outcomes.map(tagOf)
+          expect(tags.filter((tag) => tag === "Enrolled")).toHaveLength(3)
+          expect(tags.filter((tag) => tag === "FactorLimitReached")).toHaveLength(concurrently - 3)
+          expect(yield* store.count(userId)).toEqual({ enrolled: 3, verified: 0 })
+          // Another user's factors are theirs to count.
+          const other = yield* enrolled({}, yield* storedUser)
+          expect(yield* store.count(other.userId)).toEqual({ enrolled: 1, verified: 0 })
+
+          // MFA_MAX_VERIFIED_FACTORS counts the verified ones only.
+          const verifiedUser = yield* storedUser
+          const strict = { maxEnrolled: 10, maxVerified: 1 }
+          const first = yield* enrolled({}, verifiedUser)
+          yield* store.enrol(factorOf(verifiedUser), Option.none(), strict)
+          yield* store.markVerified(verifiedUser, first.id, soon, Option.none())
+          expect(
+            tagOf(yield* Effect.either(store.enrol(factorOf(verifiedUser), Option.none(), strict)))
+          ).toBe("FactorLimitReached")
+          expect(yield* store.count(verifiedUser)).toEqual({ enrolled: 2, verified: 1 })
+        })
     )
 
     it.effect(`a factor is verified once; of ${concurrently} at once, one verifies it`, () =>

@@ -12,7 +12,7 @@ import { SessionStore } from "../../../../application/auth/ports/SessionStore.js
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
 import * as RefreshSession from "../../../../application/auth/RefreshSession.js"
 import { Secrets } from "../../../../application/ports/Secrets.js"
-import { FactorId } from "../../../../domain/auth/Factor.js"
+import { defaultLimits, FactorId } from "../../../../domain/auth/Factor.js"
 import { authPolicy } from "../../../../domain/auth/RefreshPolicy.js"
 import * as Session from "../../../../domain/auth/Session.js"
 import { SecretHash, type UserId } from "../../../../domain/Ids.js"
@@ -193,8 +193,8 @@ export const sessionStoreContract = (it: It) =>
         const factors = yield* FactorStore
         const verified = factorOf(user.id, { status: "verified" })
         const newer = factorOf(user.id, { createdAt: Time.plus(Fixtures.t0, "1 minute") })
-        yield* factors.enrol(newer, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"))
-        yield* factors.enrol(verified, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"))
+        yield* factors.enrol(newer, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"), defaultLimits)
+        yield* factors.enrol(verified, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"), defaultLimits)
         const second = yield* present(first.token, withInterval, Time.plus(later, "1 hour"))
         expect([second._tag, second.session.generation]).toEqual(["Rotated", 2])
         expect(Option.map(second.account, (found) => found.factors)).toEqual(Option.some([verified, newer]))

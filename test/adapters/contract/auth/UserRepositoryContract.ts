@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import { FactorStore } from "../../../../application/auth/ports/FactorStore.js"
 import { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
+import { defaultLimits } from "../../../../domain/auth/Factor.js"
 import * as Session from "../../../../domain/auth/Session.js"
 import { Identity } from "../../../../domain/Identity.js"
 import { IdentityId, UserId } from "../../../../domain/Ids.js"
@@ -178,9 +179,13 @@ export const userRepositoryContract = (it: It) =>
         const first = factorOf(user.id, {
           lastChallengedAt: Option.some(Time.plus(Fixtures.t0, "2 minutes"))
         })
-        yield* factors.enrol(later, Option.none())
-        yield* factors.enrol(first, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"))
-        yield* factors.enrol(factorOf(other.user.id), Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"))
+        yield* factors.enrol(later, Option.none(), defaultLimits)
+        yield* factors.enrol(first, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"), defaultLimits)
+        yield* factors.enrol(
+          factorOf(other.user.id),
+          Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"),
+          defaultLimits
+        )
         const [mine, theirs] = yield* Effect.all(
           [users.findSignedIn(user.id, Option.none()), users.findSignedIn(other.user.id, Option.none())],
           { concurrency: "unbounded" }
@@ -495,8 +500,8 @@ export const userRepositoryContract = (it: It) =>
         const factors = yield* FactorStore
         const second = factorOf(user.id, { createdAt: Time.plus(Fixtures.t0, "1 minute") })
         const first = factorOf(user.id, { status: "verified" })
-        yield* factors.enrol(second, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"))
-        yield* factors.enrol(first, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"))
+        yield* factors.enrol(second, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"), defaultLimits)
+        yield* factors.enrol(first, Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"), defaultLimits)
         const returned = yield* users.recordSignIn(user.id, Option.some(identity.id), later)
         expect(returned.factors).toEqual([first, second])
         expect(Option.getOrThrow(yield* users.findById(user.id)).lastSignInAt).toEqual(Option.some(later))

@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import * as AuthStoragePg from "../../../../adapters/postgres/auth/AuthStoragePg.js"
 import { FactorStore } from "../../../../application/auth/ports/FactorStore.js"
 import { Transactions } from "../../../../application/auth/ports/Transactions.js"
+import { defaultLimits } from "../../../../domain/auth/Factor.js"
 import * as RecoveryCodes from "../../../../domain/auth/RecoveryCodes.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
@@ -35,7 +36,7 @@ for (const target of ["pglite", "server"] as const) {
           const store = yield* FactorStore
           const transactions = yield* Transactions
           const factor = factorOf(yield* storedUser)
-          yield* store.enrol(factor, Option.none())
+          yield* store.enrol(factor, Option.none(), defaultLimits)
           const challenge = challengeOf(factor, Fixtures.t0)
           yield* store.createChallenge(challenge, Option.none())
           const failed = yield* Effect.either(
@@ -102,7 +103,7 @@ for (const target of ["pglite", "server"] as const) {
           expect(stored.map((row) => row.codeHash).sort()).toEqual(codes.map(digest).sort())
 
           const phone = factorOf(userId, { factorType: "phone", phone: Option.some(Fixtures.phone()) })
-          yield* store.enrol(phone, Option.none())
+          yield* store.enrol(phone, Option.none(), defaultLimits)
           const challenge = challengeOf(phone, soon, { otpCodeHash: Option.some(digest("123456")) })
           yield* store.createChallenge(challenge, Option.none())
           const otp =

@@ -11,7 +11,7 @@ import { FactorStore } from "../../../../application/auth/ports/FactorStore.js"
 import { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
 import { signInWithPassword } from "../../../../application/auth/SignInWithPassword.js"
 import { VerifiedClaims } from "../../../../domain/auth/AccessTokenClaims.js"
-import { Factor, FactorId, type FactorType } from "../../../../domain/auth/Factor.js"
+import { defaultLimits, Factor, FactorId, type FactorType } from "../../../../domain/auth/Factor.js"
 import * as Session from "../../../../domain/auth/Session.js"
 import type { UserId } from "../../../../domain/Ids.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
@@ -87,7 +87,7 @@ export const enrolled = (
       updatedAt: now
     })
     yield* Effect.flatMap(FactorStore, (store) =>
-      store.enrol(factor, factorType === "totp" ? Option.some(secret) : Option.none())
+      store.enrol(factor, factorType === "totp" ? Option.some(secret) : Option.none(), defaultLimits)
     )
     return { factor, secret }
   })
