@@ -3,7 +3,6 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as FactorChallenge from "../../domain/auth/FactorChallenge.js"
-import { userHandleOf } from "../../domain/auth/WebAuthnCeremony.js"
 import * as Time from "../../domain/Time.js"
 import { Phone } from "../../domain/User.js"
 import { Secrets } from "../ports/Secrets.js"
@@ -21,6 +20,7 @@ import {
   type RequestOptionsJSON,
   WebAuthnCeremonies
 } from "./ports/WebAuthnCeremonies.js"
+import * as RelyingParty from "./RelyingParty.js"
 import * as SendSms from "./SendSms.js"
 import * as WebAuthnFactors from "./WebAuthnFactors.js"
 
@@ -62,7 +62,7 @@ const notChallengeable = () =>
 const webAuthnCeremony = (signedIn: SignedIn, stored: StoredFactor) =>
   Effect.gen(function* () {
     const mfa = yield* MfaSettings
-    const party = yield* WebAuthnFactors.relyingParty
+    const party = yield* RelyingParty.relyingParty
     const ceremonies = yield* WebAuthnCeremonies
     const known = (yield* WebAuthnFactors.registeredCredentials(signedIn.user.id)).map(({ credential }) => ({
       id: credential.credentialId,
@@ -70,16 +70,9 @@ const webAuthnCeremony = (signedIn: SignedIn, stored: StoredFactor) =>
     }))
     const timeout = FactorChallenge.lifetime(mfa.challengeLifetime)
     if (stored.factor.status === "unverified") {
-      const user = signedIn.user
-      // Supabase Auth names the user by address; one without gets their number, else their id,
-      // as a browser refuses a blank name.
-      const name = Option.getOrElse(
-        Option.orElse(user.email, () => user.phone),
-        () => user.id
-      )
       const started = yield* ceremonies.registrationOptions({
         relyingParty: { id: party.id, name: party.displayName },
-        user: { handle: userHandleOf(user.id), name, displayName: name },
+        user: RelyingParty.credentialUserOf(signedIn.user),
         excludeCredentials: known,
         residentKey: "discouraged",
         userVerification: "preferred",

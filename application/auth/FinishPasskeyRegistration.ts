@@ -8,7 +8,6 @@ import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { requireNotAnonymous } from "./FactorInput.js"
 import {
-  expected,
   readVerifyRequest,
   requireManagementAal,
   requirePasskeys,
@@ -18,6 +17,7 @@ import {
 import { PasskeyStore } from "./ports/PasskeyStore.js"
 import { Transactions } from "./ports/Transactions.js"
 import { WebAuthnCeremonies } from "./ports/WebAuthnCeremonies.js"
+import { expected } from "./RelyingParty.js"
 
 /** The AAGUID of authenticators that do not tell their model: nothing worth keeping. */
 const hiddenModel = "00000000-0000-0000-0000-000000000000"

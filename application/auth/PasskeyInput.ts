@@ -11,7 +11,7 @@ import { sessionAal } from "./FactorInput.js"
 import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore } from "./ports/FactorStore.js"
 import { PasskeyStore } from "./ports/PasskeyStore.js"
-import type { Expected, KnownCredential } from "./ports/WebAuthnCeremonies.js"
+import type { KnownCredential } from "./ports/WebAuthnCeremonies.js"
 
 /**
  * The passkey settings, when `PASSKEY_ENABLED` is on; else 404 `passkey_disabled`, as Supabase
@@ -19,23 +19,6 @@ import type { Expected, KnownCredential } from "./ports/WebAuthnCeremonies.js"
  */
 export const requirePasskeys = Effect.flatMap(MfaSettings, (mfa) =>
   mfa.passkeys.enabled ? Effect.succeed(mfa.passkeys) : Effect.fail(new AuthError.PasskeysDisabled())
-)
-
-/**
- * The relying party of the ceremonies. The start refuses passkeys on without one
- * (`WEBAUTHN_RP_ID`, as Supabase Auth's `WebAuthnConfiguration.Validate`), so none is a defect.
- */
-export const relyingParty = Effect.flatMap(MfaSettings, (mfa) =>
-  Option.match(mfa.relyingParty, {
-    onNone: () => Effect.dieMessage("passkeys are on without a WebAuthn relying party"),
-    onSome: Effect.succeed
-  })
-)
-
-/** Where a ceremony's answer must come from: the relying party id and `WEBAUTHN_RP_ORIGINS`. */
-export const expected = Effect.map(
-  relyingParty,
-  (party): Expected => ({ relyingPartyId: party.id, origins: party.origins })
 )
 
 /**

@@ -9,17 +9,12 @@ import type { User } from "../../domain/User.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import * as IssueSession from "./IssueSession.js"
-import {
-  expected,
-  readVerifyRequest,
-  requirePasskeys,
-  spendChallenge,
-  type VerifyRequest
-} from "./PasskeyInput.js"
+import { readVerifyRequest, requirePasskeys, spendChallenge, type VerifyRequest } from "./PasskeyInput.js"
 import { PasskeyStore } from "./ports/PasskeyStore.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import { WebAuthnCeremonies } from "./ports/WebAuthnCeremonies.js"
+import { expected } from "./RelyingParty.js"
 
 export interface PasskeySignInRequest extends VerifyRequest {
   readonly client: IssueSession.Client

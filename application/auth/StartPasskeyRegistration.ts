@@ -2,35 +2,21 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Passkey from "../../domain/auth/Passkey.js"
-import { userHandleOf } from "../../domain/auth/WebAuthnCeremony.js"
-import type { User } from "../../domain/User.js"
 import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { requireNotAnonymous } from "./FactorInput.js"
-import { knownCredential, relyingParty, requireManagementAal, requirePasskeys } from "./PasskeyInput.js"
+import { knownCredential, requireManagementAal, requirePasskeys } from "./PasskeyInput.js"
 import { PasskeyStore } from "./ports/PasskeyStore.js"
 import { type CreationOptionsJSON, WebAuthnCeremonies } from "./ports/WebAuthnCeremonies.js"
+import { credentialUserOf, relyingParty } from "./RelyingParty.js"
 
 /** Options for the browser's `navigator.credentials.create`, and the challenge to answer them with. */
 export interface RegistrationStarted {
   readonly challengeId: Passkey.PasskeyChallengeId
   readonly options: CreationOptionsJSON
   readonly expiresAt: Date
-}
-
-/** The credential's user name: the address, else the number (Supabase Auth's `WebAuthnName`). */
-const nameOf = (user: User): string =>
-  Option.getOrElse(
-    Option.orElse(user.email, () => user.phone),
-    () => ""
-  )
-
-/** The name the authenticator shows: `user_metadata.name` when a non-empty text, else the user name. */
-const displayNameOf = (user: User): string => {
-  const name = user.userMetadata.name
-  return typeof name === "string" && name !== "" ? name : nameOf(user)
 }
 
 /**
@@ -56,7 +42,7 @@ export const startPasskeyRegistration = Telemetry.fn("StartPasskeyRegistration.s
       const started = yield* Effect.flatMap(WebAuthnCeremonies, (ceremonies) =>
         ceremonies.registrationOptions({
           relyingParty: { id: party.id, name: party.displayName },
-          user: { handle: userHandleOf(user.id), name: nameOf(user), displayName: displayNameOf(user) },
+          user: credentialUserOf(user),
           excludeCredentials: passkeys.map(knownCredential),
           residentKey: "required",
           userVerification: "preferred",

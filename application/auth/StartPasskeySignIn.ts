@@ -4,9 +4,10 @@ import * as Option from "effect/Option"
 import * as Passkey from "../../domain/auth/Passkey.js"
 import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
-import { relyingParty, requirePasskeys } from "./PasskeyInput.js"
+import { requirePasskeys } from "./PasskeyInput.js"
 import { PasskeyStore } from "./ports/PasskeyStore.js"
 import { type RequestOptionsJSON, WebAuthnCeremonies } from "./ports/WebAuthnCeremonies.js"
+import { relyingParty } from "./RelyingParty.js"
 
 /** Options for the browser's `navigator.credentials.get`, and the challenge to answer them with. */
 export interface SignInStarted {

@@ -24,6 +24,7 @@ import { SessionStore } from "./ports/SessionStore.js"
 import { TotpCodes } from "./ports/TotpCodes.js"
 import { Transactions } from "./ports/Transactions.js"
 import { WebAuthnCeremonies } from "./ports/WebAuthnCeremonies.js"
+import * as RelyingParty from "./RelyingParty.js"
 import * as WebAuthnFactors from "./WebAuthnFactors.js"
 
 /** The body's `webauthn` (a WebAuthn factor's verify), as sent; `rpId` and `rpOrigins` are not read. */
@@ -115,8 +116,7 @@ const webAuthnProof = (
 ) =>
   Effect.gen(function* () {
     const ceremonies = yield* WebAuthnCeremonies
-    const party = yield* WebAuthnFactors.relyingParty
-    const expected = { relyingPartyId: party.id, origins: party.origins }
+    const expected = yield* RelyingParty.expected
     const failed = new AuthError.FactorVerificationFailed({ factorType: "webauthn" })
     const malformed = () => new AuthError.InvalidInput({ message: "Invalid credential_response" })
     const ceremony = challenge.webAuthn

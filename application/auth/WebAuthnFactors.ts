@@ -4,12 +4,11 @@ import type { FactorId } from "../../domain/auth/Factor.js"
 import * as Factor from "../../domain/auth/Factor.js"
 import type { WebAuthnCredential } from "../../domain/auth/WebAuthnCredential.js"
 import type { UserId } from "../../domain/Ids.js"
-import { MfaSettings, type RelyingParty } from "./MfaSettings.js"
 import { FactorStore } from "./ports/FactorStore.js"
 
 /**
  * What the challenge and verify of MFA `webauthn` factors share (docs/decisions/0015,
- * "Challenge", "Verify"): the user's registered credentials and the relying party.
+ * "Challenge", "Verify"): the user's registered credentials (the relying party is RelyingParty.ts).
  */
 
 /** A verified WebAuthn factor's credential, with the factor it proves. */
@@ -41,16 +40,3 @@ export const registeredCredentials = (userId: UserId) =>
       )
     )
   })
-
-/**
- * The relying party. The start refuses WebAuthn factors switched on without one (as Supabase
- * Auth's `WebAuthnConfiguration.Validate`), so its absence here is a wiring fault.
- */
-export const relyingParty: Effect.Effect<RelyingParty, never, MfaSettings> = Effect.flatMap(
-  MfaSettings,
-  (mfa) =>
-    Option.match(mfa.relyingParty, {
-      onNone: () => Effect.dieMessage("WebAuthn factors are on without WEBAUTHN_RP_ID"),
-      onSome: Effect.succeed
-    })
-)

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import {
   type Assertion,
@@ -130,8 +131,12 @@ export const layer = Layer.effect(
         secrets.hash(Redacted.make(text)),
         (challengeHash) => new WebAuthnCeremony({ type, challengeHash, userVerification })
       )
-    const matches = (ceremony: WebAuthnCeremony) => (presented: string) =>
-      Effect.runPromise(secrets.verify(Redacted.make(presented), ceremony.challengeHash))
+    /**
+     * The library's challenge check: the digest of what the authenticator signed against the one
+     * kept, run in the request's runtime so that its span stays the request's.
+     */
+    const matches = (runtime: Runtime.Runtime<never>, ceremony: WebAuthnCeremony) => (presented: string) =>
+      Runtime.runPromise(runtime)(secrets.verify(Redacted.make(presented), ceremony.challengeHash))
     const attempt = <A>(run: () => Promise<A>) =>
       Effect.tryPromise({ try: run, catch: () => new CeremonyFailed() })
 
@@ -187,10 +192,11 @@ export const layer = Layer.effect(
             onSome: Effect.succeed
           })
           if (ceremony.type !== "create") return yield* Effect.fail(new CeremonyFailed())
+          const runtime = yield* Effect.runtime<never>()
           const verified = yield* attempt(() =>
             verifyRegistrationResponse({
               response: registrationOf(json),
-              expectedChallenge: matches(ceremony),
+              expectedChallenge: matches(runtime, ceremony),
               expectedOrigin: [...expected.origins],
               expectedRPID: expected.relyingPartyId,
               requireUserVerification: ceremony.userVerification === "required"
@@ -259,10 +265,11 @@ export const layer = Layer.effect(
           if (ceremony.type !== "request" || json.id !== credential.credentialId) {
             return yield* Effect.fail(new CeremonyFailed())
           }
+          const runtime = yield* Effect.runtime<never>()
           const verified = yield* attempt(() =>
             verifyAuthenticationResponse({
               response: assertionOf(json),
-              expectedChallenge: matches(ceremony),
+              expectedChallenge: matches(runtime, ceremony),
               expectedOrigin: [...expected.origins],
               expectedRPID: expected.relyingPartyId,
               credential: {
