@@ -8,8 +8,6 @@ import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
-import { requireNotAnonymous } from "./FactorInput.js"
-import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore } from "./ports/FactorStore.js"
 import { Transactions } from "./ports/Transactions.js"
 import * as RecoveryCodeSets from "./RecoveryCodeSets.js"
@@ -32,11 +30,7 @@ export interface IssuedCodes {
 export const createRecoveryCodes = Telemetry.fn("CreateRecoveryCodes.createRecoveryCodes")(
   (signedIn: SignedIn, friendlyName: string) =>
     Effect.gen(function* () {
-      yield* requireNotAnonymous(signedIn)
-      const mfa = yield* MfaSettings
-      if (!mfa.switches.recovery_code.enroll) {
-        return yield* new AuthError.FactorEnrollDisabled({ factorType: "recovery_code" })
-      }
+      yield* RecoveryCodeSets.requireEnrolment(signedIn)
       const store = yield* FactorStore
       const userId = signedIn.user.id
       const factors = yield* store.list(userId)

@@ -14,7 +14,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { JwtSettings } from "./JwtSettings.js"
 import { AccessTokens } from "./ports/AccessTokens.js"
-import { SessionStore } from "./ports/SessionStore.js"
+import { SessionStore, type WithAccount } from "./ports/SessionStore.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
 /** Who is signing in from where, as the HTTP driver saw it; kept on the session. */
@@ -75,6 +75,19 @@ export const accessTokenFor = (user: User, session: Session.Session, now: Date) 
       expiresIn: Math.floor(Duration.toSeconds(settings.lifetime)),
       expiresAt: claims.exp
     } satisfies AccessToken
+  })
+
+/**
+ * The token answer of a session a second factor raised (`SessionStore.raise`): an access token
+ * over the account the raise read in its transaction, and the refresh token it stored. A user
+ * deleted meanwhile is the session's absence, as at `/token`.
+ */
+export const grantOfRaised = (raised: WithAccount, refreshToken: Redacted.Redacted<string>, now: Date) =>
+  Effect.gen(function* () {
+    if (Option.isNone(raised.account)) return yield* new AuthError.SessionFromJwtNotFound()
+    const { factors, identities, user } = raised.account.value
+    const access = yield* accessTokenFor(user, raised.session, now)
+    return { access, refreshToken, user, identities, factors, session: raised.session } satisfies Grant
   })
 
 /**

@@ -9,7 +9,8 @@ import { Secrets } from "../ports/Secrets.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
-import { sessionAal } from "./FactorInput.js"
+import { requireNotAnonymous, sessionAal } from "./FactorInput.js"
+import { MfaSettings } from "./MfaSettings.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 
 /**
@@ -37,6 +38,19 @@ export const draw = Effect.gen(function* () {
   const hashes = yield* Effect.forEach(codes, (code) => secrets.hash(Redacted.make(code)))
   return { codes: codes.map((code) => Redacted.make(code)), hashes } satisfies NewSet
 })
+
+/**
+ * What making or remaking a set asks first: not an anonymous user's, and recovery codes switched
+ * on (`MFA_RECOVERY_CODES_ENROLL_ENABLED`; off: `mfa_recovery_codes_enroll_not_enabled`).
+ */
+export const requireEnrolment = (signedIn: SignedIn) =>
+  Effect.gen(function* () {
+    yield* requireNotAnonymous(signedIn)
+    const mfa = yield* MfaSettings
+    if (!mfa.switches.recovery_code.enroll) {
+      return yield* new AuthError.FactorEnrollDisabled({ factorType: "recovery_code" })
+    }
+  })
 
 /** The managing verbs (create, regenerate, delete) need the token to claim aal2. */
 export const requireAal2 = (signedIn: SignedIn): Effect.Effect<void, AuthError.Aal2Required> =>

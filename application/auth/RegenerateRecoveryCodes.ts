@@ -5,8 +5,6 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import type { IssuedCodes } from "./CreateRecoveryCodes.js"
-import { requireNotAnonymous } from "./FactorInput.js"
-import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore } from "./ports/FactorStore.js"
 import * as RecoveryCodeSets from "./RecoveryCodeSets.js"
 
@@ -20,11 +18,7 @@ import * as RecoveryCodeSets from "./RecoveryCodeSets.js"
 export const regenerateRecoveryCodes = Telemetry.fn("RegenerateRecoveryCodes.regenerateRecoveryCodes")(
   (signedIn: SignedIn) =>
     Effect.gen(function* () {
-      yield* requireNotAnonymous(signedIn)
-      const mfa = yield* MfaSettings
-      if (!mfa.switches.recovery_code.enroll) {
-        return yield* new AuthError.FactorEnrollDisabled({ factorType: "recovery_code" })
-      }
+      yield* RecoveryCodeSets.requireEnrolment(signedIn)
       const store = yield* FactorStore
       const userId = signedIn.user.id
       if (Option.isNone(yield* store.recoveryCodes(userId))) return yield* new AuthError.FactorNotFound()

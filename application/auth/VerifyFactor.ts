@@ -287,19 +287,9 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
           })
         )
       )
-      const account = raised.account
-      if (Option.isNone(account)) return yield* new AuthError.SessionFromJwtNotFound()
-      // Read after the factor's verification, in its transaction: the answer lists it verified.
-      const { factors, identities, user } = account.value
-      const access = yield* IssueSession.accessTokenFor(user, raised.session, now)
-      return {
-        access,
-        refreshToken,
-        user,
-        identities,
-        factors,
-        session: raised.session
-      } satisfies IssueSession.Grant
+      // The account was read after the factor's verification, in its transaction: the answer
+      // lists it verified.
+      return yield* IssueSession.grantOfRaised(raised, refreshToken, now)
     }),
   (signedIn) => ({ "user.id": signedIn.user.id })
 )

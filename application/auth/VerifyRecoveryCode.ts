@@ -95,18 +95,7 @@ export const verifyRecoveryCode = Telemetry.fn("VerifyRecoveryCode.verifyRecover
       if (settled._tag === "Refused") {
         return yield* new AuthError.FactorVerificationFailed({ factorType: "recovery_code" })
       }
-      const account = settled.raised.account
-      if (Option.isNone(account)) return yield* new AuthError.SessionFromJwtNotFound()
-      const { factors, identities, user } = account.value
-      const access = yield* IssueSession.accessTokenFor(user, settled.raised.session, now)
-      return {
-        access,
-        refreshToken,
-        user,
-        identities,
-        factors,
-        session: settled.raised.session
-      } satisfies IssueSession.Grant
+      return yield* IssueSession.grantOfRaised(settled.raised, refreshToken, now)
     }),
   (signedIn) => ({ "user.id": signedIn.user.id })
 )
