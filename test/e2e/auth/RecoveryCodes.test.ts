@@ -9,6 +9,7 @@ import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as Mailbox from "../../support/auth/Mailbox.js"
 import * as MailingAuth from "../../support/auth/MailingAuth.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+import { jsonObject } from "../../support/JsonBody.js"
 
 /**
  * Recovery codes through supabase-js's experimental client (`auth.mfa.recoveryCodes.*`, on with
@@ -244,7 +245,7 @@ describe("recovery codes through supabase-js", () => {
         headers,
         ...(body === undefined ? {} : { body })
       })
-      const json = (await answer.json()) as { error_code?: string }
+      const json = await jsonObject(answer)
       return [answer.status, json.error_code]
     }
     expect(await send("POST", "/factors/recovery-codes/verify", '{"code": 5}')).toEqual([400, "bad_json"])

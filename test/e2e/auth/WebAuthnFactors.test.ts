@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 import * as WebAuthnBrowser from "../../support/auth/WebAuthnBrowser.js"
+import { jsonObject } from "../../support/JsonBody.js"
 
 /**
  * MFA `webauthn` factors end to end: supabase-js's browser build in Chromium, its virtual
@@ -140,7 +141,7 @@ describe("WebAuthn factors through supabase-js in a browser", () => {
         headers: { authorization: `Bearer ${token}`, apikey: anonKey, "content-type": "application/json" },
         body: JSON.stringify(body)
       })
-      return { status: answer.status, body: (await answer.json()) as Record<string, unknown> }
+      return { status: answer.status, body: await jsonObject(answer) }
     }
     const challenge = await post(`/factors/${factorId}/challenge`, { webauthn: { rpId: "localhost" } })
     expect(challenge.status).toBe(200)

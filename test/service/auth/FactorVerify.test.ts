@@ -11,6 +11,7 @@ import { defaultLimits, Factor, FactorId } from "../../../domain/auth/Factor.js"
 import { UserId } from "../../../domain/Ids.js"
 import { codeOfStep, newSecret } from "../../application/auth/support/Factors.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+import { jsonObject } from "../../support/JsonBody.js"
 import * as AuthServerHarness from "../support/InProcessAuth.js"
 
 // The factor is stored beside the instance, as an enrolment stores it, until POST /factors is
@@ -108,7 +109,7 @@ describe.runIf(hasServer)("factor challenge and verify through supabase-js", () 
       headers: { apikey: anonKey, "content-type": "application/json" },
       body: JSON.stringify({ refresh_token: before.refresh_token })
     })
-    expect([reused.status, ((await reused.json()) as { error_code?: string }).error_code]).toEqual([
+    expect([reused.status, (await jsonObject(reused)).error_code]).toEqual([
       400,
       "refresh_token_already_used"
     ])
@@ -137,7 +138,7 @@ describe.runIf(hasServer)("factor challenge and verify through supabase-js", () 
           body: JSON.stringify({ challenge_id: challenge.data?.id, code })
         }).then(async (response) => ({
           status: response.status,
-          body: (await response.json()) as { error_code?: string; refresh_token?: string }
+          body: await jsonObject(response)
         }))
       )
     )
@@ -176,10 +177,7 @@ describe.runIf(hasServer)("factor challenge and verify through supabase-js", () 
           "content-type": "application/json"
         },
         body: JSON.stringify({ challenge_id: challengeId, code })
-      }).then(async (response) => [
-        response.status,
-        ((await response.json()) as { error_code?: string }).error_code
-      ])
+      }).then(async (response) => [response.status, (await jsonObject(response)).error_code])
     const code = codeOfStep(secret, step)
     const answers = await Promise.all([verify(first.data?.id, code), verify(second.data?.id, code)])
     expect(answers.map(([status]) => status).sort()).toEqual([200, 422])
@@ -245,10 +243,7 @@ describe.runIf(hasServer)("MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", () => {
           ...(token === undefined ? {} : { authorization: `Bearer ${token}` })
         },
         body: JSON.stringify({ challenge_id: crypto.randomUUID(), code: "123456" })
-      }).then(async (response) => [
-        response.status,
-        ((await response.json()) as { error_code?: string }).error_code
-      ])
+      }).then(async (response) => [response.status, (await jsonObject(response)).error_code])
     const supabase = SupabaseClientSupport.client(limitedUrl, anonKey)
     const signedUp = await supabase.auth.signUp({
       email: `${crypto.randomUUID()}@example.com`,

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { decodeProtectedHeader } from "jose"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
@@ -11,6 +12,10 @@ import * as AuthLayers from "../../../bootstrap/auth/AuthLayers.js"
 import * as SigningKey from "../../../domain/auth/SigningKey.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 import * as AuthServerHarness from "../support/InProcessAuth.js"
+
+const decodeJwks = Schema.decodeUnknownSync(
+  Schema.Struct({ keys: Schema.Array(Schema.Struct({ kid: Schema.String })) })
+)
 
 // The operator's commands open the instance's database beside it, as `latchkey auth keys` does
 // from another process: that needs a PostgreSQL server (the embedded one serves one process).
@@ -54,9 +59,7 @@ describe.runIf(hasServer)("signing-key rotation while clients keep working", () 
 
     const added = await Effect.runPromise(Effect.scoped(Effect.provide(addKey("ES256"), operatorServices())))
     const jwks = async () =>
-      (
-        (await (await fetch(`${baseUrl}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> }
-      ).keys.map((key) => key.kid)
+      decodeJwks(await (await fetch(`${baseUrl}/.well-known/jwks.json`)).json()).keys.map((key) => key.kid)
     // Published before it signs.
     expect(await jwks()).toEqual(expect.arrayContaining([oldKid, added.kid]))
     expect(kidOf((await before.auth.refreshSession()).data.session?.access_token)).toBe(oldKid)

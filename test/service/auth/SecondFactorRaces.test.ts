@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { codeOfStep } from "../../application/auth/support/Factors.js"
 import { SoftwareAuthenticator } from "../../support/auth/SoftwareAuthenticator.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+import { jsonObject } from "../../support/JsonBody.js"
 import * as AuthServerHarness from "../support/InProcessAuth.js"
 
 /**
@@ -67,7 +68,7 @@ const call = async (token: string, method: string, path: string, body?: unknown)
     headers: { apikey: anonKey, authorization: `Bearer ${token}`, "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+  return { status: response.status, body: await jsonObject(response) }
 }
 
 /** `count` copies of one request at once: how many got 200, and the others' error codes. */
