@@ -1,12 +1,9 @@
 import { randomUUID } from "node:crypto"
 import type { SupabaseClient } from "@supabase/supabase-js"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Scope from "effect/Scope"
 import * as OTPAuth from "otpauth"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { codeOfStep } from "../../application/auth/support/Factors.js"
-import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as AuthServerPerFile from "../../support/auth/AuthServerPerFile.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 
 /**
@@ -17,24 +14,9 @@ import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 
 const { apiError } = SupabaseClientSupport
 
-let scope: Scope.CloseableScope
-let baseUrl = ""
-let anonKey = ""
-let serviceKey = ""
+const server = AuthServerPerFile.start()
 
-beforeAll(async () => {
-  scope = Effect.runSync(Scope.make())
-  const running = await Effect.runPromise(Scope.extend(AuthServerHarness.start(), scope))
-  baseUrl = running.baseUrl
-  anonKey = await SupabaseClientSupport.apiKey("anon")
-  serviceKey = await SupabaseClientSupport.apiKey("service_role")
-}, 60_000)
-
-afterAll(async () => {
-  await Effect.runPromise(Scope.close(scope, Exit.void))
-})
-
-const admin = () => SupabaseClientSupport.client(baseUrl, serviceKey).auth.admin
+const admin = () => server.admin()
 const password = "correct horse battery staple"
 
 /** A new user signed in through supabase-js. */
@@ -44,7 +26,7 @@ const signedIn = async (): Promise<{
   userId: string
   token: string
 }> => {
-  const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+  const supabase = server.client()
   const email = `user-${randomUUID()}@example.com`
   const signUp = await supabase.auth.signUp({ email, password })
   expect(signUp.error).toBeNull()
@@ -129,11 +111,11 @@ describe("factor enrolment through supabase-js", () => {
   it("lets an administrator rename and delete a user's factor", async () => {
     const { supabase, userId } = await signedIn()
     const id = (await supabase.auth.mfa.enroll({ factorType: "totp", friendlyName: "before" })).data?.id ?? ""
-    const renamed = await fetch(`${baseUrl}/admin/users/${userId}/factors/${id}`, {
+    const renamed = await fetch(`${server.baseUrl}/admin/users/${userId}/factors/${id}`, {
       method: "PUT",
       headers: {
-        authorization: `Bearer ${serviceKey}`,
-        apikey: serviceKey,
+        authorization: `Bearer ${server.serviceKey}`,
+        apikey: server.serviceKey,
         "content-type": "application/json"
       },
       body: JSON.stringify({ friendly_name: "after" })
@@ -160,9 +142,13 @@ describe("factor enrolment through supabase-js", () => {
       (await other.supabase.auth.mfa.enroll({ factorType: "totp", friendlyName: "theirs" })).data?.id ?? ""
 
     const post = async (body: unknown) => {
-      const answer = await fetch(`${baseUrl}/factors`, {
+      const answer = await fetch(`${server.baseUrl}/factors`, {
         method: "POST",
-        headers: { authorization: `Bearer ${token}`, apikey: anonKey, "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${token}`,
+          apikey: server.anonKey,
+          "content-type": "application/json"
+        },
         body: JSON.stringify(body)
       })
       const json = (await answer.json()) as { error_code?: string; msg?: string }
@@ -198,7 +184,7 @@ describe("factor enrolment through supabase-js", () => {
       message: 'A factor with the friendly name "mine" for this user already exists'
     })
 
-    const anonymous = SupabaseClientSupport.client(baseUrl, anonKey)
+    const anonymous = server.client()
     expect((await anonymous.auth.signInAnonymously()).error).toBeNull()
     const refused = await anonymous.auth.mfa.enroll({ factorType: "totp" })
     expect(apiError(refused.error)).toEqual({
@@ -223,7 +209,7 @@ describe("factor enrolment through supabase-js", () => {
     expect((await supabase.auth.mfa.listFactors()).data?.totp.map((factor) => factor.id)).toEqual([data.id])
 
     // A new sign-in is aal1: it may not remove the verified factor.
-    const other = SupabaseClientSupport.client(baseUrl, anonKey)
+    const other = server.client()
     expect((await other.auth.signInWithPassword({ email, password })).error).toBeNull()
     expect(apiError((await other.auth.mfa.unenroll({ factorId: data.id })).error)).toEqual({
       status: 422,

@@ -1,11 +1,7 @@
 import { randomUUID } from "node:crypto"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Scope from "effect/Scope"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { codeOfStep } from "../../application/auth/support/Factors.js"
-import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
-import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+import * as AuthServerPerFile from "../../support/auth/AuthServerPerFile.js"
 
 /**
  * The user's factors on every user object Supabase Auth loads them for: the token answers
@@ -13,29 +9,14 @@ import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
  * supabase-js receives them from the built service.
  */
 
-let scope: Scope.CloseableScope
-let baseUrl = ""
-let anonKey = ""
-let serviceKey = ""
+const server = AuthServerPerFile.start()
 
-beforeAll(async () => {
-  scope = Effect.runSync(Scope.make())
-  const running = await Effect.runPromise(Scope.extend(AuthServerHarness.start(), scope))
-  baseUrl = running.baseUrl
-  anonKey = await SupabaseClientSupport.apiKey("anon")
-  serviceKey = await SupabaseClientSupport.apiKey("service_role")
-}, 60_000)
-
-afterAll(async () => {
-  await Effect.runPromise(Scope.close(scope, Exit.void))
-})
-
-const admin = () => SupabaseClientSupport.client(baseUrl, serviceKey).auth.admin
+const admin = () => server.admin()
 const password = "correct horse battery staple"
 
 /** A user signed up through supabase-js with a TOTP factor verified; its id and the factor's. */
 const withVerifiedTotp = async () => {
-  const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+  const supabase = server.client()
   const email = `user-${randomUUID()}@example.com`
   const signUp = await supabase.auth.signUp({ email, password })
   expect(signUp.error).toBeNull()
@@ -67,7 +48,7 @@ describe("factors on the user of the token answers and the admin API", () => {
     // The verify's answer was read after the factor was verified.
     expect(verified?.user.factors).toEqual([verifiedFactor(factorId)])
 
-    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const supabase = server.client()
     const signedIn = await supabase.auth.signInWithPassword({ email, password })
     expect(signedIn.error).toBeNull()
     expect(signedIn.data.user?.factors).toEqual([verifiedFactor(factorId)])
@@ -96,7 +77,7 @@ describe("factors on the user of the token answers and the admin API", () => {
     expect(updated.data.user?.user_metadata).toMatchObject({ plan: "pro" })
     expect(updated.data.user?.factors).toEqual([verifiedFactor(factorId)])
 
-    const plain = SupabaseClientSupport.client(baseUrl, anonKey)
+    const plain = server.client()
     const other = await plain.auth.signUp({ email: `user-${randomUUID()}@example.com`, password })
     const otherId = other.data.user?.id ?? ""
     // Newest first: both of them are on the first page.

@@ -1,39 +1,22 @@
 import { randomUUID } from "node:crypto"
 import type { SupabaseClient } from "@supabase/supabase-js"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Scope from "effect/Scope"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import { describe, expect, it } from "vitest"
+import * as AuthServerPerFile from "../../support/auth/AuthServerPerFile.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+import { jsonObject } from "../../support/JsonBody.js"
 
 const { apiError } = SupabaseClientSupport
 
-let scope: Scope.CloseableScope
-let baseUrl = ""
-let anonKey = ""
-let serviceKey = ""
+const server = AuthServerPerFile.start()
 
-beforeAll(async () => {
-  scope = Effect.runSync(Scope.make())
-  const running = await Effect.runPromise(Scope.extend(AuthServerHarness.start(), scope))
-  baseUrl = running.baseUrl
-  anonKey = await SupabaseClientSupport.apiKey("anon")
-  serviceKey = await SupabaseClientSupport.apiKey("service_role")
-}, 60_000)
-
-afterAll(async () => {
-  await Effect.runPromise(Scope.close(scope, Exit.void))
-})
-
-const app = (): SupabaseClient => SupabaseClientSupport.client(baseUrl, anonKey)
-const admin = () => SupabaseClientSupport.client(baseUrl, serviceKey).auth.admin
+const app = (): SupabaseClient => server.client()
+const admin = () => server.admin()
 const freshEmail = () => `user-${randomUUID()}@example.com`
 const password = "correct horse battery staple"
 
 describe("the auth service through supabase-js", () => {
   it("reports its settings as Supabase Auth does, with the spec's autoconfirm", async () => {
-    const settings = (await (await fetch(`${baseUrl}/auth/v1/settings`)).json()) as Record<string, unknown>
+    const settings = await jsonObject(await fetch(`${server.baseUrl}/auth/v1/settings`))
     expect(settings).toMatchObject({
       disable_signup: false,
       autoconfirm: true,
@@ -159,7 +142,7 @@ describe("the auth service through supabase-js", () => {
     expect(session?.access_token).toEqual(expect.any(String))
     expect((await second.auth.signOut({ scope: "global" })).error).toBeNull()
     // The access token outlives its session only where nothing looks the session up.
-    const raw = await fetch(`${baseUrl}/auth/v1/user`, {
+    const raw = await fetch(`${server.baseUrl}/auth/v1/user`, {
       headers: { authorization: `Bearer ${session?.access_token}` }
     })
     expect(raw.status).toBe(403)
@@ -221,8 +204,8 @@ describe("the auth service through supabase-js", () => {
       made.push(created.data.user?.id ?? "")
     }
     const list = async (query: string) => {
-      const response = await fetch(`${baseUrl}/auth/v1/admin/users?${query}`, {
-        headers: { apikey: serviceKey, authorization: `Bearer ${serviceKey}` }
+      const response = await fetch(`${server.baseUrl}/auth/v1/admin/users?${query}`, {
+        headers: { apikey: server.serviceKey, authorization: `Bearer ${server.serviceKey}` }
       })
       const body = (await response.json()) as Record<string, unknown>
       const users = Array.isArray(body.users) ? body.users : []
@@ -266,9 +249,10 @@ describe("the auth service through supabase-js", () => {
   it("refuses the admin API to a user's token and to no token", async () => {
     const supabase = app()
     const signUp = await supabase.auth.signUp({ email: freshEmail(), password })
-    const asUser = SupabaseClientSupport.client(baseUrl, signUp.data.session?.access_token ?? "").auth.admin
+    const asUser = SupabaseClientSupport.client(server.baseUrl, signUp.data.session?.access_token ?? "").auth
+      .admin
     expect(apiError((await asUser.listUsers()).error)).toMatchObject({ status: 403, code: "not_admin" })
-    const response = await fetch(`${baseUrl}/auth/v1/admin/users`)
+    const response = await fetch(`${server.baseUrl}/auth/v1/admin/users`)
     expect(response.status).toBe(401)
     expect(await response.json()).toMatchObject({ error_code: "no_authorization" })
   })
@@ -280,7 +264,7 @@ describe("the auth service through supabase-js", () => {
     expect(claims.error).toBeNull()
     expect(claims.data?.claims.sub).toBe(signUp.data.user?.id)
     expect(claims.data?.header.alg).toBe("RS256")
-    const jwks = (await (await fetch(`${baseUrl}/auth/v1/.well-known/jwks.json`)).json()) as {
+    const jwks = (await (await fetch(`${server.baseUrl}/auth/v1/.well-known/jwks.json`)).json()) as {
       readonly keys: ReadonlyArray<Record<string, unknown>>
     }
     expect(jwks.keys.length).toBeGreaterThan(0)
@@ -293,7 +277,7 @@ describe("the auth service through supabase-js", () => {
       code: "saml_provider_disabled",
       message: "SAML 2.0 is disabled"
     })
-    const metadata = await fetch(`${baseUrl}/auth/v1/sso/saml/metadata`)
+    const metadata = await fetch(`${server.baseUrl}/auth/v1/sso/saml/metadata`)
     expect(metadata.status).toBe(404)
     expect(metadata.headers.get("x-sb-error-code")).toBe("saml_provider_disabled")
   })
