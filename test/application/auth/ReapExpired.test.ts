@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -12,8 +11,8 @@ import { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.j
 import { PasskeyStore } from "../../../application/auth/ports/PasskeyStore.js"
 import { batchSize, lockName, reapExpired } from "../../../application/auth/ReapExpired.js"
 import { JobLock } from "../../../application/ports/JobLock.js"
-import { FlowState, FlowStateId } from "../../../domain/auth/FlowState.js"
 import { challengeOf as factorChallengeOf } from "../../adapters/contract/auth/FactorStoreContract.js"
+import { flowOf } from "../../adapters/contract/auth/FlowStateStoreContract.js"
 import { challengeOf as passkeyChallengeOf } from "../../adapters/contract/auth/PasskeyStoreContract.js"
 import { enrolled, services, signedInUser, verified } from "./support/Factors.js"
 
@@ -33,17 +32,7 @@ const littered = Effect.gen(function* () {
   yield* verified(signedIn, kept.factor.id)
   const passkeyChallenge = passkeyChallengeOf(Option.some(userId), now)
   yield* Effect.flatMap(PasskeyStore, (store) => store.createChallenge(passkeyChallenge))
-  const flow = new FlowState({
-    id: FlowStateId.make(randomUUID()),
-    userId,
-    codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-    codeChallengeMethod: "s256",
-    authenticationMethod: "magiclink",
-    authCodeHash: Option.none(),
-    authCodeIssuedAt: Option.none(),
-    providerTokens: Option.none(),
-    createdAt: now
-  })
+  const flow = flowOf(userId, now)
   yield* Effect.flatMap(FlowStateStore, (flows) => flows.create(flow))
   return { userId, abandoned, challenged, challenge, kept }
 })
@@ -88,19 +77,7 @@ describe("ReapExpired, on memory adapters under TestClock", () => {
       const count = batchSize * 2 + 50
       const at = new Date(yield* Clock.currentTimeMillis)
       for (let n = 0; n < count; n++) {
-        yield* flows.create(
-          new FlowState({
-            id: FlowStateId.make(randomUUID()),
-            userId,
-            codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-            codeChallengeMethod: "s256",
-            authenticationMethod: "magiclink",
-            authCodeHash: Option.none(),
-            authCodeIssuedAt: Option.none(),
-            providerTokens: Option.none(),
-            createdAt: at
-          })
-        )
+        yield* flows.create(flowOf(userId, at))
       }
       yield* TestClock.adjust(Duration.hours(25))
       const batches: Array<number> = []

@@ -5,6 +5,7 @@ import * as Option from "effect/Option"
 import { FlowStateStore } from "../../../../application/auth/ports/FlowStateStore.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
 import { FlowState, FlowStateId } from "../../../../domain/auth/FlowState.js"
+import type { UserId } from "../../../../domain/Ids.js"
 import { SecretHash } from "../../../../domain/Ids.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
@@ -13,22 +14,26 @@ import type { It } from "./AuthStorage.js"
 
 const digest = (value: string) => SecretHash.make(createHash("sha256").update(value).digest("hex"))
 
+/** A magic link's flow state of the user, started at `createdAt`, no code issued yet. */
+export const flowOf = (userId: UserId, createdAt: Date) =>
+  new FlowState({
+    id: FlowStateId.make(randomUUID()),
+    userId,
+    codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    codeChallengeMethod: "s256",
+    authenticationMethod: "magiclink",
+    authCodeHash: Option.none(),
+    authCodeIssuedAt: Option.none(),
+    providerTokens: Option.none(),
+    createdAt
+  })
+
 /** A stored user with a flow state started for them (at `createdAt`, `Fixtures.t0` unless told). */
 const startedAt = (createdAt: Date) =>
   Effect.gen(function* () {
     const user = Fixtures.user()
     yield* Effect.flatMap(UserRepository, (users) => users.insert(user, [], Option.none()))
-    const flow = new FlowState({
-      id: FlowStateId.make(randomUUID()),
-      userId: user.id,
-      codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-      codeChallengeMethod: "s256",
-      authenticationMethod: "magiclink",
-      authCodeHash: Option.none(),
-      authCodeIssuedAt: Option.none(),
-      providerTokens: Option.none(),
-      createdAt
-    })
+    const flow = flowOf(user.id, createdAt)
     yield* Effect.flatMap(FlowStateStore, (flows) => flows.create(flow))
     return flow
   })
