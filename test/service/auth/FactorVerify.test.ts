@@ -69,16 +69,21 @@ const enrolTotp = async (userId: string) => {
 
 const currentCode = (secret: string) => codeOfStep(secret, Math.floor(Date.now() / 1000 / 30))
 
+/** A user signed up through supabase-js (autoconfirm signs them in) holding an unverified TOTP factor. */
+const signedUpWithTotp = async () => {
+  const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+  const signedUp = await supabase.auth.signUp({
+    email: `${crypto.randomUUID()}@example.com`,
+    password: "correct horse battery staple"
+  })
+  const session = signedUp.data.session
+  if (session === null) throw new Error("autoconfirm signs in")
+  return { supabase, session, ...(await enrolTotp(session.user.id)) }
+}
+
 describe.runIf(hasServer)("factor challenge and verify through supabase-js", () => {
   it("challengeAndVerify raises the session to aal2; refreshes keep it; the old token is a reuse", async () => {
-    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
-    const signedUp = await supabase.auth.signUp({
-      email: `${crypto.randomUUID()}@example.com`,
-      password: "correct horse battery staple"
-    })
-    const before = signedUp.data.session
-    if (before === null) throw new Error("autoconfirm signs in")
-    const { factorId, secret } = await enrolTotp(before.user.id)
+    const { supabase, session: before, factorId, secret } = await signedUpWithTotp()
 
     const code = currentCode(secret)
     const verified = await supabase.auth.mfa.challengeAndVerify({ factorId, code })
@@ -116,14 +121,7 @@ describe.runIf(hasServer)("factor challenge and verify through supabase-js", () 
   })
 
   it("50 verifies of one challenge at once: exactly one session is raised", async () => {
-    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
-    const signedUp = await supabase.auth.signUp({
-      email: `${crypto.randomUUID()}@example.com`,
-      password: "correct horse battery staple"
-    })
-    const session = signedUp.data.session
-    if (session === null) throw new Error("autoconfirm signs in")
-    const { factorId, secret } = await enrolTotp(session.user.id)
+    const { supabase, session, factorId, secret } = await signedUpWithTotp()
     const challenge = await supabase.auth.mfa.challenge({ factorId })
     const code = currentCode(secret)
     const answers = await Promise.all(
@@ -157,14 +155,7 @@ describe.runIf(hasServer)("factor challenge and verify through supabase-js", () 
   })
 
   it("one code on two challenges at once: one passes, and the other challenge is given back", async () => {
-    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
-    const signedUp = await supabase.auth.signUp({
-      email: `${crypto.randomUUID()}@example.com`,
-      password: "correct horse battery staple"
-    })
-    const session = signedUp.data.session
-    if (session === null) throw new Error("autoconfirm signs in")
-    const { factorId, secret } = await enrolTotp(session.user.id)
+    const { supabase, session, factorId, secret } = await signedUpWithTotp()
     const first = await supabase.auth.mfa.challenge({ factorId })
     const second = await supabase.auth.mfa.challenge({ factorId })
     const step = Math.floor(Date.now() / 1000 / 30)

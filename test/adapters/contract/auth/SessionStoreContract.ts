@@ -38,6 +38,18 @@ const accountOf = (userId: UserId) =>
   )
 
 /** A stored user and a session started for it, with the session's first refresh token. */
+/** The session raised by a TOTP factor of its own, at `later`. */
+const raiseByNewFactor = (sessionId: Session.SessionId) =>
+  Effect.flatMap(SessionStore, (sessions) =>
+    sessions.raise({
+      sessionId,
+      factorId: FactorId.make(randomUUID()),
+      factorType: "totp",
+      child: Fixtures.refreshToken().hash,
+      now: later
+    })
+  )
+
 const signIn = (user = Fixtures.user()) =>
   Effect.gen(function* () {
     const users = yield* UserRepository
@@ -556,16 +568,8 @@ export const sessionStoreContract = (it: It) =>
         const sessions = yield* SessionStore
         const { session } = yield* signIn()
         yield* sessions.revoke(session.id, later)
-        const raise = (sessionId: Session.SessionId) =>
-          sessions.raise({
-            sessionId,
-            factorId: FactorId.make(randomUUID()),
-            factorType: "totp",
-            child: Fixtures.refreshToken().hash,
-            now: later
-          })
-        expect(yield* raise(session.id)).toEqual(Option.none())
-        expect(yield* raise(Session.SessionId.make(randomUUID()))).toEqual(Option.none())
+        expect(yield* raiseByNewFactor(session.id)).toEqual(Option.none())
+        expect(yield* raiseByNewFactor(Session.SessionId.make(randomUUID()))).toEqual(Option.none())
         expect(Option.getOrThrow(yield* sessions.findById(session.id)).aal).toBe("aal1")
       })
     )
@@ -680,21 +684,15 @@ export const sessionStoreContract = (it: It) =>
       "two sessions of one user raised at once: one is raised, the other ended, never a deadlock",
       () =>
         Effect.gen(function* () {
-          const sessions = yield* SessionStore
           for (let round = 0; round < 10; round++) {
             const first = yield* signIn()
             const second = yield* signIn(first.user)
-            const raiseOf = (sessionId: Session.SessionId) =>
-              sessions.raise({
-                sessionId,
-                factorId: FactorId.make(randomUUID()),
-                factorType: "totp",
-                child: Fixtures.refreshToken().hash,
-                now: later
-              })
-            const raised = yield* Effect.all([raiseOf(first.session.id), raiseOf(second.session.id)], {
-              concurrency: "unbounded"
-            })
+            const raised = yield* Effect.all(
+              [raiseByNewFactor(first.session.id), raiseByNewFactor(second.session.id)],
+              {
+                concurrency: "unbounded"
+              }
+            )
             // Whichever came first ended the other, still at aal1, before it could be raised.
             expect(raised.filter(Option.isSome)).toHaveLength(1)
           }
@@ -706,18 +704,10 @@ export const sessionStoreContract = (it: It) =>
         const sessions = yield* SessionStore
         const high = yield* signIn()
         const stranger = yield* signIn()
-        const raiseOf = (sessionId: Session.SessionId) =>
-          sessions.raise({
-            sessionId,
-            factorId: FactorId.make(randomUUID()),
-            factorType: "totp",
-            child: Fixtures.refreshToken().hash,
-            now: later
-          })
-        yield* raiseOf(high.session.id)
+        yield* raiseByNewFactor(high.session.id)
         const verified = yield* signIn(high.user)
         const low = yield* signIn(high.user)
-        yield* raiseOf(verified.session.id)
+        yield* raiseByNewFactor(verified.session.id)
         const ended = (id: Session.SessionId) =>
           Effect.map(sessions.findById(id), (found) => Option.isSome(Option.getOrThrow(found).revokedAt))
         expect([
