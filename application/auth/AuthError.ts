@@ -23,6 +23,8 @@ const reason = <Self>() => Schema.TaggedError<Self>()
 /** An input the use case cannot work with; `message` says which and why, as the client reads it. */
 export class InvalidInput extends reason<InvalidInput>()("InvalidInput", { message: Schema.String }) {}
 export class MalformedEmail extends reason<MalformedEmail>()("MalformedEmail", {}) {}
+/** An email address over 255 characters once trimmed, where Supabase Auth stops reading it as one. */
+export class EmailTooLong extends reason<EmailTooLong>()("EmailTooLong", {}) {}
 export class MalformedPhone extends reason<MalformedPhone>()("MalformedPhone", {}) {}
 /** The `{user_id}` of an admin path is not a UUID. */
 export class MalformedUserId extends reason<MalformedUserId>()("MalformedUserId", {}) {}
@@ -33,6 +35,38 @@ export class AnonymousPasswordWithoutContact extends reason<AnonymousPasswordWit
 ) {}
 /** POST /magiclink without an email. */
 export class MagicLinkWithoutEmail extends reason<MagicLinkWithoutEmail>()("MagicLinkWithoutEmail", {}) {}
+/** POST /recover without an email. */
+export class RecoveryWithoutEmail extends reason<RecoveryWithoutEmail>()("RecoveryWithoutEmail", {}) {}
+/**
+ * A request that takes one contact, an email address or a phone number, named both; `at` picks
+ * Supabase Auth's wording for that place. At a verify, also a contact other than the one its
+ * type sends to (a phone for a mailed type, an email for a texted one).
+ */
+export class EmailAndPhoneGiven extends reason<EmailAndPhoneGiven>()("EmailAndPhoneGiven", {
+  at: Schema.Literal("signup", "login", "resend", "verify")
+}) {}
+/**
+ * POST /resend whose `type` is none of `signup`, `email_change`, `sms`, `phone_change`
+ * (`unknown_type`), or without the contact its type sends to.
+ */
+export class ResendRequestInvalid extends reason<ResendRequestInvalid>()("ResendRequestInvalid", {
+  problem: Schema.Literal("unknown_type", "email_missing", "phone_missing")
+}) {}
+/**
+ * POST /verify (or GET) without a type, with one it does not know, without a token or token
+ * hash, with both, or with a token hash and a contact.
+ */
+export class VerifyRequestInvalid extends reason<VerifyRequestInvalid>()("VerifyRequestInvalid", {
+  problem: Schema.Literal(
+    "type_missing",
+    "type_unsupported",
+    "token_missing",
+    "token_and_hash",
+    "hash_with_contact"
+  )
+}) {}
+/** A `channel` other than `sms` or `whatsapp`, or `whatsapp` on a gateway that cannot send it. */
+export class SmsChannelUnsupported extends reason<SmsChannelUnsupported>()("SmsChannelUnsupported", {}) {}
 /** GET /reauthenticate for a user with neither an email nor a phone number. */
 export class ReauthenticationWithoutContact extends reason<ReauthenticationWithoutContact>()(
   "ReauthenticationWithoutContact",
@@ -76,6 +110,12 @@ export class EmailInUse extends reason<EmailInUse>()("EmailInUse", {}) {}
 export class PhoneInUse extends reason<PhoneInUse>()("PhoneInUse", {}) {}
 /** An external provider's address, taken by another user, for the user it is linked to. */
 export class LinkedEmailInUse extends reason<LinkedEmailInUse>()("LinkedEmailInUse", {}) {}
+/** A sign-up (or an admin's `signup` link for a new user) without a password. */
+export class SignupWithoutPassword extends reason<SignupWithoutPassword>()("SignupWithoutPassword", {}) {}
+/** The password grant with neither an email nor a phone number. */
+export class LoginWithoutContact extends reason<LoginWithoutContact>()("LoginWithoutContact", {}) {}
+/** GET /user with a token issued for another audience than the service's. */
+export class TokenAudienceMismatch extends reason<TokenAudienceMismatch>()("TokenAudienceMismatch", {}) {}
 /** A user looked up by id that is not there, or was deleted while a sign-in or link ran. */
 export class NoSuchUser extends reason<NoSuchUser>()("NoSuchUser", {}) {}
 /** An admin's link for an address no user has. */
@@ -130,6 +170,28 @@ export class LastIdentity extends reason<LastIdentity>()("LastIdentity", {}) {}
 export class IdentityNotFound extends reason<IdentityNotFound>()("IdentityNotFound", {}) {}
 /** Unlinking would give the user an address another user has. */
 export class UnlinkEmailConflict extends reason<UnlinkEmailConflict>()("UnlinkEmailConflict", {}) {}
+/**
+ * A sign-in at a provider that is unknown or off: `not_found` a built-in name the service does
+ * not know, `not_enabled` one that is off; for a `custom:` provider, the feature off, or the
+ * provider unknown or off.
+ */
+export class UnsupportedProvider extends reason<UnsupportedProvider>()("UnsupportedProvider", {
+  provider: Schema.String,
+  problem: Schema.Literal(
+    "not_found",
+    "not_enabled",
+    "custom_providers_disabled",
+    "custom_not_found",
+    "custom_disabled"
+  )
+}) {}
+/**
+ * A sign-in through the page of a provider enabled without a setting it needs; `detail` says
+ * which, in Supabase Auth's words (`missing OAuth secret`).
+ */
+export class ProviderMisconfigured extends reason<ProviderMisconfigured>()("ProviderMisconfigured", {
+  detail: Schema.String
+}) {}
 /** The provider could not be reached to start a sign-in. */
 export class ProviderUnreachable extends reason<ProviderUnreachable>()("ProviderUnreachable", {
   provider: Schema.String
@@ -154,6 +216,22 @@ export class ProviderProfileUnavailable extends reason<ProviderProfileUnavailabl
 export class IdTokenRefused extends reason<IdTokenRefused>()("IdTokenRefused", {
   /** The nonce's mismatch is its own OAuth error; every other refusal is an invalid request. */
   nonceMismatch: Schema.Boolean,
+  message: Schema.String
+}) {}
+/**
+ * `grant_type=id_token` for a provider whose ID tokens are not taken: `not_allowed` one with no
+ * issuer to check them against; for a `custom:` provider, the feature off, the provider unknown,
+ * or one that is not OpenID Connect.
+ */
+export class IdTokenProviderUnsupported extends reason<IdTokenProviderUnsupported>()(
+  "IdTokenProviderUnsupported",
+  {
+    provider: Schema.String,
+    problem: Schema.Literal("not_allowed", "custom_providers_disabled", "custom_not_found", "not_oidc")
+  }
+) {}
+/** The issuer of an ID token cannot be told or is not the provider's, in the domain's words. */
+export class IdTokenIssuerRefused extends reason<IdTokenIssuerRefused>()("IdTokenIssuerRefused", {
   message: Schema.String
 }) {}
 /** The ID token's provider is known but off. */
@@ -182,6 +260,21 @@ export class RefreshSessionEnded extends reason<RefreshSessionEnded>()("RefreshS
 
 // PKCE
 
+/**
+ * PKCE parameters refused: `unpaired` a challenge without its method or the reverse, the
+ * challenge's `challenge_length` or `challenge_characters`, a `method_unsupported`, a challenge
+ * at a `phone_signup`, or the PKCE grant without its code or verifier (`exchange_incomplete`).
+ */
+export class PkceParamsInvalid extends reason<PkceParamsInvalid>()("PkceParamsInvalid", {
+  problem: Schema.Literal(
+    "unpaired",
+    "challenge_length",
+    "challenge_characters",
+    "method_unsupported",
+    "phone_signup",
+    "exchange_incomplete"
+  )
+}) {}
 export class FlowStateNotFound extends reason<FlowStateNotFound>()("FlowStateNotFound", {}) {}
 export class FlowStateExpired extends reason<FlowStateExpired>()("FlowStateExpired", {}) {}
 export class BadCodeVerifier extends reason<BadCodeVerifier>()("BadCodeVerifier", {}) {}
@@ -227,6 +320,24 @@ export class CurrentPasswordRequired extends reason<CurrentPasswordRequired>()(
 ) {}
 export class CurrentPasswordInvalid extends reason<CurrentPasswordInvalid>()("CurrentPasswordInvalid", {}) {}
 
+// The admin API
+
+/** POST /admin/users whose body cannot make a user; `problem` says what is wrong with it. */
+export class AdminUserInvalid extends reason<AdminUserInvalid>()("AdminUserInvalid", {
+  problem: Schema.Literal("no_contact", "password_and_hash", "hash_format", "id_not_uuid", "id_nil")
+}) {}
+/** A `ban_duration` that is not `none` nor a duration; `message` is the domain's words for why. */
+export class BanDurationInvalid extends reason<BanDurationInvalid>()("BanDurationInvalid", {
+  message: Schema.String
+}) {}
+/** POST /admin/generate_link with a `type` it does not make links of. */
+export class LinkTypeInvalid extends reason<LinkTypeInvalid>()("LinkTypeInvalid", { type: Schema.String }) {}
+/** An `email_change_current` link while secure email change is off: there is no such link. */
+export class CurrentEmailLinkNeedsSecureChange extends reason<CurrentEmailLinkNeedsSecureChange>()(
+  "CurrentEmailLinkNeedsSecureChange",
+  {}
+) {}
+
 // The admin API's custom providers
 
 export class CustomProvidersDisabled extends reason<CustomProvidersDisabled>()(
@@ -239,6 +350,19 @@ export class CustomProviderQuotaReached extends reason<CustomProviderQuotaReache
   "CustomProviderQuotaReached",
   {}
 ) {}
+/** GET /admin/custom-providers with a `type` other than `oauth2` or `oidc`. */
+export class CustomProviderTypeInvalid extends reason<CustomProviderTypeInvalid>()(
+  "CustomProviderTypeInvalid",
+  {}
+) {}
+/** A custom provider's body the domain's rules refuse, in their words (`CustomProvider.Invalid`). */
+export class CustomProviderInvalid extends reason<CustomProviderInvalid>()("CustomProviderInvalid", {
+  message: Schema.String
+}) {}
+/** A custom provider's URL the outbound guard will not call, or its discovery document refused. */
+export class ProviderEndpointRefused extends reason<ProviderEndpointRefused>()("ProviderEndpointRefused", {
+  message: Schema.String
+}) {}
 
 // Factors (MFA), recovery codes and passkeys
 
@@ -253,6 +377,20 @@ export class AnonymousUserNotAllowed extends reason<AnonymousUserNotAllowed>()(
 ) {}
 /** The `{factor_id}` of a path is not a UUID. */
 export class MalformedFactorId extends reason<MalformedFactorId>()("MalformedFactorId", {}) {}
+/** A `factor_type` that cannot be enrolled, challenged or verified there (recovery codes have routes of their own). */
+export class FactorTypeUnsupported extends reason<FactorTypeUnsupported>()("FactorTypeUnsupported", {}) {}
+/** A verify of a TOTP or phone factor, or of a recovery code, with an empty code. */
+export class FactorCodeMissing extends reason<FactorCodeMissing>()("FactorCodeMissing", {}) {}
+/** A phone enrolment without a number. */
+export class FactorPhoneMissing extends reason<FactorPhoneMissing>()("FactorPhoneMissing", {}) {}
+/**
+ * A WebAuthn factor's verify whose `web_authn` is `missing`, of an unknown `type`, without its
+ * credential response (`response_missing`), or with one that is no credential of its kind
+ * (`response_malformed`).
+ */
+export class WebAuthnParamsInvalid extends reason<WebAuthnParamsInvalid>()("WebAuthnParamsInvalid", {
+  problem: Schema.Literal("missing", "type", "response_missing", "response_malformed")
+}) {}
 /** The factor of a path is not the user's (or not there). */
 export class FactorNotFound extends reason<FactorNotFound>()("FactorNotFound", {}) {}
 /** A verify names a challenge the factor does not have. */
@@ -319,6 +457,14 @@ export class PasskeysDisabled extends reason<PasskeysDisabled>()("PasskeysDisabl
 export class TooManyPasskeys extends reason<TooManyPasskeys>()("TooManyPasskeys", {}) {}
 /** A passkey registration by a user of a single sign-on provider. */
 export class SsoUserPasskey extends reason<SsoUserPasskey>()("SsoUserPasskey", {}) {}
+/** A passkey verify without its challenge id or credential, or with a challenge id that is no UUID. */
+export class PasskeyVerifyInvalid extends reason<PasskeyVerifyInvalid>()("PasskeyVerifyInvalid", {
+  problem: Schema.Literal("challenge_id_missing", "credential_missing", "challenge_id_not_uuid")
+}) {}
+/** A passkey's new friendly name that is empty or too long (`Passkey.checkFriendlyName`). */
+export class PasskeyNameInvalid extends reason<PasskeyNameInvalid>()("PasskeyNameInvalid", {
+  problem: Schema.Literal("missing", "too_long")
+}) {}
 /** The passkey of a path is not the user's, not there, or its id is not a UUID. */
 export class PasskeyNotFound extends reason<PasskeyNotFound>()("PasskeyNotFound", {}) {}
 /** A passkey ceremony's challenge that is unknown, used, or of another user or purpose. */
@@ -359,10 +505,16 @@ export type AuthError =
   | WeakPassword
   | InvalidInput
   | MalformedEmail
+  | EmailTooLong
   | MalformedPhone
   | MalformedUserId
   | AnonymousPasswordWithoutContact
   | MagicLinkWithoutEmail
+  | RecoveryWithoutEmail
+  | EmailAndPhoneGiven
+  | ResendRequestInvalid
+  | VerifyRequestInvalid
+  | SmsChannelUnsupported
   | ReauthenticationWithoutContact
   | CaptchaMissing
   | CaptchaRefused
@@ -381,6 +533,9 @@ export type AuthError =
   | EmailInUse
   | PhoneInUse
   | LinkedEmailInUse
+  | SignupWithoutPassword
+  | LoginWithoutContact
+  | TokenAudienceMismatch
   | NoSuchUser
   | NoUserWithEmail
   | InvalidCredentials
@@ -403,18 +558,23 @@ export type AuthError =
   | LastIdentity
   | IdentityNotFound
   | UnlinkEmailConflict
+  | UnsupportedProvider
+  | ProviderMisconfigured
   | ProviderUnreachable
   | OAuthStateMissing
   | OAuthStateNotFound
   | ProviderRefused
   | ProviderProfileUnavailable
   | IdTokenRefused
+  | IdTokenProviderUnsupported
+  | IdTokenIssuerRefused
   | IdTokenProviderDisabled
   | MalformedRefreshToken
   | RefreshTokenUnknown
   | RefreshTokenReused
   | RefreshTokenUserBanned
   | RefreshSessionEnded
+  | PkceParamsInvalid
   | FlowStateNotFound
   | FlowStateExpired
   | BadCodeVerifier
@@ -432,12 +592,23 @@ export type AuthError =
   | SamePassword
   | CurrentPasswordRequired
   | CurrentPasswordInvalid
+  | AdminUserInvalid
+  | BanDurationInvalid
+  | LinkTypeInvalid
+  | CurrentEmailLinkNeedsSecureChange
   | CustomProvidersDisabled
   | CustomProviderNotFound
   | CustomProviderTaken
   | CustomProviderQuotaReached
+  | CustomProviderTypeInvalid
+  | CustomProviderInvalid
+  | ProviderEndpointRefused
   | AnonymousUserNotAllowed
   | MalformedFactorId
+  | FactorTypeUnsupported
+  | FactorCodeMissing
+  | FactorPhoneMissing
+  | WebAuthnParamsInvalid
   | FactorNotFound
   | ChallengeNotFound
   | FactorEnrollDisabled
@@ -456,6 +627,8 @@ export type AuthError =
   | PasskeysDisabled
   | TooManyPasskeys
   | SsoUserPasskey
+  | PasskeyVerifyInvalid
+  | PasskeyNameInvalid
   | PasskeyNotFound
   | WebAuthnChallengeNotFound
   | WebAuthnChallengeExpired

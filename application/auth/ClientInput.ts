@@ -7,7 +7,7 @@ import { Email, type Phone, parsePhone } from "../../domain/User.js"
 import * as AuthError from "./AuthError.js"
 
 /**
- * What a client sent, read as Supabase Auth reads it and refused in its words: the address or
+ * What a client sent, read as Supabase Auth reads it and refused as it refuses: the address or
  * number a user typed, and a request's PKCE challenge.
  */
 
@@ -16,14 +16,10 @@ const decodeEmail = Schema.decodeUnknownEither(Email)
 /** An email address as a client typed it, checked and lower-cased as Supabase Auth does. */
 export const email = (
   input: string
-): Effect.Effect<Email, AuthError.InvalidInput | AuthError.MalformedEmail> =>
+): Effect.Effect<Email, AuthError.EmailTooLong | AuthError.MalformedEmail> =>
   Either.match(decodeEmail(input), {
     onLeft: () =>
-      Effect.fail(
-        input.trim().length > 255
-          ? new AuthError.InvalidInput({ message: "An email address is too long" })
-          : new AuthError.MalformedEmail()
-      ),
+      Effect.fail(input.trim().length > 255 ? new AuthError.EmailTooLong() : new AuthError.MalformedEmail()),
     onRight: Effect.succeed
   })
 
@@ -55,28 +51,19 @@ const challengeCharacters = /^[A-Za-z0-9._~-]+$/
 export const pkceChallenge = (
   codeChallenge: string,
   codeChallengeMethod: string
-): Effect.Effect<Option.Option<PkceChallenge>, AuthError.InvalidInput> => {
+): Effect.Effect<Option.Option<PkceChallenge>, AuthError.PkceParamsInvalid> => {
   if ((codeChallenge === "") !== (codeChallengeMethod === "")) {
-    return Effect.fail(
-      new AuthError.InvalidInput({ message: "PKCE flow requires code_challenge_method and code_challenge" })
-    )
+    return Effect.fail(new AuthError.PkceParamsInvalid({ problem: "unpaired" }))
   }
   if (codeChallenge === "") return Effect.succeedNone
   if (codeChallenge.length < 43 || codeChallenge.length > 128) {
-    return Effect.fail(
-      new AuthError.InvalidInput({ message: "code challenge has to be between 43 and 128 characters" })
-    )
+    return Effect.fail(new AuthError.PkceParamsInvalid({ problem: "challenge_length" }))
   }
   if (!challengeCharacters.test(codeChallenge)) {
-    return Effect.fail(
-      new AuthError.InvalidInput({
-        message:
-          "code challenge can only contain alphanumeric characters, hyphens, periods, underscores and tildes"
-      })
-    )
+    return Effect.fail(new AuthError.PkceParamsInvalid({ problem: "challenge_characters" }))
   }
   return Option.match(parseMethod(codeChallengeMethod), {
-    onNone: () => Effect.fail(new AuthError.InvalidInput({ message: "code challenge method not supported" })),
+    onNone: () => Effect.fail(new AuthError.PkceParamsInvalid({ problem: "method_unsupported" })),
     onSome: (method) => Effect.succeedSome({ codeChallenge, method })
   })
 }

@@ -26,9 +26,7 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
   (authCode: string, codeVerifier: string, client: IssueSession.Client) =>
     Effect.gen(function* () {
       if (authCode === "" || codeVerifier === "") {
-        return yield* new AuthError.InvalidInput({
-          message: "invalid request: both auth code and code verifier should be non-empty"
-        })
+        return yield* new AuthError.PkceParamsInvalid({ problem: "exchange_incomplete" })
       }
       const codeHash = yield* (yield* Secrets).hash(Redacted.make(authCode))
       const taken = yield* Effect.flatMap(FlowStateStore, (flows) => flows.takeByCode(codeHash))

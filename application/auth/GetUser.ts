@@ -16,7 +16,7 @@ export const getUser = Telemetry.fn("GetUser.getUser")(
       const aud = signedIn.claims.aud
       const first = typeof aud === "string" ? aud : aud?.[0]
       if (first !== settings.audience) {
-        return yield* new AuthError.InvalidInput({ message: "Token audience doesn't match request audience" })
+        return yield* new AuthError.TokenAudienceMismatch()
       }
       return { user: signedIn.user, identities: signedIn.identities, factors: signedIn.factors }
     }),

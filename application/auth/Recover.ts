@@ -23,8 +23,7 @@ export const recover = Telemetry.fn("Recover.recover")(
   }) =>
     SendVerification.evenlyTimed(
       Effect.gen(function* () {
-        if (input.email === "")
-          return yield* new AuthError.InvalidInput({ message: "Password recovery requires an email" })
+        if (input.email === "") return yield* new AuthError.RecoveryWithoutEmail()
         const settings = yield* AuthSettings
         const email = yield* ClientInput.email(input.email)
         const challenge = yield* ClientInput.pkceChallenge(input.codeChallenge, input.codeChallengeMethod)

@@ -33,21 +33,17 @@ const checked = (request: ResendRequest) =>
     const byEmail = request.type === "signup" || request.type === "email_change"
     const byPhone = request.type === "sms" || request.type === "phone_change"
     if (!byEmail && !byPhone) {
-      return yield* new AuthError.InvalidInput({
-        message: "Missing one of these types: signup, email_change, sms, phone_change"
-      })
+      return yield* new AuthError.ResendRequestInvalid({ problem: "unknown_type" })
     }
     const challenge = byEmail
       ? yield* ClientInput.pkceChallenge(request.codeChallenge, request.codeChallengeMethod)
       : Option.none<ClientInput.PkceChallenge>()
     if (byEmail && request.email === "")
-      return yield* new AuthError.InvalidInput({ message: "Type provided requires an email address" })
+      return yield* new AuthError.ResendRequestInvalid({ problem: "email_missing" })
     if (byPhone && request.phone === "")
-      return yield* new AuthError.InvalidInput({ message: "Type provided requires a phone number" })
+      return yield* new AuthError.ResendRequestInvalid({ problem: "phone_missing" })
     if (request.email !== "" && request.phone !== "") {
-      return yield* new AuthError.InvalidInput({
-        message: "Only an email address or phone number should be provided."
-      })
+      return yield* new AuthError.EmailAndPhoneGiven({ at: "resend" })
     }
     // Supabase Auth's 400 here, where the password grant's same words come with 422.
     if (byEmail && !settings.emailEnabled) return yield* new AuthError.EmailResendDisabled()

@@ -10,20 +10,15 @@ import { AuthSettings } from "./AuthSettings.js"
 import { type Channel, SmsSender } from "./ports/SmsSender.js"
 import * as SendVerification from "./SendVerification.js"
 
-/** Supabase Auth's answer to a `channel` other than `sms`, or `whatsapp` on a gateway without it. */
-const invalidChannel =
-  "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider."
-
 /** The request's `channel` (`sms` when absent, as Supabase Auth defaults it), checked against the gateway. */
 export const channel = (input: string) =>
   Effect.gen(function* () {
     const sender = yield* SmsSender
     const chosen = input === "" ? "sms" : input
-    if (chosen !== "sms" && chosen !== "whatsapp")
-      return yield* new AuthError.InvalidInput({ message: invalidChannel })
+    if (chosen !== "sms" && chosen !== "whatsapp") return yield* new AuthError.SmsChannelUnsupported()
     // Without a gateway the use case answers that texts cannot be sent; the channel is no matter.
     if (sender.provider !== "" && !sender.supports(chosen)) {
-      return yield* new AuthError.InvalidInput({ message: invalidChannel })
+      return yield* new AuthError.SmsChannelUnsupported()
     }
     return chosen satisfies Channel
   })

@@ -60,16 +60,14 @@ export const signInWithPassword = Telemetry.fn("SignInWithPassword.signInWithPas
     Effect.gen(function* () {
       const settings = yield* AuthSettings
       if (request.email !== "" && request.phone !== "") {
-        return yield* new AuthError.InvalidInput({
-          message: "Only an email address or phone number should be provided on login."
-        })
+        return yield* new AuthError.EmailAndPhoneGiven({ at: "login" })
       }
       if (request.email !== "") {
         if (!settings.emailEnabled) return yield* new AuthError.EmailLoginsDisabled()
       } else if (request.phone !== "") {
         if (!settings.phoneEnabled) return yield* new AuthError.PhoneLoginsDisabled()
       } else {
-        return yield* new AuthError.InvalidInput({ message: "missing email or phone" })
+        return yield* new AuthError.LoginWithoutContact()
       }
       const users = yield* UserRepository
       const hasher = yield* PasswordHasher

@@ -73,16 +73,13 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
     const settings = yield* AuthSettings
     if (settings.disableSignup) return yield* new AuthError.SignupDisabled()
     const provider: NewUser.Provider = request.email !== "" ? "email" : "phone"
-    if (request.password === "")
-      return yield* new AuthError.InvalidInput({ message: "Signup requires a valid password" })
+    if (request.password === "") return yield* new AuthError.SignupWithoutPassword()
     yield* PasswordStrength.ensure(settings.passwordPolicy, request.password)
     if (request.email !== "" && request.phone !== "") {
-      return yield* new AuthError.InvalidInput({
-        message: "Only an email address or phone number should be provided on signup."
-      })
+      return yield* new AuthError.EmailAndPhoneGiven({ at: "signup" })
     }
     if (provider === "phone" && request.codeChallenge !== "") {
-      return yield* new AuthError.InvalidInput({ message: "PKCE not supported for phone signups" })
+      return yield* new AuthError.PkceParamsInvalid({ problem: "phone_signup" })
     }
     const challenge = yield* ClientInput.pkceChallenge(request.codeChallenge, request.codeChallengeMethod)
 

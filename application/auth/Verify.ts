@@ -34,28 +34,25 @@ export interface VerifyRequest {
 /** The token's forms the request may carry, checked in Supabase Auth's order and words. */
 const checked = (request: VerifyRequest) =>
   Effect.gen(function* () {
-    if (request.type === "")
-      return yield* new AuthError.InvalidInput({ message: "Verify requires a verification type" })
+    if (request.type === "") return yield* new AuthError.VerifyRequestInvalid({ problem: "type_missing" })
     const purposes = purposesOf(request.type)
     if (purposes === undefined)
-      return yield* new AuthError.InvalidInput({ message: "Unsupported verification type" })
+      return yield* new AuthError.VerifyRequestInvalid({ problem: "type_unsupported" })
     if (request.token === "" && request.tokenHash === "") {
-      return yield* new AuthError.InvalidInput({ message: "Verify requires a token or a token hash" })
+      return yield* new AuthError.VerifyRequestInvalid({ problem: "token_missing" })
     }
     if (request.token !== "" && request.tokenHash !== "") {
-      return yield* new AuthError.InvalidInput({ message: "Verify requires either a token or a token hash" })
+      return yield* new AuthError.VerifyRequestInvalid({ problem: "token_and_hash" })
     }
     if (request.tokenHash !== "" && (request.email !== "" || request.phone !== "")) {
-      return yield* new AuthError.InvalidInput({ message: "Only the token_hash and type should be provided" })
+      return yield* new AuthError.VerifyRequestInvalid({ problem: "hash_with_contact" })
     }
     const texted = request.type === "sms" || request.type === "phone_change"
     if (
       (request.email !== "" && request.phone !== "") ||
       (request.tokenHash === "" && texted !== (request.phone !== ""))
     ) {
-      return yield* new AuthError.InvalidInput({
-        message: "Only an email address or phone number should be provided on verify"
-      })
+      return yield* new AuthError.EmailAndPhoneGiven({ at: "verify" })
     }
     return purposes
   })

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Match from "effect/Match"
 import * as Predicate from "effect/Predicate"
 import type * as AuthError from "../../../application/auth/AuthError.js"
+import * as Passkey from "../../../domain/auth/Passkey.js"
 import type { HttpResponse } from "../HttpMessage.js"
 import type { Problems } from "../Problems.js"
 import type { ErrorCode } from "./ErrorCode.js"
@@ -293,6 +294,101 @@ const aal2Required: Record<AuthError.Aal2Required["action"], Answer> = {
   manage_recovery_codes: answer("insufficient_aal", "AAL2 session is required to manage recovery codes")
 }
 
+/** Supabase Auth's words for a request that names both contacts, by where (each its own). */
+const emailAndPhoneGiven: Record<AuthError.EmailAndPhoneGiven["at"], string> = {
+  signup: "Only an email address or phone number should be provided on signup.",
+  login: "Only an email address or phone number should be provided on login.",
+  resend: "Only an email address or phone number should be provided.",
+  verify: "Only an email address or phone number should be provided on verify"
+}
+
+const resendRequestInvalid: Record<AuthError.ResendRequestInvalid["problem"], string> = {
+  unknown_type: "Missing one of these types: signup, email_change, sms, phone_change",
+  email_missing: "Type provided requires an email address",
+  phone_missing: "Type provided requires a phone number"
+}
+
+const verifyRequestInvalid: Record<AuthError.VerifyRequestInvalid["problem"], string> = {
+  type_missing: "Verify requires a verification type",
+  type_unsupported: "Unsupported verification type",
+  token_missing: "Verify requires a token or a token hash",
+  token_and_hash: "Verify requires either a token or a token hash",
+  hash_with_contact: "Only the token_hash and type should be provided"
+}
+
+const otpRequestInvalid: Record<Refusal.OtpRequestInvalid["problem"], string> = {
+  email_and_phone: "Only an email address or phone number should be provided",
+  channel_with_email: "Channel should only be specified with Phone OTP",
+  no_contact: "One of email or phone must be set"
+}
+
+const pkceParamsInvalid: Record<AuthError.PkceParamsInvalid["problem"], string> = {
+  unpaired: "PKCE flow requires code_challenge_method and code_challenge",
+  challenge_length: "code challenge has to be between 43 and 128 characters",
+  challenge_characters:
+    "code challenge can only contain alphanumeric characters, hyphens, periods, underscores and tildes",
+  method_unsupported: "code challenge method not supported",
+  phone_signup: "PKCE not supported for phone signups",
+  exchange_incomplete: "invalid request: both auth code and code verifier should be non-empty"
+}
+
+/** Supabase Auth's words for a provider it will not start a sign-in at. */
+const unsupportedProvider = (reason: AuthError.UnsupportedProvider) => {
+  switch (reason.problem) {
+    case "not_found":
+      return `Unsupported provider: Provider ${reason.provider} could not be found`
+    case "not_enabled":
+      return "Unsupported provider: provider is not enabled"
+    case "custom_providers_disabled":
+      return "Unsupported provider: custom OAuth providers are disabled"
+    case "custom_not_found":
+      return `Unsupported provider: custom provider ${reason.provider} not found`
+    case "custom_disabled":
+      return `Unsupported provider: custom provider ${reason.provider} is disabled`
+  }
+}
+
+/** Supabase Auth's words for a provider whose ID tokens it will not take; the name as Go's `%q`. */
+const idTokenProviderUnsupported = (reason: AuthError.IdTokenProviderUnsupported) => {
+  const quoted = JSON.stringify(reason.provider)
+  switch (reason.problem) {
+    case "not_allowed":
+      return `Custom OIDC provider ${quoted} not allowed`
+    case "custom_providers_disabled":
+      return "Custom OAuth providers are disabled"
+    case "custom_not_found":
+      return `Custom provider ${quoted} not found`
+    case "not_oidc":
+      return `Provider ${quoted} is not an OIDC provider`
+  }
+}
+
+const adminUserInvalid: Record<AuthError.AdminUserInvalid["problem"], string> = {
+  no_contact: "Cannot create a user without either an email or phone",
+  password_and_hash: "Only a password or a password hash should be provided",
+  hash_format: "Invalid password hash format",
+  id_not_uuid: "ID must conform to the uuid v4 format",
+  id_nil: "ID cannot be a nil uuid"
+}
+
+const webAuthnParamsInvalid: Record<AuthError.WebAuthnParamsInvalid["problem"], string> = {
+  missing: "WebAuthn config required",
+  type: "WebAuthn type must be create or request",
+  response_missing: "credential_response required",
+  response_malformed: "Invalid credential_response"
+}
+
+const passkeyVerifyInvalid: Record<AuthError.PasskeyVerifyInvalid["problem"], string> = {
+  challenge_id_missing: "challenge_id is required",
+  credential_missing: "credential is required",
+  challenge_id_not_uuid: "challenge_id must be a valid UUID"
+}
+
+const passkeyNameInvalid: Record<AuthError.PasskeyNameInvalid["problem"], string> = {
+  missing: "friendly_name is required",
+  too_long: `friendly_name must be ${Passkey.maxFriendlyNameLength} characters or less`
+}
+
 const sessionEndSuffix: Record<AuthError.SessionEnd, string> = {
   lifetime: "",
   inactivity: " (Inactivity)",
@@ -310,6 +406,7 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
   BadJson: (reason) => answer("bad_json", `Could not parse request body as JSON: ${reason.detail}`),
   InvalidInput: (reason) => answer("validation_failed", reason.message),
   MalformedEmail: () => answer("validation_failed", "Unable to validate email address: invalid format"),
+  EmailTooLong: () => answer("validation_failed", "An email address is too long"),
   MalformedPhone: () => answer("validation_failed", "Invalid phone number format (E.164 required)"),
   MalformedUserId: () => answer("validation_failed", "user_id must be an UUID", 404),
   AnonymousPasswordWithoutContact: () =>
@@ -319,6 +416,19 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
       422
     ),
   MagicLinkWithoutEmail: () => answer("validation_failed", "Password recovery requires an email", 422),
+  // 400 at /recover, where /magiclink's same words are 422.
+  RecoveryWithoutEmail: () => answer("validation_failed", "Password recovery requires an email"),
+  EmailAndPhoneGiven: (reason) => answer("validation_failed", emailAndPhoneGiven[reason.at]),
+  ResendRequestInvalid: (reason) => answer("validation_failed", resendRequestInvalid[reason.problem]),
+  VerifyRequestInvalid: (reason) => answer("validation_failed", verifyRequestInvalid[reason.problem]),
+  OtpRequestInvalid: (reason) => answer("validation_failed", otpRequestInvalid[reason.problem]),
+  SmsChannelUnsupported: () =>
+    answer(
+      "validation_failed",
+      "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider."
+    ),
+  LogoutScopeUnsupported: (reason) =>
+    answer("validation_failed", `Unsupported logout scope ${JSON.stringify(reason.scope)}`),
   ReauthenticationWithoutContact: () =>
     answer("validation_failed", "Reauthentication requires the user to have an email or a phone number"),
   CaptchaMissing: () =>
@@ -342,6 +452,7 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
   UserIsBanned: () => answer("user_banned", "User is banned"),
   NotAdmin: () => answer("not_admin", "User not allowed"),
   AppMetadataNeedsAdmin: () => answer("not_admin", "Updating app_metadata requires admin privileges"),
+  TokenAudienceMismatch: () => answer("validation_failed", "Token audience doesn't match request audience"),
 
   // Sign-up and sign-in
   SignupDisabled: () => answer("signup_disabled", "Signups not allowed for this instance"),
@@ -354,6 +465,8 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
     answer("email_exists", "A user with this email address has already been registered", 400),
   NoSuchUser: () => answer("user_not_found", "User not found"),
   NoUserWithEmail: () => answer("user_not_found", "User with this email not found"),
+  SignupWithoutPassword: () => answer("validation_failed", "Signup requires a valid password"),
+  LoginWithoutContact: () => answer("validation_failed", "missing email or phone"),
   WeakPassword: (reason) => ({ ...answer("weak_password", reason.message), reasons: reason.reasons }),
   InvalidCredentials: () => answer("invalid_credentials", "Invalid login credentials"),
   // Supabase Auth's answer to an unknown `grant_type`: this code, and the OAuth error's name as text.
@@ -404,6 +517,8 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
   IdentityNotFound: () => answer("identity_not_found", "Identity doesn't exist"),
   UnlinkEmailConflict: () =>
     answer("email_conflict_identity_not_deletable", "Unable to unlink identity due to email conflict"),
+  UnsupportedProvider: (reason) => answer("validation_failed", unsupportedProvider(reason)),
+  ProviderMisconfigured: (reason) => answer("validation_failed", `Unsupported provider: ${reason.detail}`),
   ProviderUnreachable: (reason) =>
     answer("unexpected_failure", `Unable to reach the ${reason.provider} provider`),
   OAuthStateMissing: () => answer("bad_oauth_callback", "OAuth state parameter missing"),
@@ -423,6 +538,8 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
       reason.message,
       "validation_failed"
     ),
+  IdTokenProviderUnsupported: (reason) => answer("validation_failed", idTokenProviderUnsupported(reason)),
+  IdTokenIssuerRefused: (reason) => answer("validation_failed", reason.message),
   IdTokenProviderDisabled: (reason) => answer("provider_disabled", reason.message),
 
   // The refresh-token grant
@@ -435,6 +552,7 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
     answer("session_expired", `Invalid Refresh Token: Session Expired${sessionEndSuffix[reason.end]}`),
 
   // PKCE
+  PkceParamsInvalid: (reason) => answer("validation_failed", pkceParamsInvalid[reason.problem]),
   FlowStateNotFound: () => answer("flow_state_not_found", "invalid flow state, no valid flow state found"),
   FlowStateExpired: () => answer("flow_state_expired", "invalid flow state, flow state has expired"),
   BadCodeVerifier: () =>
@@ -470,6 +588,27 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
   CurrentPasswordInvalid: () =>
     answer("current_password_invalid", "Current password required when setting new password."),
 
+  // The admin API
+  AdminUserInvalid: (reason) => answer("validation_failed", adminUserInvalid[reason.problem]),
+  BanDurationInvalid: (reason) =>
+    answer("validation_failed", `invalid format for ban duration: time: ${reason.message}`),
+  LinkTypeInvalid: (reason) =>
+    answer("validation_failed", `Invalid email action link type requested: ${reason.type}`),
+  CurrentEmailLinkNeedsSecureChange: () =>
+    answer("validation_failed", "Enable secure email change to generate link for current email"),
+  PaginationInvalid: (reason) =>
+    answer(
+      "validation_failed",
+      `Bad Pagination Parameters: strconv.ParseUint: parsing ${JSON.stringify(reason.value)}: ${reason.outOfRange ? "value out of range" : "invalid syntax"}`
+    ),
+  SortInvalid: (reason) =>
+    answer(
+      "validation_failed",
+      reason.part === "field"
+        ? `Bad Sort Parameters: bad field for sort '${reason.value}'`
+        : `Bad Sort Parameters: bad direction for sort '${reason.value}', only 'asc' and 'desc' allowed`
+    ),
+
   // The admin API's custom providers
   CustomProvidersDisabled: () => answer("feature_disabled", "Custom OAuth providers are disabled"),
   CustomProviderNotFound: () => answer("custom_provider_not_found", "Custom OAuth provider not found"),
@@ -477,12 +616,20 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
     answer("conflict", "A custom OAuth provider with this identifier already exists", 400),
   CustomProviderQuotaReached: () =>
     answer("over_custom_provider_quota", "Maximum number of custom OAuth/OIDC providers reached"),
+  CustomProviderTypeInvalid: () => answer("validation_failed", "type must be either 'oauth2' or 'oidc'"),
+  CustomProviderInvalid: (reason) => answer("validation_failed", reason.message),
+  ProviderEndpointRefused: (reason) => answer("validation_failed", reason.message),
 
   // Factors (MFA), recovery codes and passkeys
   AnonymousUserNotAllowed: () =>
     answer("no_authorization", "Anonymous user not allowed to perform these actions", 403),
   // 404, as Supabase Auth's loadFactor answers it.
   MalformedFactorId: () => answer("validation_failed", "factor_id must be an UUID", 404),
+  FactorTypeUnsupported: () =>
+    answer("validation_failed", "factor_type needs to be totp, phone, or webauthn"),
+  FactorCodeMissing: () => answer("validation_failed", "Code needs to be non-empty"),
+  FactorPhoneMissing: () => answer("validation_failed", "Phone number required to enroll Phone factor"),
+  WebAuthnParamsInvalid: (reason) => answer("validation_failed", webAuthnParamsInvalid[reason.problem]),
   FactorNotFound: () => answer("mfa_factor_not_found", "Factor not found"),
   // 422 at a verify, where a factor of a path is 404.
   ChallengeNotFound: () =>
@@ -540,6 +687,8 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
   // validation_failed with 422, as Supabase Auth answers it.
   SsoUserPasskey: () => answer("validation_failed", "SSO users cannot register passkeys", 422),
   PasskeyNotFound: () => answer("validation_failed", "Passkey not found", 404),
+  PasskeyVerifyInvalid: (reason) => answer("validation_failed", passkeyVerifyInvalid[reason.problem]),
+  PasskeyNameInvalid: (reason) => answer("validation_failed", passkeyNameInvalid[reason.problem]),
   WebAuthnChallengeNotFound: () =>
     answer("webauthn_challenge_not_found", "Challenge not found or already used"),
   WebAuthnChallengeExpired: () => answer("webauthn_challenge_expired", "Challenge has expired"),

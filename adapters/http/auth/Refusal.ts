@@ -22,4 +22,39 @@ export class OverRequestRateLimit extends Schema.TaggedError<OverRequestRateLimi
   {}
 ) {}
 
-export type Refusal = BadJson | UnsupportedGrantType | Web3Disabled | SamlDisabled | OverRequestRateLimit
+/**
+ * POST /otp naming both an email and a phone, a `channel` with an email, or neither contact:
+ * the driver picks the use case (MagicLink or PhoneOtp), so it checks which one is meant.
+ */
+export class OtpRequestInvalid extends Schema.TaggedError<OtpRequestInvalid>()("OtpRequestInvalid", {
+  problem: Schema.Literal("email_and_phone", "channel_with_email", "no_contact")
+}) {}
+/** POST /logout with a `scope` other than `global`, `local` or `others`, as sent. */
+export class LogoutScopeUnsupported extends Schema.TaggedError<LogoutScopeUnsupported>()(
+  "LogoutScopeUnsupported",
+  { scope: Schema.String }
+) {}
+/**
+ * GET /admin/users with a `page` or `per_page` that is no unsigned decimal (`value`, as sent), or
+ * one of 2^64 or more (`outOfRange`), as Go's `strconv.ParseUint` refuses them.
+ */
+export class PaginationInvalid extends Schema.TaggedError<PaginationInvalid>()("PaginationInvalid", {
+  value: Schema.String,
+  outOfRange: Schema.Boolean
+}) {}
+/** GET /admin/users with a `sort` whose field is not `created_at` or whose direction is unknown. */
+export class SortInvalid extends Schema.TaggedError<SortInvalid>()("SortInvalid", {
+  part: Schema.Literal("field", "direction"),
+  value: Schema.String
+}) {}
+
+export type Refusal =
+  | BadJson
+  | UnsupportedGrantType
+  | Web3Disabled
+  | SamlDisabled
+  | OverRequestRateLimit
+  | OtpRequestInvalid
+  | LogoutScopeUnsupported
+  | PaginationInvalid
+  | SortInvalid
