@@ -30,27 +30,22 @@ export interface AuthorizeRequest {
   readonly linkingUserId?: UserId
 }
 
-/** Supabase Auth's words for a provider it does not know, or one that is off. */
+/** Why Supabase Auth does not start a sign-in at a provider: one it does not know, or one that is off. */
 const unsupported = (provider: string) =>
   Effect.gen(function* () {
     if (!CustomProvider.isCustom(provider)) {
-      return yield* new AuthError.InvalidInput({
-        message: providerKeys.some((key) => key === provider)
-          ? "Unsupported provider: provider is not enabled"
-          : `Unsupported provider: Provider ${provider} could not be found`
+      return yield* new AuthError.UnsupportedProvider({
+        provider,
+        problem: providerKeys.some((key) => key === provider) ? "not_enabled" : "not_found"
       })
     }
-    // A custom provider is off or unknown: which, as Supabase Auth says it.
+    // A custom provider is off or unknown: which, as Supabase Auth tells them apart.
     if (!(yield* AuthSettings).customProviders.enabled)
-      return yield* new AuthError.InvalidInput({
-        message: "Unsupported provider: custom OAuth providers are disabled"
-      })
+      return yield* new AuthError.UnsupportedProvider({ provider, problem: "custom_providers_disabled" })
     const saved = yield* Effect.flatMap(CustomProviderStore, (store) => store.find(provider))
-    return yield* new AuthError.InvalidInput({
-      message:
-        Option.isSome(saved) && !saved.value.enabled
-          ? `Unsupported provider: custom provider ${provider} is disabled`
-          : `Unsupported provider: custom provider ${provider} not found`
+    return yield* new AuthError.UnsupportedProvider({
+      provider,
+      problem: Option.isSome(saved) && !saved.value.enabled ? "custom_disabled" : "custom_not_found"
     })
   })
 
@@ -67,8 +62,7 @@ export const authorize = Telemetry.fn("ExternalAuthorize.authorize")((request: A
     const provider = yield* (yield* ExternalProviders).find(name)
     if (Option.isNone(provider)) return yield* unsupported(name)
     const upstream = provider.value.upstream
-    if (Either.isLeft(upstream))
-      return yield* new AuthError.InvalidInput({ message: `Unsupported provider: ${upstream.left}` })
+    if (Either.isLeft(upstream)) return yield* new AuthError.ProviderMisconfigured({ detail: upstream.left })
     const settings = yield* AuthSettings
     const challenge = yield* ClientInput.pkceChallenge(request.codeChallenge, request.codeChallengeMethod)
     const now = new Date(yield* Clock.currentTimeMillis)

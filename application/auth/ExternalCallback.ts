@@ -141,10 +141,9 @@ export const callback = Telemetry.fn("ExternalCallback.callback")((request: Call
     if (Option.isSome(refusal)) return failed(refusal.value)
     const provider = yield* (yield* ExternalProviders).find(login.provider)
     if (Option.isNone(provider))
-      return failed(new AuthError.InvalidInput({ message: "Unsupported provider: provider is not enabled" }))
+      return failed(new AuthError.UnsupportedProvider({ provider: login.provider, problem: "not_enabled" }))
     const upstream = provider.value.upstream
-    if (Either.isLeft(upstream))
-      return failed(new AuthError.InvalidInput({ message: `Unsupported provider: ${upstream.left}` }))
+    if (Either.isLeft(upstream)) return failed(new AuthError.ProviderMisconfigured({ detail: upstream.left }))
     yield* Telemetry.annotate("upstream.provider", login.provider)
 
     const outcome = yield* Effect.gen(function* () {

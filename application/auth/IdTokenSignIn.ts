@@ -89,23 +89,23 @@ const audiencesOf = (aud: unknown): ReadonlyArray<string> | undefined => {
   return undefined
 }
 
-const invalid = (message: string) => new AuthError.InvalidInput({ message: message })
-
 const disabled = (message: string) => new AuthError.IdTokenProviderDisabled({ message })
 
 /** A request or token refused as Supabase Auth refuses it there: an OAuth "invalid request". */
 const invalidRequest = (message: string) => new AuthError.IdTokenRefused({ nonceMismatch: false, message })
 
-/** A custom provider's standing, in Supabase Auth's words when it cannot take ID tokens. */
+const unsupported = (provider: string, problem: AuthError.IdTokenProviderUnsupported["problem"]) =>
+  new AuthError.IdTokenProviderUnsupported({ provider, problem })
+
+/** A custom provider's standing, as Supabase Auth tells why it cannot take ID tokens. */
 const checkCustom = (name: string) =>
   Effect.gen(function* () {
     const settings = yield* AuthSettings
-    if (!settings.customProviders.enabled) return yield* invalid("Custom OAuth providers are disabled")
+    if (!settings.customProviders.enabled) return yield* unsupported(name, "custom_providers_disabled")
     const saved = yield* Effect.flatMap(CustomProviderStore, (store) => store.find(name))
-    if (Option.isNone(saved)) return yield* invalid(`Custom provider ${JSON.stringify(name)} not found`)
+    if (Option.isNone(saved)) return yield* unsupported(name, "custom_not_found")
     if (!saved.value.enabled) return yield* disabled(`Custom provider ${JSON.stringify(name)} is disabled`)
-    if (saved.value.providerType !== "oidc")
-      return yield* invalid(`Provider ${JSON.stringify(name)} is not an OIDC provider`)
+    if (saved.value.providerType !== "oidc") return yield* unsupported(name, "not_oidc")
   })
 
 /**
@@ -140,11 +140,13 @@ const targetOf = (request: IdTokenRequest) =>
     const { found, rule } = yield* ruleOf(name)
     // Only a custom provider that cannot take the token is read again, for the words of why.
     if (CustomProvider.isCustom(name) && Option.isNone(rule)) yield* checkCustom(name)
-    if (Option.isNone(rule))
-      return yield* invalid(`Custom OIDC provider ${JSON.stringify(request.provider)} not allowed`)
+    if (Option.isNone(rule)) return yield* unsupported(request.provider, "not_allowed")
     const issuer = yield* Either.match(
       IdTokenIssuer.resolve(rule.value, request.issuer, verifier.issuerOf(request.idToken)),
-      { onLeft: (refused) => Effect.fail(invalid(refused.message)), onRight: Effect.succeed }
+      {
+        onLeft: (refused) => Effect.fail(new AuthError.IdTokenIssuerRefused({ message: refused.message })),
+        onRight: Effect.succeed
+      }
     )
     if (Option.isNone(found))
       return yield* disabled(`Provider (issuer ${JSON.stringify(issuer)}) is not enabled`)
