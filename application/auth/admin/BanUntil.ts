@@ -5,12 +5,11 @@ import * as Ban from "../../../domain/Ban.js"
 import * as AuthError from "../AuthError.js"
 
 /** `ban_duration` as the admin API takes it: when the ban ends (none: no ban). */
-export const parse = (input: string, now: Date): Effect.Effect<Option.Option<Date>, AuthError.InvalidInput> =>
+export const parse = (
+  input: string,
+  now: Date
+): Effect.Effect<Option.Option<Date>, AuthError.BanDurationInvalid> =>
   Either.match(Ban.parseBanDuration(input), {
-    // Supabase Auth prefixes Go's own error, which the domain words as Go does.
-    onLeft: (invalid) =>
-      Effect.fail(
-        new AuthError.InvalidInput({ message: `invalid format for ban duration: time: ${invalid.message}` })
-      ),
+    onLeft: (invalid) => Effect.fail(new AuthError.BanDurationInvalid({ message: invalid.message })),
     onRight: (request) => Effect.succeed(Ban.bannedUntil(request, now))
   })

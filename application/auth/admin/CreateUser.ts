@@ -34,9 +34,7 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     const secrets = yield* Secrets
     const aud = request.aud === "" ? settings.audience : request.aud
     if (request.email === "" && request.phone === "") {
-      return yield* new AuthError.InvalidInput({
-        message: "Cannot create a user without either an email or phone"
-      })
+      return yield* new AuthError.AdminUserInvalid({ problem: "no_contact" })
     }
     const providers: Array<NewUser.Provider> = []
     const email = request.email === "" ? Option.none() : Option.some(yield* ClientInput.email(request.email))
@@ -50,14 +48,12 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
       providers.push("phone")
     }
     if (Option.isSome(request.password) && request.passwordHash !== "") {
-      return yield* new AuthError.InvalidInput({
-        message: "Only a password or a password hash should be provided"
-      })
+      return yield* new AuthError.AdminUserInvalid({ problem: "password_and_hash" })
     }
     let passwordHash: string
     if (request.passwordHash !== "") {
       if (!(yield* hasher.canVerify(request.passwordHash))) {
-        return yield* new AuthError.InvalidInput({ message: "Invalid password hash format" })
+        return yield* new AuthError.AdminUserInvalid({ problem: "hash_format" })
       }
       passwordHash = request.passwordHash
     } else {
@@ -70,10 +66,8 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     }
     let id = yield* secrets.uuid
     if (request.id !== "") {
-      if (!isUserId(request.id))
-        return yield* new AuthError.InvalidInput({ message: "ID must conform to the uuid v4 format" })
-      if (request.id === nilUuid)
-        return yield* new AuthError.InvalidInput({ message: "ID cannot be a nil uuid" })
+      if (!isUserId(request.id)) return yield* new AuthError.AdminUserInvalid({ problem: "id_not_uuid" })
+      if (request.id === nilUuid) return yield* new AuthError.AdminUserInvalid({ problem: "id_nil" })
       id = request.id
     }
     const now = new Date(yield* Clock.currentTimeMillis)

@@ -10,10 +10,10 @@ export const requireEnabled = Effect.flatMap(AuthSettings, (settings) =>
   settings.customProviders.enabled ? Effect.void : Effect.fail(new AuthError.CustomProvidersDisabled())
 )
 
-/** A refused body as Supabase Auth answers it: 400 `validation_failed` with the rule's words. */
+/** A body a rule refuses, in the rule's words, which Supabase Auth answers with. */
 export const checked = <A>(decision: Either.Either<A, CustomProvider.Invalid>) =>
   Either.match(decision, {
-    onLeft: (refused) => Effect.fail(new AuthError.InvalidInput({ message: refused.message })),
+    onLeft: (refused) => Effect.fail(new AuthError.CustomProviderInvalid({ message: refused.message })),
     onRight: Effect.succeed
   })
 
@@ -25,7 +25,7 @@ export const checkUrls = (urls: ReadonlyArray<string>) =>
     Effect.forEach(urls, (url) => endpoints.check(url), { discard: true })
   ).pipe(
     Effect.catchTag("EndpointRefused", (refused) =>
-      Effect.fail(new AuthError.InvalidInput({ message: refused.message }))
+      Effect.fail(new AuthError.ProviderEndpointRefused({ message: refused.message }))
     )
   )
 
@@ -33,6 +33,6 @@ export const checkUrls = (urls: ReadonlyArray<string>) =>
 export const discover = (discoveryUrl: string, issuer: string) =>
   Effect.flatMap(ProviderEndpoints, (endpoints) => endpoints.discover(discoveryUrl, issuer)).pipe(
     Effect.catchTag("EndpointRefused", (refused) =>
-      Effect.fail(new AuthError.InvalidInput({ message: refused.message }))
+      Effect.fail(new AuthError.ProviderEndpointRefused({ message: refused.message }))
     )
   )

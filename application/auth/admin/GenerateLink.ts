@@ -64,9 +64,7 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
       return yield* emailChangeLink(request, request.type)
     }
     if (linkTypes[request.type] === undefined) {
-      return yield* new AuthError.InvalidInput({
-        message: `Invalid email action link type requested: ${request.type}`
-      })
+      return yield* new AuthError.LinkTypeInvalid({ type: request.type })
     }
     const email = yield* ClientInput.email(request.email)
     const existing = yield* users.findByEmail(email)
@@ -126,8 +124,7 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
       // A magic link for nobody's address makes a user without a password (Supabase Auth gives
       // it a random one nobody knows).
       if (type === "signup" && request.type === "signup") {
-        if (request.password === "")
-          return yield* new AuthError.InvalidInput({ message: "Signup requires a valid password" })
+        if (request.password === "") return yield* new AuthError.SignupWithoutPassword()
         yield* PasswordStrength.ensure(settings.passwordPolicy, request.password)
         passwordHash = Option.some(yield* (yield* PasswordHasher).hash(Redacted.make(request.password)))
       }
@@ -173,9 +170,7 @@ const emailChangeLink = (request: GenerateLinkRequest, type: "email_change_curre
     const settings = yield* AuthSettings
     const users = yield* UserRepository
     if (type === "email_change_current" && !settings.verification.secureEmailChange) {
-      return yield* new AuthError.InvalidInput({
-        message: "Enable secure email change to generate link for current email"
-      })
+      return yield* new AuthError.CurrentEmailLinkNeedsSecureChange()
     }
     const email = yield* ClientInput.email(request.email)
     const found = yield* users.findByEmail(email)

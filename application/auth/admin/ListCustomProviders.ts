@@ -13,7 +13,7 @@ export const listCustomProviders = Telemetry.fn("admin.ListCustomProviders")((ty
   Effect.gen(function* () {
     yield* Rules.requireEnabled
     if (type !== "" && type !== "oauth2" && type !== "oidc")
-      return yield* new AuthError.InvalidInput({ message: "type must be either 'oauth2' or 'oidc'" })
+      return yield* new AuthError.CustomProviderTypeInvalid()
     return yield* Effect.flatMap(CustomProviderStore, (store) =>
       store.list(type === "" ? Option.none() : Option.some(type))
     )
