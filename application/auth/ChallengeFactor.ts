@@ -49,8 +49,7 @@ export interface Challenged {
 }
 
 /** Recovery codes have verbs of their own (`/factors/recovery-codes`); their factor answers here. */
-const notChallengeable = () =>
-  new AuthError.InvalidInput({ message: "factor_type needs to be totp, phone, or webauthn" })
+const notChallengeable = () => new AuthError.FactorTypeUnsupported()
 
 /**
  * A WebAuthn factor's ceremony, as Supabase Auth's `challengeWebAuthnFactor` starts it: while the

@@ -45,12 +45,10 @@ export type Enrolled =
 
 const isEnrolledType = Schema.is(Factor.EnrolledType)
 
-const invalid = (message: string) => new AuthError.InvalidInput({ message })
-
 /** The phone of a phone enrolment: required, then E.164 (`validatePhone`). */
 const phoneOf = (request: EnrollRequest) =>
   Effect.gen(function* () {
-    if (request.phone === "") return yield* invalid("Phone number required to enroll Phone factor")
+    if (request.phone === "") return yield* new AuthError.FactorPhoneMissing()
     return yield* Either.match(User.parsePhone(request.phone), {
       onLeft: () => Effect.fail(new AuthError.MalformedPhone()),
       onRight: (phone) => Effect.succeed(phone)
@@ -74,7 +72,7 @@ export const enrollFactor = Telemetry.fn("EnrollFactor.enrollFactor")(
       yield* requireNotAnonymous(signedIn)
       const factorType = request.factorType
       if (!isEnrolledType(factorType)) {
-        return yield* invalid("factor_type needs to be totp, phone, or webauthn")
+        return yield* new AuthError.FactorTypeUnsupported()
       }
       const mfa = yield* MfaSettings
       if (!mfa.switches[factorType].enroll) return yield* new AuthError.FactorEnrollDisabled({ factorType })

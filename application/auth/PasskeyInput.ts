@@ -53,12 +53,12 @@ export interface VerifyRequest {
 export const readVerifyRequest = (request: VerifyRequest) =>
   Effect.gen(function* () {
     if (request.challengeId === "")
-      return yield* new AuthError.InvalidInput({ message: "challenge_id is required" })
+      return yield* new AuthError.PasskeyVerifyInvalid({ problem: "challenge_id_missing" })
     if (Option.isNone(request.credential)) {
-      return yield* new AuthError.InvalidInput({ message: "credential is required" })
+      return yield* new AuthError.PasskeyVerifyInvalid({ problem: "credential_missing" })
     }
     if (!isChallengeId(request.challengeId)) {
-      return yield* new AuthError.InvalidInput({ message: "challenge_id must be a valid UUID" })
+      return yield* new AuthError.PasskeyVerifyInvalid({ problem: "challenge_id_not_uuid" })
     }
     return { challengeId: request.challengeId, credential: request.credential.value }
   })

@@ -8,11 +8,6 @@ import type { SignedIn } from "./Authenticate.js"
 import { parsePasskeyId, requirePasskeys } from "./PasskeyInput.js"
 import { PasskeyStore } from "./ports/PasskeyStore.js"
 
-const nameProblems: Record<Passkey.NameProblem, string> = {
-  missing: "friendly_name is required",
-  too_long: `friendly_name must be ${Passkey.maxFriendlyNameLength} characters or less`
-}
-
 /**
  * PATCH /passkeys/{passkey_id} (supabase-js `passkey.update`, Supabase Auth's `PasskeyUpdate`):
  * one of the user's passkeys renamed. An id that is not a UUID or not the user's is 404
@@ -25,8 +20,7 @@ export const renamePasskey = Telemetry.fn("RenamePasskey.renamePasskey")(
       yield* requirePasskeys
       const passkeyId = yield* parsePasskeyId(rawPasskeyId)
       const problem = Passkey.checkFriendlyName(friendlyName)
-      if (Option.isSome(problem))
-        return yield* new AuthError.InvalidInput({ message: nameProblems[problem.value] })
+      if (Option.isSome(problem)) return yield* new AuthError.PasskeyNameInvalid({ problem: problem.value })
       const now = new Date(yield* Clock.currentTimeMillis)
       const renamed = yield* Effect.flatMap(PasskeyStore, (store) =>
         store.rename(signedIn.user.id, passkeyId, friendlyName, now)

@@ -92,12 +92,13 @@ const phoneProof = (challenge: FactorChallenge.FactorChallenge, code: string) =>
 /** A WebAuthn verify's body, checked in Supabase Auth's order before the challenge is looked up. */
 const webAuthnAnswer = (params: WebAuthnParams | undefined) =>
   Effect.gen(function* () {
-    const invalid = (message: string) => new AuthError.InvalidInput({ message })
-    if (params === undefined) return yield* invalid("WebAuthn config required")
+    const invalid = (problem: AuthError.WebAuthnParamsInvalid["problem"]) =>
+      new AuthError.WebAuthnParamsInvalid({ problem })
+    if (params === undefined) return yield* invalid("missing")
     const type = params.type
-    if (!isCeremonyType(type)) return yield* invalid("WebAuthn type must be create or request")
+    if (!isCeremonyType(type)) return yield* invalid("type")
     const response = params.credentialResponse
-    if (Option.isNone(response)) return yield* invalid("credential_response required")
+    if (Option.isNone(response)) return yield* invalid("response_missing")
     return { type, response: response.value }
   })
 
@@ -118,7 +119,7 @@ const webAuthnProof = (
     const ceremonies = yield* WebAuthnCeremonies
     const expected = yield* RelyingParty.expected
     const failed = new AuthError.FactorVerificationFailed({ factorType: "webauthn" })
-    const malformed = () => new AuthError.InvalidInput({ message: "Invalid credential_response" })
+    const malformed = () => new AuthError.WebAuthnParamsInvalid({ problem: "response_malformed" })
     const ceremony = challenge.webAuthn
     // Every WebAuthn factor's challenge has its ceremony.
     if (Option.isNone(ceremony)) return yield* failed
@@ -178,7 +179,7 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
       const factor = stored.factor
       yield* Telemetry.annotate("factor.id", factor.id)
       if (factor.factorType !== "webauthn" && request.code === "") {
-        return yield* new AuthError.InvalidInput({ message: "Code needs to be non-empty" })
+        return yield* new AuthError.FactorCodeMissing()
       }
       const mfa = yield* MfaSettings
       if (!mfa.switches[factor.factorType].verify) {
@@ -186,9 +187,7 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
       }
       // Recovery codes are verified at /factors/recovery-codes/verify.
       if (factor.factorType === "recovery_code") {
-        return yield* new AuthError.InvalidInput({
-          message: "factor_type needs to be totp, phone, or webauthn"
-        })
+        return yield* new AuthError.FactorTypeUnsupported()
       }
       const answer =
         factor.factorType === "webauthn"

@@ -41,8 +41,7 @@ export const verifyRecoveryCode = Telemetry.fn("VerifyRecoveryCode.verifyRecover
       if (!mfa.switches.recovery_code.verify) {
         return yield* new AuthError.FactorVerifyDisabled({ factorType: "recovery_code", at: "verify" })
       }
-      if (code.trim() === "")
-        return yield* new AuthError.InvalidInput({ message: "Code needs to be non-empty" })
+      if (code.trim() === "") return yield* new AuthError.FactorCodeMissing()
       const session = signedIn.session
       if (Option.isNone(session)) return yield* new AuthError.SessionFromJwtNotFound()
       const secrets = yield* Secrets
