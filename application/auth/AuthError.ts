@@ -20,8 +20,6 @@ const reason = <Self>() => Schema.TaggedError<Self>()
 
 // Requests and their input
 
-/** An input the use case cannot work with; `message` says which and why, as the client reads it. */
-export class InvalidInput extends reason<InvalidInput>()("InvalidInput", { message: Schema.String }) {}
 export class MalformedEmail extends reason<MalformedEmail>()("MalformedEmail", {}) {}
 /** An email address over 255 characters once trimmed, where Supabase Auth stops reading it as one. */
 export class EmailTooLong extends reason<EmailTooLong>()("EmailTooLong", {}) {}
@@ -503,7 +501,6 @@ export class PasskeySignInRefused extends reason<PasskeySignInRefused>()("Passke
 export type AuthError =
   | BadJwt
   | WeakPassword
-  | InvalidInput
   | MalformedEmail
   | EmailTooLong
   | MalformedPhone

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as AuthError from "../../../application/auth/AuthError.js"
+import type * as AuthError from "../../../application/auth/AuthError.js"
 import { createUser } from "../../../application/auth/admin/CreateUser.js"
 import { deleteUser } from "../../../application/auth/admin/DeleteUser.js"
 import * as FindUser from "../../../application/auth/admin/FindUser.js"
@@ -52,9 +52,7 @@ const create = Command.make("create", { email, phone, passwordEnv, confirmed }, 
           Effect.flatMap(Config.option(Config.redacted(variable)), (value) =>
             Option.isSome(value)
               ? Effect.succeed(Option.some(Redacted.value(value.value)))
-              : Effect.fail(
-                  new AuthError.InvalidInput({ message: `${variable} is not set (--password-env)` })
-                )
+              : Effect.fail(new Error(`${variable} is not set (--password-env)`))
           )
       })
       const created = yield* createUser({

@@ -404,7 +404,6 @@ const sessionEndSuffix: Record<AuthError.SessionEnd, string> = {
 const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _tag: Tag }>) => Answer } = {
   // Requests and their input
   BadJson: (reason) => answer("bad_json", `Could not parse request body as JSON: ${reason.detail}`),
-  InvalidInput: (reason) => answer("validation_failed", reason.message),
   MalformedEmail: () => answer("validation_failed", "Unable to validate email address: invalid format"),
   EmailTooLong: () => answer("validation_failed", "An email address is too long"),
   MalformedPhone: () => answer("validation_failed", "Invalid phone number format (E.164 required)"),

@@ -1,9 +1,9 @@
 import * as Effect from "effect/Effect"
-import * as AuthError from "../../../application/auth/AuthError.js"
 import type { SignedIn } from "../../../application/auth/Authenticate.js"
 import { logout, type Scope } from "../../../application/auth/Logout.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
+import * as Refusal from "./Refusal.js"
 
 const scopes: ReadonlyArray<Scope> = ["global", "local", "others"]
 const isScope = (value: string): value is Scope => scopes.some((scope) => scope === value)
@@ -12,11 +12,7 @@ const isScope = (value: string): value is Scope => scopes.some((scope) => scope 
 export const scope = (request: HttpRequest) => {
   const scope = new URLSearchParams(request.query).get("scope") ?? ""
   const chosen = scope === "" ? "global" : scope
-  return isScope(chosen)
-    ? Effect.succeed(chosen)
-    : Effect.fail(
-        new AuthError.InvalidInput({ message: `Unsupported logout scope ${JSON.stringify(scope)}` })
-      )
+  return isScope(chosen) ? Effect.succeed(chosen) : Effect.fail(new Refusal.LogoutScopeUnsupported({ scope }))
 }
 
 /** POST /logout?scope=global|local|others — supabase-js `signOut`; 204 as Supabase Auth. */

@@ -1,13 +1,13 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as AuthError from "../../../application/auth/AuthError.js"
 import * as ClientInput from "../../../application/auth/ClientInput.js"
 import { sendMagicLink } from "../../../application/auth/MagicLink.js"
 import { sendPhoneOtp } from "../../../application/auth/PhoneOtp.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
 import { field } from "./Endpoint.js"
+import * as Refusal from "./Refusal.js"
 
 export const Body = Schema.Struct({
   email: field(Schema.String),
@@ -29,12 +29,10 @@ export const handle = (body: typeof Body.Type, _: undefined, request: HttpReques
     const email = body.email ?? ""
     const phone = body.phone ?? ""
     if (email !== "" && phone !== "") {
-      return yield* new AuthError.InvalidInput({
-        message: "Only an email address or phone number should be provided"
-      })
+      return yield* new Refusal.OtpRequestInvalid({ problem: "email_and_phone" })
     }
     if (email !== "" && (body.channel ?? "") !== "") {
-      return yield* new AuthError.InvalidInput({ message: "Channel should only be specified with Phone OTP" })
+      return yield* new Refusal.OtpRequestInvalid({ problem: "channel_with_email" })
     }
     if (email !== "") {
       yield* sendMagicLink({
@@ -61,5 +59,5 @@ export const handle = (body: typeof Body.Type, _: undefined, request: HttpReques
         Option.match(sent.messageId, { onNone: () => ({}), onSome: (id) => ({ message_id: id }) })
       )
     }
-    return yield* new AuthError.InvalidInput({ message: "One of email or phone must be set" })
+    return yield* new Refusal.OtpRequestInvalid({ problem: "no_contact" })
   })

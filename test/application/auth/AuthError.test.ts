@@ -267,6 +267,198 @@ describe("AuthError reasons, as ErrorResponse answers them", () => {
     expect(answer.message).toBe(message)
   })
 
+  // The input a request is refused for: 400 validation_failed, in Supabase Auth's words, each.
+  it.each<readonly [ErrorResponse.Reason, string]>([
+    [new AuthError.EmailTooLong(), "An email address is too long"],
+    [new AuthError.RecoveryWithoutEmail(), "Password recovery requires an email"],
+    [
+      new AuthError.EmailAndPhoneGiven({ at: "signup" }),
+      "Only an email address or phone number should be provided on signup."
+    ],
+    [
+      new AuthError.EmailAndPhoneGiven({ at: "login" }),
+      "Only an email address or phone number should be provided on login."
+    ],
+    [
+      new AuthError.EmailAndPhoneGiven({ at: "resend" }),
+      "Only an email address or phone number should be provided."
+    ],
+    [
+      new AuthError.EmailAndPhoneGiven({ at: "verify" }),
+      "Only an email address or phone number should be provided on verify"
+    ],
+    [
+      new AuthError.ResendRequestInvalid({ problem: "unknown_type" }),
+      "Missing one of these types: signup, email_change, sms, phone_change"
+    ],
+    [
+      new AuthError.ResendRequestInvalid({ problem: "email_missing" }),
+      "Type provided requires an email address"
+    ],
+    [
+      new AuthError.ResendRequestInvalid({ problem: "phone_missing" }),
+      "Type provided requires a phone number"
+    ],
+    [new AuthError.VerifyRequestInvalid({ problem: "type_missing" }), "Verify requires a verification type"],
+    [new AuthError.VerifyRequestInvalid({ problem: "type_unsupported" }), "Unsupported verification type"],
+    [
+      new AuthError.VerifyRequestInvalid({ problem: "token_missing" }),
+      "Verify requires a token or a token hash"
+    ],
+    [
+      new AuthError.VerifyRequestInvalid({ problem: "token_and_hash" }),
+      "Verify requires either a token or a token hash"
+    ],
+    [
+      new AuthError.VerifyRequestInvalid({ problem: "hash_with_contact" }),
+      "Only the token_hash and type should be provided"
+    ],
+    [
+      new AuthError.SmsChannelUnsupported(),
+      "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider."
+    ],
+    [new AuthError.TokenAudienceMismatch(), "Token audience doesn't match request audience"],
+    [new AuthError.SignupWithoutPassword(), "Signup requires a valid password"],
+    [new AuthError.LoginWithoutContact(), "missing email or phone"],
+    [
+      new AuthError.PkceParamsInvalid({ problem: "unpaired" }),
+      "PKCE flow requires code_challenge_method and code_challenge"
+    ],
+    [
+      new AuthError.PkceParamsInvalid({ problem: "challenge_length" }),
+      "code challenge has to be between 43 and 128 characters"
+    ],
+    [
+      new AuthError.PkceParamsInvalid({ problem: "challenge_characters" }),
+      "code challenge can only contain alphanumeric characters, hyphens, periods, underscores and tildes"
+    ],
+    [
+      new AuthError.PkceParamsInvalid({ problem: "method_unsupported" }),
+      "code challenge method not supported"
+    ],
+    [new AuthError.PkceParamsInvalid({ problem: "phone_signup" }), "PKCE not supported for phone signups"],
+    [
+      new AuthError.PkceParamsInvalid({ problem: "exchange_incomplete" }),
+      "invalid request: both auth code and code verifier should be non-empty"
+    ],
+    [
+      new AuthError.UnsupportedProvider({ provider: "myspace", problem: "not_found" }),
+      "Unsupported provider: Provider myspace could not be found"
+    ],
+    [
+      new AuthError.UnsupportedProvider({ provider: "github", problem: "not_enabled" }),
+      "Unsupported provider: provider is not enabled"
+    ],
+    [
+      new AuthError.UnsupportedProvider({ provider: "custom:a", problem: "custom_providers_disabled" }),
+      "Unsupported provider: custom OAuth providers are disabled"
+    ],
+    [
+      new AuthError.UnsupportedProvider({ provider: "custom:a", problem: "custom_not_found" }),
+      "Unsupported provider: custom provider custom:a not found"
+    ],
+    [
+      new AuthError.UnsupportedProvider({ provider: "custom:a", problem: "custom_disabled" }),
+      "Unsupported provider: custom provider custom:a is disabled"
+    ],
+    [
+      new AuthError.ProviderMisconfigured({ detail: "missing OAuth secret" }),
+      "Unsupported provider: missing OAuth secret"
+    ],
+    [
+      new AuthError.IdTokenProviderUnsupported({ provider: "Custom:A", problem: "not_allowed" }),
+      'Custom OIDC provider "Custom:A" not allowed'
+    ],
+    [
+      new AuthError.IdTokenProviderUnsupported({
+        provider: "custom:a",
+        problem: "custom_providers_disabled"
+      }),
+      "Custom OAuth providers are disabled"
+    ],
+    [
+      new AuthError.IdTokenProviderUnsupported({ provider: "custom:a", problem: "custom_not_found" }),
+      'Custom provider "custom:a" not found'
+    ],
+    [
+      new AuthError.IdTokenProviderUnsupported({ provider: "custom:a", problem: "not_oidc" }),
+      'Provider "custom:a" is not an OIDC provider'
+    ],
+    [
+      new AuthError.IdTokenIssuerRefused({ message: "Provided issuer does not match ID token issuer" }),
+      "Provided issuer does not match ID token issuer"
+    ],
+    [
+      new AuthError.AdminUserInvalid({ problem: "no_contact" }),
+      "Cannot create a user without either an email or phone"
+    ],
+    [
+      new AuthError.AdminUserInvalid({ problem: "password_and_hash" }),
+      "Only a password or a password hash should be provided"
+    ],
+    [new AuthError.AdminUserInvalid({ problem: "hash_format" }), "Invalid password hash format"],
+    [new AuthError.AdminUserInvalid({ problem: "id_not_uuid" }), "ID must conform to the uuid v4 format"],
+    [new AuthError.AdminUserInvalid({ problem: "id_nil" }), "ID cannot be a nil uuid"],
+    [
+      new AuthError.BanDurationInvalid({ message: 'invalid duration "x"' }),
+      'invalid format for ban duration: time: invalid duration "x"'
+    ],
+    [new AuthError.LinkTypeInvalid({ type: "other" }), "Invalid email action link type requested: other"],
+    [
+      new AuthError.CurrentEmailLinkNeedsSecureChange(),
+      "Enable secure email change to generate link for current email"
+    ],
+    [new AuthError.CustomProviderTypeInvalid(), "type must be either 'oauth2' or 'oidc'"],
+    [new AuthError.CustomProviderInvalid({ message: "name is required" }), "name is required"],
+    [new AuthError.ProviderEndpointRefused({ message: "the URL must use https" }), "the URL must use https"],
+    [new AuthError.FactorTypeUnsupported(), "factor_type needs to be totp, phone, or webauthn"],
+    [new AuthError.FactorCodeMissing(), "Code needs to be non-empty"],
+    [new AuthError.FactorPhoneMissing(), "Phone number required to enroll Phone factor"],
+    [new AuthError.WebAuthnParamsInvalid({ problem: "missing" }), "WebAuthn config required"],
+    [new AuthError.WebAuthnParamsInvalid({ problem: "type" }), "WebAuthn type must be create or request"],
+    [new AuthError.WebAuthnParamsInvalid({ problem: "response_missing" }), "credential_response required"],
+    [new AuthError.WebAuthnParamsInvalid({ problem: "response_malformed" }), "Invalid credential_response"],
+    [new AuthError.PasskeyVerifyInvalid({ problem: "challenge_id_missing" }), "challenge_id is required"],
+    [new AuthError.PasskeyVerifyInvalid({ problem: "credential_missing" }), "credential is required"],
+    [
+      new AuthError.PasskeyVerifyInvalid({ problem: "challenge_id_not_uuid" }),
+      "challenge_id must be a valid UUID"
+    ],
+    [new AuthError.PasskeyNameInvalid({ problem: "missing" }), "friendly_name is required"],
+    [
+      new AuthError.PasskeyNameInvalid({ problem: "too_long" }),
+      "friendly_name must be 120 characters or less"
+    ],
+    [
+      new Refusal.OtpRequestInvalid({ problem: "email_and_phone" }),
+      "Only an email address or phone number should be provided"
+    ],
+    [
+      new Refusal.OtpRequestInvalid({ problem: "channel_with_email" }),
+      "Channel should only be specified with Phone OTP"
+    ],
+    [new Refusal.OtpRequestInvalid({ problem: "no_contact" }), "One of email or phone must be set"],
+    [new Refusal.LogoutScopeUnsupported({ scope: "all" }), 'Unsupported logout scope "all"'],
+    [
+      new Refusal.PaginationInvalid({ value: "x", outOfRange: false }),
+      'Bad Pagination Parameters: strconv.ParseUint: parsing "x": invalid syntax'
+    ],
+    [
+      new Refusal.PaginationInvalid({ value: "18446744073709551616", outOfRange: true }),
+      'Bad Pagination Parameters: strconv.ParseUint: parsing "18446744073709551616": value out of range'
+    ],
+    [
+      new Refusal.SortInvalid({ part: "field", value: "email" }),
+      "Bad Sort Parameters: bad field for sort 'email'"
+    ],
+    [
+      new Refusal.SortInvalid({ part: "direction", value: "up" }),
+      "Bad Sort Parameters: bad direction for sort 'up', only 'asc' and 'desc' allowed"
+    ]
+  ])("%#: refused input, %s", (reason, message) => {
+    expect(ErrorResponse.describe(reason)).toEqual({ status: 400, code: "validation_failed", message })
+  })
+
   it("answers an oversized body as request_entity_too_large, naming the limit", () => {
     const body = JSON.parse(ErrorResponse.problems.tooLarge(1_048_576).body ?? "")
     expect([body.error_code, body.msg]).toEqual([

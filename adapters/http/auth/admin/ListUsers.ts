@@ -1,27 +1,23 @@
 import * as Effect from "effect/Effect"
-import * as AuthError from "../../../../application/auth/AuthError.js"
 import * as ListUsers from "../../../../application/auth/admin/ListUsers.js"
 import type { HttpRequest } from "../../HttpMessage.js"
 import * as HttpMessage from "../../HttpMessage.js"
 import * as AuthJson from "../AuthJson.js"
+import * as Refusal from "../Refusal.js"
 
 /** Go's `strconv.ParseUint(s, 10, 64)`: decimal digits only, no sign, below 2^64. */
 const unsigned = (name: string, raw: string | null, fallback: number) => {
   if (raw === null || raw === "") return Effect.succeed(fallback)
   if (!/^[0-9]+$/.test(raw) || BigInt(raw) >= 2n ** 64n) {
-    return Effect.fail(
-      new AuthError.InvalidInput({
-        message: `Bad Pagination Parameters: strconv.ParseUint: parsing ${JSON.stringify(raw)}: ${/^[0-9]+$/.test(raw) ? "value out of range" : "invalid syntax"}`
-      })
-    )
+    return Effect.fail(new Refusal.PaginationInvalid({ value: raw, outOfRange: /^[0-9]+$/.test(raw) }))
   }
   // Larger pages than this are a mistake, not a request; pages past the end are simply empty.
   return Effect.succeed(Math.min(Number(raw), name === "per_page" ? 1000 : Number.MAX_SAFE_INTEGER))
 }
 
-/** A `sort` value refused, in the words of Supabase Auth's `sort` (`api/sorting.go`). */
-const badSort = (reason: string) =>
-  Effect.fail(new AuthError.InvalidInput({ message: `Bad Sort Parameters: ${reason}` }))
+/** A `sort` value refused, as Supabase Auth's `sort` (`api/sorting.go`) refuses it. */
+const badSort = (part: Refusal.SortInvalid["part"], value: string) =>
+  Effect.fail(new Refusal.SortInvalid({ part, value }))
 
 /**
  * Every `sort` of the query, as Supabase Auth reads them: `<field>` or `<field> <direction>`
@@ -35,11 +31,11 @@ const orderOf = (values: ReadonlyArray<string>) =>
     for (const value of values) {
       const space = value.indexOf(" ")
       const field = space < 0 ? value : value.slice(0, space)
-      if (field !== "created_at") return yield* badSort(`bad field for sort '${field}'`)
+      if (field !== "created_at") return yield* badSort("field", field)
       const direction = space < 0 ? "DESC" : value.slice(space + 1)
       const upper = direction.toUpperCase()
       if (upper !== "ASC" && upper !== "DESC") {
-        return yield* badSort(`bad direction for sort '${direction}', only 'asc' and 'desc' allowed`)
+        return yield* badSort("direction", direction)
       }
       order ??= upper === "ASC" ? "asc" : "desc"
     }

@@ -199,7 +199,7 @@ describe("ErrorResponse.fromError", () => {
 
   it("escapes <, > and & as Go's encoder does", () => {
     const response = ErrorResponse.fromError(
-      new AuthError.InvalidInput({ message: "<a> & \u2028" }),
+      new AuthError.CustomProviderInvalid({ message: "<a> & \u2028" }),
       current,
       requestId
     )
