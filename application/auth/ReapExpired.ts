@@ -5,10 +5,12 @@ import * as Option from "effect/Option"
 import * as Factor from "../../domain/auth/Factor.js"
 import { JobLock } from "../ports/JobLock.js"
 import * as Telemetry from "../Telemetry.js"
+import { AuthSettings } from "./AuthSettings.js"
 import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore } from "./ports/FactorStore.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
 import { PasskeyStore } from "./ports/PasskeyStore.js"
+import { SessionStore } from "./ports/SessionStore.js"
 
 /** How many rows each kind lost in one run. */
 export interface ReapReport {
@@ -16,12 +18,15 @@ export interface ReapReport {
   readonly abandonedFactors: number
   readonly passkeyChallenges: number
   readonly flowStates: number
+  readonly endedSessions: number
+  readonly retiredRefreshTokens: number
 }
 
 /**
- * How long Supabase Auth's cleanup (`models/cleanup.go`) keeps factor challenges and flow
- * states: a day, long after they stop being usable, so that a late verify still hears that its
- * challenge expired rather than that it never existed.
+ * How long Supabase Auth's cleanup (`models/cleanup.go`) keeps factor challenges, flow states
+ * and retired refresh tokens: a day, long after they stop being usable, so that a late verify
+ * still hears that its challenge expired rather than that it never existed, and a stolen token
+ * replayed within the day is still a reuse that ends its session.
  */
 export const keptFor = Duration.hours(24)
 
@@ -47,7 +52,10 @@ const before = (now: Date, duration: Duration.Duration) =>
  * `MFA_CHALLENGE_EXPIRY_DURATION`, if longer), as Supabase Auth's cleanup; then the unverified
  * factors without a challenge older than `MFA_FACTOR_EXPIRY_DURATION` (the enrolment's own rule,
  * which the reaped challenges now let go too; Supabase Auth's cleanup deletes unverified factors a
- * day old, challenged or not); expired passkey challenges; and flow states older than a day. In
+ * day old, challenged or not); expired passkey challenges; flow states older than a day; sessions
+ * that ended a day ago, with their tokens (Supabase Auth deletes a session at its logout); and
+ * refresh tokens retired a day ago (or `SECURITY_REFRESH_TOKEN_REUSE_INTERVAL` ago, if longer), as its
+ * cleanup deletes revoked tokens. In
  * batches (`batchSize`), each under the lock in a transaction of its own: one instance at a time;
  * none when another instance is already reaping, and a run stops where another instance took
  * over.
@@ -59,6 +67,8 @@ export const reapExpired = Telemetry.fn("ReapExpired.reapExpired")(() =>
     const passkeys = yield* PasskeyStore
     const flows = yield* FlowStateStore
     const mfa = yield* MfaSettings
+    const sessions = yield* SessionStore
+    const settings = yield* AuthSettings
     const now = new Date(yield* Clock.currentTimeMillis)
     let ran = false
     let skipped = false
@@ -86,7 +96,11 @@ export const reapExpired = Telemetry.fn("ReapExpired.reapExpired")(() =>
         factors.removeAbandoned(before(now, Factor.unverifiedLifetime(mfa.unverifiedLifetime)), limit)
       ),
       passkeyChallenges: yield* drain((limit) => passkeys.reapChallenges(now, limit)),
-      flowStates: yield* drain((limit) => flows.purge(before(now, keptFor), limit))
+      flowStates: yield* drain((limit) => flows.purge(before(now, keptFor), limit)),
+      endedSessions: yield* drain((limit) => sessions.reapEnded(before(now, keptFor), limit)),
+      retiredRefreshTokens: yield* drain((limit) =>
+        sessions.reapRetired(before(now, Duration.max(keptFor, settings.refreshPolicy.reuseInterval)), limit)
+      )
     }
     return ran ? Option.some(report) : Option.none()
   }).pipe(

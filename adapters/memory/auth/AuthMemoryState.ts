@@ -22,6 +22,8 @@ export interface RefreshTokenRow {
   readonly generation: number
   readonly revoked: boolean
   readonly sealedChild: Option.Option<SealedSecret>
+  /** When the row last changed (issued, retired, its sealed child let go), as `updated_at`. */
+  readonly updatedAt: Date
 }
 
 /**

@@ -8,7 +8,7 @@ import { SessionStore, type WithAccount } from "../../../application/auth/ports/
 import type { Account, WithIdentities } from "../../../application/auth/ports/UserRepository.js"
 import * as Assurance from "../../../domain/auth/Assurance.js"
 import * as Session from "../../../domain/auth/Session.js"
-import { AuthMemoryState, accountOf, type Tables } from "./AuthMemoryState.js"
+import { AuthMemoryState, accountOf, type RefreshTokenRow, type Tables } from "./AuthMemoryState.js"
 
 /** Revokes the sessions `which` picks, with their tokens' sealed children; how many were live. */
 const revokeWhere = (
@@ -24,11 +24,20 @@ const revokeWhere = (
   })
   const refreshTokens = HashMap.map(tables.refreshTokens, (token) =>
     Option.exists(HashMap.get(sessions, token.sessionId), (session) => Option.isSome(session.revokedAt))
-      ? { ...token, revoked: true, sealedChild: Option.none() }
+      ? letGo(token, now)
       : token
   )
   return [count, { ...tables, sessions, refreshTokens }]
 }
+
+/**
+ * A token retired with no sealed child, as `RefreshTokens.letGoOfText` leaves it: stamped only
+ * when that changes it, so that a token retired long ago keeps its age.
+ */
+const letGo = (token: RefreshTokenRow, now: Date): RefreshTokenRow =>
+  token.revoked && Option.isNone(token.sealedChild)
+    ? token
+    : { ...token, revoked: true, sealedChild: Option.none(), updatedAt: now }
 
 /** What a step of the tables answers: the session with its user and identities, factors to come. */
 interface Stepped {
@@ -64,7 +73,8 @@ export const layer = Layer.effect(
             sessionId: session.id,
             generation: 0,
             revoked: false,
-            sealedChild: Option.none()
+            sealedChild: Option.none(),
+            updatedAt: session.createdAt
           })
         })),
       // One `Ref.modify`: the check and the writes are one step, as the statement is in Postgres.
@@ -85,8 +95,10 @@ export const layer = Layer.effect(
             row.sessionId !== session.id
               ? row
               : hash === presented
-                ? { ...row, revoked: true, sealedChild: sealed }
-                : { ...row, sealedChild: Option.none() }
+                ? { ...row, revoked: true, sealedChild: sealed, updatedAt: now }
+                : Option.isSome(row.sealedChild)
+                  ? { ...row, sealedChild: Option.none(), updatedAt: now }
+                  : row
           )
           return [
             Option.some({ session: rotated, account: accountOf(tables, session.userId) }),
@@ -97,7 +109,8 @@ export const layer = Layer.effect(
                 sessionId: session.id,
                 generation: rotated.generation,
                 revoked: false,
-                sealedChild: Option.none()
+                sealedChild: Option.none(),
+                updatedAt: now
               })
             }
           ]
@@ -133,7 +146,7 @@ export const layer = Layer.effect(
           )
           // Every token of the session retires and keeps no child: nothing may reissue the new one.
           const retired = HashMap.map(signedOut.refreshTokens, (row) =>
-            row.sessionId === sessionId ? { ...row, revoked: true, sealedChild: Option.none() } : row
+            row.sessionId === sessionId ? letGo(row, now) : row
           )
           return [
             Option.some({ session: raised, account: accountOf(tables, raised.userId) }),
@@ -144,7 +157,8 @@ export const layer = Layer.effect(
                 sessionId,
                 generation: raised.generation,
                 revoked: false,
-                sealedChild: Option.none()
+                sealedChild: Option.none(),
+                updatedAt: now
               })
             }
           ]
@@ -171,7 +185,35 @@ export const layer = Layer.effect(
       revokeOthers: (userId, keep, now) =>
         Ref.modify(state, (tables) =>
           revokeWhere(tables, (session) => session.userId === userId && session.id !== keep, now)
-        )
+        ),
+      // Memory holds no locks: nothing to pass over.
+      reapEnded: (endedBefore, limit) =>
+        Ref.modify(state, (tables): [number, Tables] => {
+          const ended = [...HashMap.values(tables.sessions)]
+            .filter((session) => Option.exists(session.revokedAt, (at) => at < endedBefore))
+            .slice(0, limit)
+            .map((session) => session.id)
+          const gone = new Set(ended)
+          return [
+            ended.length,
+            {
+              ...tables,
+              sessions: HashMap.removeMany(tables.sessions, ended),
+              refreshTokens: HashMap.filter(tables.refreshTokens, (token) => !gone.has(token.sessionId))
+            }
+          ]
+        }),
+      reapRetired: (retiredBefore, limit) =>
+        Ref.modify(state, (tables): [number, Tables] => {
+          const retired = [...HashMap.entries(tables.refreshTokens)]
+            .filter(([, token]) => token.revoked && token.updatedAt < retiredBefore)
+            .slice(0, limit)
+            .map(([hash]) => hash)
+          return [
+            retired.length,
+            { ...tables, refreshTokens: HashMap.removeMany(tables.refreshTokens, retired) }
+          ]
+        })
     }
   })
 )

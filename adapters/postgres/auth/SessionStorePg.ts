@@ -64,6 +64,15 @@ export const layer = Layer.effect(
       answers: RefreshTokens.rotatedOf
     })
 
+    /** A statement answering in one row how many rows it ended or deleted (`EndedRow`). */
+    const counted = (text: string, parameters: ReadonlyArray<unknown>) =>
+      sql
+        .unsafe(text, parameters)
+        .pipe(
+          decodeFirst(Sessions.EndedRow),
+          Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.ended }))
+        )
+
     /**
      * Ends the sessions `lock` locks (live ones, by its parameters) and lets their tokens go, in
      * one statement (`Sessions.endLockedText`): atomic on its own, so it needs no transaction
@@ -71,20 +80,10 @@ export const layer = Layer.effect(
      */
     const revokeLocked = (lock: string, parameters: ReadonlyArray<unknown>, now: Date) => {
       const at = `$${parameters.length + 1}`
-      return sql
-        .unsafe(
-          Sessions.endLockedText(
-            name,
-            lock,
-            at,
-            RefreshTokens.letGoOfText(name, "SELECT id FROM locked", at)
-          ),
-          [...parameters, now]
-        )
-        .pipe(
-          decodeFirst(Sessions.EndedRow),
-          Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.ended }))
-        )
+      return counted(
+        Sessions.endLockedText(name, lock, at, RefreshTokens.letGoOfText(name, "SELECT id FROM locked", at)),
+        [...parameters, now]
+      )
     }
 
     /**
@@ -182,6 +181,12 @@ export const layer = Layer.effect(
         (userId, keep: Session.SessionId, now) =>
           revokeLocked(Sessions.lockLiveOfUserButText(name), [userId, keep], now),
         (userId, keep) => ({ "user.id": userId, "session.id": keep })
+      ),
+      reapEnded: Telemetry.fn("SessionStorePg.reapEnded")((endedBefore, limit) =>
+        counted(Sessions.reapEndedText(name), [endedBefore, limit])
+      ),
+      reapRetired: Telemetry.fn("SessionStorePg.reapRetired")((retiredBefore, limit) =>
+        counted(RefreshTokens.reapRetiredText(name), [retiredBefore, limit])
       )
     }
   })

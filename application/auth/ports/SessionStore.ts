@@ -117,5 +117,17 @@ export class SessionStore extends Context.Tag("latchkey/auth/SessionStore")<
     readonly revokeAll: (userId: UserId, now: Date) => Effect.Effect<number>
     /** Logout `others`: ends every session of the user but `keep`; how many this call ended. */
     readonly revokeOthers: (userId: UserId, keep: SessionId, now: Date) => Effect.Effect<number>
+    /**
+     * Deletes up to `limit` sessions that ended (a logout, a detected reuse, a sign-out by a
+     * verify) before `endedBefore`, with all their tokens, passing over sessions a request holds
+     * locked; how many. A token of a deleted session is unknown from then on.
+     */
+    readonly reapEnded: (endedBefore: Date, limit: number) => Effect.Effect<number>
+    /**
+     * Deletes up to `limit` retired refresh tokens last changed before `retiredBefore` (retired
+     * then, or their sealed child let go then), passing over tokens a request holds locked; how
+     * many. Such a token presented again is unknown rather than a reuse.
+     */
+    readonly reapRetired: (retiredBefore: Date, limit: number) => Effect.Effect<number>
   }
 >() {}

@@ -4,17 +4,21 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as JobLockMemory from "../../../adapters/memory/JobLockMemory.js"
 import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
 import { PasskeyStore } from "../../../application/auth/ports/PasskeyStore.js"
+import { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import { batchSize, lockName, reapExpired } from "../../../application/auth/ReapExpired.js"
+import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { JobLock } from "../../../application/ports/JobLock.js"
 import { challengeOf as factorChallengeOf } from "../../adapters/contract/auth/FactorStoreContract.js"
 import { flowOf } from "../../adapters/contract/auth/FlowStateStoreContract.js"
 import { challengeOf as passkeyChallengeOf } from "../../adapters/contract/auth/PasskeyStoreContract.js"
 import { enrolled, services, signedInUser, verified } from "./support/Factors.js"
+import { signedUp } from "./support/Scenarios.js"
 
 const world = Layer.merge(services(), JobLockMemory.layer)
 
@@ -48,13 +52,27 @@ describe("ReapExpired, on memory adapters under TestClock", () => {
 
       // Nothing is past its time yet.
       expect(yield* reapExpired).toEqual(
-        Option.some({ factorChallenges: 0, abandonedFactors: 0, passkeyChallenges: 0, flowStates: 0 })
+        Option.some({
+          factorChallenges: 0,
+          abandonedFactors: 0,
+          passkeyChallenges: 0,
+          flowStates: 0,
+          endedSessions: 0,
+          retiredRefreshTokens: 0
+        })
       )
       // Past MFA_FACTOR_EXPIRY_DURATION and the passkey challenge's five minutes: the factor nobody
       // challenged goes; the challenged one stays while its challenge is kept.
       yield* TestClock.adjust(Duration.minutes(6))
       expect(yield* reapExpired).toEqual(
-        Option.some({ factorChallenges: 0, abandonedFactors: 1, passkeyChallenges: 1, flowStates: 0 })
+        Option.some({
+          factorChallenges: 0,
+          abandonedFactors: 1,
+          passkeyChallenges: 1,
+          flowStates: 0,
+          endedSessions: 0,
+          retiredRefreshTokens: 0
+        })
       )
       expect(yield* ids).toEqual([challenged.factor.id, kept.factor.id].sort())
       expect(Option.isSome(yield* factors.findChallenge(challenged.factor.id, challenge.id))).toBe(true)
@@ -63,10 +81,42 @@ describe("ReapExpired, on memory adapters under TestClock", () => {
       // A day on, the challenge and the flow go, and with the challenge the factor it held.
       yield* TestClock.adjust(Duration.hours(24))
       expect(yield* reapExpired).toEqual(
-        Option.some({ factorChallenges: 1, abandonedFactors: 1, passkeyChallenges: 0, flowStates: 1 })
+        Option.some({
+          factorChallenges: 1,
+          abandonedFactors: 1,
+          passkeyChallenges: 0,
+          flowStates: 1,
+          endedSessions: 0,
+          retiredRefreshTokens: 0
+        })
       )
       expect(yield* ids).toEqual([kept.factor.id])
       expect(yield* factors.findChallenge(challenged.factor.id, challenge.id)).toEqual(Option.none())
+    }).pipe(Effect.provide(world))
+  )
+
+  it.effect("reaps a session a day after it ended, and a refresh token a day after it retired", () =>
+    Effect.gen(function* () {
+      const sessions = yield* SessionStore
+      const ended = yield* signedInUser()
+      const refreshed = yield* signedUp()
+      const endedId = Option.getOrThrow(ended.session).id
+      yield* sessions.revoke(endedId, new Date(yield* Clock.currentTimeMillis))
+      const retired = Redacted.value(refreshed.refreshToken)
+      const live = yield* refreshSession(retired)
+      const reaped = Effect.map(
+        reapExpired,
+        Option.map(({ endedSessions, retiredRefreshTokens }) => ({ endedSessions, retiredRefreshTokens }))
+      )
+
+      yield* TestClock.adjust(Duration.hours(23))
+      expect(yield* reaped).toEqual(Option.some({ endedSessions: 0, retiredRefreshTokens: 0 }))
+      yield* TestClock.adjust(Duration.hours(2))
+      expect(yield* reaped).toEqual(Option.some({ endedSessions: 1, retiredRefreshTokens: 1 }))
+      expect(yield* sessions.findById(endedId)).toEqual(Option.none())
+      // The retired token is unknown now; the live one refreshes on.
+      expect((yield* Effect.flip(refreshSession(retired)))._tag).toBe("RefreshTokenUnknown")
+      expect((yield* refreshSession(Redacted.value(live.refreshToken))).session.id).toBe(live.session.id)
     }).pipe(Effect.provide(world))
   )
 

@@ -9,8 +9,9 @@ import * as TestDatabase from "../../support/TestDatabase.js"
 
 /**
  * The reaper runs in the built service, every `AUTHSVC_REAPER_INTERVAL` (a second here): a factor
- * challenge a day old and a factor nobody challenged past `MFA_FACTOR_EXPIRY_DURATION` are
- * deleted while the service serves, and the API sees them gone.
+ * challenge a day old, a factor nobody challenged past `MFA_FACTOR_EXPIRY_DURATION`, a session
+ * signed out a day ago and a refresh token retired a day ago are deleted while the service
+ * serves, and the API sees them gone.
  */
 
 /** Runs a statement on the service's database, one connection, closed afterwards. */
@@ -31,7 +32,7 @@ describe("the auth service's reaper", () => {
   // The rows are aged by hand, over a second connection: a PostgreSQL server is needed (CI sets
   // TEST_DATABASE_URL); the embedded database admits the service's connection alone.
   it.live.skipIf(TestDatabase.isEmbedded("server"))(
-    "deletes a day-old factor challenge and an abandoned factor while the service runs",
+    "deletes old factor challenges, abandoned factors, ended sessions and retired tokens while serving",
     () =>
       Effect.gen(function* () {
         const running = yield* AuthServerHarness.start({ env: { AUTHSVC_REAPER_INTERVAL: "1s" } })
@@ -39,9 +40,22 @@ describe("the auth service's reaper", () => {
         const table = (name: string) => `auth."${running.config.db.namespace}${name}"`
         const anonKey = yield* Effect.promise(() => SupabaseClientSupport.apiKey("anon"))
         const supabase = SupabaseClientSupport.client(running.baseUrl, anonKey)
-        yield* Effect.promise(async () => {
-          const signUp = await supabase.auth.signUp({ email: `user-${randomUUID()}@example.com`, password })
+        const email = `user-${randomUUID()}@example.com`
+        const retired = yield* Effect.promise(async () => {
+          const signUp = await supabase.auth.signUp({ email, password })
           expect(signUp.error).toBeNull()
+          // A refresh retires the first refresh token.
+          const refreshed = await supabase.auth.refreshSession()
+          expect(refreshed.error).toBeNull()
+          return signUp.data.session?.refresh_token ?? ""
+        })
+        // A second sign-in of the user, signed out at once: its session ends.
+        const other = SupabaseClientSupport.client(running.baseUrl, anonKey)
+        const ended = yield* Effect.promise(async () => {
+          const signedIn = await other.auth.signInWithPassword({ email, password })
+          expect(signedIn.error).toBeNull()
+          expect((await other.auth.signOut({ scope: "local" })).error).toBeNull()
+          return signedIn.data.session?.refresh_token ?? ""
         })
         const enrol = (friendlyName: string) =>
           Effect.promise(async () => {
@@ -66,24 +80,47 @@ describe("the auth service's reaper", () => {
           `UPDATE ${table("mfa_factors")} SET created_at = now() - interval '1 hour' WHERE id = $1`,
           [abandoned]
         )
+        yield* query(
+          url,
+          `UPDATE ${table("sessions")} SET revoked_at = now() - interval '25 hours' WHERE revoked_at IS NOT NULL
+             AND user_id = (SELECT id FROM ${table("users")} WHERE email = $1)`,
+          [email]
+        )
+        yield* query(
+          url,
+          `UPDATE ${table("refresh_tokens")} SET updated_at = now() - interval '25 hours' WHERE revoked
+             AND user_id = (SELECT id FROM ${table("users")} WHERE email = $1)`,
+          [email]
+        )
 
-        // Within a few runs of the reaper, both rows are gone (bounded: 15 s).
+        // Within a few runs of the reaper, the aged rows are gone (bounded: 15 s).
         const left = query(
           url,
           `SELECT (SELECT count(*) FROM ${table("mfa_challenges")} WHERE id = $1)::int AS challenges,
-                  (SELECT count(*) FROM ${table("mfa_factors")} WHERE id = $2)::int AS factors`,
-          [challengeId, abandoned]
+                  (SELECT count(*) FROM ${table("mfa_factors")} WHERE id = $2)::int AS factors,
+                  (SELECT count(*) FROM ${table("sessions")} s JOIN ${table("users")} u ON u.id = s.user_id
+                    WHERE u.email = $3 AND s.revoked_at IS NOT NULL)::int AS "endedSessions",
+                  (SELECT count(*) FROM ${table("refresh_tokens")} t JOIN ${table("users")} u ON u.id = t.user_id
+                    WHERE u.email = $3 AND t.revoked)::int AS "retiredTokens"`,
+          [challengeId, abandoned, email]
         )
+        const gone = [{ challenges: 0, factors: 0, endedSessions: 0, retiredTokens: 0 }]
         let remaining = yield* left
-        for (
-          let tries = 0;
-          tries < 75 && JSON.stringify(remaining) !== '[{"challenges":0,"factors":0}]';
-          tries++
-        ) {
+        for (let tries = 0; tries < 75 && JSON.stringify(remaining) !== JSON.stringify(gone); tries++) {
           yield* Effect.sleep("200 millis")
           remaining = yield* left
         }
-        expect(remaining).toEqual([{ challenges: 0, factors: 0 }])
+        expect(remaining).toEqual(gone)
+
+        // The reaped tokens are unknown: the retired one and the signed-out session's.
+        for (const token of [retired, ended]) {
+          const refreshed = yield* Effect.promise(() => other.auth.refreshSession({ refresh_token: token }))
+          expect(SupabaseClientSupport.apiError(refreshed.error)).toEqual({
+            status: 400,
+            code: "refresh_token_not_found",
+            message: "Invalid Refresh Token: Refresh Token Not Found"
+          })
+        }
 
         // The API sees them gone: the challenge is unknown, the factor no longer listed.
         const verified = yield* Effect.promise(() =>

@@ -172,3 +172,18 @@ export const AccountRow = Schema.Struct({ account: AccountField })
 /** The account of an `AccountRow`. */
 export const accountOf = (row: typeof AccountRow.Type) =>
   Option.map(Option.fromNullable(row.account), Users.toAccount)
+
+/**
+ * $1 retired before, $2 at most: retired tokens last changed before $1 deleted, tokens a request
+ * holds locked passed over; how many (`Sessions.EndedRow`'s shape, `ended` counting tokens). The
+ * `updated_at` index finds them, as Supabase Auth's cleanup finds its revoked tokens.
+ */
+export const reapRetiredText = (name: Name) =>
+  `WITH gone AS (
+     DELETE FROM ${name("refresh_tokens")} WHERE id IN (
+       SELECT id FROM ${name("refresh_tokens")} WHERE revoked AND updated_at < $1
+       LIMIT $2 FOR UPDATE SKIP LOCKED
+     )
+     RETURNING 1
+   )
+   SELECT count(*)::int AS ended FROM gone`

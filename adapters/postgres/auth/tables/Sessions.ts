@@ -173,3 +173,17 @@ export const lowerParameters = (lowered: ReadonlyArray<Session.Session>, now: Da
   const rows = lowered.map((session) => encodeRow(session))
   return [rows.map((row) => row.id), rows.map((row) => row.aal), rows.map((row) => row.amr), now]
 }
+
+/**
+ * $1 ended before, $2 at most: sessions that ended before $1 deleted, their tokens with them
+ * (`refresh_tokens.session_id` cascades), sessions a request holds locked passed over; how many
+ * (`EndedRow`). The partial index on `revoked_at` (migration 0014) finds them.
+ */
+export const reapEndedText = (name: Name) =>
+  `WITH gone AS (
+     DELETE FROM ${name("sessions")} WHERE id IN (
+       SELECT id FROM ${name("sessions")} WHERE revoked_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED
+     )
+     RETURNING 1
+   )
+   SELECT count(*)::int AS ended FROM gone`

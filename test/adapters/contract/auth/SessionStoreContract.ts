@@ -37,7 +37,6 @@ const accountOf = (userId: UserId) =>
     )
   )
 
-/** A stored user and a session started for it, with the session's first refresh token. */
 /** The session raised by a TOTP factor of its own, at `later`. */
 const raiseByNewFactor = (sessionId: Session.SessionId) =>
   Effect.flatMap(SessionStore, (sessions) =>
@@ -50,13 +49,14 @@ const raiseByNewFactor = (sessionId: Session.SessionId) =>
     })
   )
 
-const signIn = (user = Fixtures.user()) =>
+/** A stored user and a session started for it at `at`, with the session's first refresh token. */
+const signIn = (user = Fixtures.user(), at = Fixtures.t0) =>
   Effect.gen(function* () {
     const users = yield* UserRepository
     if (Option.isNone(yield* users.findById(user.id))) {
       yield* users.insert(user, [Fixtures.emailIdentity(user)], Option.none())
     }
-    const session = Fixtures.session(user.id)
+    const session = Fixtures.session(user.id, at)
     const token = Fixtures.refreshToken()
     yield* Effect.flatMap(SessionStore, (sessions) => sessions.start(session, token.hash))
     return { user, session, token }
@@ -716,6 +716,59 @@ export const sessionStoreContract = (it: It) =>
           yield* ended(high.session.id),
           yield* ended(stranger.session.id)
         ]).toEqual([false, true, false, false])
+      })
+    )
+    // Before every other test's era, so that only this test's rows are old enough.
+    const long = new Date("1991-01-01T00:00:00.000Z")
+
+    it.effect("sessions ended before the cutoff are reaped with their tokens; live and later ones stay", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const cutoff = Time.plus(long, "1 day")
+        const first = yield* signIn(Fixtures.user(), long)
+        const second = yield* signIn(first.user, long)
+        const live = yield* signIn(first.user, long)
+        const endedLater = yield* signIn(first.user, long)
+        yield* sessions.revoke(first.session.id, long)
+        yield* sessions.revoke(second.session.id, long)
+        yield* sessions.revoke(endedLater.session.id, cutoff)
+        // At most the limit a call.
+        expect(yield* sessions.reapEnded(cutoff, 1)).toBe(1)
+        expect(yield* sessions.reapEnded(cutoff, 100)).toBe(1)
+        expect(yield* sessions.reapEnded(cutoff, 100)).toBe(0)
+        expect(yield* sessions.findById(first.session.id)).toEqual(Option.none())
+        expect(yield* sessions.findById(second.session.id)).toEqual(Option.none())
+        expect(Option.isSome(yield* sessions.findById(endedLater.session.id))).toBe(true)
+        // A reaped session's token is unknown; the live session refreshes on.
+        expect(outcome(yield* Effect.either(present(first.token, noInterval, cutoff)))).toBe(
+          "RefreshTokenNotFound"
+        )
+        expect((yield* present(live.token, noInterval, cutoff))._tag).toBe("Rotated")
+      })
+    )
+
+    it.effect("retired tokens last changed before the cutoff are reaped; later and live ones stay", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const { session, token } = yield* signIn(Fixtures.user(), long)
+        const child = yield* present(token, noInterval, long)
+        const cutoff = Time.plus(long, "1 day")
+        const grandchild = yield* present(child.token, noInterval, cutoff)
+        // Without a reuse interval no token keeps a sealed child, so the first one last changed at
+        // `long`, when it retired; the child at the cutoff, which it is not before.
+        expect(yield* sessions.reapRetired(cutoff, 100)).toBe(1)
+        expect(yield* sessions.reapRetired(cutoff, 100)).toBe(0)
+        const later = Time.plus(cutoff, "1 hour")
+        // A reaped token is unknown: no reuse, the session lives on.
+        expect(outcome(yield* Effect.either(present(token, noInterval, later)))).toBe("RefreshTokenNotFound")
+        expect(Option.getOrThrow(yield* sessions.findById(session.id)).revokedAt).toEqual(Option.none())
+        // The child is kept and is still a reuse, which ends the session and its live token.
+        expect(outcome(yield* Effect.either(present(child.token, noInterval, later)))).toBe(
+          "RefreshTokenAlreadyUsed"
+        )
+        expect(outcome(yield* Effect.either(present(grandchild.token, noInterval, later)))).toBe(
+          "SessionRevoked"
+        )
       })
     )
   })
