@@ -21,6 +21,7 @@ import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore, type Registration, type StoredFactor } from "./ports/FactorStore.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 import { SessionStore } from "./ports/SessionStore.js"
+import { StepUps } from "./ports/StepUps.js"
 import { TotpCodes } from "./ports/TotpCodes.js"
 import { Transactions } from "./ports/Transactions.js"
 import { WebAuthnCeremonies } from "./ports/WebAuthnCeremonies.js"
@@ -225,6 +226,42 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
       const refreshToken = yield* secrets.token("refresh")
       const child = yield* secrets.hash(refreshToken)
       const userId = signedIn.user.id
+
+      // The common step up — a verified TOTP or phone factor, no enrolment of its type to clear —
+      // in one atomic step (`StepUps`), of the session as the access token's check read it. A
+      // session that moved since then is raised as it stands, in the transaction below.
+      const otherEnrolments = signedIn.factors.some(
+        (other) =>
+          other.id !== factor.id && other.factorType === factor.factorType && other.status === "unverified"
+      )
+      if (
+        factor.status === "verified" &&
+        (proof._tag === "Totp" || proof._tag === "Phone") &&
+        !otherEnrolments
+      ) {
+        const stepped = yield* Effect.flatMap(StepUps, (stepUps) =>
+          stepUps.stepUp({
+            sessionId: session.value.id,
+            factorId: factor.id,
+            factorType: factor.factorType,
+            child,
+            now,
+            challengeId,
+            totpStep: proof._tag === "Totp" ? Option.some(proof.step) : Option.none(),
+            seen: session.value
+          })
+        )
+        switch (stepped._tag) {
+          case "Raised":
+            return yield* IssueSession.grantOfRaised(stepped.raised, refreshToken, now)
+          case "Gone":
+            return yield* new AuthError.ChallengeUsedOrMoved()
+          case "StepRefused":
+            return yield* new AuthError.FactorVerificationFailed({ factorType: factor.factorType })
+          case "Moved":
+            break
+        }
+      }
       const raised = yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(
           Effect.gen(function* () {

@@ -8,7 +8,6 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { inject } from "vitest"
 import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
@@ -111,5 +110,7 @@ export const lockWaitOrEnd = <A, E>(fiber: Fiber.Fiber<A, E>) =>
       if (Option.isSome(yield* Fiber.poll(fiber))) return true
       return yield* waiting
     })
-    yield* Effect.repeat(settled, { until: (done) => done, schedule: Schedule.spaced("5 millis") })
+    // Polled on the wall clock: under a test's TestClock a scheduled pause would never end.
+    const pause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
+    while (!(yield* settled)) yield* pause
   })

@@ -26,6 +26,7 @@ import type { PasskeyStore } from "../../../application/auth/ports/PasskeyStore.
 import type { ProviderEndpoints } from "../../../application/auth/ports/ProviderEndpoints.js"
 import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
+import type { StepUps } from "../../../application/auth/ports/StepUps.js"
 import type { TotpCodes } from "../../../application/auth/ports/TotpCodes.js"
 import type { Transactions } from "../../../application/auth/ports/Transactions.js"
 import type { UserRepository } from "../../../application/auth/ports/UserRepository.js"
@@ -73,6 +74,7 @@ export type Services =
   | TotpCodes
   | PasskeyStore
   | WebAuthnCeremonies
+  | StepUps
 
 /**
  * Who may call an auth endpoint, and what its handler is handed: anyone (nothing), a signed-in

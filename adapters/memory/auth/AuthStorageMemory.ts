@@ -9,11 +9,12 @@ import * as MailOutboxMemory from "./MailOutboxMemory.js"
 import * as OneTimeTokenStoreMemory from "./OneTimeTokenStoreMemory.js"
 import * as PasskeyStoreMemory from "./PasskeyStoreMemory.js"
 import * as SessionStoreMemory from "./SessionStoreMemory.js"
+import * as StepUpsMemory from "./StepUpsMemory.js"
 import * as TransactionsMemory from "./TransactionsMemory.js"
 import * as UserRepositoryMemory from "./UserRepositoryMemory.js"
 
 /** Every storage port of the auth service in memory, sharing one fresh set of tables. */
-export const layer = EnrolmentsMemory.layer.pipe(
+export const layer = Layer.merge(EnrolmentsMemory.layer, StepUpsMemory.layer).pipe(
   Layer.provideMerge(
     Layer.mergeAll(
       UserRepositoryMemory.layer,

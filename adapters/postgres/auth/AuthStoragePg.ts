@@ -9,6 +9,7 @@ import * as MailOutboxPg from "./MailOutboxPg.js"
 import * as OneTimeTokenStorePg from "./OneTimeTokenStorePg.js"
 import * as PasskeyStorePg from "./PasskeyStorePg.js"
 import * as SessionStorePg from "./SessionStorePg.js"
+import * as StepUpsPg from "./StepUpsPg.js"
 import * as TransactionsPg from "./TransactionsPg.js"
 import * as UserRepositoryPg from "./UserRepositoryPg.js"
 
@@ -28,5 +29,6 @@ export const layer = (namespace: string) =>
     EnrolmentsPg.layer,
     FactorStorePg.layer,
     PasskeyStorePg.layer,
+    StepUpsPg.layer,
     TransactionsPg.layer
   ).pipe(Layer.provide(AuthTables.layer(namespace)))

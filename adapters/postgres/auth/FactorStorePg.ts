@@ -257,35 +257,25 @@ export const layer = Layer.effect(
       ),
       // The challenge locked first: of concurrent verifies of one challenge the later ones find
       // it spent; the factor's row then orders verifies of different challenges with one code.
-      useChallenge: Telemetry.fn("FactorStorePg.useChallenge")((factorId, challengeId, now, totpStep) => {
-        const step = Option.getOrNull(totpStep)
-        return sql`WITH open AS (
-              SELECT id FROM ${challenges}
-              WHERE id = ${challengeId} AND factor_id = ${factorId} AND verified_at IS NULL FOR UPDATE
+      useChallenge: Telemetry.fn("FactorStorePg.useChallenge")((factorId, challengeId, now, totpStep) =>
+        sql
+          .unsafe(
+            `WITH ${MfaChallenges.spendCtes(tables.name, { challenge: "$1", factor: "$2", now: "$3", step: "$4" })}
+             SELECT (SELECT count(*) FROM open)::int AS open, spent.* FROM (SELECT 1) AS one LEFT JOIN spent ON true`,
+            [challengeId, factorId, now, Option.getOrNull(totpStep)]
+          )
+          .pipe(
+            Effect.flatMap(([row]) =>
+              Effect.gen(function* () {
+                const { id, open } = yield* decodeUse(row)
+                if (open === 0) return { _tag: "Gone" } satisfies ChallengeUse
+                if (id === null) return { _tag: "StepRefused" } satisfies ChallengeUse
+                return { _tag: "Used", challenge: yield* decodeChallenge(row) } satisfies ChallengeUse
+              })
             ),
-            stepped AS (
-              UPDATE ${factors} SET last_totp_step = coalesce(${step}::bigint, last_totp_step)
-              WHERE id = ${factorId} AND EXISTS (SELECT 1 FROM open)
-                AND (${step}::bigint IS NULL OR last_totp_step IS NULL OR last_totp_step < ${step}::bigint)
-              RETURNING id
-            ),
-            spent AS (
-              UPDATE ${challenges} SET verified_at = ${now}
-              WHERE id IN (SELECT id FROM open) AND EXISTS (SELECT 1 FROM stepped)
-              RETURNING ${challengeColumns}
-            )
-            SELECT (SELECT count(*) FROM open)::int AS open, spent.* FROM (SELECT 1) AS one LEFT JOIN spent ON true`.pipe(
-          Effect.flatMap(([row]) =>
-            Effect.gen(function* () {
-              const { id, open } = yield* decodeUse(row)
-              if (open === 0) return { _tag: "Gone" } satisfies ChallengeUse
-              if (id === null) return { _tag: "StepRefused" } satisfies ChallengeUse
-              return { _tag: "Used", challenge: yield* decodeChallenge(row) } satisfies ChallengeUse
-            })
-          ),
-          Effect.orDie
-        )
-      }),
+            Effect.orDie
+          )
+      ),
       takeChallenge: Telemetry.fn("FactorStorePg.takeChallenge")((factorId, challengeId) =>
         sql`DELETE FROM ${challenges} WHERE id = ${challengeId} AND factor_id = ${factorId}
             RETURNING ${challengeColumns}`.pipe(decodeFirst(MfaChallenges.Row))

@@ -138,24 +138,28 @@ export const letGoOfUserText = (name: Name) =>
      AND (NOT revoked OR sealed_child IS NOT NULL)`
 
 /**
- * A factor verify's raise written in one statement (the session locked before by
- * `Sessions.lockLiveOfSessionUserText`): $1 session, $2 aal, $3 factor, $4 amr, $5 generation, $6 now
- * (`Sessions.raiseParameters`), $7 the new live token's digest, $8 user. The session raised,
- * its tokens retired without sealed children, the new live token stored with no parent (no
- * earlier token leads to it), the user's other live aal1 sessions ended with their tokens let go
- * (`Assurance.signedOutByVerify`; locked already, with the raised one, in id order), and the
- * account read as a refresh reads it.
+ * A factor verify's raise, as CTEs for a statement to embed: $1 session, $2 aal, $3 factor, $4
+ * amr, $5 generation, $6 now (`Sessions.raiseParameters`), $7 the new live token's digest, $8
+ * user. The session raised where `gate` (a condition on its row, e.g. `AND …`) holds; then, only
+ * if it was, its tokens retired without sealed children, the new live token stored with no
+ * parent (no earlier token leads to it), and the user's other live aal1 sessions ended with
+ * their tokens let go (`Assurance.signedOutByVerify`). The user's live sessions must be locked
+ * before, in id order (`Sessions.lockLiveOfSessionUserText`), so that `others` takes no lock of
+ * its own out of order.
  */
-export const raiseText = (name: Name) =>
-  `WITH raised AS (
+export const raiseCtes = (name: Name, gate: string) =>
+  `raised AS (
      UPDATE ${name("sessions")}
      SET aal = $2, factor_id = $3, amr = $4::jsonb, generation = $5, refreshed_at = $6, updated_at = $6
-     WHERE id = $1
+     WHERE id = $1 ${gate}
+     RETURNING id
    ),
-   let_go AS (${letGoOfText(name, "$1", "$6")}),
+   let_go AS (${letGoOfText(name, "SELECT id FROM raised", "$6")}),
    others AS (
      SELECT id FROM ${name("sessions")}
-     WHERE user_id = $8 AND revoked_at IS NULL AND aal = 'aal1' AND id <> $1 ORDER BY id FOR UPDATE
+     WHERE user_id = $8 AND revoked_at IS NULL AND aal = 'aal1' AND id <> $1
+       AND EXISTS (SELECT 1 FROM raised)
+     ORDER BY id FOR UPDATE
    ),
    signed_out AS (
      UPDATE ${name("sessions")} SET revoked_at = $6, updated_at = $6 WHERE id IN (SELECT id FROM others)
@@ -163,8 +167,16 @@ export const raiseText = (name: Name) =>
    others_let_go AS (${letGoOfText(name, "SELECT id FROM others", "$6")}),
    live AS (
      INSERT INTO ${name("refresh_tokens")} (token_hash, user_id, parent, session_id, generation, created_at, updated_at)
-     VALUES ($7, $8, NULL, $1, $5, $6, $6)
-   )
+     SELECT $7, $8, NULL, id, $5, $6, $6 FROM raised
+   )`
+
+/**
+ * A factor verify's raise written in one statement (the session locked before by
+ * `Sessions.lockLiveOfSessionUserText`), with `raiseCtes`'s parameters, and the account read
+ * as a refresh reads it.
+ */
+export const raiseText = (name: Name) =>
+  `WITH ${raiseCtes(name, "")}
    SELECT ${Users.accountJsonOf(name, "$8")} AS account`
 
 export const AccountRow = Schema.Struct({ account: AccountField })

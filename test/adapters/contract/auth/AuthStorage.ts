@@ -7,6 +7,7 @@ import type { MailOutbox } from "../../../../application/auth/ports/MailOutbox.j
 import type { OneTimeTokenStore } from "../../../../application/auth/ports/OneTimeTokenStore.js"
 import type { PasskeyStore } from "../../../../application/auth/ports/PasskeyStore.js"
 import type { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
+import type { StepUps } from "../../../../application/auth/ports/StepUps.js"
 import type { Transactions } from "../../../../application/auth/ports/Transactions.js"
 import type { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
 import type { Secrets } from "../../../../application/ports/Secrets.js"
@@ -27,6 +28,7 @@ export type AuthStorage =
   | Enrolments
   | FactorStore
   | PasskeyStore
+  | StepUps
   | Transactions
 
 export type It = Vitest.MethodsNonLive<AuthStorage>

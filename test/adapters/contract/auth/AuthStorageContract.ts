@@ -7,6 +7,7 @@ import { mailOutboxContract } from "./MailOutboxContract.js"
 import { oneTimeTokenStoreContract } from "./OneTimeTokenStoreContract.js"
 import { passkeyStoreContract } from "./PasskeyStoreContract.js"
 import { sessionStoreContract } from "./SessionStoreContract.js"
+import { stepUpsContract } from "./StepUpsContract.js"
 import { userRepositoryContract } from "./UserRepositoryContract.js"
 
 /** The one contract every auth storage adapter set must pass. */
@@ -20,4 +21,5 @@ export const authStorageContract = (it: It) => {
   enrolmentsContract(it)
   factorStoreContract(it)
   passkeyStoreContract(it)
+  stepUpsContract(it)
 }

@@ -40,7 +40,7 @@ export const factorOf = (userId: UserId, fields: Partial<ConstructorParameters<t
   })
 
 /** A stored factor of a new user (a TOTP factor with a secret unless told otherwise). */
-const enrolled = (fields: Partial<ConstructorParameters<typeof Factor>[0]> = {}, userId?: UserId) =>
+export const enrolled = (fields: Partial<ConstructorParameters<typeof Factor>[0]> = {}, userId?: UserId) =>
   Effect.gen(function* () {
     const owner = userId ?? (yield* storedUser)
     const factor = factorOf(owner, fields)
@@ -67,7 +67,7 @@ export const challengeOf = (
   })
 
 /** A challenge of `factor` made at `at`. */
-const challenged = (
+export const challenged = (
   factor: Factor,
   at: Date,
   fields: Partial<ConstructorParameters<typeof FactorChallenge>[0]> = {}

@@ -23,7 +23,7 @@ import type { AuthStorage, It } from "./AuthStorage.js"
 import { factorOf } from "./FactorStoreContract.js"
 
 const withInterval = authPolicy({ rotationEnabled: true, reuseInterval: Duration.seconds(10) })
-const noInterval = authPolicy({ rotationEnabled: true, reuseInterval: Duration.zero })
+export const noInterval = authPolicy({ rotationEnabled: true, reuseInterval: Duration.zero })
 const noRotation = authPolicy({ rotationEnabled: false, reuseInterval: Duration.seconds(10) })
 
 type Token = ReturnType<typeof Fixtures.refreshToken>
@@ -50,7 +50,7 @@ const raiseByNewFactor = (sessionId: Session.SessionId) =>
   )
 
 /** A stored user and a session started for it at `at`, with the session's first refresh token. */
-const signIn = (user = Fixtures.user(), at = Fixtures.t0) =>
+export const signIn = (user = Fixtures.user(), at = Fixtures.t0) =>
   Effect.gen(function* () {
     const users = yield* UserRepository
     if (Option.isNone(yield* users.findById(user.id))) {
@@ -67,7 +67,7 @@ const signIn = (user = Fixtures.user(), at = Fixtures.t0) =>
  * (`RefreshSession.present`: the store's shared rotation, else the rule under the session's
  * lock); on a reissue, open the live child with the presented token.
  */
-const present = (token: Token, policy: Session.RefreshPolicy, now: Date) =>
+export const present = (token: Token, policy: Session.RefreshPolicy, now: Date) =>
   Effect.gen(function* () {
     const secrets = yield* Secrets
     const minted = Fixtures.refreshToken()
@@ -85,7 +85,7 @@ const present = (token: Token, policy: Session.RefreshPolicy, now: Date) =>
     return { ...refreshed, token: { plaintext, hash } }
   })
 
-const outcome = <A extends { readonly _tag: string }, E extends { readonly _tag: string }>(
+export const outcome = <A extends { readonly _tag: string }, E extends { readonly _tag: string }>(
   result: Either.Either<A, E>
 ) => Either.match(result, { onLeft: (error) => error._tag, onRight: (value) => value._tag })
 
