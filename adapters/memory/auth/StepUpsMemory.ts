@@ -31,7 +31,12 @@ export const layer = Layer.effect(
           if (!Option.exists(current, (session) => unmoved(session, stepUp.seen))) {
             return { _tag: "Moved" } satisfies StepUpOutcome
           }
-          const used = yield* factors.useChallenge(stepUp.factorId, stepUp.challengeId, stepUp.now, stepUp.totpStep)
+          const used = yield* factors.useChallenge(
+            stepUp.factorId,
+            stepUp.challengeId,
+            stepUp.now,
+            stepUp.totpStep
+          )
           if (used._tag !== "Used") return used
           const raised = yield* sessions.raise(stepUp)
           return Option.match(raised, {
