@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
@@ -8,6 +9,7 @@ import type { SignedIn } from "../../../application/auth/Authenticate.js"
 import { challengeFactor } from "../../../application/auth/ChallengeFactor.js"
 import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import { SessionStore } from "../../../application/auth/ports/SessionStore.js"
+import { StepUps } from "../../../application/auth/ports/StepUps.js"
 import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import { verifyFactor } from "../../../application/auth/VerifyFactor.js"
@@ -94,6 +96,44 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
       // Reuse detection ended the session, the raised tokens with it.
       expect(yield* standing(verified)).toBe("session_not_found/refresh_token_not_found")
     }).pipe(Effect.provide(services()))
+  )
+
+  it.effect(
+    "a step up of the session as its token's check read it is one step; of a moved one, the transaction's",
+    () =>
+      Effect.gen(function* () {
+        const { factor, secret, signedIn } = yield* withTotp
+        const first = yield* challengeAndVerify(signedIn, factor.id, yield* codeNow(secret))
+        const inner = yield* StepUps
+        const outcomes: Array<string> = []
+        const counted = Layer.succeed(StepUps, {
+          stepUp: (stepUp) =>
+            Effect.tap(inner.stepUp(stepUp), (stepped) => Effect.sync(() => outcomes.push(stepped._tag)))
+        })
+        const stepUp = (caller: SignedIn) =>
+          Effect.gen(function* () {
+            yield* TestClock.adjust(Duration.seconds(30))
+            const raised = yield* Effect.provide(
+              challengeAndVerify(caller, factor.id, yield* codeNow(secret)),
+              counted
+            )
+            return yield* signedInAs(raised)
+          })
+        // The caller as a request reads it, after the first verify: one step.
+        const current = yield* signedInAs(first)
+        const again = yield* stepUp(current)
+        // The same caller once more: its session moved (the step up raised it), so the transaction
+        // raises the session as it stands.
+        const moved = yield* stepUp(current)
+        expect(outcomes).toEqual(["Raised", "Moved"])
+        for (const raised of [again, moved]) {
+          expect([raised.claims.aal, raised.claims.amr.map((entry) => entry.method)]).toEqual([
+            "aal2",
+            ["totp", "password"]
+          ])
+        }
+        expect(moved.claims.amr[0]?.timestamp).toBe((again.claims.amr[0]?.timestamp ?? 0) + 30)
+      }).pipe(Effect.provide(services()))
   )
 
   it.effect("codes of the step before and after are accepted, none further, none twice", () =>
