@@ -17,7 +17,7 @@ export const BanRequest = Data.taggedEnum<BanRequest>()
 
 /**
  * `ban_duration` was not `none` nor an unsigned Go duration. `reason` is the stable code;
- * `message` is Supabase Auth's wording, so clients that display it see the same text.
+ * `message` is Go's `time.ParseDuration` error, which Supabase Auth puts in its answer after its own words.
  */
 export class InvalidBanDuration extends Schema.TaggedError<InvalidBanDuration>()("InvalidBanDuration", {
   input: Schema.String,
@@ -44,9 +44,7 @@ const maxNanos = 2n ** 63n - 1n
 const component = /^([0-9]*)(?:\.([0-9]*))?([^0-9.]*)/u
 
 const invalid = (input: string, reason: InvalidBanDuration["reason"], detail: string) =>
-  Either.left(
-    new InvalidBanDuration({ input, reason, message: `invalid format for ban duration: time: ${detail}` })
-  )
+  Either.left(new InvalidBanDuration({ input, reason, message: `time: ${detail}` }))
 
 const quoted = (value: string) => JSON.stringify(value)
 

@@ -324,7 +324,7 @@ export class CurrentPasswordInvalid extends reason<CurrentPasswordInvalid>()("Cu
 export class AdminUserInvalid extends reason<AdminUserInvalid>()("AdminUserInvalid", {
   problem: Schema.Literal("no_contact", "password_and_hash", "hash_format", "id_not_uuid", "id_nil")
 }) {}
-/** A `ban_duration` that is not `none` nor a duration; `message` is the domain's words for why. */
+/** A `ban_duration` that is not `none` nor a duration; `message` is Go's parse error (`Ban.ts`). */
 export class BanDurationInvalid extends reason<BanDurationInvalid>()("BanDurationInvalid", {
   message: Schema.String
 }) {}

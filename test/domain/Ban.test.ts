@@ -96,9 +96,9 @@ describe("Ban.parseBanDuration", () => {
         onLeft: (error) => error.message,
         onRight: () => undefined
       })
-    expect(messageOf("1d")).toBe('invalid format for ban duration: time: unknown unit "d" in duration "1d"')
-    expect(messageOf("1")).toBe('invalid format for ban duration: time: missing unit in duration "1"')
-    expect(messageOf("-1h")).toBe('invalid format for ban duration: time: invalid duration "-1h"')
+    expect(messageOf("1d")).toBe('time: unknown unit "d" in duration "1d"')
+    expect(messageOf("1")).toBe('time: missing unit in duration "1"')
+    expect(messageOf("-1h")).toBe('time: invalid duration "-1h"')
   })
 
   it("returns a typed error that carries the input", () => {

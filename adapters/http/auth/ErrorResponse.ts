@@ -590,7 +590,7 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
   // The admin API
   AdminUserInvalid: (reason) => answer("validation_failed", adminUserInvalid[reason.problem]),
   BanDurationInvalid: (reason) =>
-    answer("validation_failed", `invalid format for ban duration: time: ${reason.message}`),
+    answer("validation_failed", `invalid format for ban duration: ${reason.message}`),
   LinkTypeInvalid: (reason) =>
     answer("validation_failed", `Invalid email action link type requested: ${reason.type}`),
   CurrentEmailLinkNeedsSecureChange: () =>

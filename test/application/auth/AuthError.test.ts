@@ -400,7 +400,7 @@ describe("AuthError reasons, as ErrorResponse answers them", () => {
     [new AuthError.AdminUserInvalid({ problem: "id_not_uuid" }), "ID must conform to the uuid v4 format"],
     [new AuthError.AdminUserInvalid({ problem: "id_nil" }), "ID cannot be a nil uuid"],
     [
-      new AuthError.BanDurationInvalid({ message: 'invalid duration "x"' }),
+      new AuthError.BanDurationInvalid({ message: 'time: invalid duration "x"' }),
       'invalid format for ban duration: time: invalid duration "x"'
     ],
     [new AuthError.LinkTypeInvalid({ type: "other" }), "Invalid email action link type requested: other"],
