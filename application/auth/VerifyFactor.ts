@@ -69,12 +69,13 @@ type Proof =
 const totpProof = (stored: StoredFactor, code: string, now: Date) =>
   Effect.gen(function* () {
     const codes = yield* TotpCodes
-    const failed = new AuthError.FactorVerificationFailed({ factorType: "totp" })
-    if (Option.isNone(stored.secret) || !Totp.isWellFormed(code)) return yield* failed
+    // Made only when refused: an error captures a stack trace, which a right code need not pay for.
+    const failed = () => new AuthError.FactorVerificationFailed({ factorType: "totp" })
+    if (Option.isNone(stored.secret) || !Totp.isWellFormed(code)) return yield* failed()
     const secret = Redacted.make(stored.secret.value)
     const matching = Totp.window(now).filter((step) => constantTimeEqual(codes.codeAt(secret, step), code))
     const decision = Totp.decide(matching, stored.lastTotpStep)
-    if (decision._tag !== "Accepted") return yield* failed
+    if (decision._tag !== "Accepted") return yield* failed()
     return { _tag: "Totp", step: decision.step } satisfies Proof
   })
 
@@ -119,15 +120,15 @@ const webAuthnProof = (
   Effect.gen(function* () {
     const ceremonies = yield* WebAuthnCeremonies
     const expected = yield* RelyingParty.expected
-    const failed = new AuthError.FactorVerificationFailed({ factorType: "webauthn" })
+    const failed = () => new AuthError.FactorVerificationFailed({ factorType: "webauthn" })
     const malformed = () => new AuthError.WebAuthnParamsInvalid({ problem: "response_malformed" })
     const ceremony = challenge.webAuthn
     // Every WebAuthn factor's challenge has its ceremony.
-    if (Option.isNone(ceremony)) return yield* failed
+    if (Option.isNone(ceremony)) return yield* failed()
     if (answer.type === "create") {
       const registered = yield* ceremonies
         .verifyRegistration(answer.response, ceremony.value, expected)
-        .pipe(Effect.catchTags({ MalformedCredential: malformed, CeremonyFailed: () => failed }))
+        .pipe(Effect.catchTags({ MalformedCredential: malformed, CeremonyFailed: failed }))
       return {
         _tag: "Registered",
         registration: { credential: registered.credential, aaguid: Option.some(registered.aaguid) }
@@ -138,10 +139,10 @@ const webAuthnProof = (
       .pipe(Effect.catchTag("MalformedCredential", malformed))
     const known = yield* WebAuthnFactors.registeredCredentials(signedIn.user.id)
     const signer = known.find(({ credential }) => credential.credentialId === assertion.credentialId)
-    if (signer === undefined) return yield* failed
+    if (signer === undefined) return yield* failed()
     const verified = yield* ceremonies
       .verifyAuthentication(assertion, ceremony.value, signer.credential, expected)
-      .pipe(Effect.catchTag("CeremonyFailed", () => failed))
+      .pipe(Effect.catchTag("CeremonyFailed", failed))
     return { _tag: "Asserted", factorId: signer.factorId, signCount: verified.signCount } satisfies Proof
   })
 
