@@ -92,18 +92,19 @@ export const isEmbedded = (target: Target): boolean => target === "pglite" || in
 const LockWaits = Schema.Struct({ waiting: Schema.Number })
 
 /**
- * Waits until a session of this database waits on a lock, or `fiber` has ended: how a test
- * knows that a statement it started is queued behind a transaction it holds open, without
- * guessing how long that takes. Needs a server: the embedded database has a single connection.
+ * Waits until `count` sessions of this database wait on a lock (one unless given), or `fiber`
+ * has ended: how a test knows that a statement it started is queued behind a transaction it
+ * holds open, without guessing how long that takes. Needs a server: the embedded database has a
+ * single connection.
  */
-export const lockWaitOrEnd = <A, E>(fiber: Fiber.Fiber<A, E>) =>
+export const lockWaitOrEnd = <A, E>(fiber: Fiber.Fiber<A, E>, count = 1) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const waiting = sql`
       SELECT count(*)::int AS waiting FROM pg_stat_activity
       WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
       Effect.flatMap(Schema.decodeUnknown(Schema.Array(LockWaits))),
-      Effect.map((rows) => (rows[0]?.waiting ?? 0) > 0),
+      Effect.map((rows) => (rows[0]?.waiting ?? 0) >= count),
       Effect.orDie
     )
     const settled = Effect.gen(function* () {

@@ -180,12 +180,24 @@ export const layer = Layer.effect(
           Effect.map(Option.map(toFactor))
         )
       ),
+      // The factors' challenges locked before the factors, as a verify locks them (its
+      // challenge, then the factor for the code's step): a removal that took the factor first
+      // and its challenges in the cascade could deadlock with a verify of one of them.
       remove: Telemetry.fn("FactorStorePg.remove")((userId, factorId) =>
-        sql`DELETE FROM ${factors} AS f WHERE f.user_id = ${userId} AND f.id = ${factorId}
+        sql`WITH held AS (
+              SELECT id FROM ${challenges} WHERE factor_id = ${factorId} ORDER BY id FOR UPDATE
+            )
+            DELETE FROM ${factors} AS f WHERE f.user_id = ${userId} AND f.id = ${factorId}
+              AND (SELECT count(*) FROM held) >= 0
             RETURNING ${factorColumns}`.pipe(readFactor, Effect.map(Option.map(toFactor)))
       ),
       removeAll: Telemetry.fn("FactorStorePg.removeAll")((userId) =>
-        sql`DELETE FROM ${factors} AS f WHERE f.user_id = ${userId} RETURNING ${factorColumns}`.pipe(
+        sql`WITH held AS (
+              SELECT c.id FROM ${challenges} c JOIN ${factors} h ON h.id = c.factor_id
+              WHERE h.user_id = ${userId} ORDER BY c.id FOR UPDATE OF c
+            )
+            DELETE FROM ${factors} AS f WHERE f.user_id = ${userId} AND (SELECT count(*) FROM held) >= 0
+            RETURNING ${factorColumns}`.pipe(
           readFactors,
           Effect.map((rows) => rows.map(toFactor))
         )
