@@ -3,6 +3,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -114,4 +115,31 @@ export const lockWaitOrEnd = <A, E>(fiber: Fiber.Fiber<A, E>, count = 1) =>
     // Polled on the wall clock: under a test's TestClock a scheduled pause would never end.
     const pause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
     while (!(yield* settled)) yield* pause
+  })
+
+/**
+ * Holds the rows `lock` (a locking statement, with `parameters`) locks, in a transaction of its
+ * own, and returns once they are held: the effect it returns runs `beforeCommit` in that
+ * transaction, commits and waits for the commit. How a test queues statements behind rows it
+ * holds, then lets them go.
+ */
+export const holdingRows = (
+  lock: string,
+  parameters: ReadonlyArray<unknown>,
+  beforeCommit: Effect.Effect<unknown, unknown, SqlClient.SqlClient> = Effect.void
+) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const holding = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    const holder = yield* Effect.fork(
+      Effect.gen(function* () {
+        yield* sql.unsafe(lock, [...parameters])
+        yield* Deferred.succeed(holding, undefined)
+        yield* Deferred.await(release)
+        yield* beforeCommit
+      }).pipe(sql.withTransaction, Effect.orDie)
+    )
+    yield* Deferred.await(holding)
+    return Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(holder))
   })

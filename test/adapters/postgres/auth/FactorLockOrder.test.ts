@@ -1,6 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -29,31 +27,23 @@ describe.skipIf(TestDatabase.isEmbedded("server"))("the factor removal's lock or
   })("on PostgreSQL", (it) => {
     it.effect("a factor removed while a verify of its challenge runs: neither deadlocks", () =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
         const { name } = yield* AuthTables
         const store = yield* FactorStore
         const userId = yield* storedUser
         const factor = yield* enrolled({}, userId)
         const challenge = yield* challenged(factor, Fixtures.t0)
 
-        const holding = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        const holder = yield* Effect.fork(
-          Effect.gen(function* () {
-            yield* sql.unsafe(`SELECT id FROM ${name("mfa_factors")} WHERE id = $1 FOR UPDATE`, [factor.id])
-            yield* Deferred.succeed(holding, undefined)
-            yield* Deferred.await(release)
-          }).pipe(sql.withTransaction, Effect.orDie)
+        const release = yield* TestDatabase.holdingRows(
+          `SELECT id FROM ${name("mfa_factors")} WHERE id = $1 FOR UPDATE`,
+          [factor.id]
         )
-        yield* Deferred.await(holding)
         const removal = yield* Effect.fork(store.remove(userId, factor.id))
         yield* TestDatabase.lockWaitOrEnd(removal)
         const verify = yield* Effect.fork(
           store.useChallenge(factor.id, challenge.id, Time.plus(Fixtures.t0, "1 minute"), Option.some(100))
         )
         yield* TestDatabase.lockWaitOrEnd(verify, 2)
-        yield* Deferred.succeed(release, undefined)
-        yield* Fiber.join(holder)
+        yield* release
 
         const removed = yield* Fiber.await(removal)
         const used = yield* Fiber.await(verify)

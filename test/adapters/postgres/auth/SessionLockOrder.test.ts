@@ -1,13 +1,11 @@
 import { randomUUID } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import * as AuthStoragePg from "../../../../adapters/postgres/auth/AuthStoragePg.js"
 import { AuthTables } from "../../../../adapters/postgres/auth/AuthTables.js"
 import * as RefreshTokens from "../../../../adapters/postgres/auth/tables/RefreshTokens.js"
@@ -17,24 +15,6 @@ import * as Session from "../../../../domain/auth/Session.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
 import * as TestDatabase from "../../../support/TestDatabase.js"
-
-const Waiting = Schema.Struct({ waiting: Schema.Int })
-
-/** Waits until `count` sessions of this database wait on a lock (the test ends it otherwise). */
-const lockWaiters = (count: number) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const waiting = sql`
-      SELECT count(*)::int AS waiting FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(Waiting))),
-      Effect.map((rows) => rows[0]?.waiting ?? 0),
-      Effect.orDie
-    )
-    // Polled on the wall clock: the test's own clock stands still.
-    const pause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
-    while ((yield* waiting) < count) yield* pause
-  })
 
 /**
  * The shared rotation statement and a sign-out of others lock a user's sessions in one order,
@@ -72,19 +52,13 @@ describe.skipIf(TestDatabase.isEmbedded("server"))("the rotation statement's loc
         const kept = Fixtures.session(user.id)
         yield* sessions.start(kept, Fixtures.refreshToken().hash)
 
-        const holding = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        const holder = yield* Effect.fork(
-          Effect.gen(function* () {
-            yield* sql.unsafe(`SELECT id FROM ${name("sessions")} WHERE id = $1 FOR UPDATE`, [a])
-            yield* Deferred.succeed(holding, undefined)
-            yield* Deferred.await(release)
-          }).pipe(sql.withTransaction, Effect.orDie)
+        const release = yield* TestDatabase.holdingRows(
+          `SELECT id FROM ${name("sessions")} WHERE id = $1 FOR UPDATE`,
+          [a]
         )
-        yield* Deferred.await(holding)
         const later = Time.plus(Fixtures.t0, "1 hour")
         const signOut = yield* Effect.fork(sessions.revokeOthers(user.id, kept.id, later))
-        yield* lockWaiters(1)
+        yield* TestDatabase.lockWaitOrEnd(signOut)
         // One statement for both refreshes, as a batch of them runs, B's first.
         const rotation = yield* Effect.fork(
           sql.unsafe(
@@ -99,9 +73,8 @@ describe.skipIf(TestDatabase.isEmbedded("server"))("the rotation statement's loc
             )
           )
         )
-        yield* lockWaiters(2)
-        yield* Deferred.succeed(release, undefined)
-        yield* Fiber.join(holder)
+        yield* TestDatabase.lockWaitOrEnd(rotation, 2)
+        yield* release
 
         const ended = yield* Fiber.await(signOut)
         const rotated = yield* Fiber.await(rotation)

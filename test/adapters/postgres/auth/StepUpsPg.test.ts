@@ -1,6 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -40,21 +39,15 @@ describe.skipIf(TestDatabase.isEmbedded("server"))("the step-up statement", () =
         const challenge = yield* challenged(factor, Fixtures.t0)
         const later = Time.plus(Fixtures.t0, "1 hour")
 
-        const holding = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        const holder = yield* Effect.fork(
-          Effect.gen(function* () {
-            yield* sql.unsafe(`SELECT id FROM ${name("sessions")} WHERE id = $1 FOR UPDATE`, [session.id])
-            yield* Deferred.succeed(holding, undefined)
-            yield* Deferred.await(release)
-            // A refresh of the session, committed while the step up waits for the row.
-            yield* sql.unsafe(
-              `UPDATE ${name("sessions")} SET generation = generation + 1, updated_at = $2 WHERE id = $1`,
-              [session.id, later]
-            )
-          }).pipe(sql.withTransaction, Effect.orDie)
+        // A refresh of the session, committed while the step up waits for the row.
+        const release = yield* TestDatabase.holdingRows(
+          `SELECT id FROM ${name("sessions")} WHERE id = $1 FOR UPDATE`,
+          [session.id],
+          sql.unsafe(
+            `UPDATE ${name("sessions")} SET generation = generation + 1, updated_at = $2 WHERE id = $1`,
+            [session.id, later]
+          )
         )
-        yield* Deferred.await(holding)
         const stepUp = yield* Effect.fork(
           Effect.flatMap(StepUps, (stepUps) =>
             stepUps.stepUp({
@@ -70,8 +63,7 @@ describe.skipIf(TestDatabase.isEmbedded("server"))("the step-up statement", () =
           )
         )
         yield* TestDatabase.lockWaitOrEnd(stepUp)
-        yield* Deferred.succeed(release, undefined)
-        yield* Fiber.join(holder)
+        yield* release
 
         expect(yield* Fiber.join(stepUp)).toEqual({ _tag: "Moved" })
         const now = Option.getOrThrow(yield* sessions.findById(session.id))
