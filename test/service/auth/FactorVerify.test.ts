@@ -120,6 +120,65 @@ describe.runIf(hasServer)("factor challenge and verify through supabase-js", () 
     ])
   })
 
+  it("a verified factor steps up a later sign-in: 50 verifies at once raise it once, the aal2 session stays", async () => {
+    const { supabase, session: first, factorId, secret } = await signedUpWithTotp()
+    const step = Math.floor(Date.now() / 1000 / 30)
+    expect(
+      (await supabase.auth.mfa.challengeAndVerify({ factorId, code: codeOfStep(secret, step) })).error
+    ).toBeNull()
+    // A sign-in on another device: aal1, with the factor verified.
+    const device = SupabaseClientSupport.client(baseUrl, anonKey)
+    const signedIn = await device.auth.signInWithPassword({
+      email: first.user.email ?? "",
+      password: "correct horse battery staple"
+    })
+    const session = signedIn.data.session
+    if (session === null) throw new Error("the password signs in")
+    expect(decodeJwt(session.access_token).aal).toBe("aal1")
+    const challenge = await device.auth.mfa.challenge({ factorId })
+    // The next step's code: inside the window, later than the one the first verify used.
+    const code = codeOfStep(secret, step + 1)
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        fetch(`${baseUrl}/factors/${factorId}/verify`, {
+          method: "POST",
+          headers: {
+            apikey: anonKey,
+            authorization: `Bearer ${session.access_token}`,
+            "content-type": "application/json"
+          },
+          body: JSON.stringify({ challenge_id: challenge.data?.id, code })
+        }).then(async (response) => ({ status: response.status, body: await jsonObject(response) }))
+      )
+    )
+    const raised = answers.filter((answer) => answer.status === 200)
+    expect(raised).toHaveLength(1)
+    expect(
+      new Set(answers.filter((answer) => answer.status !== 200).map((answer) => answer.body.error_code))
+    ).toEqual(new Set(["mfa_ip_address_mismatch"]))
+    const claims = decodeJwt(String(raised[0]?.body.access_token))
+    expect([claims.aal, claims.session_id]).toEqual(["aal2", decodeJwt(session.access_token).session_id])
+    expect((claims.amr as Array<{ method: string }>).map((entry) => entry.method)).toEqual([
+      "totp",
+      "password"
+    ])
+    // Both sessions refresh at aal2: the step up ended no aal2 session.
+    for (const token of [
+      raised[0]?.body.refresh_token,
+      (await supabase.auth.getSession()).data.session?.refresh_token
+    ]) {
+      const refreshed = await fetch(`${baseUrl}/token?grant_type=refresh_token`, {
+        method: "POST",
+        headers: { apikey: anonKey, "content-type": "application/json" },
+        body: JSON.stringify({ refresh_token: token })
+      })
+      expect([refreshed.status, decodeJwt(String((await jsonObject(refreshed)).access_token)).aal]).toEqual([
+        200,
+        "aal2"
+      ])
+    }
+  })
+
   it("50 verifies of one challenge at once: exactly one session is raised", async () => {
     const { supabase, session, factorId, secret } = await signedUpWithTotp()
     const challenge = await supabase.auth.mfa.challenge({ factorId })
