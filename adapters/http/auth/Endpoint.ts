@@ -9,6 +9,7 @@ import * as Authenticate from "../../../application/auth/Authenticate.js"
 import type { AuthSettings } from "../../../application/auth/AuthSettings.js"
 import type { CaptchaSettings } from "../../../application/auth/Captcha.js"
 import * as Captcha from "../../../application/auth/Captcha.js"
+import * as FactorInput from "../../../application/auth/FactorInput.js"
 import type { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import type { MfaSettings } from "../../../application/auth/MfaSettings.js"
 import type { AccessTokens } from "../../../application/auth/ports/AccessTokens.js"
@@ -79,13 +80,15 @@ export type Services =
 /**
  * Who may call an auth endpoint, and what its handler is handed: anyone (nothing), a signed-in
  * user (`Authorization: Bearer` an access token of a live session of a user who exists and is
- * not banned), or an administrator (a token whose role is one of `JWT_ADMIN_ROLES`, the
- * service-role key among them). A required assurance level (`aal2`) will be a caller of its
- * own here, checked after the user's.
+ * not banned), a permanent user (such a user who did not sign in anonymously: Supabase Auth's
+ * `requireNotAnonymous`, 403 before anything of the request is read), or an administrator (a
+ * token whose role is one of `JWT_ADMIN_ROLES`, the service-role key among them). A required
+ * assurance level (`aal2`) will be a caller of its own here, checked after the user's.
  */
 export interface Callers {
   readonly anyone: undefined
   readonly user: Authenticate.SignedIn
+  readonly permanentUser: Authenticate.SignedIn
   readonly admin: VerifiedClaims
 }
 
@@ -101,6 +104,7 @@ export const bearerToken = (
 }
 
 const user = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Authenticate.user)
+const permanentUser = (request: HttpRequest) => Effect.tap(user(request), FactorInput.requireNotAnonymous)
 const admin = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Authenticate.admin)
 
 /** The rate limits of the auth service, each counted per client address under its own key. */
@@ -205,7 +209,7 @@ export type Failure = Effect.Effect.Error<Parameters<ReturnType<typeof ErrorResp
  * rate limits (`consume`), its captcha (`captcha`), and its error bodies (`ErrorResponse`).
  */
 export const endpoint = Pipeline.make<Callers, Limit, Failure, Services>({
-  callers: { anyone: { known: undefined }, user, admin },
+  callers: { anyone: { known: undefined }, user, permanentUser, admin },
   limit: consume,
   captcha,
   answer: ErrorResponse.answering

@@ -152,20 +152,20 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   route("DELETE", "/user/identities/{identity_id}", { caller: "user", input: param("identity_id") }, UnlinkIdentity.handle),
   // Supabase Auth counts no rate limit on enrolment and unenrolment (its limiter is on challenge
   // and verify only).
-  route("POST", "/factors", { caller: "user", input: EnrollFactor.input }, EnrollFactor.handle),
+  route("POST", "/factors", { caller: "permanentUser", input: EnrollFactor.input }, EnrollFactor.handle),
   // Recovery codes before /factors/{factor_id}, which would read "recovery-codes" as a malformed
   // factor id. Verify shares the factor verify's limit: both guess at a second factor.
-  route("GET", "/factors/recovery-codes", { caller: "user", input: none }, RecoveryCodesStatus.handle),
-  route("POST", "/factors/recovery-codes", { caller: "user", input: CreateRecoveryCodes.input }, CreateRecoveryCodes.handle),
-  route("DELETE", "/factors/recovery-codes", { caller: "user", input: none }, DeleteRecoveryCodes.handle),
+  route("GET", "/factors/recovery-codes", { caller: "permanentUser", input: none }, RecoveryCodesStatus.handle),
+  route("POST", "/factors/recovery-codes", { caller: "permanentUser", input: CreateRecoveryCodes.input }, CreateRecoveryCodes.handle),
+  route("DELETE", "/factors/recovery-codes", { caller: "permanentUser", input: none }, DeleteRecoveryCodes.handle),
   route(
     "POST",
     "/factors/recovery-codes/verify",
-    { caller: "user", limit: beforeInput("factorVerify"), input: VerifyRecoveryCode.input },
+    { caller: "permanentUser", limit: beforeInput("factorVerify"), input: VerifyRecoveryCode.input },
     VerifyRecoveryCode.handle
   ),
-  route("POST", "/factors/recovery-codes/regenerate", { caller: "user", input: none }, RegenerateRecoveryCodes.handle),
-  route("DELETE", "/factors/{factor_id}", { caller: "user", input: param("factor_id") }, UnenrollFactor.handle),
+  route("POST", "/factors/recovery-codes/regenerate", { caller: "permanentUser", input: none }, RegenerateRecoveryCodes.handle),
+  route("DELETE", "/factors/{factor_id}", { caller: "permanentUser", input: param("factor_id") }, UnenrollFactor.handle),
   route("POST", "/logout", { caller: "user", input: Logout.scope }, Logout.handle),
   // Also the form of the page GET /verify shows with MAILER_LINK_CONFIRMATION_PAGE.
   route("POST", "/verify", { limit: first("verify"), caller: "anyone", input: VerifyOtp.input }, VerifyOtp.handle, jsonOrForm),
@@ -179,10 +179,10 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   route(
     "POST",
     "/factors/{factor_id}/challenge",
-    { caller: "user", limit: beforeInput("factorChallenge"), input: ChallengeFactor.input },
+    { caller: "permanentUser", limit: beforeInput("factorChallenge"), input: ChallengeFactor.input },
     ChallengeFactor.handle
   ),
-  route("POST", "/factors/{factor_id}/verify", { caller: "user", limit: beforeInput("factorVerify"), input: VerifyFactor.input }, VerifyFactor.handle),
+  route("POST", "/factors/{factor_id}/verify", { caller: "permanentUser", limit: beforeInput("factorVerify"), input: VerifyFactor.input }, VerifyFactor.handle),
   passkeyRoute(
     "POST",
     "/passkeys/authentication/options",
@@ -190,8 +190,8 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
     PasskeyAuthenticationOptions.handle
   ),
   passkeyRoute("POST", "/passkeys/authentication/verify", { caller: "anyone", input: PasskeyAuthenticationVerify.input }, PasskeyAuthenticationVerify.handle),
-  passkeyRoute("POST", "/passkeys/registration/options", { caller: "user", input: none }, PasskeyRegistrationOptions.handle),
-  passkeyRoute("POST", "/passkeys/registration/verify", { caller: "user", input: PasskeyRegistrationVerify.input }, PasskeyRegistrationVerify.handle),
+  passkeyRoute("POST", "/passkeys/registration/options", { caller: "permanentUser", input: none }, PasskeyRegistrationOptions.handle),
+  passkeyRoute("POST", "/passkeys/registration/verify", { caller: "permanentUser", input: PasskeyRegistrationVerify.input }, PasskeyRegistrationVerify.handle),
   passkeyRoute("GET", "/passkeys", { caller: "user", input: none }, ListPasskeys.handle),
   passkeyRoute("PATCH", "/passkeys/{passkey_id}", { caller: "user", input: UpdatePasskey.input }, UpdatePasskey.handle),
   passkeyRoute("DELETE", "/passkeys/{passkey_id}", { caller: "user", input: param("passkey_id") }, DeletePasskey.handle),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as SiteVerifyFake from "../../support/auth/captcha/SiteVerifyFake.js"
+import { jsonObject } from "../../support/JsonBody.js"
 import * as CaptchaAuth from "../support/CaptchaAuth.js"
 
 /*
@@ -20,6 +21,7 @@ beforeAll(async () => {
     AUTHSVC_RATE_LIMIT_OTP: "1",
     AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: "1",
     AUTHSVC_RATE_LIMIT_VERIFY: "1",
+    AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: "1",
     AUTHSVC_CUSTOM_OAUTH_ENABLED: "false"
   })
   auth.hcaptcha.reply = SiteVerifyFake.pass
@@ -129,5 +131,23 @@ describe("the order of an endpoint's checks", () => {
       code: "validation_failed"
     })
     expect(await call("POST", "/invite", { email: 5 }, serviceKey)).toEqual(badJson)
+  })
+
+  it("/factors refuses an anonymous user before reading the body or counting the limit", async () => {
+    const signedUp = await fetch(`${baseUrl}/signup`, {
+      method: "POST",
+      headers: { apikey: anonKey, "content-type": "application/json" },
+      body: JSON.stringify(good)
+    })
+    const anonymous = String((await jsonObject(signedUp)).access_token)
+    const refused = { status: 403, code: "no_authorization" }
+    const factorId = crypto.randomUUID()
+    expect(await call("POST", "/factors", "{", anonymous)).toEqual(refused)
+    expect(await call("POST", `/factors/${factorId}/challenge`, "{", anonymous)).toEqual(refused)
+    // MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY is never counted for them: as many as asked, all 403.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect(await call("POST", `/factors/${factorId}/verify`, "{", anonymous)).toEqual(refused)
+    }
+    expect(await call("DELETE", `/factors/${factorId}`, undefined, anonymous)).toEqual(refused)
   })
 })
