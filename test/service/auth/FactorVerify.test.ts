@@ -81,6 +81,38 @@ const signedUpWithTotp = async () => {
   return { supabase, session, ...(await enrolTotp(session.user.id)) }
 }
 
+/**
+ * 50 verifies of one challenge with one code at once, by the session's access token: exactly
+ * one raises the session (its answer is returned, in a list of one); the others hear that the
+ * challenge was used.
+ */
+const verifiesAtOnce = async (
+  accessToken: string,
+  factorId: string,
+  challengeId: string | undefined,
+  code: string
+) => {
+  const answers = await Promise.all(
+    Array.from({ length: 50 }, () =>
+      fetch(`${baseUrl}/factors/${factorId}/verify`, {
+        method: "POST",
+        headers: {
+          apikey: anonKey,
+          authorization: `Bearer ${accessToken}`,
+          "content-type": "application/json"
+        },
+        body: JSON.stringify({ challenge_id: challengeId, code })
+      }).then(async (response) => ({ status: response.status, body: await jsonObject(response) }))
+    )
+  )
+  const raised = answers.filter((answer) => answer.status === 200)
+  expect(raised).toHaveLength(1)
+  expect(
+    new Set(answers.filter((answer) => answer.status !== 200).map((answer) => answer.body.error_code))
+  ).toEqual(new Set(["mfa_ip_address_mismatch"]))
+  return raised
+}
+
 describe.runIf(hasServer)("factor challenge and verify through supabase-js", () => {
   it("challengeAndVerify raises the session to aal2; refreshes keep it; the old token is a reuse", async () => {
     const { supabase, session: before, factorId, secret } = await signedUpWithTotp()
@@ -138,24 +170,7 @@ describe.runIf(hasServer)("factor challenge and verify through supabase-js", () 
     const challenge = await device.auth.mfa.challenge({ factorId })
     // The next step's code: inside the window, later than the one the first verify used.
     const code = codeOfStep(secret, step + 1)
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, () =>
-        fetch(`${baseUrl}/factors/${factorId}/verify`, {
-          method: "POST",
-          headers: {
-            apikey: anonKey,
-            authorization: `Bearer ${session.access_token}`,
-            "content-type": "application/json"
-          },
-          body: JSON.stringify({ challenge_id: challenge.data?.id, code })
-        }).then(async (response) => ({ status: response.status, body: await jsonObject(response) }))
-      )
-    )
-    const raised = answers.filter((answer) => answer.status === 200)
-    expect(raised).toHaveLength(1)
-    expect(
-      new Set(answers.filter((answer) => answer.status !== 200).map((answer) => answer.body.error_code))
-    ).toEqual(new Set(["mfa_ip_address_mismatch"]))
+    const raised = await verifiesAtOnce(session.access_token, factorId, challenge.data?.id, code)
     const claims = decodeJwt(String(raised[0]?.body.access_token))
     expect([claims.aal, claims.session_id]).toEqual(["aal2", decodeJwt(session.access_token).session_id])
     expect((claims.amr as Array<{ method: string }>).map((entry) => entry.method)).toEqual([
@@ -183,27 +198,7 @@ describe.runIf(hasServer)("factor challenge and verify through supabase-js", () 
     const { supabase, session, factorId, secret } = await signedUpWithTotp()
     const challenge = await supabase.auth.mfa.challenge({ factorId })
     const code = currentCode(secret)
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, () =>
-        fetch(`${baseUrl}/factors/${factorId}/verify`, {
-          method: "POST",
-          headers: {
-            apikey: anonKey,
-            authorization: `Bearer ${session.access_token}`,
-            "content-type": "application/json"
-          },
-          body: JSON.stringify({ challenge_id: challenge.data?.id, code })
-        }).then(async (response) => ({
-          status: response.status,
-          body: await jsonObject(response)
-        }))
-      )
-    )
-    const raised = answers.filter((answer) => answer.status === 200)
-    expect(raised).toHaveLength(1)
-    expect(
-      new Set(answers.filter((answer) => answer.status !== 200).map((answer) => answer.body.error_code))
-    ).toEqual(new Set(["mfa_ip_address_mismatch"]))
+    const raised = await verifiesAtOnce(session.access_token, factorId, challenge.data?.id, code)
     // The one refresh token handed out is the live one.
     const refreshed = await fetch(`${baseUrl}/token?grant_type=refresh_token`, {
       method: "POST",
