@@ -18,6 +18,7 @@ import { FactorChallenge } from "../../../domain/auth/FactorChallenge.js"
 import * as RecoveryCodes from "../../../domain/auth/RecoveryCodes.js"
 import { WebAuthnCredential } from "../../../domain/auth/WebAuthnCredential.js"
 import type { SecretHash, UserId } from "../../../domain/Ids.js"
+import { reapBatch } from "./ReapBatch.js"
 
 interface CodeRow {
   readonly factorId: string
@@ -312,15 +313,12 @@ export const layer = Layer.effect(
         }),
       reapChallenges: (createdBefore, limit) =>
         Ref.modify(state, (tables): [number, Tables] => {
-          const gone = new Set(
-            tables.challenges
-              .filter((challenge) => challenge.createdAt.getTime() < createdBefore.getTime())
-              .slice(0, limit)
+          const { count, kept } = reapBatch(
+            tables.challenges,
+            (challenge) => challenge.createdAt.getTime() < createdBefore.getTime(),
+            limit
           )
-          return [
-            gone.size,
-            { ...tables, challenges: tables.challenges.filter((challenge) => !gone.has(challenge)) }
-          ]
+          return [count, { ...tables, challenges: kept }]
         }),
 
       createRecoveryCodes: (factor, codeHashes) =>

@@ -8,6 +8,7 @@ import {
   TooManyPasskeys
 } from "../../../application/auth/ports/PasskeyStore.js"
 import * as Passkey from "../../../domain/auth/Passkey.js"
+import { reapBatch } from "./ReapBatch.js"
 
 interface Tables {
   readonly passkeys: ReadonlyArray<Passkey.Passkey>
@@ -108,15 +109,12 @@ export const layer = Layer.effect(
         }),
       reapChallenges: (now, limit) =>
         Ref.modify(state, (tables): [number, Tables] => {
-          const gone = new Set(
-            tables.challenges
-              .filter((challenge) => challenge.expiresAt.getTime() < now.getTime())
-              .slice(0, limit)
+          const { count, kept } = reapBatch(
+            tables.challenges,
+            (challenge) => challenge.expiresAt.getTime() < now.getTime(),
+            limit
           )
-          return [
-            gone.size,
-            { ...tables, challenges: tables.challenges.filter((challenge) => !gone.has(challenge)) }
-          ]
+          return [count, { ...tables, challenges: kept }]
         })
     }
   })
