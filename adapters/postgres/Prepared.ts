@@ -43,8 +43,22 @@ const camelCased = (row: Record<string, unknown>) => {
 }
 
 /**
+ * Whether a connection that failed a statement is fit for the next: the server answered with an
+ * error of its own (it has a SQLSTATE `code`, and the server is ready for the next query). A
+ * socket or protocol failure (no `code`) leaves the connection broken.
+ */
+const connectionSurvives = (cause: Error) =>
+  "code" in cause && typeof cause.code === "string" && "severity" in cause
+
+/**
  * Runs a statement, by its name where the pool's connections are the service's own; the rows
  * are camel-cased. A failure is a `SqlError`, as from `@effect/sql`.
+ *
+ * The connection is taken and given back here rather than by `pool.query`, which closes a
+ * connection after any failure: a refused statement (a unique violation, a step up whose session
+ * moved) would cost the next statement a new connection and its named statements prepared
+ * again, and on the embedded database, one session behind a single connection, the new one may
+ * be refused while the old one is still closing.
  */
 export const run = (
   pool: StatementPool,
@@ -52,10 +66,22 @@ export const run = (
   values: ReadonlyArray<unknown>
 ): Effect.Effect<ReadonlyArray<Record<string, unknown>>, SqlError> =>
   Effect.async((resume) => {
+    const failed = (cause: Error) =>
+      resume(Effect.fail(new SqlError({ cause, message: `statement ${name} failed` })))
     // Unnamed, the statement is parsed on every call but outlives no transaction (PgPool).
     const query = pool.namedStatements ? { name, text, values: [...values] } : { text, values: [...values] }
-    pool.query<Record<string, unknown>>(query, (cause, result) => {
-      if (cause) resume(Effect.fail(new SqlError({ cause, message: `statement ${name} failed` })))
-      else resume(Effect.succeed(result.rows.map(camelCased)))
+    pool.connect((connectFailure, client, release) => {
+      if (connectFailure !== undefined || client === undefined) {
+        return failed(connectFailure ?? new Error("the pool gave no connection"))
+      }
+      client.query<Record<string, unknown>>(query, (cause, result) => {
+        if (cause) {
+          release(connectionSurvives(cause) ? undefined : cause)
+          failed(cause)
+        } else {
+          release()
+          resume(Effect.succeed(result.rows.map(camelCased)))
+        }
+      })
     })
   })

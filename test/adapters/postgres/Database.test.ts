@@ -6,6 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -15,6 +16,7 @@ import * as Database from "../../../adapters/postgres/Database.js"
 import * as Migrations from "../../../adapters/postgres/Migrations.js"
 import * as OAuthStoragePg from "../../../adapters/postgres/oauth/OAuthStoragePg.js"
 import { PgPool } from "../../../adapters/postgres/PgPool.js"
+import * as Prepared from "../../../adapters/postgres/Prepared.js"
 import * as RateLimiterPg from "../../../adapters/postgres/RateLimiterPg.js"
 import { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
 import { RateLimiter } from "../../../application/ports/RateLimiter.js"
@@ -124,6 +126,20 @@ describe("the embedded database", () => {
       const status = yield* Migrations.status("oauth").pipe(Effect.provide(NodeFileSystem.layer))
       expect(status.applied).toBe(0)
       expect(status.expected).toBeGreaterThanOrEqual(1)
+    }).pipe(Effect.provide(Database.layer({ url: Option.none(), dataDir: Option.none() })))
+  )
+
+  it.live("keeps serving after a named statement fails the first time it runs", () =>
+    Effect.gen(function* () {
+      const pool = yield* PgPool
+      const divide = Prepared.statement("test_divide", "SELECT 1 / $1::int AS quotient")
+      const refused = yield* Effect.either(Prepared.run(pool, divide, [0]))
+      expect(Either.isLeft(refused) && refused.left.cause).toMatchObject({ code: "22012" })
+      // The same statement, prepared by the failed run, and another after it, each at once.
+      expect(yield* Prepared.run(pool, divide, [1])).toEqual([{ quotient: 1 }])
+      expect(yield* Prepared.run(pool, Prepared.statement("test_two", "SELECT 2 AS two"), [])).toEqual([
+        { two: 2 }
+      ])
     }).pipe(Effect.provide(Database.layer({ url: Option.none(), dataDir: Option.none() })))
   )
 
