@@ -272,7 +272,7 @@ export const layer = Layer.effect(
       useChallenge: Telemetry.fn("FactorStorePg.useChallenge")((factorId, challengeId, now, totpStep) =>
         sql
           .unsafe(
-            `WITH ${MfaChallenges.spendCtes(tables.name, { challenge: "$1", factor: "$2", now: "$3", step: "$4" })}
+            `WITH input AS (${MfaChallenges.spendInputOfOne}), ${MfaChallenges.spendCtes(tables.name)}
              SELECT (SELECT count(*) FROM open)::int AS open, spent.* FROM (SELECT 1) AS one LEFT JOIN spent ON true`,
             [challengeId, factorId, now, Option.getOrNull(totpStep)]
           )

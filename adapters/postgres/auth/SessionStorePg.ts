@@ -81,7 +81,12 @@ export const layer = Layer.effect(
     const revokeLocked = (lock: string, parameters: ReadonlyArray<unknown>, now: Date) => {
       const at = `$${parameters.length + 1}`
       return counted(
-        Sessions.endLockedText(name, lock, at, RefreshTokens.letGoOfText(name, "SELECT id FROM locked", at)),
+        Sessions.endLockedText(
+          name,
+          lock,
+          at,
+          RefreshTokens.letGoOfText(name, `SELECT id, ${at}::timestamptz AS now FROM locked`)
+        ),
         [...parameters, now]
       )
     }

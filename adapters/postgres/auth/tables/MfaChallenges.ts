@@ -7,9 +7,14 @@ import { WebAuthnCeremony } from "../../../../domain/auth/WebAuthnCeremony.js"
  * ways. The WebAuthn ceremony lives in `web_authn_session_data`, as JSON text.
  */
 
+/** `p` before each column: nothing, or a table's alias and a dot. */
+const columnsAt = (
+  p: string
+) => `${p}id, ${p}factor_id, host(${p}ip_address) AS ip_address, ${p}otp_code_hash,
+  ${p}web_authn_session_data::text AS web_authn, ${p}created_at, ${p}verified_at`
+
 /** The columns of `FactorChallenge`. `host(…)`: the address as it was given, without a `/32`. */
-export const columns = `id, factor_id, host(ip_address) AS ip_address, otp_code_hash,
-  web_authn_session_data::text AS web_authn, created_at, verified_at`
+export const columns = columnsAt("")
 
 const RowFields = Schema.Struct({
   ...FactorChallenge.fields,
@@ -33,36 +38,44 @@ export const row = (challenge: FactorChallenge) => {
 
 type Name = (table: string) => string
 
-/** The `$`-parameters of `spendCtes`, as the statement embedding them numbers them. */
-export interface SpendParameters {
-  readonly challenge: string
-  readonly factor: string
-  readonly now: string
-  /** A TOTP code's step (bigint), or NULL for a code without one. */
-  readonly step: string
-}
+/**
+ * One spend as `spendCtes`'s `input`: $1 challenge, $2 factor, $3 now, $4 the TOTP step or NULL.
+ */
+export const spendInputOfOne = `SELECT 1::bigint AS position, $1::uuid AS challenge_id, $2::uuid AS factor_id,
+  $3::timestamptz AS now, $4::bigint AS step`
 
 /**
- * A challenge spent once, as CTEs for a statement to embed (`open`, `stepped`, `spent`): the
- * challenge locked while it is open, so that of concurrent verifies the later ones find it spent;
- * a TOTP code's step recorded on the factor only past its last one (the factor's row then orders
- * verifies of different challenges with one code; without a step the row is only locked); the
- * challenge spent only then. `spent` returns the challenge's columns; nothing is written unless
- * all three match. `also` is a further condition (`AND …`) for the challenge to count as open.
+ * Challenges spent once each, as CTEs for a statement to embed after its `input` relation (one
+ * row per spend: `position`, `challenge_id`, `factor_id`, `now`, and `step`, a TOTP code's step
+ * or NULL; no factor twice). `open`: the challenges still open, locked in id order, so that of
+ * concurrent verifies the later ones find them spent. `stepped`: their factors locked in id order
+ * and a TOTP code's step recorded only past the factor's last one (the factor's row then orders
+ * verifies of different challenges with one code; without a step the row is only locked).
+ * `spent`: the challenges spent only then, returning each spend's `position` and the challenge's
+ * columns. `also` is a further condition (`AND …`) on the input row `i` for its challenge to
+ * count as open.
  */
-export const spendCtes = (name: Name, at: SpendParameters, also = "") =>
+export const spendCtes = (name: Name, also = "") =>
   `open AS (
-     SELECT id FROM ${name("mfa_challenges")}
-     WHERE id = ${at.challenge} AND factor_id = ${at.factor} AND verified_at IS NULL ${also} FOR UPDATE
+     SELECT c.id, i.position FROM ${name("mfa_challenges")} c JOIN input i ON c.id = i.challenge_id
+     WHERE c.factor_id = i.factor_id AND c.verified_at IS NULL ${also}
+     ORDER BY c.id FOR UPDATE OF c
+   ),
+   factors AS (
+     SELECT f.id FROM ${name("mfa_factors")} f
+     WHERE f.id IN (SELECT i.factor_id FROM open o JOIN input i ON i.position = o.position)
+     ORDER BY f.id FOR UPDATE
    ),
    stepped AS (
-     UPDATE ${name("mfa_factors")} SET last_totp_step = coalesce(${at.step}::bigint, last_totp_step)
-     WHERE id = ${at.factor} AND EXISTS (SELECT 1 FROM open)
-       AND (${at.step}::bigint IS NULL OR last_totp_step IS NULL OR last_totp_step < ${at.step}::bigint)
-     RETURNING id
+     UPDATE ${name("mfa_factors")} f SET last_totp_step = coalesce(i.step, f.last_totp_step)
+     FROM open o JOIN input i ON i.position = o.position
+     WHERE f.id = i.factor_id AND f.id IN (SELECT id FROM factors)
+       AND (i.step IS NULL OR f.last_totp_step IS NULL OR f.last_totp_step < i.step)
+     RETURNING i.position
    ),
    spent AS (
-     UPDATE ${name("mfa_challenges")} SET verified_at = ${at.now}
-     WHERE id IN (SELECT id FROM open) AND EXISTS (SELECT 1 FROM stepped)
-     RETURNING ${columns}
+     UPDATE ${name("mfa_challenges")} c SET verified_at = i.now
+     FROM input i JOIN stepped s ON s.position = i.position
+     WHERE c.id = i.challenge_id
+     RETURNING i.position, ${columnsAt("c.")}
    )`

@@ -126,10 +126,14 @@ export const sealedChildText = (name: Name) =>
 
 export const SealedRow = Schema.Struct({ sealedChild: Schema.NullOr(SealedSecret) })
 
-/** The tokens of the sessions `ids` (a subquery) retired at `now`, their sealed children let go. */
-export const letGoOfText = (name: Name, ids: string, now: string) =>
-  `UPDATE ${name("refresh_tokens")} SET revoked = true, sealed_child = NULL, updated_at = ${now}
-   WHERE session_id IN (${ids}) AND (NOT revoked OR sealed_child IS NOT NULL)`
+/**
+ * The tokens of the sessions `ended` (a subquery of `id` and `now`, one row per session) retired
+ * at the session's `now`, their sealed children let go.
+ */
+export const letGoOfText = (name: Name, ended: string) =>
+  `UPDATE ${name("refresh_tokens")} t SET revoked = true, sealed_child = NULL, updated_at = e.now
+   FROM (${ended}) e
+   WHERE t.session_id = e.id AND (NOT t.revoked OR t.sealed_child IS NOT NULL)`
 
 /** $1 user, $2 now: the tokens of all their sessions retired, their sealed children let go. */
 export const letGoOfUserText = (name: Name) =>
@@ -138,45 +142,56 @@ export const letGoOfUserText = (name: Name) =>
      AND (NOT revoked OR sealed_child IS NOT NULL)`
 
 /**
- * A factor verify's raise, as CTEs for a statement to embed: $1 session, $2 aal, $3 factor, $4
- * amr, $5 generation, $6 now (`Sessions.raiseParameters`), $7 the new live token's digest, $8
- * user. The session raised where `gate` (a condition on its row, e.g. `AND …`) holds; then, only
- * if it was, its tokens retired without sealed children, the new live token stored with no
- * parent (no earlier token leads to it), and the user's other live aal1 sessions ended with
- * their tokens let go (`Assurance.signedOutByVerify`). The user's live sessions must be locked
- * before, in id order (`Sessions.lockLiveOfSessionUserText`), so that `others` takes no lock of
- * its own out of order.
+ * One raise as `raiseCtes`'s `input`: $1 session, $2 aal, $3 factor, $4 amr, $5 generation, $6
+ * now (`Sessions.raiseParameters`), $7 the new live token's digest, $8 user.
+ */
+export const raiseInputOfOne = `SELECT 1::bigint AS position, $1::uuid AS session_id, $2::text AS aal,
+  $3::uuid AS factor_id, $4::text AS amr, $5::int AS generation, $6::timestamptz AS now,
+  $7::text AS child, $8::uuid AS user_id`
+
+/**
+ * Factor verifies' raises, as CTEs for a statement to embed after its `input` relation (one row
+ * per raise: `position`, `session_id`, the raised `aal`, `factor_id`, `amr` as JSON text and
+ * `generation`, `now`, `child` the new live token's digest, `user_id`; no user twice). Each
+ * session raised where `gate` (a condition on its row `s` and its input `i`, `AND …`) holds;
+ * then, only for those, their tokens retired without sealed children, the new live token stored
+ * with no parent (no earlier token leads to it), and their users' other live aal1 sessions ended
+ * with their tokens let go (`Assurance.signedOutByVerify`). The users' live sessions must be
+ * locked before, in id order (`Sessions.lockLiveOfSessionUserText`), so that `others` takes no
+ * lock of its own out of order. `raised` returns each raise's `position`.
  */
 export const raiseCtes = (name: Name, gate: string) =>
   `raised AS (
-     UPDATE ${name("sessions")}
-     SET aal = $2, factor_id = $3, amr = $4::jsonb, generation = $5, refreshed_at = $6, updated_at = $6
-     WHERE id = $1 ${gate}
-     RETURNING id
+     UPDATE ${name("sessions")} s
+     SET aal = i.aal, factor_id = i.factor_id, amr = i.amr::jsonb, generation = i.generation,
+         refreshed_at = i.now, updated_at = i.now
+     FROM input i
+     WHERE s.id = i.session_id ${gate}
+     RETURNING s.id, i.position, i.user_id, i.now, i.child, i.generation
    ),
-   let_go AS (${letGoOfText(name, "SELECT id FROM raised", "$6")}),
+   let_go AS (${letGoOfText(name, "SELECT id, now FROM raised")}),
    others AS (
-     SELECT id FROM ${name("sessions")}
-     WHERE user_id = $8 AND revoked_at IS NULL AND aal = 'aal1' AND id <> $1
-       AND EXISTS (SELECT 1 FROM raised)
-     ORDER BY id FOR UPDATE
+     SELECT s.id, r.now FROM ${name("sessions")} s JOIN raised r ON r.user_id = s.user_id
+     WHERE s.revoked_at IS NULL AND s.aal = 'aal1' AND s.id NOT IN (SELECT id FROM raised)
+     ORDER BY s.id FOR UPDATE OF s
    ),
    signed_out AS (
-     UPDATE ${name("sessions")} SET revoked_at = $6, updated_at = $6 WHERE id IN (SELECT id FROM others)
+     UPDATE ${name("sessions")} s SET revoked_at = o.now, updated_at = o.now FROM others o WHERE s.id = o.id
    ),
-   others_let_go AS (${letGoOfText(name, "SELECT id FROM others", "$6")}),
+   others_let_go AS (${letGoOfText(name, "SELECT id, now FROM others")}),
    live AS (
      INSERT INTO ${name("refresh_tokens")} (token_hash, user_id, parent, session_id, generation, created_at, updated_at)
-     SELECT $7, $8, NULL, id, $5, $6, $6 FROM raised
+     SELECT child, user_id, NULL, id, generation, now, now FROM raised
    )`
 
 /**
  * A factor verify's raise written in one statement (the session locked before by
- * `Sessions.lockLiveOfSessionUserText`), with `raiseCtes`'s parameters, and the account read
- * as a refresh reads it.
+ * `Sessions.lockLiveOfSessionUserText`), with `raiseInputOfOne`'s parameters, and the account
+ * read as a refresh reads it.
  */
 export const raiseText = (name: Name) =>
-  `WITH ${raiseCtes(name, "")}
+  `WITH input AS (${raiseInputOfOne}),
+   ${raiseCtes(name, "")}
    SELECT ${Users.accountJsonOf(name, "$8")} AS account`
 
 export const AccountRow = Schema.Struct({ account: AccountField })

@@ -128,6 +128,39 @@ export const stepUpsContract = (it: It) =>
       })
     )
 
+    it.effect(
+      "step ups of several users at once each raise their own session; a moved one writes nothing",
+      () =>
+        Effect.gen(function* () {
+          const sessions = yield* SessionStore
+          const users = yield* Effect.all(Array.from({ length: 8 }, () => stepping))
+          const moved = users[3]
+          if (moved === undefined) return
+          const rotated = yield* present(moved.token, noInterval, Fixtures.t0)
+          const outcomes = yield* Effect.forEach(
+            users,
+            ({ challenge, factor, session }) => stepUp(stepUpOf(session, factor, challenge, 100)),
+            { concurrency: "unbounded" }
+          )
+          expect(outcomes.map((stepped) => stepped._tag)).toEqual(
+            users.map((user) => (user === moved ? "Moved" : "Raised"))
+          )
+          for (const [index, { factor, session, user }] of users.entries()) {
+            const stepped = outcomes[index]
+            if (stepped?._tag !== "Raised") continue
+            expect(stepped.raised.session).toEqual(
+              Assurance.raise(session, factor.id, factor.factorType, later)
+            )
+            expect(Option.map(stepped.raised.account, (account) => account.user.id)).toEqual(
+              Option.some(user.id)
+            )
+            expect(Option.getOrThrow(yield* sessions.findById(session.id)).aal).toBe("aal2")
+          }
+          expect(yield* sessions.findById(moved.session.id)).toEqual(Option.some(rotated.session))
+          expect(yield* stillOpen(moved.factor, moved.challenge, 100)).toBe("Used")
+        })
+    )
+
     it.effect(`${concurrently} step ups with one challenge at once: exactly one raises the session`, () =>
       Effect.gen(function* () {
         const sessions = yield* SessionStore
