@@ -1,3 +1,4 @@
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { AmrEntry } from "../../../../domain/auth/AccessTokenClaims.js"
 import * as Session from "../../../../domain/auth/Session.js"
@@ -65,6 +66,7 @@ export const startText = (name: Name) =>
    SELECT token_hash, user_id, id, generation, created_at, created_at FROM input`
 
 const encodeRow = Schema.encodeSync(Row)
+const encodeAmr = Schema.encodeSync(RowFields.fields.amr)
 
 /** A session started with its first token's digest. */
 export interface Start {
@@ -149,10 +151,16 @@ export const lockLiveOfSessionUserText = (name: Name) =>
  * A raised session's columns for `RefreshTokens.raiseText`: $1 id, $2 aal, $3 factor, $4 amr,
  * $5 generation, $6 now.
  */
-export const raiseParameters = (raised: Session.Session, now: Date) => {
-  const row = encodeRow(raised)
-  return [row.id, row.aal, row.factorId, row.amr, row.generation, now]
-}
+export const raiseParameters = (raised: Session.Session, now: Date) => [
+  raised.id,
+  raised.aal,
+  Option.getOrNull(raised.factorId),
+  // Only the column that needs encoding is encoded: the whole row's codec validates every field
+  // of the class first, which a verify paid for on every step up.
+  encodeAmr(raised.amr),
+  raised.generation,
+  now
+]
 
 /** $1 user, $2 factor: the sessions of the user the factor raised, ended or not, locked in id order. */
 export const lockRaisedByText = (name: Name) =>
