@@ -43,12 +43,13 @@ const camelCased = (row: Record<string, unknown>) => {
 }
 
 /**
- * Whether a connection that failed a statement is fit for the next: the server answered with an
- * error of its own (it has a SQLSTATE `code`, and the server is ready for the next query). A
- * socket or protocol failure (no `code`) leaves the connection broken.
+ * Whether a connection that failed a statement is fit for the next: the server refused the
+ * statement (severity `ERROR`) and is ready for the next one. A `FATAL` answer (the session
+ * terminated), or a socket or protocol failure, leaves the connection broken. (A server whose
+ * messages are in another language names its severities in it too: its connections close after
+ * any failure, as `pool.query` would close them.)
  */
-const connectionSurvives = (cause: Error) =>
-  "code" in cause && typeof cause.code === "string" && "severity" in cause
+const connectionSurvives = (cause: Error) => "severity" in cause && cause.severity === "ERROR"
 
 /**
  * Runs a statement, by its name where the pool's connections are the service's own; the rows
@@ -74,7 +75,20 @@ export const run = (
       if (connectFailure !== undefined || client === undefined) {
         return failed(connectFailure ?? new Error("the pool gave no connection"))
       }
+      // Settled once: a connection that breaks mid-statement both emits `error` and fails the
+      // statement, and its `error` unheard would end the process.
+      let settled = false
+      const broken = (cause: Error) => {
+        if (settled) return
+        settled = true
+        release(cause)
+        failed(cause)
+      }
+      client.once("error", broken)
       client.query<Record<string, unknown>>(query, (cause, result) => {
+        client.removeListener("error", broken)
+        if (settled) return
+        settled = true
         if (cause) {
           release(connectionSurvives(cause) ? undefined : cause)
           failed(cause)

@@ -162,6 +162,25 @@ describe("the embedded database", () => {
   )
 })
 
+describe.skipIf(TestDatabase.isEmbedded("server"))("a statement on a server connection", () => {
+  it.live("that breaks mid-statement fails alone; the next statement gets a new connection", () =>
+    Effect.gen(function* () {
+      const pool = yield* PgPool
+      const ended = yield* Effect.either(
+        Prepared.run(
+          pool,
+          Prepared.statement("test_end_own", "SELECT pg_terminate_backend(pg_backend_pid())"),
+          []
+        )
+      )
+      expect(Either.isLeft(ended)).toBe(true)
+      expect(
+        yield* Prepared.run(pool, Prepared.statement("test_after_end", "SELECT 3 AS three"), [])
+      ).toEqual([{ three: 3 }])
+    }).pipe(Effect.provide(TestDatabase.layer("server")))
+  )
+})
+
 describe("migrations", () => {
   it.live("several instances starting together on one fresh database all come up, and migrate once", () =>
     Effect.gen(function* () {
