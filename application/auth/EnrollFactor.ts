@@ -10,6 +10,7 @@ import * as Totp from "../../domain/auth/Totp.js"
 import * as TotpUri from "../../domain/auth/TotpUri.js"
 import * as User from "../../domain/User.js"
 import { Secrets } from "../ports/Secrets.js"
+import * as Reaping from "../Reaping.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
@@ -19,7 +20,6 @@ import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore } from "./ports/FactorStore.js"
 import { TotpCodes } from "./ports/TotpCodes.js"
 import { Transactions } from "./ports/Transactions.js"
-import * as ReapExpired from "./ReapExpired.js"
 
 /** `POST /factors` as supabase-js `mfa.enroll` sends it; absent fields are `""`. */
 export interface EnrollRequest {
@@ -84,7 +84,7 @@ export const enrollFactor = Telemetry.fn("EnrollFactor.enrollFactor")(
       // reaper takes the rest.
       yield* store.removeAbandoned(
         new Date(now.getTime() - Duration.toMillis(Factor.unverifiedLifetime(mfa.unverifiedLifetime))),
-        ReapExpired.batchSize
+        Reaping.batchSize
       )
       const secrets = yield* Secrets
       const factor = new Factor.Factor({
