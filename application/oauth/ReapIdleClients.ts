@@ -2,7 +2,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { ClientId } from "../../domain/Ids.js"
-import { JobLock } from "../ports/JobLock.js"
+import * as Reaping from "../Reaping.js"
 import * as Telemetry from "../Telemetry.js"
 import { AuthorizationCodeStore } from "./ports/AuthorizationCodeStore.js"
 import { ClientRepository } from "./ports/ClientRepository.js"
@@ -21,40 +21,47 @@ export interface ReapReport {
   readonly families: number
 }
 
+/** The lock's name: one run at a time across the instances sharing the database. */
+export const lockName = "oauth.reaper"
+
 /**
  * Removes dynamic clients idle for 90 days (with their tokens) and purges what can never be
- * used again. One instance at a time: none when another instance is already reaping.
+ * used again. In batches (`Reaping.run`), each under the lock in a transaction of its own: one
+ * instance at a time; none when another instance is already reaping, and a run stops where
+ * another instance took over.
  */
 export const reapIdleClients = Telemetry.fn("ReapIdleClients.reapIdleClients")(() =>
   Effect.gen(function* () {
-    const lock = yield* JobLock
     const clients = yield* ClientRepository
     const codes = yield* AuthorizationCodeStore
     const pending = yield* PendingLoginStore
     const tokens = yield* TokenStore
     const consents = yield* ConsentStore
     const sessions = yield* SessionStore
-    return yield* lock.runExclusive(
-      "oauth.reaper",
-      Effect.gen(function* () {
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const reaped = yield* clients.reapIdle(now)
-        const purgedCodes = yield* codes.purge(now)
-        const purgedPending = yield* pending.purge(now)
-        const purgedTokens = yield* tokens.purge(now)
-        const purgedConsents = yield* consents.purge(now)
-        const purgedSessions = yield* sessions.purge(now)
-        return {
-          clients: reaped,
-          codes: purgedCodes,
-          pendingLogins: purgedPending,
-          pendingConsents: purgedConsents,
-          sessions: purgedSessions,
-          accessTokens: purgedTokens.accessTokens,
-          families: purgedTokens.families
-        } satisfies ReapReport
-      })
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const { drain, drainAll, report } = yield* Reaping.run(lockName)
+    const reaped = yield* drainAll(
+      (limit) => clients.reapIdle(now, limit),
+      (ids) => ids.length
     )
+    const purgedCodes = yield* drain((limit) => codes.purge(now, limit))
+    const purgedPending = yield* drain((limit) => pending.purge(now, limit))
+    // A batch is full when either kind filled it: both go on until both come back short.
+    const purgedTokens = yield* drainAll(
+      (limit) => tokens.purge(now, limit),
+      (purged) => Math.max(purged.accessTokens, purged.families)
+    )
+    const purgedConsents = yield* drain((limit) => consents.purge(now, limit))
+    const purgedSessions = yield* drain((limit) => sessions.purge(now, limit))
+    return report({
+      clients: reaped.flat(),
+      codes: purgedCodes,
+      pendingLogins: purgedPending,
+      pendingConsents: purgedConsents,
+      sessions: purgedSessions,
+      accessTokens: purgedTokens.reduce((total, purged) => total + purged.accessTokens, 0),
+      families: purgedTokens.reduce((total, purged) => total + purged.families, 0)
+    } satisfies ReapReport)
   }).pipe(
     Effect.tap((report) =>
       Option.match(report, {

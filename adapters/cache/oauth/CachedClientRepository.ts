@@ -98,8 +98,8 @@ export const layer = (options: CacheOptions) =>
         // Only the reaper and `list` read last_used_at, and both go to the store: a login's
         // stamp need not cost the /callback and /token that follow it a fresh look-up.
         touch: stored.touch,
-        reapIdle: (now) =>
-          stored.reapIdle(now).pipe(
+        reapIdle: (now, limit) =>
+          stored.reapIdle(now, limit).pipe(
             Effect.tap((ids) =>
               Effect.sync(() => {
                 for (const id of ids) cache.delete(id)

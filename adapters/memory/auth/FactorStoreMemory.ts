@@ -18,7 +18,7 @@ import { FactorChallenge } from "../../../domain/auth/FactorChallenge.js"
 import * as RecoveryCodes from "../../../domain/auth/RecoveryCodes.js"
 import { WebAuthnCredential } from "../../../domain/auth/WebAuthnCredential.js"
 import type { SecretHash, UserId } from "../../../domain/Ids.js"
-import { reapBatch } from "./ReapBatch.js"
+import { reapBatch } from "../ReapBatch.js"
 
 interface CodeRow {
   readonly factorId: string

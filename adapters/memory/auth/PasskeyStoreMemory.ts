@@ -8,7 +8,7 @@ import {
   TooManyPasskeys
 } from "../../../application/auth/ports/PasskeyStore.js"
 import * as Passkey from "../../../domain/auth/Passkey.js"
-import { reapBatch } from "./ReapBatch.js"
+import { reapBatch } from "../ReapBatch.js"
 
 interface Tables {
   readonly passkeys: ReadonlyArray<Passkey.Passkey>

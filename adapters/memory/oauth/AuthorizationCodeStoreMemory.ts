@@ -8,6 +8,7 @@ import {
   type Consumed
 } from "../../../application/oauth/ports/AuthorizationCodeStore.js"
 import * as AuthorizationCode from "../../../domain/oauth/AuthorizationCode.js"
+import { reapEntries } from "../ReapBatch.js"
 import { MemoryState, type Tables } from "./MemoryState.js"
 
 export const layer = Layer.effect(
@@ -29,10 +30,14 @@ export const layer = Layer.effect(
             { ...tables, codes: HashMap.set(tables.codes, hash, consumed) }
           ]
         }),
-      purge: (now) =>
+      purge: (now, limit) =>
         Ref.modify(state, (tables) => {
-          const kept = HashMap.filter(tables.codes, (code) => !AuthorizationCode.isPurgeable(code, now))
-          return [HashMap.size(tables.codes) - HashMap.size(kept), { ...tables, codes: kept }]
+          const { gone, kept } = reapEntries(
+            tables.codes,
+            (code) => AuthorizationCode.isPurgeable(code, now),
+            limit
+          )
+          return [gone.length, { ...tables, codes: kept }]
         })
     }
   })

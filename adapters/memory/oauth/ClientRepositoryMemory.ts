@@ -4,8 +4,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { ClientAlreadyExists, ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
-import type { ClientId } from "../../../domain/Ids.js"
 import * as Client from "../../../domain/oauth/Client.js"
+import { reapEntries } from "../ReapBatch.js"
 import { MemoryState, type Tables } from "./MemoryState.js"
 
 const withoutClients = (tables: Tables, ids: ReadonlySet<string>): Tables => ({
@@ -83,12 +83,9 @@ export const layer = Layer.effect(
             (client) => new Client.Client({ ...client, lastUsedAt: Option.some(now) })
           )
         })),
-      reapIdle: (now) =>
+      reapIdle: (now, limit) =>
         Ref.modify(state, (tables) => {
-          const idle: Array<ClientId> = []
-          for (const client of HashMap.values(tables.clients)) {
-            if (Client.isIdle(client, now)) idle.push(client.id)
-          }
+          const idle = reapEntries(tables.clients, (client) => Client.isIdle(client, now), limit).gone
           return [idle, withoutClients(tables, new Set(idle))]
         })
     }

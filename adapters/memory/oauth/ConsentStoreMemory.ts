@@ -5,6 +5,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { ConsentStore } from "../../../application/oauth/ports/ConsentStore.js"
 import * as PendingConsent from "../../../domain/oauth/PendingConsent.js"
+import { reapEntries } from "../ReapBatch.js"
 import { MemoryState } from "./MemoryState.js"
 
 const key = (userId: string, clientId: string) => `${userId}\u0000${clientId}`
@@ -34,13 +35,14 @@ export const layer = Layer.effect(
           ),
           { ...tables, pendingConsents: HashMap.remove(tables.pendingConsents, tokenHash) }
         ]),
-      purge: (now) =>
+      purge: (now, limit) =>
         Ref.modify(state, (tables) => {
-          const kept = HashMap.filter(tables.pendingConsents, (p) => !PendingConsent.isExpired(p, now))
-          return [
-            HashMap.size(tables.pendingConsents) - HashMap.size(kept),
-            { ...tables, pendingConsents: kept }
-          ]
+          const { gone, kept } = reapEntries(
+            tables.pendingConsents,
+            (pending) => PendingConsent.isExpired(pending, now),
+            limit
+          )
+          return [gone.length, { ...tables, pendingConsents: kept }]
         })
     }
   })

@@ -5,6 +5,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { PendingLoginStore } from "../../../application/oauth/ports/PendingLoginStore.js"
 import { isExpired } from "../../../domain/oauth/PendingLogin.js"
+import { reapEntries } from "../ReapBatch.js"
 import { MemoryState } from "./MemoryState.js"
 
 export const layer = Layer.effect(
@@ -23,10 +24,14 @@ export const layer = Layer.effect(
           const tablesAfter = { ...tables, pendingLogins: HashMap.remove(tables.pendingLogins, stateHash) }
           return [Option.filter(found, (pending) => !isExpired(pending, now)), tablesAfter]
         }),
-      purge: (now) =>
+      purge: (now, limit) =>
         Ref.modify(state, (tables) => {
-          const kept = HashMap.filter(tables.pendingLogins, (pending) => !isExpired(pending, now))
-          return [HashMap.size(tables.pendingLogins) - HashMap.size(kept), { ...tables, pendingLogins: kept }]
+          const { gone, kept } = reapEntries(
+            tables.pendingLogins,
+            (pending) => isExpired(pending, now),
+            limit
+          )
+          return [gone.length, { ...tables, pendingLogins: kept }]
         })
     }
   })

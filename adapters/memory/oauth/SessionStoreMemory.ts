@@ -5,6 +5,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { SessionStore } from "../../../application/oauth/ports/SessionStore.js"
 import * as BrowserSession from "../../../domain/oauth/BrowserSession.js"
+import { reapEntries } from "../ReapBatch.js"
 import { MemoryState } from "./MemoryState.js"
 
 export const layer = Layer.effect(
@@ -21,10 +22,14 @@ export const layer = Layer.effect(
         Effect.map(Ref.get(state), (tables) =>
           Option.filter(HashMap.get(tables.sessions, tokenHash), (s) => BrowserSession.isActive(s, now))
         ),
-      purge: (now) =>
+      purge: (now, limit) =>
         Ref.modify(state, (tables) => {
-          const kept = HashMap.filter(tables.sessions, (s) => BrowserSession.isActive(s, now))
-          return [HashMap.size(tables.sessions) - HashMap.size(kept), { ...tables, sessions: kept }]
+          const { gone, kept } = reapEntries(
+            tables.sessions,
+            (session) => !BrowserSession.isActive(session, now),
+            limit
+          )
+          return [gone.length, { ...tables, sessions: kept }]
         })
     }
   })

@@ -7,6 +7,7 @@ import { type Rotation, TokenStore } from "../../../application/oauth/ports/Toke
 import type { FamilyId } from "../../../domain/Ids.js"
 import * as AccessToken from "../../../domain/oauth/AccessToken.js"
 import * as RefreshTokenFamily from "../../../domain/RefreshTokenFamily.js"
+import { reapEntries } from "../ReapBatch.js"
 import { MemoryState, type Tables } from "./MemoryState.js"
 
 const revokeAccessWhere = (
@@ -137,22 +138,24 @@ export const layer = Layer.effect(
           }
           return [count + families, result]
         }),
-      purge: (now) =>
+      purge: (now, limit) =>
         Ref.modify(state, (tables) => {
-          const accessTokens = HashMap.filter(tables.accessTokens, (token) => !AccessToken.isDead(token, now))
-          const families = HashMap.filter(
+          const accessTokens = reapEntries(
+            tables.accessTokens,
+            (token) => AccessToken.isDead(token, now),
+            limit
+          )
+          const families = reapEntries(
             tables.families,
-            (family) => !RefreshTokenFamily.isDead(family, now)
+            (family) => RefreshTokenFamily.isDead(family, now),
+            limit
           )
           const refreshTokens = HashMap.filter(tables.refreshTokens, ({ familyId }) =>
-            HashMap.has(families, familyId)
+            HashMap.has(families.kept, familyId)
           )
           return [
-            {
-              accessTokens: HashMap.size(tables.accessTokens) - HashMap.size(accessTokens),
-              families: HashMap.size(tables.families) - HashMap.size(families)
-            },
-            { ...tables, accessTokens, families, refreshTokens }
+            { accessTokens: accessTokens.gone.length, families: families.gone.length },
+            { ...tables, accessTokens: accessTokens.kept, families: families.kept, refreshTokens }
           ]
         })
     }

@@ -68,10 +68,13 @@ export const layer = Layer.effect(
           )
         )
       ),
-      purge: Telemetry.fn("AuthorizationCodeStorePg.purge")((now) =>
+      purge: Telemetry.fn("AuthorizationCodeStorePg.purge")((now, limit) =>
         sql`
-          DELETE FROM oauth.authorization_codes
-          WHERE expires_at <= ${Time.minus(now, Lifetimes.replayEvidence)}
+          DELETE FROM oauth.authorization_codes WHERE code_hash IN (
+            SELECT code_hash FROM oauth.authorization_codes
+            WHERE expires_at <= ${Time.minus(now, Lifetimes.replayEvidence)}
+            LIMIT ${limit} FOR UPDATE SKIP LOCKED
+          )
           RETURNING code_hash`.pipe(
           Effect.map((rows) => rows.length),
           Effect.orDie

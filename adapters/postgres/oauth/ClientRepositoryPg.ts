@@ -131,11 +131,14 @@ export const layer = Layer.effect(
         (id) => ({ "client.id": id })
       ),
       // Dependent codes, pending logins and tokens go with the client through ON DELETE CASCADE.
-      reapIdle: Telemetry.fn("ClientRepositoryPg.reapIdle")((now) =>
+      reapIdle: Telemetry.fn("ClientRepositoryPg.reapIdle")((now, limit) =>
         sql`
-          DELETE FROM oauth.clients
-          WHERE origin = 'dynamic' AND type = 'public'
-            AND coalesce(last_used_at, created_at) <= ${Client.idleCutoff(now)}
+          DELETE FROM oauth.clients WHERE id IN (
+            SELECT id FROM oauth.clients
+            WHERE origin = 'dynamic' AND type = 'public'
+              AND coalesce(last_used_at, created_at) <= ${Client.idleCutoff(now)}
+            LIMIT ${limit} FOR UPDATE SKIP LOCKED
+          )
           RETURNING id`.pipe(
           decodeAll(Schema.Struct({ id: ClientId })),
           Effect.map((rows) => rows.map((row) => row.id))

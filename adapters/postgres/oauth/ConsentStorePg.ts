@@ -46,8 +46,12 @@ export const layer = Layer.effect(
           Effect.map(Option.filter((pending) => !PendingConsent.isExpired(pending, now)))
         )
       ),
-      purge: Telemetry.fn("ConsentStorePg.purge")((now) =>
-        sql`DELETE FROM oauth.pending_consents WHERE expires_at <= ${now} RETURNING token_hash`.pipe(
+      purge: Telemetry.fn("ConsentStorePg.purge")((now, limit) =>
+        sql`DELETE FROM oauth.pending_consents WHERE token_hash IN (
+              SELECT token_hash FROM oauth.pending_consents WHERE expires_at <= ${now}
+              LIMIT ${limit} FOR UPDATE SKIP LOCKED
+            )
+            RETURNING token_hash`.pipe(
           Effect.map((rows) => rows.length),
           Effect.orDie
         )

@@ -33,8 +33,12 @@ export const layer = Layer.effect(
           Effect.map(Option.filter((pending) => !PendingLogin.isExpired(pending, now)))
         )
       ),
-      purge: Telemetry.fn("PendingLoginStorePg.purge")((now) =>
-        sql`DELETE FROM oauth.pending_logins WHERE expires_at <= ${now} RETURNING state_hash`.pipe(
+      purge: Telemetry.fn("PendingLoginStorePg.purge")((now, limit) =>
+        sql`DELETE FROM oauth.pending_logins WHERE state_hash IN (
+              SELECT state_hash FROM oauth.pending_logins WHERE expires_at <= ${now}
+              LIMIT ${limit} FOR UPDATE SKIP LOCKED
+            )
+            RETURNING state_hash`.pipe(
           Effect.map((rows) => rows.length),
           Effect.orDie
         )

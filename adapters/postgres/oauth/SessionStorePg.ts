@@ -31,8 +31,12 @@ export const layer = Layer.effect(
           Effect.map(Option.filter((session) => BrowserSession.isActive(session, now)))
         )
       ),
-      purge: Telemetry.fn("SessionStorePg.purge")((now) =>
-        sql`DELETE FROM oauth.sessions WHERE expires_at <= ${now} RETURNING token_hash`.pipe(
+      purge: Telemetry.fn("SessionStorePg.purge")((now, limit) =>
+        sql`DELETE FROM oauth.sessions WHERE token_hash IN (
+              SELECT token_hash FROM oauth.sessions WHERE expires_at <= ${now}
+              LIMIT ${limit} FOR UPDATE SKIP LOCKED
+            )
+            RETURNING token_hash`.pipe(
           Effect.map((rows) => rows.length),
           Effect.orDie
         )

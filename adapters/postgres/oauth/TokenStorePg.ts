@@ -262,13 +262,19 @@ export const layer = Layer.effect(
           }).pipe(sql.withTransaction, Effect.orDie),
         (grantId) => ({ "grant.id": grantId })
       ),
-      purge: Telemetry.fn("TokenStorePg.purge")((now) =>
+      purge: Telemetry.fn("TokenStorePg.purge")((now, limit) =>
         sql`
           WITH access AS (
-            DELETE FROM oauth.user_tokens WHERE expires_at <= ${now} OR revoked_at IS NOT NULL
+            DELETE FROM oauth.user_tokens WHERE token_hash IN (
+              SELECT token_hash FROM oauth.user_tokens WHERE expires_at <= ${now} OR revoked_at IS NOT NULL
+              LIMIT ${limit} FOR UPDATE SKIP LOCKED
+            )
             RETURNING token_hash
           ), families AS (
-            DELETE FROM oauth.refresh_token_families WHERE revoked_at IS NOT NULL OR expires_at <= ${now}
+            DELETE FROM oauth.refresh_token_families WHERE id IN (
+              SELECT id FROM oauth.refresh_token_families WHERE revoked_at IS NOT NULL OR expires_at <= ${now}
+              LIMIT ${limit} FOR UPDATE SKIP LOCKED
+            )
             RETURNING id
           )
           SELECT (SELECT count(*) FROM access)::text AS access_tokens, (SELECT count(*) FROM families)::text AS families`.pipe(

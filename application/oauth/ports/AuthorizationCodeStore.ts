@@ -21,7 +21,10 @@ export class AuthorizationCodeStore extends Context.Tag("latchkey/oauth/Authoriz
      * consumed, `consumedAt` unchanged. None when no such code exists.
      */
     readonly consume: (hash: SecretHash, now: Date) => Effect.Effect<Option.Option<Consumed>>
-    /** Deletes the codes `AuthorizationCode.isPurgeable` at `now`; returns how many. */
-    readonly purge: (now: Date) => Effect.Effect<number>
+    /**
+     * Deletes at most `limit` of the codes `AuthorizationCode.isPurgeable` at `now`, passing over
+     * codes a request holds; returns how many.
+     */
+    readonly purge: (now: Date, limit: number) => Effect.Effect<number>
   }
 >() {}

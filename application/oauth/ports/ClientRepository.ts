@@ -32,9 +32,9 @@ export class ClientRepository extends Context.Tag("latchkey/oauth/ClientReposito
     /** Stamps `last_used_at` (every authorize request does), which resets the idle timer. */
     readonly touch: (id: ClientId, now: Date) => Effect.Effect<void>
     /**
-     * Removes every client that is idle at `now` (`Client.isIdle`), with everything `remove`
-     * removes, and returns their ids.
+     * Removes at most `limit` clients that are idle at `now` (`Client.isIdle`), with everything
+     * `remove` removes, passing over clients a request holds, and returns their ids.
      */
-    readonly reapIdle: (now: Date) => Effect.Effect<ReadonlyArray<ClientId>>
+    readonly reapIdle: (now: Date, limit: number) => Effect.Effect<ReadonlyArray<ClientId>>
   }
 >() {}

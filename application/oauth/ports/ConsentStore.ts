@@ -22,7 +22,10 @@ export class ConsentStore extends Context.Tag("latchkey/oauth/ConsentStore")<
      * `now`. Single use: of concurrent takes with one token, exactly one gets it.
      */
     readonly take: (tokenHash: SecretHash, now: Date) => Effect.Effect<Option.Option<PendingConsent>>
-    /** Deletes pending consents expired at `now` (approvals stay); returns how many. */
-    readonly purge: (now: Date) => Effect.Effect<number>
+    /**
+     * Deletes at most `limit` pending consents expired at `now` (approvals stay), passing over
+     * those a request holds; returns how many.
+     */
+    readonly purge: (now: Date, limit: number) => Effect.Effect<number>
   }
 >() {}

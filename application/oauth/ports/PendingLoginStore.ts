@@ -14,7 +14,10 @@ export class PendingLoginStore extends Context.Tag("latchkey/oauth/PendingLoginS
      * Single use: of concurrent takes with one state, exactly one gets it.
      */
     readonly take: (stateHash: SecretHash, now: Date) => Effect.Effect<Option.Option<PendingLogin>>
-    /** Deletes pending logins expired at `now`; returns how many. */
-    readonly purge: (now: Date) => Effect.Effect<number>
+    /**
+     * Deletes at most `limit` pending logins expired at `now`, passing over those a request
+     * holds; returns how many.
+     */
+    readonly purge: (now: Date, limit: number) => Effect.Effect<number>
   }
 >() {}

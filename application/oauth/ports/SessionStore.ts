@@ -15,7 +15,10 @@ export class SessionStore extends Context.Tag("latchkey/oauth/SessionStore")<
      * number of look-ups, and one that has expired stays stored until `purge`.
      */
     readonly find: (tokenHash: SecretHash, now: Date) => Effect.Effect<Option.Option<BrowserSession>>
-    /** Deletes sessions expired at `now`; returns how many. */
-    readonly purge: (now: Date) => Effect.Effect<number>
+    /**
+     * Deletes at most `limit` sessions expired at `now`, passing over those a request holds;
+     * returns how many.
+     */
+    readonly purge: (now: Date, limit: number) => Effect.Effect<number>
   }
 >() {}

@@ -88,9 +88,10 @@ export class TokenStore extends Context.Tag("latchkey/oauth/TokenStore")<
      */
     readonly revokeGrant: (grantId: GrantId, now: Date) => Effect.Effect<number>
     /**
-     * Deletes access tokens and families that can never be active again as of `now` (expired
-     * or revoked), the families with their refresh tokens; returns how many of each.
+     * Deletes at most `limit` access tokens and at most `limit` families that can never be
+     * active again as of `now` (expired or revoked), the families with their refresh tokens,
+     * passing over rows a request holds; returns how many of each.
      */
-    readonly purge: (now: Date) => Effect.Effect<Purged>
+    readonly purge: (now: Date, limit: number) => Effect.Effect<Purged>
   }
 >() {}

@@ -15,6 +15,7 @@ import { SessionStore } from "../../../application/oauth/ports/SessionStore.js"
 import { TokenStore } from "../../../application/oauth/ports/TokenStore.js"
 import { reapIdleClients } from "../../../application/oauth/ReapIdleClients.js"
 import { JobLock } from "../../../application/ports/JobLock.js"
+import { batchSize } from "../../../application/Reaping.js"
 import { ClientId } from "../../../domain/Ids.js"
 import * as Harness from "../../support/oauth/OAuthHarness.js"
 
@@ -81,6 +82,58 @@ describe("ReapIdleClients (the reaper job)", () => {
         )
       )
     }).pipe(Effect.provide(stores))
+  )
+
+  it.effect("drains each store batch after batch, until a batch comes back short", () =>
+    Effect.gen(function* () {
+      const limits: Array<string> = []
+      /** Full batches `full` times, then `last`; notes each call's limit. */
+      const batches = <A>(store: string, full: A, times: number, last: A) => {
+        let calls = 0
+        return (_now: Date, limit: number) =>
+          Effect.sync(() => {
+            limits.push(`${store} ${limit}`)
+            calls++
+            return calls <= times ? full : last
+          })
+      }
+      const idle = (prefix: string, count: number) =>
+        Array.from({ length: count }, (_, index) => ClientId.make(`${prefix}-${index}`))
+      const report = yield* reapIdleClients.pipe(
+        Effect.provide(
+          Layer.mergeAll(
+            Layer.mock(ClientRepository, {
+              reapIdle: batches("clients", idle("full", batchSize), 1, idle("last", 3))
+            }),
+            Layer.mock(AuthorizationCodeStore, { purge: batches("codes", batchSize, 2, 7) }),
+            Layer.mock(PendingLoginStore, { purge: batches("pending logins", batchSize, 0, 0) }),
+            // Full while either kind is: tokens end after a batch where both are short.
+            Layer.mock(TokenStore, {
+              purge: batches("tokens", { accessTokens: 1, families: batchSize }, 1, {
+                accessTokens: 2,
+                families: 5
+              })
+            }),
+            Layer.mock(ConsentStore, { purge: batches("pending consents", 1, 0, 1) }),
+            Layer.mock(SessionStore, { purge: batches("sessions", batchSize, 1, batchSize - 1) }),
+            JobLockMemory.layer
+          )
+        )
+      )
+      const reaped = Option.getOrThrow(report)
+      expect(reaped.clients).toEqual([...idle("full", batchSize), ...idle("last", 3)])
+      expect(reaped).toMatchObject({
+        codes: 2 * batchSize + 7,
+        pendingLogins: 0,
+        accessTokens: 3,
+        families: batchSize + 5,
+        pendingConsents: 1,
+        sessions: 2 * batchSize - 1
+      })
+      expect(limits.every((call) => call.endsWith(` ${batchSize}`))).toBe(true)
+      expect(limits.filter((call) => call.startsWith("codes"))).toHaveLength(3)
+      expect(limits.filter((call) => call.startsWith("tokens"))).toHaveLength(2)
+    })
   )
 
   it.effect("skips, touching nothing, while another run holds the reaper's lock", () =>

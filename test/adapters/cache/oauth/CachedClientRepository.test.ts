@@ -81,7 +81,7 @@ describe("CachedClientRepository", () => {
       const idle = Fixtures.client({ createdAt: Fixtures.t0 })
       yield* cached.insert(idle)
       expect(Option.isSome(yield* cached.findById(idle.id))).toBe(true)
-      const reaped = yield* cached.reapIdle(new Date(Fixtures.t0.getTime() + 91 * 24 * 3600 * 1000))
+      const reaped = yield* cached.reapIdle(new Date(Fixtures.t0.getTime() + 91 * 24 * 3600 * 1000), 1000)
       expect(reaped).toContain(idle.id)
       expect(Option.isNone(yield* cached.findById(idle.id))).toBe(true)
     })

@@ -64,9 +64,9 @@ export const authorizationCodeStoreContract = (it: It) =>
         const { client, user } = yield* setup
         const code = Fixtures.code({ clientId: client.id, userId: user.id })
         yield* codes.issue(code)
-        yield* codes.purge(Time.plus(code.expiresAt, "23 hours"))
+        yield* codes.purge(Time.plus(code.expiresAt, "23 hours"), 1000)
         expect(Option.isSome(yield* codes.consume(code.hash, Fixtures.t0))).toBe(true)
-        const purged = yield* codes.purge(Time.plus(code.expiresAt, "1 day"))
+        const purged = yield* codes.purge(Time.plus(code.expiresAt, "1 day"), 1000)
         expect(purged).toBeGreaterThanOrEqual(1)
         expect(Option.isNone(yield* codes.consume(code.hash, Fixtures.t0))).toBe(true)
       })

@@ -117,7 +117,7 @@ export const clientRepositoryContract = (it: It) =>
           origin: "metadata_document"
         })
         yield* clients.upsert(documentClient)
-        const reaped = yield* clients.reapIdle(Time.plus(Fixtures.t0, "3650 days"))
+        const reaped = yield* clients.reapIdle(Time.plus(Fixtures.t0, "3650 days"), 1000)
         expect(reaped).not.toContain(documentClient.id)
         expect(Option.isSome(yield* clients.findById(documentClient.id))).toBe(true)
       })
@@ -158,6 +158,18 @@ export const clientRepositoryContract = (it: It) =>
       })
     )
 
+    it.effect("reaps at most `limit` clients a call, the rest on the calls after", () =>
+      Effect.gen(function* () {
+        const clients = yield* ClientRepository
+        const idle = [Fixtures.client(), Fixtures.client(), Fixtures.client()]
+        for (const client of idle) yield* clients.insert(client)
+        const now = Time.plus(Fixtures.t0, "3650 days")
+        expect(yield* clients.reapIdle(now, 2)).toHaveLength(2)
+        while ((yield* clients.reapIdle(now, 2)).length === 2) {}
+        for (const client of idle) expect(Option.isNone(yield* clients.findById(client.id))).toBe(true)
+      })
+    )
+
     it.effect(
       "reaps only dynamic public clients idle for 90 days, counting from last use or registration",
       () =>
@@ -176,14 +188,14 @@ export const clientRepositoryContract = (it: It) =>
           for (const c of [neverUsed, usedOnDay1, seeded, builtin, confidential, registeredLater]) {
             yield* clients.insert(c)
           }
-          const reaped = yield* clients.reapIdle(now)
+          const reaped = yield* clients.reapIdle(now, 1000)
           expect(reaped).toContain(neverUsed.id)
           for (const kept of [usedOnDay1, seeded, builtin, confidential, registeredLater]) {
             expect(reaped).not.toContain(kept.id)
             expect(Option.isSome(yield* clients.findById(kept.id))).toBe(true)
           }
           expect(Option.isNone(yield* clients.findById(neverUsed.id))).toBe(true)
-          const later = yield* clients.reapIdle(Time.plus(now, "1 day"))
+          const later = yield* clients.reapIdle(Time.plus(now, "1 day"), 1000)
           expect(later).toContain(usedOnDay1.id)
           expect(later).toContain(registeredLater.id)
         })

@@ -144,9 +144,9 @@ export const consentStoreContract = (it: It) =>
         })
         yield* consents.park(early)
         yield* consents.park(late)
-        expect(yield* consents.purge(Time.minus(early.expiresAt, "1 millis"))).toBe(0)
-        expect(yield* consents.purge(early.expiresAt)).toBe(1)
-        expect(yield* consents.purge(early.expiresAt)).toBe(0)
+        expect(yield* consents.purge(Time.minus(early.expiresAt, "1 millis"), 1000)).toBe(0)
+        expect(yield* consents.purge(early.expiresAt, 1000)).toBe(1)
+        expect(yield* consents.purge(early.expiresAt, 1000)).toBe(0)
         expect(yield* consents.take(early.tokenHash, longAgo)).toEqual(Option.none())
         expect(yield* consents.take(late.tokenHash, longAgo)).toEqual(Option.some(late))
       })
@@ -157,7 +157,7 @@ export const consentStoreContract = (it: It) =>
         const consents = yield* ConsentStore
         const { client, user } = yield* setup
         yield* consents.grant(user.id, client.id, longAgo)
-        yield* consents.purge(Time.plus(Fixtures.t0, "3650 days"))
+        yield* consents.purge(Time.plus(Fixtures.t0, "3650 days"), 1000)
         expect(yield* consents.hasConsent(user.id, client.id)).toBe(true)
       })
     )

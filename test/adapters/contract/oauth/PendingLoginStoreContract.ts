@@ -61,7 +61,7 @@ export const pendingLoginStoreContract = (it: It) =>
         })
         yield* pending.put(old)
         yield* pending.put(fresh)
-        expect(yield* pending.purge(Time.plus(Fixtures.t0, "10 minutes"))).toBeGreaterThanOrEqual(1)
+        expect(yield* pending.purge(Time.plus(Fixtures.t0, "10 minutes"), 1000)).toBeGreaterThanOrEqual(1)
         expect(Option.isSome(yield* pending.take(fresh.stateHash, Fixtures.t0))).toBe(true)
         expect(Option.isNone(yield* pending.take(old.stateHash, Fixtures.t0))).toBe(true)
       })

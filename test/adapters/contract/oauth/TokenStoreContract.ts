@@ -237,13 +237,29 @@ export const tokenStoreContract = (it: It) =>
       })
     )
 
+    it.effect("purge deletes at most `limit` of each kind a call, the rest on the calls after", () =>
+      Effect.gen(function* () {
+        const tokens = yield* TokenStore
+        const dead = yield* Effect.all([grant, grant, grant])
+        for (const revoked of dead) yield* tokens.revokeFamily(revoked.family.id, Fixtures.t0)
+        const at = Time.plus(Fixtures.t0, "1 day")
+        expect(yield* tokens.purge(at, 2)).toEqual({ accessTokens: 2, families: 2 })
+        let purged = yield* tokens.purge(at, 2)
+        while (purged.accessTokens === 2 || purged.families === 2) purged = yield* tokens.purge(at, 2)
+        for (const revoked of dead) {
+          expect(Option.isNone(yield* tokens.findRefresh(revoked.refresh))).toBe(true)
+          expect(Option.isNone(yield* tokens.findAccess(revoked.access))).toBe(true)
+        }
+      })
+    )
+
     it.effect("purge deletes dead tokens and families and keeps live ones", () =>
       Effect.gen(function* () {
         const tokens = yield* TokenStore
         const dead = yield* grant
         const live = yield* grant
         yield* tokens.revokeFamily(dead.family.id, Fixtures.t0)
-        const purged = yield* tokens.purge(Time.plus(Fixtures.t0, "1 day"))
+        const purged = yield* tokens.purge(Time.plus(Fixtures.t0, "1 day"), 1000)
         expect(purged.families).toBeGreaterThanOrEqual(1)
         expect(purged.accessTokens).toBeGreaterThanOrEqual(1)
         expect(Option.isNone(yield* tokens.findRefresh(dead.refresh))).toBe(true)
