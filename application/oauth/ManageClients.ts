@@ -80,7 +80,8 @@ export const create = Telemetry.fn("ManageClients.create")((definition: CreateCl
       name: definition.name,
       type: definition.confidential ? "confidential" : "public",
       origin: "seeded",
-      redirectUris: [...definition.redirectUris],
+      // Each once, as registration keeps them.
+      redirectUris: [...valid.right],
       secretHash,
       createdAt: now,
       lastUsedAt: Option.none()

@@ -65,6 +65,21 @@ describe("ManageClients (latchkey oauth clients), on memory adapters", () => {
     }).pipe(Effect.provide(Harness.layer))
   )
 
+  it.effect("keeps a redirect URI given twice once", () =>
+    Effect.gen(function* () {
+      const twice = [
+        "https://app.example.com/cb",
+        "https://app.example.com/other",
+        "https://app.example.com/cb"
+      ]
+      const { client } = yield* ManageClients.create({ ...web, redirectUris: twice })
+      expect(client.redirectUris).toEqual(["https://app.example.com/cb", "https://app.example.com/other"])
+      expect(Option.map(yield* stored(client.id), (found) => found.redirectUris)).toEqual(
+        Option.some(["https://app.example.com/cb", "https://app.example.com/other"])
+      )
+    }).pipe(Effect.provide(Harness.layer))
+  )
+
   it.effect("a public client has no secret", () =>
     Effect.gen(function* () {
       const { client, secret } = yield* ManageClients.create({ ...web, confidential: false })
