@@ -3,6 +3,7 @@ import * as Option from "effect/Option"
 import type { SessionId } from "../../domain/auth/Session.js"
 import type { UserId } from "../../domain/Ids.js"
 import * as Telemetry from "../Telemetry.js"
+import { OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
 import { SessionStore } from "./ports/SessionStore.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
@@ -13,6 +14,8 @@ import { UserRepository } from "./ports/UserRepository.js"
  * that made the change (a recovery link's session among them); none kept — an administrator's
  * change, or a token without a session — ends them all. Their refresh tokens stop at once, and
  * their access tokens wherever the session is looked up (Authenticate), as after a logout.
+ * The user's one-time tokens end too, as Supabase Auth clears them: a confirmation, recovery,
+ * change or reauthentication link or code sent before the change no longer works after it.
  *
  * The caller runs it inside `Transactions.run`, so the hash and the revocations land together
  * for every instance: neither a new password with the old sessions alive, nor the reverse.
@@ -21,6 +24,7 @@ export const store = Telemetry.fn("PasswordChange.store")(
   (userId: UserId, hash: string, keep: Option.Option<SessionId>, now: Date) =>
     Effect.gen(function* () {
       yield* (yield* UserRepository).setPasswordHash(userId, Option.some(hash), now)
+      yield* (yield* OneTimeTokenStore).endAllOf(userId)
       const sessions = yield* SessionStore
       yield* Option.match(keep, {
         onNone: () => sessions.revokeAll(userId, now),

@@ -57,7 +57,8 @@ export const layer = Layer.effect(
                 : token
             )
           ]
-        })
+        }),
+      endAllOf: (userId) => Ref.update(tokens, (all) => all.filter((token) => token.userId !== userId))
     }
   })
 )

@@ -141,6 +141,10 @@ export const layer = Layer.effect(
             return (counted.length > 0 ? { _tag: "Wrong" } : { _tag: "None" }) satisfies CodeOutcome
           }),
         (userId) => ({ "user.id": userId })
+      ),
+      endAllOf: Telemetry.fn("OneTimeTokenStorePg.endAllOf")(
+        (userId) => sql`DELETE FROM ${tokens} WHERE user_id = ${userId}`.pipe(Effect.asVoid, Effect.orDie),
+        (userId) => ({ "user.id": userId })
       )
     }
   })

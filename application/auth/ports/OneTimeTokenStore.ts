@@ -47,5 +47,10 @@ export class OneTimeTokenStore extends Context.Tag("latchkey/auth/OneTimeTokenSt
       codeHash: SecretHash,
       now: Date
     ) => Effect.Effect<CodeOutcome>
+    /**
+     * Ends every token of the user, live or not (a password change: what was mailed or texted
+     * before it stops working). Joins the transaction it runs in (`Transactions.run`).
+     */
+    readonly endAllOf: (userId: UserId) => Effect.Effect<void>
   }
 >() {}

@@ -6,9 +6,11 @@ import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
 import * as UpdateAdminUser from "../../../application/auth/admin/UpdateUser.js"
+import { recover } from "../../../application/auth/Recover.js"
 import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import { updateUser } from "../../../application/auth/UpdateUser.js"
+import { verify } from "../../../application/auth/Verify.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import { failureOf } from "./support/Failure.js"
 import * as Scenarios from "./support/Scenarios.js"
@@ -16,7 +18,7 @@ import * as Scenarios from "./support/Scenarios.js"
 /** Autoconfirm on: a sign-up signs in. Refresh tokens have a 10 s reuse interval. */
 const services = MemoryServices.layer()
 
-const { client, passwordChange, recovered, standing } = Scenarios
+const { client, passwordChange, recovered, recoveryCode, standing } = Scenarios
 const first = "the first password"
 const second = "the second password"
 
@@ -75,6 +77,21 @@ describe("a password change ends sessions, on memory adapters under TestClock", 
         expect(yield* standing(grant)).toBe("session_not_found/refresh_token_not_found")
       }
       expect(yield* standing(grant)).toBe("ok/ok")
+    }).pipe(Effect.provide(services))
+  )
+
+  it.effect("a code mailed before the change no longer verifies after it", () =>
+    Effect.gen(function* () {
+      const { email, grants } = yield* withSessions(0)
+      const [changing] = grants
+      if (changing === undefined) return yield* Effect.dieMessage("a session")
+      yield* recover({ email, redirectTo: "", codeChallenge: "", codeChallengeMethod: "" })
+      const token = yield* recoveryCode(email)
+      const signedIn = yield* Authenticate.user(Redacted.value(changing.access.token))
+      yield* updateUser(signedIn, passwordChange(second))
+      expect(
+        yield* failureOf(verify({ type: "recovery", token, tokenHash: "", email, phone: "", client }))
+      ).toBe("otp_expired")
     }).pipe(Effect.provide(services))
   )
 

@@ -90,6 +90,21 @@ export const oneTimeTokenStoreContract = (it: It) =>
       })
     )
 
+    it.effect("endAllOf ends every token of the user, and no other user's", () =>
+      Effect.gen(function* () {
+        const store = yield* OneTimeTokenStore
+        const recovery = yield* issued("recovery", "111111")
+        const confirmation = yield* issued("confirmation", "222222", recovery.user)
+        const bystander = yield* issued("recovery", "333333")
+        yield* store.endAllOf(recovery.user.id)
+        expect(yield* store.useLink(digest(recovery.link), ["recovery"], soon)).toEqual(Option.none())
+        expect(
+          (yield* store.useCode(recovery.user.id, ["confirmation"], confirmation.token.codeHash, soon))._tag
+        ).toBe("None")
+        expect(Option.isSome(yield* store.useLink(digest(bystander.link), ["recovery"], soon))).toBe(true)
+      })
+    )
+
     it.effect("a new token of one purpose replaces the last; other purposes stay", () =>
       Effect.gen(function* () {
         const store = yield* OneTimeTokenStore
