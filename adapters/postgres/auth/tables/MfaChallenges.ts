@@ -7,14 +7,15 @@ import { WebAuthnCeremony } from "../../../../domain/auth/WebAuthnCeremony.js"
  * ways. The WebAuthn ceremony lives in `web_authn_session_data`, as JSON text.
  */
 
-/** `p` before each column: nothing, or a table's alias and a dot. */
-const columnsAt = (
-  p: string
-) => `${p}id, ${p}factor_id, host(${p}ip_address) AS ip_address, ${p}otp_code_hash,
-  ${p}web_authn_session_data::text AS web_authn, ${p}created_at, ${p}verified_at`
+/** The columns of `FactorChallenge`, of the table under `alias` (none: unqualified). */
+const columnsOf = (alias: string) => {
+  const p = alias === "" ? "" : `${alias}.`
+  return `${p}id, ${p}factor_id, host(${p}ip_address) AS ip_address, ${p}otp_code_hash,
+    ${p}web_authn_session_data::text AS web_authn, ${p}created_at, ${p}verified_at`
+}
 
 /** The columns of `FactorChallenge`. `host(…)`: the address as it was given, without a `/32`. */
-export const columns = columnsAt("")
+export const columns = columnsOf("")
 
 const RowFields = Schema.Struct({
   ...FactorChallenge.fields,
@@ -77,5 +78,5 @@ export const spendCtes = (name: Name, also = "") =>
      UPDATE ${name("mfa_challenges")} c SET verified_at = i.now
      FROM input i JOIN stepped s ON s.position = i.position
      WHERE c.id = i.challenge_id
-     RETURNING i.position, ${columnsAt("c.")}
+     RETURNING i.position, ${columnsOf("c")}
    )`
