@@ -280,5 +280,19 @@ describe("the auth service through supabase-js", () => {
     const metadata = await fetch(`${server.baseUrl}/auth/v1/sso/saml/metadata`)
     expect(metadata.status).toBe(404)
     expect(metadata.headers.get("x-sb-error-code")).toBe("saml_provider_disabled")
+    // An identity provider posting an assertion, as a browser form does.
+    const acs = await fetch(`${server.baseUrl}/auth/v1/sso/saml/acs`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        SAMLResponse: Buffer.from("<samlp:Response/>").toString("base64"),
+        RelayState: "x"
+      })
+    })
+    expect(acs.status).toBe(404)
+    expect(await acs.json()).toMatchObject({
+      error_code: "saml_provider_disabled",
+      msg: "SAML 2.0 is disabled"
+    })
   })
 })
