@@ -253,8 +253,15 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
           })
         )
         switch (stepped._tag) {
-          case "Raised":
-            return yield* IssueSession.grantOfRaised(stepped.raised, refreshToken, now)
+          case "Raised": {
+            // The account as the access token's check read it at the start of the request, as
+            // Supabase Auth answers a verify with the user its `requireAuthentication` loaded: a
+            // step up changes neither the user nor their factors, and a user deleted since has no
+            // live session to raise.
+            const { factors, identities, user } = signedIn
+            const account = Option.some({ user, identities, factors })
+            return yield* IssueSession.grantOfRaised({ session: stepped.raised, account }, refreshToken, now)
+          }
           case "Gone":
             return yield* new AuthError.ChallengeUsedOrMoved()
           case "StepRefused":

@@ -41,7 +41,7 @@ export const layer = Layer.effect(
           const raised = yield* sessions.raise(stepUp)
           return Option.match(raised, {
             onNone: (): StepUpOutcome => ({ _tag: "Moved" }),
-            onSome: (found): StepUpOutcome => ({ _tag: "Raised", raised: found })
+            onSome: (found): StepUpOutcome => ({ _tag: "Raised", raised: found.session })
           })
         })
     }

@@ -15,7 +15,6 @@ import { AuthTables } from "./AuthTables.js"
 import * as MfaChallenges from "./tables/MfaChallenges.js"
 import * as RefreshTokens from "./tables/RefreshTokens.js"
 import * as Sessions from "./tables/Sessions.js"
-import * as Users from "./tables/Users.js"
 
 type Name = (table: string) => string
 
@@ -70,8 +69,7 @@ const stepUpText = (name: Name) =>
           p.position IS NOT NULL AS spent,
           e.position IS NOT NULL AS seen,
           CASE WHEN p.position IS NOT NULL AND r.position IS NULL
-               THEN 1 / (SELECT count(*)::int FROM raised x WHERE x.position = i.position) END AS unraised,
-          CASE WHEN r.position IS NOT NULL THEN ${Users.accountJsonOf(name, "i.user_id")} END AS account
+               THEN 1 / (SELECT count(*)::int FROM raised x WHERE x.position = i.position) END AS unraised
    FROM input i
    LEFT JOIN open o ON o.position = i.position
    LEFT JOIN spent p ON p.position = i.position
@@ -102,15 +100,14 @@ const OutcomeRow = Schema.Struct({
   open: Schema.Boolean,
   spent: Schema.Boolean,
   /** false: the session had moved or ended before the statement began. */
-  seen: Schema.Boolean,
-  account: RefreshTokens.AccountRow.fields.account
+  seen: Schema.Boolean
 })
 
 const outcomeOf = (row: typeof OutcomeRow.Type | undefined, raised: Session): StepUpOutcome => {
   if (row === undefined || !row.seen) return { _tag: "Moved" }
   if (!row.open) return { _tag: "Gone" }
   if (!row.spent) return { _tag: "StepRefused" }
-  return { _tag: "Raised", raised: { session: raised, account: RefreshTokens.accountOf(row) } }
+  return { _tag: "Raised", raised }
 }
 
 /**

@@ -3,7 +3,7 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { ChallengeId } from "../../../domain/auth/FactorChallenge.js"
 import type { Session } from "../../../domain/auth/Session.js"
-import type { Raise, WithAccount } from "./SessionStore.js"
+import type { Raise } from "./SessionStore.js"
 
 /**
  * A step up by a verified factor's code, as a verify hands it over once the code is right: the
@@ -20,8 +20,11 @@ export interface StepUp extends Raise {
 
 /** What a step up came to. Only `Raised` wrote anything. */
 export type StepUpOutcome =
-  /** The challenge spent, the step recorded, the session raised as `SessionStore.raise` raises it. */
-  | { readonly _tag: "Raised"; readonly raised: WithAccount }
+  /**
+   * The challenge spent, the step recorded, the session raised as `SessionStore.raise` raises it
+   * (`raised`: the session as it now stands).
+   */
+  | { readonly _tag: "Raised"; readonly raised: Session }
   /** The challenge was spent already, or never was the factor's. */
   | { readonly _tag: "Gone" }
   /** The TOTP step is not later than the factor's last. */
