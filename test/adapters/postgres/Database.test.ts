@@ -135,7 +135,7 @@ describe("the embedded database", () => {
       const divide = Prepared.statement("test_divide", "SELECT 1 / $1::int AS quotient")
       const refused = yield* Effect.either(Prepared.run(pool, divide, [0]))
       expect(Either.isLeft(refused) && refused.left.cause).toMatchObject({ code: "22012" })
-      // The same statement, prepared by the failed run, and another after it, each at once.
+      // The same statement again (prepared by the failed run), then another: both answered.
       expect(yield* Prepared.run(pool, divide, [1])).toEqual([{ quotient: 1 }])
       expect(yield* Prepared.run(pool, Prepared.statement("test_two", "SELECT 2 AS two"), [])).toEqual([
         { two: 2 }
