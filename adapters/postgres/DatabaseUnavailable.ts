@@ -62,6 +62,10 @@ export const isBeforeSending = (failure: unknown): boolean => {
   const code = field(failure, "code")
   if (typeof code === "string" && (networkCodes.has(code) || code === "57P03" || code === "53300"))
     return true
+  // A connection the server closed as it opened: the embedded database's socket takes one
+  // connection, and turns the next away while the one before it is still closing.
+  const message = field(failure, "message")
+  if (typeof message === "string" && message.includes("Connection terminated unexpectedly")) return true
   // Both addresses of `localhost` refused, say.
   const errors = field(failure, "errors")
   return Array.isArray(errors) && errors.length > 0 && errors.every(isBeforeSending)

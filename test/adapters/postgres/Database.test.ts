@@ -1,8 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { connect, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { describe, expect, it } from "@effect/vitest"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -141,6 +145,62 @@ describe("the embedded database", () => {
         { two: 2 }
       ])
     }).pipe(Effect.provide(Database.layer({ url: Option.none(), dataDir: Option.none() })))
+  )
+
+  it.live("opens a connection again when the database's socket turned the first away", () =>
+    Effect.gen(function* () {
+      const db = yield* Effect.acquireRelease(
+        Effect.promise(() => PGlite.create()),
+        (db) => Effect.promise(() => db.close())
+      )
+      const socket = yield* Effect.acquireRelease(
+        Effect.promise(async () => {
+          const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
+          await server.start()
+          return server
+        }),
+        (server) => Effect.promise(() => server.stop())
+      )
+      // A proxy in front of it plays the moment its one connection is still closing: the first
+      // connection is turned away as the socket server turns away one too many; later ones pass.
+      const sockets = new Set<Socket>()
+      const front = createServer((client: Socket) => {
+        sockets.add(client)
+        if (sockets.size === 1) {
+          client.end("Too many connections\n")
+          return
+        }
+        const upstream = connect(Number(socket.getServerConn().split(":")[1]), "127.0.0.1")
+        sockets.add(upstream)
+        client.pipe(upstream).pipe(client)
+        client.on("error", () => upstream.destroy())
+        upstream.on("error", () => client.destroy())
+      })
+      const port = yield* Effect.acquireRelease(
+        Effect.async<number>((resume) => {
+          front.listen(0, "127.0.0.1", () => {
+            const address = front.address()
+            resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
+          })
+        }),
+        // The connection turned away stays half open on the client's side: closed here.
+        () =>
+          Effect.async<void>((resume) => {
+            for (const open of sockets) open.destroy()
+            front.close(() => resume(Effect.void))
+          })
+      )
+      const url = Redacted.make(`postgres://postgres@127.0.0.1:${port}/postgres`)
+      const pool = yield* Effect.map(
+        Layer.build(Database.layer({ url: Option.some(url), dataDir: Option.none(), maxConnections: 1 })),
+        (context) => Context.get(context, PgPool)
+      )
+      expect(yield* Prepared.run(pool, Prepared.statement("test_four", "SELECT 4 AS four"), [])).toEqual([
+        { four: 4 }
+      ])
+      // The connection turned away, the one opened again (and its way on to the database).
+      expect(sockets.size).toBe(3)
+    }).pipe(Effect.scoped)
   )
 
   it.live("fails with a typed error, not a crash, when the data folder cannot be used", () =>
