@@ -7,7 +7,8 @@
  * directory so that no `.env` is read), on a fresh database `latchkey_bench_<random>` on
  * SQL_URL's server (dropped at the end). The bench migrates it and gives it its RS256 signing
  * key first, through the service's own code, so that it can create the bench user and mint
- * tokens through the ports; the service finds both at its start. Then, from a child process
+ * tokens through the ports; the service finds both at its start. (A signing key of
+ * `AUTHSVC_JWT_KEYS` in BENCH_SERVER_ENV signs instead, for the bench and the service alike.) Then, from a child process
  * (bench/load.ts), with autocannon:
  *
  * - user: `GET /user` with one of 500 RS256 access tokens in turn;
@@ -80,6 +81,7 @@ import * as AuthConfig from "../bootstrap/auth/AuthConfig.js"
 import * as AuthEnvironment from "../bootstrap/auth/AuthEnvironment.js"
 import * as AuthLayers from "../bootstrap/auth/AuthLayers.js"
 import * as AuthServer from "../bootstrap/auth/AuthServer.js"
+import * as JwtKeys from "../bootstrap/auth/JwtKeys.js"
 import * as AccessTokenClaims from "../domain/auth/AccessTokenClaims.js"
 import * as Session from "../domain/auth/Session.js"
 import type { User } from "../domain/User.js"
@@ -491,7 +493,8 @@ const smoke = (
   accessToken: string,
   mailed: MailedCode,
   challenge: FactorChallenge,
-  smtp: SlowSmtpServer.SlowSmtpServer
+  smtp: SlowSmtpServer.SlowSmtpServer,
+  algorithm: string
 ) =>
   Effect.tryPromise({
     try: async () => {
@@ -510,7 +513,8 @@ const smoke = (
         return { status: response.status, body: fields }
       }
       const alg = algorithmOf(accessToken)
-      if (alg !== "RS256") throw new Error(`the access tokens are signed with ${String(alg)}, not RS256`)
+      if (alg !== algorithm)
+        throw new Error(`the access tokens are signed with ${String(alg)}, not ${algorithm}`)
       const user = await call("GET", "/user", undefined, accessToken)
       if (user.status !== 200 || user.body.email !== email) {
         throw new Error(`GET /user: ${user.status} ${JSON.stringify(user.body)}`)
@@ -537,7 +541,7 @@ const smoke = (
         token: mailed.code
       })
       const session = verified.body.access_token
-      if (verified.status !== 200 || typeof session !== "string" || algorithmOf(session) !== "RS256") {
+      if (verified.status !== 200 || typeof session !== "string" || algorithmOf(session) !== algorithm) {
         throw new Error(`POST /verify: ${verified.status} ${JSON.stringify(verified.body)}`)
       }
       const code = new TOTP({ secret: Secret.fromBase32(challenge.secret) }).generate()
@@ -645,6 +649,7 @@ const runLines = (
   at: Date,
   machine: Machine.Machine,
   overrides: ReturnType<typeof Flags.serverOverrides>,
+  algorithm: string,
   results: ReadonlyArray<Runner.VariantResult>
 ) =>
   Results.linesOf({
@@ -652,7 +657,7 @@ const runLines = (
     at,
     machine,
     server: [
-      `\`node ${Runner.serverFlags.auth.join(" ")} dist/bootstrap/cli.js auth serve\`, its own process, RS256 signing key, autoconfirm`,
+      `\`node ${Runner.serverFlags.auth.join(" ")} dist/bootstrap/cli.js auth serve\`, its own process, ${algorithm} signing key, autoconfirm`,
       `mail over SMTP to a server in the bench's process that takes ${settings.smtpDelayMillis} ms per message`,
       ...overridesText(overrides)
     ],
@@ -697,6 +702,9 @@ const main = Effect.gen(function* () {
     AuthConfig.server,
     AuthEnvironment.provider(new Map(Object.entries(serverEnv)))
   )
+  // What signs the access tokens: a key of AUTHSVC_JWT_KEYS (through BENCH_SERVER_ENV), else the
+  // RS256 key the service makes on its first start.
+  const algorithm = JwtKeys.signingKey(config.jwt.keys)?.alg ?? "RS256"
   // The bench's own connection to the database, through the ports, to prepare the data.
   const core = yield* Layer.build(AuthLayers.core(config))
   const prepared = yield* prepare(config.db.namespace).pipe(Effect.provide(core))
@@ -746,7 +754,8 @@ const main = Effect.gen(function* () {
           accessTokens[0] ?? "",
           mailed ?? { email: "", code: "" },
           challenge ?? { accessToken: "", factorId: "", challengeId: "", secret: "" },
-          smtp
+          smtp,
+          algorithm
         )
     ),
     kinds: only === undefined ? allKinds : [only],
@@ -773,7 +782,10 @@ const main = Effect.gen(function* () {
     return yield* new BenchFailure({ message: `the run failed:\n  ${problems.join("\n  ")}` })
   }
   if (record)
-    Results.record("auth", runLines(new Date(), Machine.describe(prepared.postgres), overrides, [result]))
+    Results.record(
+      "auth",
+      runLines(new Date(), Machine.describe(prepared.postgres), overrides, algorithm, [result])
+    )
 })
 
 Runner.runMain(main)
