@@ -8,8 +8,8 @@
  * SQL_URL's server (dropped at the end). The bench migrates it and gives it its RS256 signing
  * key first, through the service's own code, so that it can create the bench user and mint
  * tokens through the ports; the service finds both at its start. (A signing key of
- * `AUTHSVC_JWT_KEYS` in BENCH_SERVER_ENV signs instead, for the bench and the service alike.) Then, from a child process
- * (bench/load.ts), with autocannon:
+ * `AUTHSVC_JWT_KEYS` in BENCH_SERVER_ENV signs instead, for the bench and the service alike.)
+ * Then, from a child process (bench/load.ts), with autocannon:
  *
  * - user: `GET /user` with one of 500 RS256 access tokens in turn;
  * - refresh: `POST /token?grant_type=refresh_token`, every request presenting a fresh refresh
