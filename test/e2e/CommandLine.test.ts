@@ -65,7 +65,9 @@ describe("the latchkey command line", () => {
 
       const list = yield* latchkey(["auth", "users", "list", "--help"], {})
       expect(list.code).toBe(0)
-      expect(list.text).toContain("USAGE\n  latchkey auth users list [--page N] [--per-page N]")
+      expect(list.text).toContain(
+        "USAGE\n  latchkey auth users list [--page N] [--per-page N] [--filter TEXT]"
+      )
       expect(list.text).toMatch(/--per-page N +How many users a page holds/)
       expect(list.text).toContain("AUTHSVC_DB_DATABASE_URL, else DATABASE_URL")
       expect(list.text).not.toContain(esc)
@@ -130,6 +132,9 @@ describe("the latchkey command line", () => {
         expect(listed.code, listed.text).toBe(0)
         expect(listed.text).toContain("ada@example.com")
         expect(listed.text).toContain("1 users")
+        const others = yield* latchkey(["auth", "users", "list", "--filter", "grace"], auth)
+        expect(others.code, others.text).toBe(0)
+        expect(others.text).toContain("0 users")
       }).pipe(Effect.scoped),
     { timeout: 120_000 }
   )

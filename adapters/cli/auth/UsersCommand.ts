@@ -85,14 +85,20 @@ const perPage = Options.integer("per-page").pipe(
   Options.withDescription("How many users a page holds (default: 50)")
 )
 
-const list = Command.make("list", { page, perPage }, ({ page, perPage }) =>
+const filter = Options.text("filter").pipe(
+  Options.withPseudoName("TEXT"),
+  Options.withDefault(""),
+  Options.withDescription("Only the users whose email address or full name contains TEXT (any case)")
+)
+
+const list = Command.make("list", { page, perPage, filter }, ({ page, perPage, filter }) =>
   told(
     Effect.gen(function* () {
       const listed = yield* listUsers({
         page: Math.max(1, page),
         perPage: Math.max(1, perPage),
         order: "desc",
-        filter: ""
+        filter
       })
       yield* Console.log(["id", "email", "phone", "created", "last sign-in"].join("\t"))
       for (const { user } of listed.users) {
