@@ -112,7 +112,7 @@ const list = Command.make("list", { page, perPage, filter }, ({ page, perPage, f
           ].join("\t")
         )
       }
-      yield* Console.log(`${listed.total} users`)
+      yield* Console.log(`${listed.total} ${listed.total === 1 ? "user" : "users"}`)
     })
   )
 ).pipe(Command.withDescription("List users, newest first, as GET /admin/users does."))
