@@ -69,6 +69,7 @@ import * as Authenticate from "../application/auth/Authenticate.js"
 import * as ChallengeFactor from "../application/auth/ChallengeFactor.js"
 import * as EnrollFactor from "../application/auth/EnrollFactor.js"
 import { ensureSigningKey } from "../application/auth/EnsureSigningKey.js"
+import * as FactorInput from "../application/auth/FactorInput.js"
 import * as IssueSession from "../application/auth/IssueSession.js"
 import * as NewUser from "../application/auth/NewUser.js"
 import { FactorStore } from "../application/auth/ports/FactorStore.js"
@@ -363,11 +364,8 @@ const mintFactorChallenge = Effect.gen(function* () {
   yield* Effect.flatMap(FactorStore, (factors) =>
     factors.markVerified(user.id, enrolled.factor.id, now, Option.none())
   )
-  const challenged = yield* ChallengeFactor.challengeFactor(signedIn, {
-    factorId: enrolled.factor.id,
-    channel: "",
-    ipAddress: benchAddress
-  })
+  const owner = yield* FactorInput.owningFactor(signedIn, enrolled.factor.id)
+  const challenged = yield* ChallengeFactor.challengeFactor(owner, { channel: "", ipAddress: benchAddress })
   return {
     accessToken,
     factorId: enrolled.factor.id,

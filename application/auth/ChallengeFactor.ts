@@ -10,7 +10,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
-import { loadFactor } from "./FactorInput.js"
+import type { FactorOwner } from "./FactorInput.js"
 import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore, type StoredFactor } from "./ports/FactorStore.js"
 import { SmsSender } from "./ports/SmsSender.js"
@@ -26,8 +26,6 @@ import * as WebAuthnFactors from "./WebAuthnFactors.js"
 
 /** `POST /factors/{factor_id}/challenge` as the handler reads it. */
 export interface ChallengeRequest {
-  /** The path's `{factor_id}`, unchecked. */
-  readonly factorId: string
   /** The body's `channel` (phone factors), `""` when absent. */
   readonly channel: string
   /** The client address the challenge is bound to (a verify must come from it). */
@@ -156,11 +154,9 @@ const phoneChallenge = (stored: StoredFactor, challenge: FactorChallenge.FactorC
  * `last_challenged_at`.
  */
 export const challengeFactor = Telemetry.fn("ChallengeFactor.challengeFactor")(
-  (signedIn: SignedIn, request: ChallengeRequest) =>
+  ({ signedIn, stored }: FactorOwner, request: ChallengeRequest) =>
     Effect.gen(function* () {
-      const stored = yield* loadFactor(signedIn, request.factorId)
       const factor = stored.factor
-      yield* Telemetry.annotate("factor.id", factor.id)
       const mfa = yield* MfaSettings
       if (!mfa.switches[factor.factorType].verify) {
         return yield* new AuthError.FactorVerifyDisabled({ factorType: factor.factorType, at: "challenge" })
@@ -203,5 +199,5 @@ export const challengeFactor = Telemetry.fn("ChallengeFactor.challengeFactor")(
         webAuthn
       } satisfies Challenged
     }),
-  (signedIn) => ({ "user.id": signedIn.user.id })
+  ({ signedIn, stored }) => ({ "user.id": signedIn.user.id, "factor.id": stored.factor.id })
 )

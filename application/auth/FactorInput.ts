@@ -5,7 +5,7 @@ import { FactorId } from "../../domain/auth/Factor.js"
 import type { Aal } from "../../domain/auth/Session.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
-import { FactorStore } from "./ports/FactorStore.js"
+import { FactorStore, type StoredFactor } from "./ports/FactorStore.js"
 
 const isFactorId = Schema.is(FactorId)
 
@@ -45,3 +45,22 @@ export const loadFactor = (signedIn: SignedIn, rawId: string) =>
     if (Option.isNone(found)) return yield* new AuthError.FactorNotFound()
     return found.value
   })
+
+/** The caller of a factor's challenge or verify: the user, and their factor of the path. */
+export interface FactorOwner {
+  readonly signedIn: SignedIn
+  readonly stored: StoredFactor
+}
+
+/**
+ * The caller as the owner of the path's factor (`loadFactor`): Supabase Auth loads the factor
+ * before its challenge and verify limits count, so a factor id that is not the caller's is
+ * answered 404 without counting.
+ */
+export const owningFactor = (
+  signedIn: SignedIn,
+  rawId: string
+): Effect.Effect<FactorOwner, LoadFailure, FactorStore> =>
+  Effect.map(loadFactor(signedIn, rawId), (stored) => ({ signedIn, stored }))
+
+type LoadFailure = Effect.Effect.Error<ReturnType<typeof loadFactor>>

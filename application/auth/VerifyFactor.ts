@@ -15,7 +15,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
-import { loadFactor } from "./FactorInput.js"
+import type { FactorOwner } from "./FactorInput.js"
 import * as IssueSession from "./IssueSession.js"
 import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore, type Registration, type StoredFactor } from "./ports/FactorStore.js"
@@ -38,8 +38,6 @@ export interface WebAuthnParams {
 
 /** `POST /factors/{factor_id}/verify` as the handler reads it. */
 export interface VerifyRequest {
-  /** The path's `{factor_id}`, unchecked. */
-  readonly factorId: string
   readonly challengeId: string
   readonly code: string
   /** A WebAuthn factor's answer; absent when the body has no `webauthn`. */
@@ -175,11 +173,9 @@ const announceEnrolment = (user: User, factorType: string, now: Date) =>
  * session's, as `/token` gives it.
  */
 export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
-  (signedIn: SignedIn, request: VerifyRequest) =>
+  ({ signedIn, stored }: FactorOwner, request: VerifyRequest) =>
     Effect.gen(function* () {
-      const stored = yield* loadFactor(signedIn, request.factorId)
       const factor = stored.factor
-      yield* Telemetry.annotate("factor.id", factor.id)
       if (factor.factorType !== "webauthn" && request.code === "") {
         return yield* new AuthError.FactorCodeMissing()
       }
@@ -335,5 +331,5 @@ export const verifyFactor = Telemetry.fn("VerifyFactor.verifyFactor")(
       // lists it verified.
       return yield* IssueSession.grantOfRaised(raised, refreshToken, now)
     }),
-  (signedIn) => ({ "user.id": signedIn.user.id })
+  ({ signedIn, stored }) => ({ "user.id": signedIn.user.id, "factor.id": stored.factor.id })
 )

@@ -1,8 +1,8 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { SignedIn } from "../../../application/auth/Authenticate.js"
 import { challengeFactor } from "../../../application/auth/ChallengeFactor.js"
+import type { FactorOwner } from "../../../application/auth/FactorInput.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
 import { body, field } from "./Endpoint.js"
@@ -13,12 +13,9 @@ import { body, field } from "./Endpoint.js"
  */
 const Body = Schema.Struct({ channel: field(Schema.String) })
 
-/** The path's factor id with the body's channel. */
+/** The body's channel (the path's factor is the caller's: `factorOwner`). */
 export const input = (request: HttpRequest) =>
-  Effect.map(body(Body)(request), (read) => ({
-    factorId: request.params.factor_id ?? "",
-    channel: read.channel ?? ""
-  }))
+  Effect.map(body(Body)(request), (read) => ({ channel: read.channel ?? "" }))
 
 /**
  * POST /factors/{factor_id}/challenge — supabase-js `mfa.challenge`: `{id, type, expires_at}`,
@@ -27,10 +24,10 @@ export const input = (request: HttpRequest) =>
  */
 export const handle = (
   read: Effect.Effect.Success<ReturnType<typeof input>>,
-  signedIn: SignedIn,
+  owner: FactorOwner,
   request: HttpRequest
 ) =>
-  Effect.map(challengeFactor(signedIn, { ...read, ipAddress: request.clientIp }), (challenge) =>
+  Effect.map(challengeFactor(owner, { ...read, ipAddress: request.clientIp }), (challenge) =>
     HttpMessage.json({
       id: challenge.id,
       type: challenge.type,

@@ -81,7 +81,9 @@ export type Services =
  * Who may call an auth endpoint, and what its handler is handed: anyone (nothing), a signed-in
  * user (`Authorization: Bearer` an access token of a live session of a user who exists and is
  * not banned), a permanent user (such a user who did not sign in anonymously: Supabase Auth's
- * `requireNotAnonymous`, 403 before anything of the request is read), or an administrator (a
+ * `requireNotAnonymous`, 403 before anything of the request is read), the owner of the path's
+ * factor (such a user, with their factor `{factor_id}`: Supabase Auth's `loadFactor`, 404 before
+ * the factor's limits count), or an administrator (a
  * token whose role is one of `JWT_ADMIN_ROLES`, the service-role key among them). A required
  * assurance level (`aal2`) will be a caller of its own here, checked after the user's.
  */
@@ -89,6 +91,7 @@ export interface Callers {
   readonly anyone: undefined
   readonly user: Authenticate.SignedIn
   readonly permanentUser: Authenticate.SignedIn
+  readonly factorOwner: FactorInput.FactorOwner
   readonly admin: VerifiedClaims
 }
 
@@ -105,6 +108,10 @@ export const bearerToken = (
 
 const user = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Authenticate.user)
 const permanentUser = (request: HttpRequest) => Effect.tap(user(request), FactorInput.requireNotAnonymous)
+const factorOwner = (request: HttpRequest) =>
+  Effect.flatMap(user(request), (signedIn) =>
+    FactorInput.owningFactor(signedIn, request.params.factor_id ?? "")
+  )
 const admin = (request: HttpRequest) => Effect.flatMap(bearerToken(request), Authenticate.admin)
 
 /** The rate limits of the auth service, each counted per client address under its own key. */
@@ -209,7 +216,7 @@ export type Failure = Effect.Effect.Error<Parameters<ReturnType<typeof ErrorResp
  * rate limits (`consume`), its captcha (`captcha`), and its error bodies (`ErrorResponse`).
  */
 export const endpoint = Pipeline.make<Callers, Limit, Failure, Services>({
-  callers: { anyone: { known: undefined }, user, permanentUser, admin },
+  callers: { anyone: { known: undefined }, user, permanentUser, factorOwner, admin },
   limit: consume,
   captcha,
   answer: ErrorResponse.answering

@@ -179,10 +179,10 @@ const endpoints: ReadonlyArray<Route.Route<Services>> = [
   route(
     "POST",
     "/factors/{factor_id}/challenge",
-    { caller: "permanentUser", limit: beforeInput("factorChallenge"), input: ChallengeFactor.input },
+    { caller: "factorOwner", limit: beforeInput("factorChallenge"), input: ChallengeFactor.input },
     ChallengeFactor.handle
   ),
-  route("POST", "/factors/{factor_id}/verify", { caller: "permanentUser", limit: beforeInput("factorVerify"), input: VerifyFactor.input }, VerifyFactor.handle),
+  route("POST", "/factors/{factor_id}/verify", { caller: "factorOwner", limit: beforeInput("factorVerify"), input: VerifyFactor.input }, VerifyFactor.handle),
   passkeyRoute(
     "POST",
     "/passkeys/authentication/options",

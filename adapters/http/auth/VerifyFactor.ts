@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { SignedIn } from "../../../application/auth/Authenticate.js"
+import type { FactorOwner } from "../../../application/auth/FactorInput.js"
 import { verifyFactor } from "../../../application/auth/VerifyFactor.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
@@ -20,10 +20,9 @@ const Body = Schema.Struct({
   webauthn: field(Schema.Struct({ type: field(Schema.String), credential_response: field(Schema.Unknown) }))
 })
 
-/** The path's factor id with the body's challenge and code or WebAuthn answer. */
+/** The body's challenge and code or WebAuthn answer (the path's factor is the caller's). */
 export const input = (request: HttpRequest) =>
   Effect.map(body(Body)(request), (read) => ({
-    factorId: request.params.factor_id ?? "",
     challengeId: read.challenge_id ?? "",
     code: read.code ?? "",
     ...(read.webauthn === undefined
@@ -42,9 +41,9 @@ export const input = (request: HttpRequest) =>
  */
 export const handle = (
   read: Effect.Effect.Success<ReturnType<typeof input>>,
-  signedIn: SignedIn,
+  owner: FactorOwner,
   request: HttpRequest
 ) =>
-  Effect.map(verifyFactor(signedIn, { ...read, ipAddress: request.clientIp }), (grant) =>
+  Effect.map(verifyFactor(owner, { ...read, ipAddress: request.clientIp }), (grant) =>
     HttpMessage.json(AuthJson.session(grant))
   )

@@ -3,11 +3,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-import { challengeFactor } from "../../../application/auth/ChallengeFactor.js"
 import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import { signInAnonymously } from "../../../application/auth/SignInAnonymously.js"
 import * as SentTexts from "../../support/auth/SentTexts.js"
-import { enrolled, services, signedInAs } from "./support/Factors.js"
+import { challengeAs, enrolled, services, signedInAs } from "./support/Factors.js"
 import { describedFailureOf, failureOf } from "./support/Failure.js"
 import { client, signedUp } from "./support/Scenarios.js"
 
@@ -20,7 +19,7 @@ describe("ChallengeFactor, on memory adapters under TestClock", () => {
       yield* TestClock.adjust(Duration.days(1))
       const signedIn = yield* signedInAs(yield* signedUp())
       const { factor } = yield* enrolled(signedIn.user.id, "totp")
-      const challenged = yield* challengeFactor(signedIn, request(factor.id))
+      const challenged = yield* challengeAs(signedIn, request(factor.id))
       const now = Duration.toMillis(Duration.days(1))
       expect(challenged.type).toBe("totp")
       expect(challenged.expiresAt).toBe(Math.floor(now / 1000) + 300)
@@ -39,7 +38,7 @@ describe("ChallengeFactor, on memory adapters under TestClock", () => {
     Effect.gen(function* () {
       const signedIn = yield* signedInAs(yield* signedUp())
       const { factor } = yield* enrolled(signedIn.user.id, "totp")
-      expect((yield* challengeFactor(signedIn, request(factor.id))).expiresAt).toBe(900)
+      expect((yield* challengeAs(signedIn, request(factor.id))).expiresAt).toBe(900)
     }).pipe(Effect.provide(services({}, { challengeLifetime: Duration.minutes(15) })))
   )
 
@@ -48,14 +47,14 @@ describe("ChallengeFactor, on memory adapters under TestClock", () => {
       const owner = yield* signedInAs(yield* signedUp())
       const other = yield* signedInAs(yield* signedUp())
       const { factor } = yield* enrolled(owner.user.id, "totp")
-      expect(yield* describedFailureOf(challengeFactor(other, request(factor.id)))).toBe(
+      expect(yield* describedFailureOf(challengeAs(other, request(factor.id)))).toBe(
         "mfa_factor_not_found: Factor not found"
       )
-      expect(yield* describedFailureOf(challengeFactor(owner, request("not-a-uuid")))).toBe(
+      expect(yield* describedFailureOf(challengeAs(owner, request("not-a-uuid")))).toBe(
         "validation_failed: factor_id must be an UUID"
       )
       const anonymous = yield* signedInAs(yield* signInAnonymously({}, client))
-      expect(yield* describedFailureOf(challengeFactor(anonymous, request(factor.id)))).toBe(
+      expect(yield* describedFailureOf(challengeAs(anonymous, request(factor.id)))).toBe(
         "no_authorization: Anonymous user not allowed to perform these actions"
       )
     }).pipe(Effect.provide(services()))
@@ -65,9 +64,7 @@ describe("ChallengeFactor, on memory adapters under TestClock", () => {
     Effect.gen(function* () {
       const signedIn = yield* signedInAs(yield* signedUp())
       const { factor } = yield* enrolled(signedIn.user.id, "totp")
-      expect(yield* failureOf(challengeFactor(signedIn, request(factor.id)))).toBe(
-        "mfa_totp_verify_not_enabled"
-      )
+      expect(yield* failureOf(challengeAs(signedIn, request(factor.id)))).toBe("mfa_totp_verify_not_enabled")
     }).pipe(
       Effect.provide(
         services(
@@ -90,20 +87,20 @@ describe("ChallengeFactor, on memory adapters under TestClock", () => {
       const signedIn = yield* signedInAs(yield* signedUp())
       const phone = "15555550123"
       const { factor } = yield* enrolled(signedIn.user.id, "phone", { phone })
-      const first = yield* challengeFactor(signedIn, request(factor.id, "sms"))
+      const first = yield* challengeAs(signedIn, request(factor.id, "sms"))
       expect(first.type).toBe("phone")
       const codes = yield* SentTexts.codesTo(phone)
       expect(codes).toHaveLength(1)
       expect(codes[0]).toMatch(/^\d{6}$/)
       yield* TestClock.adjust(Duration.seconds(20))
-      expect(yield* describedFailureOf(challengeFactor(signedIn, request(factor.id)))).toBe(
+      expect(yield* describedFailureOf(challengeAs(signedIn, request(factor.id)))).toBe(
         "over_sms_send_rate_limit: For security purposes, you can only request this after 40 seconds."
       )
       expect(yield* SentTexts.codesTo(phone)).toHaveLength(1)
       yield* TestClock.adjust(Duration.seconds(41))
-      yield* challengeFactor(signedIn, request(factor.id))
+      yield* challengeAs(signedIn, request(factor.id))
       expect(yield* SentTexts.codesTo(phone)).toHaveLength(2)
-      expect(yield* failureOf(challengeFactor(signedIn, request(factor.id, "carrier-pigeon")))).toBe(
+      expect(yield* failureOf(challengeAs(signedIn, request(factor.id, "carrier-pigeon")))).toBe(
         "validation_failed"
       )
     }).pipe(Effect.provide(services()))

@@ -6,16 +6,14 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import type { SignedIn } from "../../../application/auth/Authenticate.js"
-import { challengeFactor } from "../../../application/auth/ChallengeFactor.js"
 import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import { StepUps } from "../../../application/auth/ports/StepUps.js"
 import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
-import { verifyFactor } from "../../../application/auth/VerifyFactor.js"
 import type { FactorId } from "../../../domain/auth/Factor.js"
 import * as SentTexts from "../../support/auth/SentTexts.js"
-import { codeNow, enrolled, services, signedInAs } from "./support/Factors.js"
+import { challengeAs, codeNow, enrolled, services, signedInAs, verifyAs } from "./support/Factors.js"
 import { describedFailureOf, failureOf } from "./support/Failure.js"
 import { client, freshEmail, mailsTo, password, signedUp, standing } from "./support/Scenarios.js"
 
@@ -24,8 +22,8 @@ const ip = "192.0.2.1"
 /** A challenge of the factor from `ip`, and a verify of it with `code` from `from`. */
 const challengeAndVerify = (signedIn: SignedIn, factorId: FactorId, code: string, from = ip) =>
   Effect.gen(function* () {
-    const challenge = yield* challengeFactor(signedIn, { factorId, channel: "", ipAddress: ip })
-    return yield* verifyFactor(signedIn, { factorId, challengeId: challenge.id, code, ipAddress: from })
+    const challenge = yield* challengeAs(signedIn, { factorId, channel: "", ipAddress: ip })
+    return yield* verifyAs(signedIn, { factorId, challengeId: challenge.id, code, ipAddress: from })
   })
 
 /** A user signed up, a day into the clock (so that steps before now exist), with a TOTP factor. */
@@ -169,9 +167,9 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
   it.effect("a challenge expires after MFA_CHALLENGE_EXPIRY_DURATION and is single use", () =>
     Effect.gen(function* () {
       const { factor, secret, signedIn } = yield* withTotp
-      const challenge = yield* challengeFactor(signedIn, { factorId: factor.id, channel: "", ipAddress: ip })
+      const challenge = yield* challengeAs(signedIn, { factorId: factor.id, channel: "", ipAddress: ip })
       const verify = (code: string, from = ip) =>
-        verifyFactor(signedIn, { factorId: factor.id, challengeId: challenge.id, code, ipAddress: from })
+        verifyAs(signedIn, { factorId: factor.id, challengeId: challenge.id, code, ipAddress: from })
       yield* TestClock.adjust(Duration.seconds(300))
       // Usable through its last instant; a wrong code leaves it usable.
       expect(yield* failureOf(verify("000000"))).toBe("mfa_verification_failed")
@@ -179,11 +177,11 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
       expect(yield* failureOf(verify(yield* codeNow(secret)))).toBe("ok")
       expect(yield* failureOf(verify(yield* codeNow(secret, 1)))).toBe("mfa_ip_address_mismatch")
 
-      const late = yield* challengeFactor(signedIn, { factorId: factor.id, channel: "", ipAddress: ip })
+      const late = yield* challengeAs(signedIn, { factorId: factor.id, channel: "", ipAddress: ip })
       yield* TestClock.adjust(Duration.seconds(301))
       expect(
         yield* describedFailureOf(
-          verifyFactor(signedIn, { factorId: factor.id, challengeId: late.id, code: "000000", ipAddress: ip })
+          verifyAs(signedIn, { factorId: factor.id, challengeId: late.id, code: "000000", ipAddress: ip })
         )
       ).toBe(
         `mfa_challenge_expired: MFA challenge ${late.id} has expired, verify against another challenge or create a new challenge.`
@@ -191,7 +189,7 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
       // Deleted when found expired.
       expect(
         yield* failureOf(
-          verifyFactor(signedIn, { factorId: factor.id, challengeId: late.id, code: "000000", ipAddress: ip })
+          verifyAs(signedIn, { factorId: factor.id, challengeId: late.id, code: "000000", ipAddress: ip })
         )
       ).toBe("mfa_factor_not_found")
     }).pipe(Effect.provide(services()))
@@ -201,7 +199,7 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
     Effect.gen(function* () {
       const { factor, secret, signedIn } = yield* withTotp
       const second = yield* enrolled(signedIn.user.id, "totp")
-      const challenge = yield* challengeFactor(signedIn, {
+      const challenge = yield* challengeAs(signedIn, {
         factorId: second.factor.id,
         channel: "",
         ipAddress: ip
@@ -209,18 +207,16 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
       const code = yield* codeNow(secret)
       expect(
         yield* describedFailureOf(
-          verifyFactor(signedIn, { factorId: factor.id, challengeId: challenge.id, code, ipAddress: ip })
+          verifyAs(signedIn, { factorId: factor.id, challengeId: challenge.id, code, ipAddress: ip })
         )
       ).toBe("mfa_factor_not_found: MFA factor with the provided challenge ID not found")
       expect(
-        yield* failureOf(
-          verifyFactor(signedIn, { factorId: factor.id, challengeId: "x", code, ipAddress: ip })
-        )
+        yield* failureOf(verifyAs(signedIn, { factorId: factor.id, challengeId: "x", code, ipAddress: ip }))
       ).toBe("mfa_factor_not_found")
       const stranger = yield* signedInAs(yield* signedUp())
       expect(
         yield* describedFailureOf(
-          verifyFactor(stranger, {
+          verifyAs(stranger, {
             factorId: second.factor.id,
             challengeId: challenge.id,
             code,
@@ -230,7 +226,7 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
       ).toBe("mfa_factor_not_found: Factor not found")
       expect(
         yield* failureOf(
-          verifyFactor(signedIn, {
+          verifyAs(signedIn, {
             factorId: crypto.randomUUID(),
             challengeId: challenge.id,
             code,
@@ -244,12 +240,12 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
   it.effect("50 concurrent verifies of one challenge: exactly one session is raised", () =>
     Effect.gen(function* () {
       const { factor, grant, secret, signedIn } = yield* withTotp
-      const challenge = yield* challengeFactor(signedIn, { factorId: factor.id, channel: "", ipAddress: ip })
+      const challenge = yield* challengeAs(signedIn, { factorId: factor.id, channel: "", ipAddress: ip })
       const code = yield* codeNow(secret)
       const results = yield* Effect.all(
         Array.from({ length: 50 }, () =>
           failureOf(
-            verifyFactor(signedIn, { factorId: factor.id, challengeId: challenge.id, code, ipAddress: ip })
+            verifyAs(signedIn, { factorId: factor.id, challengeId: challenge.id, code, ipAddress: ip })
           )
         ),
         { concurrency: "unbounded" }
@@ -298,14 +294,14 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
       const signedIn = yield* signedInAs(yield* signedUp())
       const phone = "15555550199"
       const { factor } = yield* enrolled(signedIn.user.id, "phone", { phone })
-      const challenge = yield* challengeFactor(signedIn, {
+      const challenge = yield* challengeAs(signedIn, {
         factorId: factor.id,
         channel: "sms",
         ipAddress: ip
       })
       const [code] = yield* SentTexts.codesTo(phone)
       const verify = (text: string) =>
-        verifyFactor(signedIn, { factorId: factor.id, challengeId: challenge.id, code: text, ipAddress: ip })
+        verifyAs(signedIn, { factorId: factor.id, challengeId: challenge.id, code: text, ipAddress: ip })
       const wrong = code === "000000" ? "111111" : "000000"
       expect(yield* describedFailureOf(verify(wrong))).toBe(
         "mfa_verification_failed: Invalid MFA Phone code entered"

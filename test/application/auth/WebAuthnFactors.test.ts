@@ -4,12 +4,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import type { SignedIn } from "../../../application/auth/Authenticate.js"
-import { challengeFactor } from "../../../application/auth/ChallengeFactor.js"
 import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
-import { verifyFactor, type WebAuthnParams } from "../../../application/auth/VerifyFactor.js"
+import type { WebAuthnParams } from "../../../application/auth/VerifyFactor.js"
 import type { FactorId } from "../../../domain/auth/Factor.js"
 import { SoftwareAuthenticator } from "../../support/auth/SoftwareAuthenticator.js"
-import { enrolled, services, signedInAs } from "./support/Factors.js"
+import { challengeAs, enrolled, services, signedInAs, verifyAs } from "./support/Factors.js"
 import { describedFailureOf, failureOf } from "./support/Failure.js"
 import { freshEmail, mailsTo, signedUp } from "./support/Scenarios.js"
 
@@ -19,7 +18,7 @@ const ip = "192.0.2.1"
 const origin = "http://localhost:3000"
 
 const challenge = (signedIn: SignedIn, factorId: FactorId) =>
-  challengeFactor(signedIn, { factorId, channel: "", ipAddress: ip })
+  challengeAs(signedIn, { factorId, channel: "", ipAddress: ip })
 
 const verify = (
   signedIn: SignedIn,
@@ -28,7 +27,7 @@ const verify = (
   webAuthn: WebAuthnParams | undefined,
   from = ip
 ) =>
-  verifyFactor(signedIn, {
+  verifyAs(signedIn, {
     factorId,
     challengeId,
     code: "",
@@ -42,13 +41,13 @@ const answer = (type: string, response: unknown): WebAuthnParams => ({
 })
 
 /** A challenge's creation options; fails the test for another ceremony. */
-const creationOf = (challenged: Effect.Effect.Success<ReturnType<typeof challengeFactor>>) => {
+const creationOf = (challenged: Effect.Effect.Success<ReturnType<typeof challengeAs>>) => {
   const ceremony = Option.getOrThrow(challenged.webAuthn)
   if (ceremony.type !== "create") throw new Error(`expected a create ceremony, got ${ceremony.type}`)
   return ceremony.options
 }
 
-const requestOf = (challenged: Effect.Effect.Success<ReturnType<typeof challengeFactor>>) => {
+const requestOf = (challenged: Effect.Effect.Success<ReturnType<typeof challengeAs>>) => {
   const ceremony = Option.getOrThrow(challenged.webAuthn)
   if (ceremony.type !== "request") throw new Error(`expected a request ceremony, got ${ceremony.type}`)
   return ceremony.options

@@ -5,11 +5,14 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Authenticate from "../../../../application/auth/Authenticate.js"
+import { type ChallengeRequest, challengeFactor } from "../../../../application/auth/ChallengeFactor.js"
 import { type EnrollRequest, enrollFactor } from "../../../../application/auth/EnrollFactor.js"
+import { owningFactor } from "../../../../application/auth/FactorInput.js"
 import type * as IssueSession from "../../../../application/auth/IssueSession.js"
 import { FactorStore } from "../../../../application/auth/ports/FactorStore.js"
 import { SessionStore } from "../../../../application/auth/ports/SessionStore.js"
 import { signInWithPassword } from "../../../../application/auth/SignInWithPassword.js"
+import { type VerifyRequest, verifyFactor } from "../../../../application/auth/VerifyFactor.js"
 import { VerifiedClaims } from "../../../../domain/auth/AccessTokenClaims.js"
 import { defaultLimits, Factor, FactorId, type FactorType } from "../../../../domain/auth/Factor.js"
 import * as Session from "../../../../domain/auth/Session.js"
@@ -180,3 +183,19 @@ export const twoSessions = () =>
     const again = yield* signInWithPassword({ email, phone: "", password, client })
     return { signedIn: first, elsewhere: yield* signedInAs(again.grant) }
   }).pipe(Effect.orDie)
+
+/** The path's `{factor_id}`, unchecked, beside a request's body. */
+interface OfFactor {
+  readonly factorId: string
+}
+
+/**
+ * `POST /factors/{factor_id}/challenge` as its endpoint runs it: the caller's factor of the path
+ * (`owningFactor`, the caller check), then the use case.
+ */
+export const challengeAs = (signedIn: Authenticate.SignedIn, request: ChallengeRequest & OfFactor) =>
+  Effect.flatMap(owningFactor(signedIn, request.factorId), (owner) => challengeFactor(owner, request))
+
+/** `POST /factors/{factor_id}/verify` as its endpoint runs it (`challengeAs`). */
+export const verifyAs = (signedIn: Authenticate.SignedIn, request: VerifyRequest & OfFactor) =>
+  Effect.flatMap(owningFactor(signedIn, request.factorId), (owner) => verifyFactor(owner, request))
