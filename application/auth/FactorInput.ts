@@ -33,19 +33,6 @@ export const sessionAal = (signedIn: SignedIn): Aal =>
     onSome: (session) => (session.aal === "aal2" ? "aal2" : "aal1")
   })
 
-/**
- * The signed-in, not anonymous user's factor of the path, as Supabase Auth's `loadFactor` finds
- * it: not a UUID → `validation_failed`, not theirs → `mfa_factor_not_found`.
- */
-export const loadFactor = (signedIn: SignedIn, rawId: string) =>
-  Effect.gen(function* () {
-    yield* requireNotAnonymous(signedIn)
-    const factorId = yield* parseFactorId(rawId)
-    const found = yield* Effect.flatMap(FactorStore, (store) => store.find(signedIn.user.id, factorId))
-    if (Option.isNone(found)) return yield* new AuthError.FactorNotFound()
-    return found.value
-  })
-
 /** The caller of a factor's challenge or verify: the user, and their factor of the path. */
 export interface FactorOwner {
   readonly signedIn: SignedIn
@@ -53,14 +40,16 @@ export interface FactorOwner {
 }
 
 /**
- * The caller as the owner of the path's factor (`loadFactor`): Supabase Auth loads the factor
- * before its challenge and verify limits count, so a factor id that is not the caller's is
- * answered 404 without counting.
+ * The signed-in, not anonymous user with their factor of the path, as Supabase Auth's
+ * `loadFactor` finds it: not a UUID → `validation_failed`, not theirs → `mfa_factor_not_found`.
+ * There it runs before the challenge and verify limiters, so a factor id that is not the
+ * caller's is answered without counting; here it is the caller check of those routes.
  */
-export const owningFactor = (
-  signedIn: SignedIn,
-  rawId: string
-): Effect.Effect<FactorOwner, LoadFailure, FactorStore> =>
-  Effect.map(loadFactor(signedIn, rawId), (stored) => ({ signedIn, stored }))
-
-type LoadFailure = Effect.Effect.Error<ReturnType<typeof loadFactor>>
+export const owningFactor = (signedIn: SignedIn, rawId: string) =>
+  Effect.gen(function* () {
+    yield* requireNotAnonymous(signedIn)
+    const factorId = yield* parseFactorId(rawId)
+    const found = yield* Effect.flatMap(FactorStore, (store) => store.find(signedIn.user.id, factorId))
+    if (Option.isNone(found)) return yield* new AuthError.FactorNotFound()
+    return { signedIn, stored: found.value } satisfies FactorOwner
+  })

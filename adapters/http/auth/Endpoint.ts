@@ -83,9 +83,9 @@ export type Services =
  * not banned), a permanent user (such a user who did not sign in anonymously: Supabase Auth's
  * `requireNotAnonymous`, 403 before anything of the request is read), the owner of the path's
  * factor (such a user, with their factor `{factor_id}`: Supabase Auth's `loadFactor`, 404 before
- * the factor's limits count), or an administrator (a
- * token whose role is one of `JWT_ADMIN_ROLES`, the service-role key among them). A required
- * assurance level (`aal2`) will be a caller of its own here, checked after the user's.
+ * the factor's limits count), or an administrator (a token whose role is one of
+ * `JWT_ADMIN_ROLES`, the service-role key among them). A required assurance level (`aal2`) will
+ * be a caller of its own here, checked after the user's.
  */
 export interface Callers {
   readonly anyone: undefined
