@@ -13,6 +13,7 @@ import * as Telemetry from "../../../application/Telemetry.js"
 import * as Factor from "../../../domain/auth/Factor.js"
 import * as RecoveryCodes from "../../../domain/auth/RecoveryCodes.js"
 import type { UserId } from "../../../domain/Ids.js"
+import * as BatchedDelete from "../BatchedDelete.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
@@ -24,7 +25,6 @@ import * as MfaFactors from "./tables/MfaFactors.js"
 import * as MfaRecoveryCodes from "./tables/MfaRecoveryCodes.js"
 
 const IdRow = Schema.Struct({ id: Schema.String })
-const CountRow = Schema.Struct({ count: Schema.Int })
 const CountsRow = Schema.Struct({ enrolled: Schema.Int, verified: Schema.Int })
 const StatusRow = Schema.Struct({ total: Schema.Int, remaining: Schema.Int })
 /** `useChallenge`'s answer: whether the challenge was open, and the spent challenge's id if it was spent. */
@@ -203,18 +203,16 @@ export const layer = Layer.effect(
         )
       ),
       removeAbandoned: Telemetry.fn("FactorStorePg.removeAbandoned")((createdBefore, limit) =>
-        sql`WITH gone AS (
-              DELETE FROM ${factors} WHERE id IN (
-                SELECT f.id FROM ${factors} f
-                WHERE f.status = 'unverified' AND f.created_at < ${createdBefore}
-                  AND NOT EXISTS (SELECT 1 FROM ${challenges} c WHERE c.factor_id = f.id)
-                LIMIT ${limit} FOR UPDATE SKIP LOCKED
-              )
-              RETURNING 1
-            )
-            SELECT count(*)::int AS count FROM gone`.pipe(
-          decodeFirst(CountRow),
-          Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.count }))
+        BatchedDelete.count(
+          sql,
+          {
+            table: tables.name("mfa_factors"),
+            key: "id",
+            where: `candidate.status = 'unverified' AND candidate.created_at < $1
+              AND NOT EXISTS (SELECT 1 FROM ${tables.name("mfa_challenges")} c WHERE c.factor_id = candidate.id)`,
+            limit: "$2"
+          },
+          [createdBefore, limit]
         )
       ),
 
@@ -293,16 +291,15 @@ export const layer = Layer.effect(
             RETURNING ${challengeColumns}`.pipe(decodeFirst(MfaChallenges.Row))
       ),
       reapChallenges: Telemetry.fn("FactorStorePg.reapChallenges")((createdBefore, limit) =>
-        sql`WITH gone AS (
-              DELETE FROM ${challenges} WHERE id IN (
-                SELECT id FROM ${challenges} WHERE created_at < ${createdBefore}
-                LIMIT ${limit} FOR UPDATE SKIP LOCKED
-              )
-              RETURNING 1
-            )
-            SELECT count(*)::int AS count FROM gone`.pipe(
-          decodeFirst(CountRow),
-          Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.count }))
+        BatchedDelete.count(
+          sql,
+          {
+            table: tables.name("mfa_challenges"),
+            key: "id",
+            where: "candidate.created_at < $1",
+            limit: "$2"
+          },
+          [createdBefore, limit]
         )
       ),
 

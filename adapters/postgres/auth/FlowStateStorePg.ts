@@ -1,16 +1,15 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
 import * as Telemetry from "../../../application/Telemetry.js"
 import { FlowState } from "../../../domain/auth/FlowState.js"
+import * as BatchedDelete from "../BatchedDelete.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
 import { AuthTables } from "./AuthTables.js"
 
 const IdRow = Schema.Struct({ id: Schema.String })
-const CountRow = Schema.Struct({ count: Schema.Int })
 
 /**
  * Flow states on Postgres. Taking a flow by its code deletes it with `RETURNING`, so a code is
@@ -40,15 +39,10 @@ export const layer = Layer.effect(
       ),
       // By the `created_at` index; a mailed link's reference to the flow is set to null.
       purge: Telemetry.fn("FlowStateStorePg.purge")((createdBefore, limit) =>
-        sql`WITH gone AS (
-              DELETE FROM ${flows} WHERE id IN (
-                SELECT id FROM ${flows} WHERE created_at < ${createdBefore} LIMIT ${limit} FOR UPDATE SKIP LOCKED
-              )
-              RETURNING 1
-            )
-            SELECT count(*)::int AS count FROM gone`.pipe(
-          decodeFirst(CountRow),
-          Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.count }))
+        BatchedDelete.count(
+          sql,
+          { table: tables.name("flow_states"), key: "id", where: "candidate.created_at < $1", limit: "$2" },
+          [createdBefore, limit]
         )
       )
     }

@@ -6,6 +6,7 @@ import * as Schema from "effect/Schema"
 import { PasskeyStore, TooManyPasskeys } from "../../../application/auth/ports/PasskeyStore.js"
 import * as Telemetry from "../../../application/Telemetry.js"
 import * as Passkey from "../../../domain/auth/Passkey.js"
+import * as BatchedDelete from "../BatchedDelete.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
 import * as UniqueViolation from "../UniqueViolation.js"
 import { AuthTables } from "./AuthTables.js"
@@ -134,15 +135,15 @@ export const layer = Layer.effect(
         (challengeId) => ({ "challenge.id": challengeId })
       ),
       reapChallenges: Telemetry.fn("PasskeyStorePg.reapChallenges")((now, limit) =>
-        sql`WITH gone AS (
-              DELETE FROM ${challenges} WHERE id IN (
-                SELECT id FROM ${challenges} WHERE expires_at < ${now} LIMIT ${limit} FOR UPDATE SKIP LOCKED
-              )
-              RETURNING 1
-            )
-            SELECT count(*)::int AS count FROM gone`.pipe(
-          decodeFirst(CountRow),
-          Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.count }))
+        BatchedDelete.count(
+          sql,
+          {
+            table: tables.name("webauthn_challenges"),
+            key: "id",
+            where: "candidate.expires_at < $1",
+            limit: "$2"
+          },
+          [now, limit]
         )
       )
     }

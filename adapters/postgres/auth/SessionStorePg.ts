@@ -8,6 +8,7 @@ import * as Telemetry from "../../../application/Telemetry.js"
 import * as Assurance from "../../../domain/auth/Assurance.js"
 import type * as Session from "../../../domain/auth/Session.js"
 import type { SecretHash } from "../../../domain/Ids.js"
+import * as BatchedDelete from "../BatchedDelete.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
@@ -64,7 +65,7 @@ export const layer = Layer.effect(
       answers: RefreshTokens.rotatedOf
     })
 
-    /** A statement answering in one row how many rows it ended or deleted (`EndedRow`). */
+    /** A statement answering in one row how many sessions it ended (`EndedRow`). */
     const counted = (text: string, parameters: ReadonlyArray<unknown>) =>
       sql
         .unsafe(text, parameters)
@@ -188,10 +189,10 @@ export const layer = Layer.effect(
         (userId, keep) => ({ "user.id": userId, "session.id": keep })
       ),
       reapEnded: Telemetry.fn("SessionStorePg.reapEnded")((endedBefore, limit) =>
-        counted(Sessions.reapEndedText(name), [endedBefore, limit])
+        BatchedDelete.count(sql, Sessions.endedBatch(name), [endedBefore, limit])
       ),
       reapRetired: Telemetry.fn("SessionStorePg.reapRetired")((retiredBefore, limit) =>
-        counted(RefreshTokens.reapRetiredText(name), [retiredBefore, limit])
+        BatchedDelete.count(sql, RefreshTokens.retiredBatch(name), [retiredBefore, limit])
       )
     }
   })

@@ -8,6 +8,7 @@ import * as Telemetry from "../../../application/Telemetry.js"
 import * as AuthorizationCode from "../../../domain/oauth/AuthorizationCode.js"
 import * as Lifetimes from "../../../domain/oauth/Lifetimes.js"
 import * as Time from "../../../domain/Time.js"
+import * as BatchedDelete from "../BatchedDelete.js"
 import { decodeFirst } from "../Rows.js"
 
 const ConsumedRow = Schema.Struct({
@@ -69,15 +70,15 @@ export const layer = Layer.effect(
         )
       ),
       purge: Telemetry.fn("AuthorizationCodeStorePg.purge")((now, limit) =>
-        sql`
-          DELETE FROM oauth.authorization_codes WHERE code_hash IN (
-            SELECT code_hash FROM oauth.authorization_codes
-            WHERE expires_at <= ${Time.minus(now, Lifetimes.replayEvidence)}
-            LIMIT ${limit} FOR UPDATE SKIP LOCKED
-          )
-          RETURNING code_hash`.pipe(
-          Effect.map((rows) => rows.length),
-          Effect.orDie
+        BatchedDelete.count(
+          sql,
+          {
+            table: "oauth.authorization_codes",
+            key: "code_hash",
+            where: "candidate.expires_at <= $1",
+            limit: "$2"
+          },
+          [Time.minus(now, Lifetimes.replayEvidence), limit]
         )
       )
     }

@@ -7,6 +7,7 @@ import { ClientAlreadyExists, ClientRepository } from "../../../application/oaut
 import * as Telemetry from "../../../application/Telemetry.js"
 import { ClientId } from "../../../domain/Ids.js"
 import * as Client from "../../../domain/oauth/Client.js"
+import * as BatchedDelete from "../BatchedDelete.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
@@ -132,17 +133,21 @@ export const layer = Layer.effect(
       ),
       // Dependent codes, pending logins and tokens go with the client through ON DELETE CASCADE.
       reapIdle: Telemetry.fn("ClientRepositoryPg.reapIdle")((now, limit) =>
-        sql`
-          DELETE FROM oauth.clients WHERE id IN (
-            SELECT id FROM oauth.clients
-            WHERE origin = 'dynamic' AND type = 'public'
-              AND coalesce(last_used_at, created_at) <= ${Client.idleCutoff(now)}
-            LIMIT ${limit} FOR UPDATE SKIP LOCKED
+        sql
+          .unsafe(
+            `${BatchedDelete.deleteText({
+              table: "oauth.clients",
+              key: "id",
+              where: `candidate.origin = 'dynamic' AND candidate.type = 'public'
+                AND coalesce(candidate.last_used_at, candidate.created_at) <= $1`,
+              limit: "$2"
+            })} RETURNING id`,
+            [Client.idleCutoff(now), limit]
           )
-          RETURNING id`.pipe(
-          decodeAll(Schema.Struct({ id: ClientId })),
-          Effect.map((rows) => rows.map((row) => row.id))
-        )
+          .pipe(
+            decodeAll(Schema.Struct({ id: ClientId })),
+            Effect.map((rows) => rows.map((row) => row.id))
+          )
       )
     }
   })

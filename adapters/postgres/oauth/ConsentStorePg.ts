@@ -6,6 +6,7 @@ import * as Schema from "effect/Schema"
 import { ConsentStore } from "../../../application/oauth/ports/ConsentStore.js"
 import * as Telemetry from "../../../application/Telemetry.js"
 import * as PendingConsent from "../../../domain/oauth/PendingConsent.js"
+import * as BatchedDelete from "../BatchedDelete.js"
 import { decodeFirst } from "../Rows.js"
 
 export const layer = Layer.effect(
@@ -47,13 +48,15 @@ export const layer = Layer.effect(
         )
       ),
       purge: Telemetry.fn("ConsentStorePg.purge")((now, limit) =>
-        sql`DELETE FROM oauth.pending_consents WHERE token_hash IN (
-              SELECT token_hash FROM oauth.pending_consents WHERE expires_at <= ${now}
-              LIMIT ${limit} FOR UPDATE SKIP LOCKED
-            )
-            RETURNING token_hash`.pipe(
-          Effect.map((rows) => rows.length),
-          Effect.orDie
+        BatchedDelete.count(
+          sql,
+          {
+            table: "oauth.pending_consents",
+            key: "token_hash",
+            where: "candidate.expires_at <= $1",
+            limit: "$2"
+          },
+          [now, limit]
         )
       )
     }

@@ -6,6 +6,7 @@ import * as Schema from "effect/Schema"
 import { PendingLoginStore } from "../../../application/oauth/ports/PendingLoginStore.js"
 import * as Telemetry from "../../../application/Telemetry.js"
 import * as PendingLogin from "../../../domain/oauth/PendingLogin.js"
+import * as BatchedDelete from "../BatchedDelete.js"
 import { decodeFirst } from "../Rows.js"
 
 export const layer = Layer.effect(
@@ -34,13 +35,15 @@ export const layer = Layer.effect(
         )
       ),
       purge: Telemetry.fn("PendingLoginStorePg.purge")((now, limit) =>
-        sql`DELETE FROM oauth.pending_logins WHERE state_hash IN (
-              SELECT state_hash FROM oauth.pending_logins WHERE expires_at <= ${now}
-              LIMIT ${limit} FOR UPDATE SKIP LOCKED
-            )
-            RETURNING state_hash`.pipe(
-          Effect.map((rows) => rows.length),
-          Effect.orDie
+        BatchedDelete.count(
+          sql,
+          {
+            table: "oauth.pending_logins",
+            key: "state_hash",
+            where: "candidate.expires_at <= $1",
+            limit: "$2"
+          },
+          [now, limit]
         )
       )
     }

@@ -7,6 +7,7 @@ import { SessionStore } from "../../../application/oauth/ports/SessionStore.js"
 import * as Telemetry from "../../../application/Telemetry.js"
 import type { SecretHash } from "../../../domain/Ids.js"
 import * as BrowserSession from "../../../domain/oauth/BrowserSession.js"
+import * as BatchedDelete from "../BatchedDelete.js"
 import { decodeFirst } from "../Rows.js"
 
 export const layer = Layer.effect(
@@ -32,13 +33,10 @@ export const layer = Layer.effect(
         )
       ),
       purge: Telemetry.fn("SessionStorePg.purge")((now, limit) =>
-        sql`DELETE FROM oauth.sessions WHERE token_hash IN (
-              SELECT token_hash FROM oauth.sessions WHERE expires_at <= ${now}
-              LIMIT ${limit} FOR UPDATE SKIP LOCKED
-            )
-            RETURNING token_hash`.pipe(
-          Effect.map((rows) => rows.length),
-          Effect.orDie
+        BatchedDelete.count(
+          sql,
+          { table: "oauth.sessions", key: "token_hash", where: "candidate.expires_at <= $1", limit: "$2" },
+          [now, limit]
         )
       )
     }

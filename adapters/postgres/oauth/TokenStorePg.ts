@@ -9,6 +9,7 @@ import type { FamilyId, SecretHash } from "../../../domain/Ids.js"
 import * as AccessToken from "../../../domain/oauth/AccessToken.js"
 import * as RefreshTokenFamily from "../../../domain/RefreshTokenFamily.js"
 import * as Time from "../../../domain/Time.js"
+import * as BatchedDelete from "../BatchedDelete.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
@@ -263,27 +264,30 @@ export const layer = Layer.effect(
         (grantId) => ({ "grant.id": grantId })
       ),
       purge: Telemetry.fn("TokenStorePg.purge")((now, limit) =>
-        sql`
-          WITH access AS (
-            DELETE FROM oauth.user_tokens WHERE token_hash IN (
-              SELECT token_hash FROM oauth.user_tokens WHERE expires_at <= ${now} OR revoked_at IS NOT NULL
-              LIMIT ${limit} FOR UPDATE SKIP LOCKED
-            )
-            RETURNING token_hash
-          ), families AS (
-            DELETE FROM oauth.refresh_token_families WHERE id IN (
-              SELECT id FROM oauth.refresh_token_families WHERE revoked_at IS NOT NULL OR expires_at <= ${now}
-              LIMIT ${limit} FOR UPDATE SKIP LOCKED
-            )
-            RETURNING id
+        sql
+          .unsafe(
+            `WITH access AS (${BatchedDelete.deleteText({
+              table: "oauth.user_tokens",
+              key: "token_hash",
+              where: "candidate.expires_at <= $1 OR candidate.revoked_at IS NOT NULL",
+              limit: "$2"
+            })} RETURNING 1), families AS (${BatchedDelete.deleteText({
+              table: "oauth.refresh_token_families",
+              key: "id",
+              where: "candidate.revoked_at IS NOT NULL OR candidate.expires_at <= $1",
+              limit: "$2"
+            })} RETURNING 1)
+            SELECT (SELECT count(*) FROM access)::text AS access_tokens,
+                   (SELECT count(*) FROM families)::text AS families`,
+            [now, limit]
           )
-          SELECT (SELECT count(*) FROM access)::text AS access_tokens, (SELECT count(*) FROM families)::text AS families`.pipe(
-          decodeAll(Counts),
-          Effect.map((rows) => ({
-            accessTokens: rows[0]?.accessTokens ?? 0,
-            families: rows[0]?.families ?? 0
-          }))
-        )
+          .pipe(
+            decodeAll(Counts),
+            Effect.map((rows) => ({
+              accessTokens: rows[0]?.accessTokens ?? 0,
+              families: rows[0]?.families ?? 0
+            }))
+          )
       )
     }
   })

@@ -2,6 +2,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { Rotation } from "../../../../application/auth/ports/SessionStore.js"
 import { SealedSecret } from "../../../../application/ports/Secrets.js"
+import type * as BatchedDelete from "../../BatchedDelete.js"
 import * as Sessions from "./Sessions.js"
 import * as Users from "./Users.js"
 
@@ -201,16 +202,12 @@ export const accountOf = (row: typeof AccountRow.Type) =>
   Option.map(Option.fromNullable(row.account), Users.toAccount)
 
 /**
- * $1 retired before, $2 at most: retired tokens last changed before $1 deleted, tokens a request
- * holds locked passed over; how many (`Sessions.EndedRow`'s shape, `ended` counting tokens). The
+ * $1 retired before, $2 at most: the retired tokens last changed before $1, for the reaper. The
  * `updated_at` index finds them, as Supabase Auth's cleanup finds its revoked tokens.
  */
-export const reapRetiredText = (name: Name) =>
-  `WITH gone AS (
-     DELETE FROM ${name("refresh_tokens")} WHERE id IN (
-       SELECT id FROM ${name("refresh_tokens")} WHERE revoked AND updated_at < $1
-       LIMIT $2 FOR UPDATE SKIP LOCKED
-     )
-     RETURNING 1
-   )
-   SELECT count(*)::int AS ended FROM gone`
+export const retiredBatch = (name: Name): BatchedDelete.Batch => ({
+  table: name("refresh_tokens"),
+  key: "id",
+  where: "candidate.revoked AND candidate.updated_at < $1",
+  limit: "$2"
+})

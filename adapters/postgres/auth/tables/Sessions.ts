@@ -2,6 +2,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { AmrEntry } from "../../../../domain/auth/AccessTokenClaims.js"
 import * as Session from "../../../../domain/auth/Session.js"
+import type * as BatchedDelete from "../../BatchedDelete.js"
 
 /**
  * The `sessions` table: its columns as `Session` reads them, its row codec both ways and its
@@ -183,15 +184,13 @@ export const lowerParameters = (lowered: ReadonlyArray<Session.Session>, now: Da
 }
 
 /**
- * $1 ended before, $2 at most: sessions that ended before $1 deleted, their tokens with them
- * (`refresh_tokens.session_id` cascades), sessions a request holds locked passed over; how many
- * (`EndedRow`). The partial index on `revoked_at` (migration 0014) finds them.
+ * $1 ended before, $2 at most: the sessions that ended before $1, for the reaper; their tokens
+ * go with them (`refresh_tokens.session_id` cascades). The partial index on `revoked_at`
+ * (migration 0014) finds them.
  */
-export const reapEndedText = (name: Name) =>
-  `WITH gone AS (
-     DELETE FROM ${name("sessions")} WHERE id IN (
-       SELECT id FROM ${name("sessions")} WHERE revoked_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED
-     )
-     RETURNING 1
-   )
-   SELECT count(*)::int AS ended FROM gone`
+export const endedBatch = (name: Name): BatchedDelete.Batch => ({
+  table: name("sessions"),
+  key: "id",
+  where: "candidate.revoked_at < $1",
+  limit: "$2"
+})
