@@ -2,11 +2,15 @@
  * `npm run bench:micro`: what single building blocks of a request cost on this machine, in
  * microseconds of one core, without I/O — the costs docs/performance-history.md points at:
  * decoding a row as adapters/postgres/Rows.ts does (synchronously, in one step) against an
- * effect per row, and spans (`Effect.withSpan`, `Effect.fn`, `Telemetry.fn` with tracing off) against a bare
- * effect.
+ * effect per row, spans (`Effect.withSpan`, `Effect.fn`, `Telemetry.fn` with tracing off) against a bare
+ * effect, and an access token's RS256 signature through WebCrypto against node:crypto.
  */
+import { generateKeyPairSync } from "node:crypto"
+import { readFileSync } from "node:fs"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as jose from "jose"
+import * as JwsSignature from "../adapters/crypto/auth/JwsSignature.js"
 import * as Rows from "../adapters/postgres/Rows.js"
 import * as Telemetry from "../application/Telemetry.js"
 import * as AccessToken from "../domain/oauth/AccessToken.js"
@@ -122,4 +126,50 @@ console.log(
 )
 console.log(
   `  with tracing off: Effect.withSpan ≈ ${(perDisabledSpan - floor).toFixed(1)} µs, Telemetry.fn ≈ ${(perTracingSpan - floor).toFixed(1)} µs`
+)
+
+/** CPU of this process's main thread so far, in ms (Linux: its task's utime + stime, in ticks of 10 ms). */
+const mainThreadMillis = () => {
+  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? []
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+const cpuMillis = () => {
+  const used = process.cpuUsage()
+  return (used.user + used.system) / 1000
+}
+
+/**
+ * `count` signatures, 32 in flight at a time as a loaded server has them: the main thread's
+ * milliseconds a signature (what the event loop pays) and the whole process's (libuv's pool too).
+ */
+const signatures = async (label: string, signOnce: () => Promise<unknown>, count = 3_000) => {
+  await Promise.all(Array.from({ length: 64 }, signOnce))
+  const [main, all] = [mainThreadMillis(), cpuMillis()]
+  let left = count
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (left-- > 0) await signOnce()
+    })
+  )
+  const perMain = (mainThreadMillis() - main) / count
+  const perAll = (cpuMillis() - all) / count
+  console.log(`${label.padEnd(56)} main thread ${perMain.toFixed(3)} ms, all threads ${perAll.toFixed(3)} ms`)
+}
+
+console.log("\nRS256 signatures of an access token (adapters/crypto/auth/JwsSignature.ts), 32 at a time")
+const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 })
+const webKey = await jose.importJWK({ ...privateKey.export({ format: "jwk" }), alg: "RS256" }, "RS256")
+const header = { alg: "RS256", kid: "k", typ: "JWT" }
+const claims = JSON.stringify({
+  sub: crypto.randomUUID(),
+  role: "authenticated",
+  aal: "aal2",
+  exp: 2_000_000_000
+})
+const signingInput = `${Buffer.from(JSON.stringify(header)).toString("base64url")}.${Buffer.from(claims).toString("base64url")}`
+await signatures("  WebCrypto, through jose (before)", () =>
+  new jose.CompactSign(Buffer.from(claims)).setProtectedHeader(header).sign(webKey)
+)
+await signatures("  node:crypto on libuv's pool (JwsSignature.signature)", () =>
+  JwsSignature.signature("RS256", signingInput, privateKey)
 )

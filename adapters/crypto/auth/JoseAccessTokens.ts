@@ -52,6 +52,9 @@ const checkedTokensHeld = 2_048
 const decoder = new TextDecoder("utf-8", { fatal: true })
 const encoder = new TextEncoder()
 
+/** A compact JWS part: the text's UTF-8 bytes in base64url. */
+const base64url = (text: string) => Buffer.from(text).toString("base64url")
+
 /** One base64url part of a compact JWS as a JSON object, or which of the two steps failed. */
 const jsonPart = (part: string): Either.Either<Record<string, unknown>, "base64" | "json"> => {
   if (!/^[A-Za-z0-9_-]*$/.test(part)) return Either.left("base64")
@@ -74,10 +77,10 @@ const jsonPart = (part: string): Either.Either<Record<string, unknown>, "base64"
 /**
  * Access tokens with jose. The key ring (configured keys and the stored ones that verify now) is
  * read from the store at most every `keyCacheLifetime` and shared by every request meanwhile;
- * each key is imported by jose once, when first used, and kept while it stays in the ring. jose
- * signs; signatures are checked synchronously with node:crypto on the same keys (JwsSignature.ts
- * says why). Configured keys are imported when the layer is built, so a key jose cannot use stops the
- * service at start rather than at its first request.
+ * each key is imported by jose once, when first used, and kept while it stays in the ring.
+ * node:crypto signs with the same keys and checks signatures, synchronously (JwsSignature.ts
+ * says why). Configured keys are imported when the layer is built, so a key jose cannot use
+ * stops the service at start rather than at its first request.
  */
 export const layer = Layer.effect(
   AccessTokens,
@@ -91,13 +94,16 @@ export const layer = Layer.effect(
 
     /** Imported keys by use and kid; a promise, so that concurrent first uses share one import. */
     const imported = new Map<string, Promise<Key>>()
-    /** Each imported key's node:crypto form, which verifies without leaving the event loop. */
-    const verifyKeys = new WeakMap<Key, JwsSignature.VerifyKey>()
-    const verifyKey = (key: Key) => {
-      let found = verifyKeys.get(key)
+    /**
+     * Each imported key's node:crypto form, which verifies without leaving the event loop and
+     * signs with less of its time than WebCrypto (JwsSignature.ts).
+     */
+    const nodeKeys = new WeakMap<Key, JwsSignature.NodeKey>()
+    const nodeKey = (key: Key) => {
+      let found = nodeKeys.get(key)
       if (found === undefined) {
-        found = JwsSignature.verifyKeyOf(key)
-        verifyKeys.set(key, found)
+        found = JwsSignature.nodeKeyOf(key)
+        nodeKeys.set(key, found)
       }
       return found
     }
@@ -183,7 +189,7 @@ export const layer = Layer.effect(
       readonly header: Record<string, unknown>
       readonly payload: Record<string, unknown>
       readonly claims: AccessTokenClaims.VerifiedClaims
-      readonly signedWith: JwsSignature.VerifyKey
+      readonly signedWith: JwsSignature.NodeKey
     }
     /**
      * Tokens whose signature passed, by their digest: a client presents one access token on
@@ -244,7 +250,7 @@ export const layer = Layer.effect(
         } else {
           key = yield* keyOf(verifier.entry, "verify")
         }
-        const signedWith = verifyKey(key)
+        const signedWith = nodeKey(key)
         if (checked?.signedWith !== signedWith) {
           const signed = JwsSignature.verifies(
             alg,
@@ -283,13 +289,13 @@ export const layer = Layer.effect(
           }
           const entry = signing.value
           const key = yield* keyOf(entry, "sign")
-          const payload = encoder.encode(JSON.stringify(AccessTokenClaims.encode(claims)))
-          const token = yield* Effect.promise(() =>
-            new jose.CompactSign(payload)
-              .setProtectedHeader({ alg: entry.algorithm, kid: entry.kid, typ: "JWT" })
-              .sign(key)
+          const header = base64url(JSON.stringify({ alg: entry.algorithm, kid: entry.kid, typ: "JWT" }))
+          const payload = base64url(JSON.stringify(AccessTokenClaims.encode(claims)))
+          const signingInput = `${header}.${payload}`
+          const signature = yield* Effect.promise(() =>
+            JwsSignature.signature(entry.algorithm, signingInput, nodeKey(key))
           )
-          return Redacted.make(token)
+          return Redacted.make(`${signingInput}.${signature}`)
         }),
       verify,
       jwks: Effect.gen(function* () {

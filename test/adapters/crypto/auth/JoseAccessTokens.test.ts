@@ -117,6 +117,13 @@ describe("JoseAccessTokens", () => {
         expect(verified.claims.sub).toBe(user.id)
         expect(verified.claims.role).toBe("authenticated")
         expect(verified.payload.session_id).toBe("00000000-0000-4000-8000-0000000000aa")
+        // A client's own check, as resource servers make it: jose against the JWKS (at the
+        // TestClock's time, as the token's `exp` is).
+        const jwks = jose.createLocalJWKSet({ keys: [...(yield* (yield* AccessTokens).jwks).keys] })
+        const checked = yield* Effect.promise(() =>
+          jose.jwtVerify(token, jwks, { algorithms: [algorithm], currentDate: new Date(0) })
+        )
+        expect(checked.payload.sub).toBe(user.id)
       }).pipe(Effect.provide(layerWith()))
     )
   }
@@ -339,6 +346,13 @@ describe("JoseAccessTokens", () => {
       expect((yield* EnsureSigningKey.ensureSigningKey)._tag).toBe("Configured")
       const token = yield* signNow
       expect(jose.decodeProtectedHeader(token)).toEqual({ alg: "HS256", kid: "configured-hs", typ: "JWT" })
+      const checked = yield* Effect.promise(() =>
+        jose.jwtVerify(token, new TextEncoder().encode(secret), {
+          algorithms: ["HS256"],
+          currentDate: new Date(0)
+        })
+      )
+      expect(checked.payload.sub).toBe(user.id)
       const tokens = yield* AccessTokens
       expect((yield* tokens.verify(token)).alg).toBe("HS256")
       expect((yield* tokens.jwks).keys.map((key) => key.kid)).toEqual(["key-RS256"])
