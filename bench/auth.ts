@@ -707,6 +707,7 @@ const main = Effect.gen(function* () {
   const core = yield* Layer.build(AuthLayers.core(config))
   const prepared = yield* prepare(config.db.namespace).pipe(Effect.provide(core))
   const accessTokens = yield* mintAccessTokens(prepared.user, settings.accessTokenPool).pipe(
+    Effect.provide(AuthServer.settings(config)),
     Effect.provide(core)
   )
   const mint = (count: number) =>

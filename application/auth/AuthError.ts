@@ -92,6 +92,8 @@ export class SubClaimNotUuid extends reason<SubClaimNotUuid>()("SubClaimNotUuid"
 export class UserFromJwtNotFound extends reason<UserFromJwtNotFound>()("UserFromJwtNotFound", {}) {}
 /** A verified token whose `session_id` names no session: the user signed out elsewhere. */
 export class SessionFromJwtNotFound extends reason<SessionFromJwtNotFound>()("SessionFromJwtNotFound", {}) {}
+/** An admin token of a session past one of its limits (`Session.validity`). */
+export class SessionNoLongerValid extends reason<SessionNoLongerValid>()("SessionNoLongerValid", {}) {}
 /** A signed-in user who is banned, on any request but the two grants below. */
 export class UserIsBanned extends reason<UserIsBanned>()("UserIsBanned", {}) {}
 /** The caller's role is not an admin role. */
@@ -522,6 +524,7 @@ export type AuthError =
   | SubClaimNotUuid
   | UserFromJwtNotFound
   | SessionFromJwtNotFound
+  | SessionNoLongerValid
   | UserIsBanned
   | NotAdmin
   | AppMetadataNeedsAdmin

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as AccessTokenClaims from "../../domain/auth/AccessTokenClaims.js"
-import type { Factor } from "../../domain/auth/Factor.js"
+import * as Factor from "../../domain/auth/Factor.js"
 import * as Session from "../../domain/auth/Session.js"
 import * as Ban from "../../domain/Ban.js"
 import type { Identity } from "../../domain/Identity.js"
@@ -13,6 +13,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import { AccessTokens } from "./ports/AccessTokens.js"
+import { FactorStore } from "./ports/FactorStore.js"
 import { SessionStore } from "./ports/SessionStore.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
@@ -25,7 +26,7 @@ export interface SignedIn {
   /** None for a token without `session_id`. */
   readonly session: Option.Option<Session.Session>
   /** The user's factors, oldest first, read with the user. */
-  readonly factors: ReadonlyArray<Factor>
+  readonly factors: ReadonlyArray<Factor.Factor>
 }
 
 const isUserId = Schema.is(UserId)
@@ -105,14 +106,23 @@ export const user = Telemetry.fn("Authenticate.user")((token: string) =>
 
 /**
  * A bearer token for the admin API: its `role` one of `JWT_ADMIN_ROLES` (the service-role key
- * has no `sub` and no session), and, when it names a session, that session still live.
+ * has no `sub` and no session), and, when it names a session, that session still live and
+ * within its limits (`Session.validity`), as Supabase Auth checks an admin's session.
  */
 export const admin = Telemetry.fn("Authenticate.admin")((token: string) =>
   Effect.gen(function* () {
     const { claims } = yield* verified(token)
     const settings = yield* AuthSettings
     if (!settings.adminRoles.includes(claims.role)) return yield* new AuthError.NotAdmin()
-    yield* liveSession(claims)
+    const session = yield* liveSession(claims)
+    if (Option.isSome(session) && Session.isLimited(settings.sessionLimits)) {
+      const factors = yield* Effect.flatMap(FactorStore, (store) => store.list(session.value.userId))
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const highest = Factor.highestPossibleAal(factors)
+      if (Session.validity(settings.sessionLimits, session.value, highest, now) !== "valid") {
+        return yield* new AuthError.SessionNoLongerValid()
+      }
+    }
     return claims
   })
 )

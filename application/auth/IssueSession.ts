@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as AccessTokenClaims from "../../domain/auth/AccessTokenClaims.js"
-import type { Factor } from "../../domain/auth/Factor.js"
+import { type Factor, highestPossibleAal } from "../../domain/auth/Factor.js"
 import * as Session from "../../domain/auth/Session.js"
 import type { Identity } from "../../domain/Identity.js"
 import type { IdentityId } from "../../domain/Ids.js"
@@ -12,6 +12,7 @@ import { User } from "../../domain/User.js"
 import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
+import { AuthSettings } from "./AuthSettings.js"
 import { JwtSettings } from "./JwtSettings.js"
 import { AccessTokens } from "./ports/AccessTokens.js"
 import { SessionStore, type WithAccount } from "./ports/SessionStore.js"
@@ -57,22 +58,38 @@ export interface Grant {
 
 const tokenAal = (aal: Session.Aal): AccessTokenClaims.Aal => (aal === "aal1" ? "aal1" : "aal2")
 
-/** A signed access token for `user` in `session`, issued at `now`. */
-export const accessTokenFor = (user: User, session: Session.Session, now: Date) =>
+/**
+ * A signed access token for `user` (with their `factors`) in `session`, issued at `now`; a
+ * session below the user's highest level lives no longer than `SESSIONS_ALLOW_LOW_AAL` allows.
+ */
+export const accessTokenFor = (
+  user: User,
+  factors: ReadonlyArray<Factor>,
+  session: Session.Session,
+  now: Date
+) =>
   Effect.gen(function* () {
     const settings = yield* JwtSettings
+    const { sessionLimits } = yield* AuthSettings
     const tokens = yield* AccessTokens
+    const lifetime = Session.accessLifetime(
+      sessionLimits,
+      session,
+      highestPossibleAal(factors),
+      now,
+      settings.lifetime
+    )
     const claims = AccessTokenClaims.issue({
       user,
       session: { sessionId: session.id, aal: tokenAal(session.aal), amr: session.amr },
       issuer: settings.issuer,
       now,
-      lifetime: settings.lifetime
+      lifetime
     })
     const token = yield* tokens.sign(claims)
     return {
       token,
-      expiresIn: Math.floor(Duration.toSeconds(settings.lifetime)),
+      expiresIn: Math.floor(Duration.toSeconds(lifetime)),
       expiresAt: claims.exp
     } satisfies AccessToken
   })
@@ -86,7 +103,7 @@ export const grantOfRaised = (raised: WithAccount, refreshToken: Redacted.Redact
   Effect.gen(function* () {
     if (Option.isNone(raised.account)) return yield* new AuthError.SessionFromJwtNotFound()
     const { factors, identities, user } = raised.account.value
-    const access = yield* accessTokenFor(user, raised.session, now)
+    const access = yield* accessTokenFor(user, factors, raised.session, now)
     return { access, refreshToken, user, identities, factors, session: raised.session } satisfies Grant
   })
 
@@ -121,7 +138,7 @@ export const issue = Telemetry.fn("IssueSession.issue")(
         .recordSignIn(user.id, identity, now)
         .pipe(Effect.catchTag("UserNotFound", () => Effect.fail(new AuthError.NoSuchUser())))
       const signedIn = new User({ ...user, lastSignInAt: Option.some(now) })
-      const access = yield* accessTokenFor(signedIn, session, now)
+      const access = yield* accessTokenFor(signedIn, factors, session, now)
       yield* Telemetry.annotate("session.id", session.id)
       return { access, refreshToken, user: signedIn, identities, factors, session } satisfies Grant
     }),

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as Factor from "../../domain/auth/Factor.js"
 import * as Session from "../../domain/auth/Session.js"
 import * as Ban from "../../domain/Ban.js"
 import type { SecretHash } from "../../domain/Ids.js"
@@ -35,7 +36,13 @@ export class SessionRevoked extends Schema.TaggedError<SessionRevoked>()("Sessio
   sessionId: Session.SessionId
 }) {}
 
-export type Refusal = RefreshTokenNotFound | RefreshTokenAlreadyUsed | SessionRevoked
+/** The token's session is past one of its limits (`Session.validity`); nothing was written. */
+export class SessionExpired extends Schema.TaggedError<SessionExpired>()("SessionExpired", {
+  sessionId: Session.SessionId,
+  validity: Session.Expiry
+}) {}
+
+export type Refusal = RefreshTokenNotFound | RefreshTokenAlreadyUsed | SessionRevoked | SessionExpired
 
 /** A refresh token presented, with the child minted for it should it rotate. */
 export interface Presentation {
@@ -44,6 +51,7 @@ export interface Presentation {
   /** The child the caller minted: its digest, and its plaintext sealed under the presented token. */
   readonly child: { readonly hash: SecretHash; readonly sealed: SealedSecret }
   readonly policy: Session.RefreshPolicy
+  readonly limits: Session.Limits
   readonly now: Date
 }
 
@@ -58,9 +66,11 @@ export type Refreshed =
   | ({ readonly _tag: "Reissued"; readonly child: SealedSecret } & WithAccount)
 
 /**
- * Anything but the live token, decided by `Session.present` on the session as it stands, under
- * its lock, and carried out. The unit returns the outcome rather than failing with it, so that
- * ending the session on a reuse commits before the caller hears of it.
+ * Anything but the live token, or any token while sessions have limits: the session's limits
+ * checked (`Session.validity`, as Supabase Auth checks them before anything else), then the
+ * token decided by `Session.present` on the session as it stands, under its lock, and carried
+ * out. The unit returns the outcome rather than failing with it, so that ending the session on
+ * a reuse commits before the caller hears of it.
  */
 const presentLocked = (request: Presentation, rotation: Rotation) =>
   Effect.gen(function* () {
@@ -69,6 +79,14 @@ const presentLocked = (request: Presentation, rotation: Rotation) =>
     if (Option.isNone(found)) return yield* new RefreshTokenNotFound()
     const { account, generation, sealedChild, session } = found.value
     const sessionId = session.id
+    if (Option.isNone(session.revokedAt)) {
+      const highest = Option.match(account, {
+        onNone: () => "aal1" as const,
+        onSome: ({ factors }) => Factor.highestPossibleAal(factors)
+      })
+      const validity = Session.validity(request.limits, session, highest, request.now)
+      if (validity !== "valid") return yield* new SessionExpired({ sessionId, validity })
+    }
     const outcome = Session.present(request.policy, session, generation, request.now)
     switch (outcome._tag) {
       case "Rotate": {
@@ -101,9 +119,10 @@ const presentLocked = (request: Presentation, rotation: Rotation) =>
 /**
  * A refresh token presented: the live one rotates into the caller's child in one shared
  * statement (the common case, `SessionStore.rotate` matches exactly `Session.present`'s
- * `Rotate`); any other is decided under its session's lock. Of concurrent presentations of one
- * live token exactly one rotates; the others are the parent's, so inside the reuse interval
- * each is reissued the same child, and outside it each finds the reuse.
+ * `Rotate`); any other is decided under its session's lock, and so is every token while
+ * sessions have limits, which only the session as it stands can be judged by. Of concurrent
+ * presentations of one live token exactly one rotates; the others are the parent's, so inside
+ * the reuse interval each is reissued the same child, and outside it each finds the reuse.
  */
 export const present = (
   request: Presentation
@@ -115,10 +134,18 @@ export const present = (
       sealed: Session.keepsChild(request.policy) ? Option.some(request.child.sealed) : Option.none(),
       now: request.now
     }
+    if (Session.isLimited(request.limits)) return yield* presentLocked(request, rotation)
     const rotated = yield* Effect.flatMap(SessionStore, (sessions) => sessions.rotate(rotation))
     if (Option.isSome(rotated)) return { _tag: "Rotated", ...rotated.value } satisfies Refreshed
     return yield* presentLocked(request, rotation)
   })
+
+/** How the wire words each limit: a timebox as a session's lifetime, as Supabase Auth does. */
+const sessionEnd: Readonly<Record<Session.Expiry, AuthError.SessionEnd>> = {
+  past_timebox: "lifetime",
+  inactive: "inactivity",
+  low_aal: "low_aal"
+}
 
 /**
  * `POST /token?grant_type=refresh_token`: the presented token rotates (its child minted here,
@@ -139,12 +166,15 @@ export const refreshSession = Telemetry.fn("RefreshSession.refreshSession")((ref
       presented: yield* secrets.hash(presented),
       child: { hash: yield* secrets.hash(child), sealed: yield* secrets.seal(presented, child) },
       policy: settings.refreshPolicy,
+      limits: settings.sessionLimits,
       now
     }).pipe(
       Effect.catchTags({
         RefreshTokenNotFound: () => Effect.fail(new AuthError.RefreshTokenUnknown()),
         RefreshTokenAlreadyUsed: () => Effect.fail(new AuthError.RefreshTokenReused()),
-        SessionRevoked: () => Effect.fail(new AuthError.RefreshTokenUnknown())
+        SessionRevoked: () => Effect.fail(new AuthError.RefreshTokenUnknown()),
+        SessionExpired: ({ validity }) =>
+          Effect.fail(new AuthError.RefreshSessionEnded({ end: sessionEnd[validity] }))
       })
     )
     const handedOut =
@@ -166,7 +196,7 @@ export const refreshSession = Telemetry.fn("RefreshSession.refreshSession")((ref
     if (Ban.isBanned(user.bannedUntil, now)) {
       return yield* new AuthError.RefreshTokenUserBanned()
     }
-    const access = yield* IssueSession.accessTokenFor(user, session, now)
+    const access = yield* IssueSession.accessTokenFor(user, factors, session, now)
     return {
       access,
       refreshToken: handedOut,

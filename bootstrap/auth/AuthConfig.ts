@@ -11,6 +11,7 @@ import type * as PrivateAddresses from "../../adapters/outbound/PrivateAddresses
 import * as DeliverMail from "../../application/auth/DeliverMail.js"
 import type { Limit } from "../../application/ports/RateLimiter.js"
 import * as Mail from "../../domain/auth/Mail.js"
+import type * as Session from "../../domain/auth/Session.js"
 import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
 import * as ConfigValues from "../ConfigValues.js"
 import * as TelemetryConfig from "../TelemetryConfig.js"
@@ -229,6 +230,11 @@ export interface AuthConfig {
   readonly captcha: Option.Option<CaptchaConfig.CaptchaConfig>
   readonly rateLimit: RateLimitConfig
   readonly security: SecurityConfig
+  /**
+   * `SESSIONS_TIMEBOX`, `SESSIONS_INACTIVITY_TIMEOUT`, `SESSIONS_ALLOW_LOW_AAL`: how long a
+   * session may last (`Session.Limits`); each none when unset, as in Supabase Auth.
+   */
+  readonly sessions: Session.Limits
   readonly outbound: OutboundConfig
   readonly api: ApiConfig
   readonly jwt: JwtConfig
@@ -596,6 +602,11 @@ const fields = Config.all({
     ),
     manualLinkingEnabled: ConfigValues.bool("AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED", false),
     svcForwardedForEnabled: ConfigValues.bool("AUTHSVC_SECURITY_SVC_FORWARDED_FOR_ENABLED", false)
+  }),
+  sessions: Config.all({
+    timebox: AuthConfigValues.optionalPositiveDuration("AUTHSVC_SESSIONS_TIMEBOX"),
+    inactivityTimeout: AuthConfigValues.optionalPositiveDuration("AUTHSVC_SESSIONS_INACTIVITY_TIMEOUT"),
+    allowLowAal: AuthConfigValues.optionalPositiveDuration("AUTHSVC_SESSIONS_ALLOW_LOW_AAL")
   }),
   outbound: Config.all({
     allowedPrivateAddresses: ConfigValues.privateAddresses(allowedPrivateAddressesVariable)

@@ -217,6 +217,7 @@ export const settings = (config: AuthConfig) => {
       rotationEnabled: config.security.refreshTokenRotationEnabled,
       reuseInterval: config.security.refreshTokenReuseInterval
     }),
+    sessionLimits: config.sessions,
     providers: {
       ...noProviders,
       ...Object.fromEntries(config.externalProviders.map((provider) => [provider.name, true]))

@@ -23,8 +23,7 @@ const optional = <A, I, R>(schema: Schema.Schema<A, I, R>) => Schema.OptionFromN
  * exactly one live refresh token: `generation` is its generation (0 for the first, +1 per
  * rotation), `refreshedAt` when it was minted (none until the first refresh). `revokedAt` is set
  * by a logout or by a detected reuse: the session has ended, and neither its access tokens nor
- * its refresh tokens are honoured again. Sessions have no lifetime of their own (Supabase
- * Auth's `SESSIONS_TIMEBOX` and inactivity timeout are not offered).
+ * its refresh tokens are honoured again. How long a session may last is `Limits`' to say.
  */
 export class Session extends Schema.Class<Session>("Session")({
   id: SessionId,
@@ -93,8 +92,76 @@ export const Presented = Data.taggedEnum<Presented>()
 export const keepsChild = (policy: RefreshPolicy): boolean =>
   Duration.greaterThan(policy.reuseInterval, Duration.zero)
 
-/** When the live token was minted: its rotation, or the sign-in for the first token. */
+/**
+ * When the live token was minted: its rotation, or the sign-in for the first token. Also when
+ * the session was last used, as an inactivity timeout counts (Supabase Auth's `LastRefreshedAt`).
+ */
 const liveSince = (session: Session): Date => Option.getOrElse(session.refreshedAt, () => session.createdAt)
+
+/**
+ * How long a session may last, Supabase Auth's `SESSIONS_TIMEBOX` (from the sign-in),
+ * `SESSIONS_INACTIVITY_TIMEOUT` (from its last refresh) and `SESSIONS_ALLOW_LOW_AAL` (from the
+ * sign-in, while the session is below the highest level its user can reach); none: no such
+ * limit. Past one, the session's refresh tokens are refused (`validity`).
+ */
+export interface Limits {
+  readonly timebox: Option.Option<Duration.Duration>
+  readonly inactivityTimeout: Option.Option<Duration.Duration>
+  readonly allowLowAal: Option.Option<Duration.Duration>
+}
+
+/** Sessions that last until they end: Supabase Auth's default. */
+export const unlimited: Limits = {
+  timebox: Option.none(),
+  inactivityTimeout: Option.none(),
+  allowLowAal: Option.none()
+}
+
+/** Whether any limit is set, so that a refresh must look at the session before it rotates. */
+export const isLimited = (limits: Limits): boolean =>
+  Option.isSome(limits.timebox) ||
+  Option.isSome(limits.inactivityTimeout) ||
+  Option.isSome(limits.allowLowAal)
+
+/** Which limit a session is past. */
+export const Expiry = Schema.Literal("past_timebox", "inactive", "low_aal")
+export type Expiry = typeof Expiry.Type
+
+/** What `Limits` say of a session at some moment, as Supabase Auth's `CheckValidity` orders them. */
+export type Validity = "valid" | Expiry
+
+const isPast = (now: Date, since: Date, limit: Option.Option<Duration.Duration>): boolean =>
+  Option.isSome(limit) && now.getTime() > Time.plus(since, limit.value).getTime()
+
+const aalRank: Readonly<Record<Aal, number>> = { aal1: 1, aal2: 2, aal3: 3 }
+
+/** Whether the session is below `highest`, the level its user can reach (`Factor.highestPossibleAal`). */
+const isLowAal = (session: Session, highest: Aal): boolean => aalRank[session.aal] < aalRank[highest]
+
+/** The session at `now` under `limits`, its user able to reach `highest`. */
+export const validity = (limits: Limits, session: Session, highest: Aal, now: Date): Validity => {
+  if (isPast(now, session.createdAt, limits.timebox)) return "past_timebox"
+  if (isPast(now, liveSince(session), limits.inactivityTimeout)) return "inactive"
+  if (isLowAal(session, highest) && isPast(now, session.createdAt, limits.allowLowAal)) return "low_aal"
+  return "valid"
+}
+
+/**
+ * How long an access token issued at `now` lives, `JWT_EXP` being `lifetime`: a session below
+ * `highest` under `SESSIONS_ALLOW_LOW_AAL` hands out none that outlives that allowance, as in
+ * Supabase Auth.
+ */
+export const accessLifetime = (
+  limits: Limits,
+  session: Session,
+  highest: Aal,
+  now: Date,
+  lifetime: Duration.Duration
+): Duration.Duration => {
+  if (Option.isNone(limits.allowLowAal) || !isLowAal(session, highest)) return lifetime
+  const left = Time.plus(session.createdAt, limits.allowLowAal.value).getTime() - now.getTime()
+  return Duration.min(lifetime, Duration.millis(Math.max(0, left)))
+}
 
 /** The refresh rule: the session's token of `generation` presented at `now`. */
 export const present = (

@@ -448,6 +448,7 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
   UserFromJwtNotFound: () => answer("user_not_found", "User from sub claim in JWT does not exist", 403),
   SessionFromJwtNotFound: () =>
     answer("session_not_found", "Session from session_id claim in JWT does not exist"),
+  SessionNoLongerValid: () => answer("session_expired", "Session is no longer valid", 403),
   UserIsBanned: () => answer("user_banned", "User is banned"),
   NotAdmin: () => answer("not_admin", "User not allowed"),
   AppMetadataNeedsAdmin: () => answer("not_admin", "Updating app_metadata requires admin privileges"),

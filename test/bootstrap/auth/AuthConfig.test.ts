@@ -9,6 +9,7 @@ import * as AuthConfig from "../../../bootstrap/auth/AuthConfig.js"
 import * as AuthEnvironment from "../../../bootstrap/auth/AuthEnvironment.js"
 import * as ConfigWarnings from "../../../bootstrap/auth/ConfigWarnings.js"
 import * as ConfigReport from "../../../bootstrap/ConfigReport.js"
+import * as Session from "../../../domain/auth/Session.js"
 
 const required = {
   AUTHSVC_SITE_URL: "https://app.example.com",
@@ -206,6 +207,42 @@ describe("auth configuration", () => {
             "AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: expected seconds or a Go duration, e.g. 10, 10s or 1m30s"
           ])
         }
+      })
+    )
+  })
+
+  describe("session limits (SESSIONS_TIMEBOX, _INACTIVITY_TIMEOUT, _ALLOW_LOW_AAL)", () => {
+    it.effect("are unset by default: sessions last until they end", () =>
+      Effect.gen(function* () {
+        expect((yield* config({})).sessions).toEqual(Session.unlimited)
+      })
+    )
+
+    it.effect("read Go durations as the Supabase CLI writes them, or seconds", () =>
+      Effect.gen(function* () {
+        const c = yield* config({
+          AUTHSVC_SESSIONS_TIMEBOX: "24h0m0s",
+          AUTHSVC_SESSIONS_INACTIVITY_TIMEOUT: "8h",
+          AUTHSVC_SESSIONS_ALLOW_LOW_AAL: "600"
+        })
+        const seconds = (limit: Option.Option<Duration.Duration>) => Option.map(limit, Duration.toSeconds)
+        expect(seconds(c.sessions.timebox)).toEqual(Option.some(24 * 3600))
+        expect(seconds(c.sessions.inactivityTimeout)).toEqual(Option.some(8 * 3600))
+        expect(seconds(c.sessions.allowLowAal)).toEqual(Option.some(600))
+      })
+    )
+
+    it.effect("stop the start at zero, as Supabase Auth does, and at anything not a duration", () =>
+      Effect.gen(function* () {
+        expect(yield* report({ AUTHSVC_SESSIONS_TIMEBOX: "0s" })).toEqual([
+          "AUTHSVC_SESSIONS_TIMEBOX: expected a duration more than 0, e.g. 24h or 30m"
+        ])
+        expect(yield* report({ AUTHSVC_SESSIONS_INACTIVITY_TIMEOUT: "0" })).toEqual([
+          "AUTHSVC_SESSIONS_INACTIVITY_TIMEOUT: expected a duration more than 0, e.g. 24h or 30m"
+        ])
+        expect(yield* report({ AUTHSVC_SESSIONS_ALLOW_LOW_AAL: "a day" })).toEqual([
+          "AUTHSVC_SESSIONS_ALLOW_LOW_AAL: expected seconds or a Go duration, e.g. 10, 10s or 1m30s"
+        ])
       })
     )
   })

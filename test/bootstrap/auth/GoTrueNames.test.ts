@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as AuthEnvironment from "../../../bootstrap/auth/AuthEnvironment.js"
@@ -93,16 +94,18 @@ describe("Supabase Auth's variable names", () => {
           API_EXTERNAL_URL: "https://auth.example.com",
           GOTRUE_JWT_SECRET: "short",
           GOTRUE_SESSIONS_TIMEBOX: "24h",
+          GOTRUE_SESSIONS_SINGLE_PER_USER: "true",
           GOTRUE_SITEURL: "typo"
         })
       )
       expect(loaded.config.siteUrl).toBe("https://app.example.com")
       expect(loaded.config.api.externalUrl).toBe("https://auth.example.com")
+      expect(Option.map(loaded.config.sessions.timebox, Duration.toHours)).toEqual(Option.some(24))
       expect(loaded.notices).toEqual([
-        "read Supabase Auth's names as latchkey's: API_EXTERNAL_URL, GOTRUE_JWT_SECRET, GOTRUE_SESSIONS_TIMEBOX, GOTRUE_SITEURL, GOTRUE_SITE_URL"
+        "read Supabase Auth's names as latchkey's: API_EXTERNAL_URL, GOTRUE_JWT_SECRET, GOTRUE_SESSIONS_SINGLE_PER_USER, GOTRUE_SESSIONS_TIMEBOX, GOTRUE_SITEURL, GOTRUE_SITE_URL"
       ])
       expect(loaded.warnings).toEqual([
-        "ignored until their feature lands: GOTRUE_SESSIONS_TIMEBOX",
+        "ignored until their feature lands: GOTRUE_SESSIONS_SINGLE_PER_USER",
         "unknown variables, ignored: GOTRUE_SITEURL",
         "GOTRUE_JWT_SECRET has 5 characters: anyone holding one token can try to guess a key this short offline, then sign tokens of any user; use at least 32 random characters"
       ])

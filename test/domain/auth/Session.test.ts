@@ -90,6 +90,68 @@ describe("Session refresh rule", () => {
   })
 })
 
+describe("Session limits (SESSIONS_TIMEBOX, _INACTIVITY_TIMEOUT, _ALLOW_LOW_AAL)", () => {
+  const limits = (more: Partial<Session.Limits>): Session.Limits => ({ ...Session.unlimited, ...more })
+  const at = (duration: Duration.DurationInput) => Time.plus(t0, duration)
+
+  it("without limits a session is valid however old, and access tokens live JWT_EXP", () => {
+    expect(Session.isLimited(Session.unlimited)).toBe(false)
+    expect(Session.validity(Session.unlimited, session, "aal2", at("3650 days"))).toBe("valid")
+    expect(Session.accessLifetime(Session.unlimited, session, "aal2", t0, Duration.hours(1))).toEqual(
+      Duration.hours(1)
+    )
+  })
+
+  it("a timebox counts from the sign-in, refreshes or not; its very end is still inside", () => {
+    const day = limits({ timebox: Option.some(Duration.days(1)) })
+    expect(Session.isLimited(day)).toBe(true)
+    const refreshed = Session.rotate(session, at("23 hours"))
+    expect(Session.validity(day, refreshed, "aal1", at("1 day"))).toBe("valid")
+    expect(Session.validity(day, refreshed, "aal1", at(Duration.sum("1 day", "1 millis")))).toBe(
+      "past_timebox"
+    )
+  })
+
+  it("an inactivity timeout counts from the last refresh, or the sign-in before the first", () => {
+    const hour = limits({ inactivityTimeout: Option.some(Duration.hours(1)) })
+    expect(Session.validity(hour, session, "aal1", at("1 hour"))).toBe("valid")
+    expect(Session.validity(hour, session, "aal1", at("61 minutes"))).toBe("inactive")
+    const refreshed = Session.rotate(session, at("50 minutes"))
+    expect(Session.validity(hour, refreshed, "aal1", at("110 minutes"))).toBe("valid")
+    expect(Session.validity(hour, refreshed, "aal1", at("111 minutes"))).toBe("inactive")
+  })
+
+  it("the timebox is named first when both are past, as Supabase Auth checks them", () => {
+    const both = limits({
+      timebox: Option.some(Duration.hours(1)),
+      inactivityTimeout: Option.some(Duration.hours(1))
+    })
+    expect(Session.validity(both, session, "aal1", at("2 hours"))).toBe("past_timebox")
+  })
+
+  it("a session below the user's highest level lasts the low-AAL allowance; at that level, no limit", () => {
+    const tenMinutes = limits({ allowLowAal: Option.some(Duration.minutes(10)) })
+    expect(Session.validity(tenMinutes, session, "aal2", at("10 minutes"))).toBe("valid")
+    expect(Session.validity(tenMinutes, session, "aal2", at("11 minutes"))).toBe("low_aal")
+    // A user without a verified factor cannot do better than aal1.
+    expect(Session.validity(tenMinutes, session, "aal1", at("1 day"))).toBe("valid")
+    const raised = new Session.Session({ ...session, aal: "aal2" })
+    expect(Session.validity(tenMinutes, raised, "aal2", at("1 day"))).toBe("valid")
+  })
+
+  it("a low session's access tokens end with its allowance, never later than JWT_EXP", () => {
+    const tenMinutes = limits({ allowLowAal: Option.some(Duration.minutes(10)) })
+    const hour = Duration.hours(1)
+    expect(Session.accessLifetime(tenMinutes, session, "aal2", at("4 minutes"), hour)).toEqual(
+      Duration.minutes(6)
+    )
+    expect(Session.accessLifetime(tenMinutes, session, "aal2", at("1 hour"), hour)).toEqual(Duration.zero)
+    expect(Session.accessLifetime(tenMinutes, session, "aal1", at("4 minutes"), hour)).toEqual(hour)
+    const short = Duration.minutes(2)
+    expect(Session.accessLifetime(tenMinutes, session, "aal2", t0, short)).toEqual(short)
+  })
+})
+
 // The rule the sessions had when they were ruled as refresh-token families: for any sequence of
 // presentations and logouts, the session's own rule decides as the family rule did with
 // Supabase Auth's parameters, and leaves the same state behind.

@@ -14,6 +14,7 @@ import { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import { MfaSettings } from "../../../application/auth/MfaSettings.js"
 import type * as Mail from "../../../domain/auth/Mail.js"
 import { authPolicy } from "../../../domain/auth/RefreshPolicy.js"
+import * as Session from "../../../domain/auth/Session.js"
 import * as PasswordPolicy from "../../../domain/PasswordPolicy.js"
 import * as SentTexts from "./SentTexts.js"
 
@@ -70,6 +71,7 @@ export const settings = (overrides: Partial<Settings> = {}) =>
     updatePasswordRequiresCurrentPassword: false,
     passwordPolicy: PasswordPolicy.make({}),
     refreshPolicy: authPolicy({ rotationEnabled: true, reuseInterval }),
+    sessionLimits: Session.unlimited,
     providers: noProviders,
     ...overrides
   })

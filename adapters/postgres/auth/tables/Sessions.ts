@@ -7,8 +7,8 @@ import type * as BatchedDelete from "../../BatchedDelete.js"
 /**
  * The `sessions` table: its columns as `Session` reads them, its row codec both ways and its
  * statements, which take the qualified name of a table (`AuthTables.name`) and their values as
- * `$n` parameters. (Its `not_after` column, Supabase Auth's, is left to its default: sessions
- * have no lifetime here.) Every statement that locks several sessions locks them in id order,
+ * `$n` parameters. (Its `not_after` column, Supabase Auth's, is left to its default: how long
+ * sessions last is the configuration's, `Session.Limits`.) Every statement that locks several sessions locks them in id order,
  * so that no two wait on each other — the refreshes that share one rotation statement
  * (`RefreshTokens.rotateText`) among them.
  */

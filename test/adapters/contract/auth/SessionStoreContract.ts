@@ -67,7 +67,12 @@ export const signIn = (user = Fixtures.user(), at = Fixtures.t0) =>
  * (`RefreshSession.present`: the store's shared rotation, else the rule under the session's
  * lock); on a reissue, open the live child with the presented token.
  */
-export const present = (token: Token, policy: Session.RefreshPolicy, now: Date) =>
+export const present = (
+  token: Token,
+  policy: Session.RefreshPolicy,
+  now: Date,
+  limits: Session.Limits = Session.unlimited
+) =>
   Effect.gen(function* () {
     const secrets = yield* Secrets
     const minted = Fixtures.refreshToken()
@@ -76,6 +81,7 @@ export const present = (token: Token, policy: Session.RefreshPolicy, now: Date) 
       presented: token.hash,
       child: { hash: minted.hash, sealed },
       policy,
+      limits,
       now
     })
     if (refreshed._tag === "Rotated") return { ...refreshed, token: minted }
@@ -212,6 +218,49 @@ export const sessionStoreContract = (it: It) =>
         expect(Option.map(second.account, (found) => found.factors)).toEqual(Option.some([verified, newer]))
         expect(second.account).toEqual(yield* accountOf(user.id))
       })
+    )
+
+    it.effect(
+      "under session limits the session as stored is judged: its sign-in, last refresh and level",
+      () =>
+        Effect.gen(function* () {
+          const limits = (more: Partial<Session.Limits>): Session.Limits => ({
+            ...Session.unlimited,
+            ...more
+          })
+          const at = (minutes: number) => Time.plus(Fixtures.t0, Duration.minutes(minutes))
+          const judged = (token: Token, minutes: number, limit: Session.Limits) =>
+            Effect.map(Effect.either(present(token, withInterval, at(minutes), limit)), (result) =>
+              Either.match(result, {
+                onLeft: (error) => (error._tag === "SessionExpired" ? error.validity : error._tag),
+                onRight: (value) => value._tag
+              })
+            )
+          const hour = Option.some(Duration.hours(1))
+          const inactivity = limits({ inactivityTimeout: hour })
+          const { token, user } = yield* signIn()
+          // A limited refresh rotates as an unlimited one does, stamping the refresh it is judged by.
+          const first = yield* present(token, withInterval, at(50), inactivity)
+          const second = yield* present(first.token, withInterval, at(110), inactivity)
+          expect([first._tag, second._tag]).toEqual(["Rotated", "Rotated"])
+          expect(yield* judged(second.token, 171, inactivity)).toBe("inactive")
+          // Refused with nothing written: the token is still the live one.
+          expect(yield* judged(second.token, 171, limits({ timebox: hour }))).toBe("past_timebox")
+          const lowAal = limits({ allowLowAal: Option.some(Duration.minutes(10)) })
+          expect(yield* judged(second.token, 171, lowAal)).toBe("Rotated")
+          // Once the user has a verified factor, an aal1 session is below what they can reach.
+          yield* Effect.flatMap(FactorStore, (factors) =>
+            factors.enrol(
+              factorOf(user.id, { status: "verified" }),
+              Option.some("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"),
+              defaultLimits
+            )
+          )
+          const { token: atTheEnd } = yield* signIn(user, at(180))
+          expect(yield* judged(atTheEnd, 190, lowAal)).toBe("Rotated")
+          const { token: pastIt } = yield* signIn(user, at(200))
+          expect(yield* judged(pastIt, 211, lowAal)).toBe("low_aal")
+        })
     )
 
     it.effect("for any history of presentations and logouts, the store's outcomes are the rule's", () =>

@@ -13,6 +13,7 @@ import { UserRepository } from "../../../../application/auth/ports/UserRepositor
 import * as RefreshSession from "../../../../application/auth/RefreshSession.js"
 import { Secrets } from "../../../../application/ports/Secrets.js"
 import { authPolicy } from "../../../../domain/auth/RefreshPolicy.js"
+import * as Session from "../../../../domain/auth/Session.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
 import * as TestDatabase from "../../../support/TestDatabase.js"
@@ -48,6 +49,7 @@ for (const target of ["pglite", "server"] as const) {
                 presented: parent.hash,
                 child: { hash: child.hash, sealed },
                 policy,
+                limits: Session.unlimited,
                 now: at
               })
               return child
