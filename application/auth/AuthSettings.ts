@@ -121,7 +121,10 @@ export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
     readonly updatePasswordRequiresCurrentPassword: boolean
     readonly passwordPolicy: PasswordPolicy.PasswordPolicy
     readonly refreshPolicy: Session.RefreshPolicy
-    /** How long a session may last (`SESSIONS_TIMEBOX`, `_INACTIVITY_TIMEOUT`, `_ALLOW_LOW_AAL`). */
+    /**
+     * How long a session may last (`SESSIONS_TIMEBOX`, `_INACTIVITY_TIMEOUT`, `_ALLOW_LOW_AAL`,
+     * `_SINGLE_PER_USER`).
+     */
     readonly sessionLimits: Session.Limits
     readonly providers: Readonly<Record<ProviderKey, boolean>>
   }

@@ -86,6 +86,12 @@ const presentLocked = (request: Presentation, rotation: Rotation) =>
       })
       const validity = Session.validity(request.limits, session, highest, request.now)
       if (validity !== "valid") return yield* new SessionExpired({ sessionId, validity })
+      if (request.limits.singlePerUser) {
+        const others = yield* sessions.liveOfUser(session.userId)
+        if (Session.isSuperseded(request.limits, session, others, highest, request.now)) {
+          return yield* new SessionExpired({ sessionId, validity: "superseded" })
+        }
+      }
     }
     const outcome = Session.present(request.policy, session, generation, request.now)
     switch (outcome._tag) {
@@ -144,7 +150,8 @@ export const present = (
 const sessionEnd: Readonly<Record<Session.Expiry, AuthError.SessionEnd>> = {
   past_timebox: "lifetime",
   inactive: "inactivity",
-  low_aal: "low_aal"
+  low_aal: "low_aal",
+  superseded: "newer_login"
 }
 
 /**

@@ -231,8 +231,9 @@ export interface AuthConfig {
   readonly rateLimit: RateLimitConfig
   readonly security: SecurityConfig
   /**
-   * `SESSIONS_TIMEBOX`, `SESSIONS_INACTIVITY_TIMEOUT`, `SESSIONS_ALLOW_LOW_AAL`: how long a
-   * session may last (`Session.Limits`); each none when unset, as in Supabase Auth.
+   * `SESSIONS_TIMEBOX`, `SESSIONS_INACTIVITY_TIMEOUT`, `SESSIONS_ALLOW_LOW_AAL` (each none when
+   * unset, as in Supabase Auth) and `SESSIONS_SINGLE_PER_USER`: how long a session may last
+   * (`Session.Limits`).
    */
   readonly sessions: Session.Limits
   readonly outbound: OutboundConfig
@@ -606,7 +607,8 @@ const fields = Config.all({
   sessions: Config.all({
     timebox: AuthConfigValues.optionalPositiveDuration("AUTHSVC_SESSIONS_TIMEBOX"),
     inactivityTimeout: AuthConfigValues.optionalPositiveDuration("AUTHSVC_SESSIONS_INACTIVITY_TIMEOUT"),
-    allowLowAal: AuthConfigValues.optionalPositiveDuration("AUTHSVC_SESSIONS_ALLOW_LOW_AAL")
+    allowLowAal: AuthConfigValues.optionalPositiveDuration("AUTHSVC_SESSIONS_ALLOW_LOW_AAL"),
+    singlePerUser: ConfigValues.bool("AUTHSVC_SESSIONS_SINGLE_PER_USER", false)
   }),
   outbound: Config.all({
     allowedPrivateAddresses: ConfigValues.privateAddresses(allowedPrivateAddressesVariable)

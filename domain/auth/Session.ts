@@ -102,33 +102,38 @@ const liveSince = (session: Session): Date => Option.getOrElse(session.refreshed
  * How long a session may last, Supabase Auth's `SESSIONS_TIMEBOX` (from the sign-in),
  * `SESSIONS_INACTIVITY_TIMEOUT` (from its last refresh) and `SESSIONS_ALLOW_LOW_AAL` (from the
  * sign-in, while the session is below the highest level its user can reach); none: no such
- * limit. Past one, the session's refresh tokens are refused (`validity`).
+ * limit. Past one, the session's refresh tokens are refused (`validity`). And
+ * `SESSIONS_SINGLE_PER_USER`: a session is refused once another of its user's was used after
+ * it (`isSuperseded`).
  */
 export interface Limits {
   readonly timebox: Option.Option<Duration.Duration>
   readonly inactivityTimeout: Option.Option<Duration.Duration>
   readonly allowLowAal: Option.Option<Duration.Duration>
+  readonly singlePerUser: boolean
 }
 
 /** Sessions that last until they end: Supabase Auth's default. */
 export const unlimited: Limits = {
   timebox: Option.none(),
   inactivityTimeout: Option.none(),
-  allowLowAal: Option.none()
+  allowLowAal: Option.none(),
+  singlePerUser: false
 }
 
 /** Whether any limit is set, so that a refresh must look at the session before it rotates. */
 export const isLimited = (limits: Limits): boolean =>
+  limits.singlePerUser ||
   Option.isSome(limits.timebox) ||
   Option.isSome(limits.inactivityTimeout) ||
   Option.isSome(limits.allowLowAal)
 
-/** Which limit a session is past. */
-export const Expiry = Schema.Literal("past_timebox", "inactive", "low_aal")
+/** Which limit a session is past: one of its own (`validity`), or a newer sign-in (`isSuperseded`). */
+export const Expiry = Schema.Literal("past_timebox", "inactive", "low_aal", "superseded")
 export type Expiry = typeof Expiry.Type
 
 /** What `Limits` say of a session at some moment, as Supabase Auth's `CheckValidity` orders them. */
-export type Validity = "valid" | Expiry
+export type Validity = "valid" | Exclude<Expiry, "superseded">
 
 const isPast = (now: Date, since: Date, limit: Option.Option<Duration.Duration>): boolean =>
   Option.isSome(limit) && now.getTime() > Time.plus(since, limit.value).getTime()
@@ -145,6 +150,28 @@ export const validity = (limits: Limits, session: Session, highest: Aal, now: Da
   if (isLowAal(session, highest) && isPast(now, session.createdAt, limits.allowLowAal)) return "low_aal"
   return "valid"
 }
+
+/**
+ * Under `SESSIONS_SINGLE_PER_USER`, whether another live session of the user (`others` may hold
+ * the session itself), within its own limits at `now`, was used later than this one: a newer
+ * sign-in or refresh, which ends this one's refreshes, as in Supabase Auth. (Its session tags,
+ * `SESSIONS_TAGS`, which would keep sessions of different tags apart, are on no session there.)
+ */
+export const isSuperseded = (
+  limits: Limits,
+  session: Session,
+  others: ReadonlyArray<Session>,
+  highest: Aal,
+  now: Date
+): boolean =>
+  limits.singlePerUser &&
+  others.some(
+    (other) =>
+      other.id !== session.id &&
+      Option.isNone(other.revokedAt) &&
+      validity(limits, other, highest, now) === "valid" &&
+      liveSince(other).getTime() > liveSince(session).getTime()
+  )
 
 /**
  * How long an access token issued at `now` lives, `JWT_EXP` being `lifetime`: a session below

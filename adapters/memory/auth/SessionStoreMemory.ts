@@ -175,6 +175,12 @@ export const layer = Layer.effect(
           return [count, { ...tables, sessions }]
         }),
       findById: (id) => Effect.map(Ref.get(state), (tables) => HashMap.get(tables.sessions, id)),
+      liveOfUser: (userId) =>
+        Effect.map(Ref.get(state), (tables) =>
+          [...HashMap.values(tables.sessions)].filter(
+            (session) => session.userId === userId && Option.isNone(session.revokedAt)
+          )
+        ),
       revoke: (id, now) =>
         Ref.modify(state, (tables) => {
           const [count, after] = revokeWhere(tables, (session) => session.id === id, now)

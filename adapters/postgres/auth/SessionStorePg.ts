@@ -175,6 +175,11 @@ export const layer = Layer.effect(
         (id) => findSession(id),
         (id) => ({ "session.id": id })
       ),
+      liveOfUser: Telemetry.fn("SessionStorePg.liveOfUser")(
+        (userId) =>
+          sql.unsafe(Sessions.liveOfUserText(name), [userId]).pipe(decodeAll(Sessions.Row), Effect.orDie),
+        (userId) => ({ "user.id": userId })
+      ),
       revoke: Telemetry.fn("SessionStorePg.revoke")(
         (id, now) => Effect.map(revokeLocked(Sessions.lockLiveText(name), [id], now), (count) => count > 0),
         (id) => ({ "session.id": id })

@@ -108,6 +108,8 @@ export class SessionStore extends Context.Tag("latchkey/auth/SessionStore")<
     readonly lowerRaisedBy: (lowered: Lowered) => Effect.Effect<number>
     /** The session, ended or not; none when unknown. */
     readonly findById: (id: SessionId) => Effect.Effect<Option.Option<Session>>
+    /** The user's sessions that have not ended, in no order. */
+    readonly liveOfUser: (userId: UserId) => Effect.Effect<ReadonlyArray<Session>>
     /**
      * Ends one session (logout `local`, a detected reuse), letting its tokens' sealed children
      * go; false when unknown or already ended.

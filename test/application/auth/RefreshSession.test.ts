@@ -4,13 +4,15 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as Authenticate from "../../../application/auth/Authenticate.js"
+import { logout } from "../../../application/auth/Logout.js"
 import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import * as Session from "../../../domain/auth/Session.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import * as Factors from "./support/Factors.js"
 import { describedFailureOf, failureOf } from "./support/Failure.js"
-import { client, password, signedUp } from "./support/Scenarios.js"
+import { client, password, signedUp, withSessions } from "./support/Scenarios.js"
 
 const { reuseInterval } = MemoryServices
 const services = MemoryServices.layer()
@@ -101,5 +103,28 @@ describe("RefreshSession under session limits, on memory adapters under TestCloc
           "session_expired: Invalid Refresh Token: Session Expired (Low AAL: User Needs MFA Verification)"
         )
       }).pipe(Effect.provide(limited({ allowLowAal: Option.some(Duration.minutes(10)) })))
+  )
+
+  it.effect(
+    "SESSIONS_SINGLE_PER_USER: a newer sign-in ends the older session's refreshes, until it ends itself",
+    () =>
+      Effect.gen(function* () {
+        const { grants } = yield* withSessions(0)
+        const [older] = grants
+        if (older === undefined) throw new Error("expected a first session")
+        yield* TestClock.adjust(Duration.minutes(1))
+        const older2 = yield* refreshSession(Redacted.value(older.refreshToken))
+        yield* TestClock.adjust(Duration.minutes(1))
+        const email = Option.getOrThrow(older.user.email)
+        const newer = (yield* signInWithPassword({ email, phone: "", password, client })).grant
+        yield* TestClock.adjust(Duration.minutes(1))
+        expect(yield* describedFailureOf(refreshSession(Redacted.value(older2.refreshToken)))).toBe(
+          "session_expired: Invalid Refresh Token: Session Expired (Revoked by Newer Login)"
+        )
+        const newer2 = yield* refreshSession(Redacted.value(newer.refreshToken))
+        // Signed out, the newer session supersedes nothing: the older one's live token rotates.
+        yield* logout(yield* Authenticate.user(Redacted.value(newer2.access.token)), "local")
+        expect(yield* failureOf(refreshSession(Redacted.value(older2.refreshToken)))).toBe("ok")
+      }).pipe(Effect.provide(limited({ singlePerUser: true })))
   )
 })

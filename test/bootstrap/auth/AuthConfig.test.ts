@@ -232,6 +232,15 @@ describe("auth configuration", () => {
       })
     )
 
+    it.effect("read SESSIONS_SINGLE_PER_USER as a boolean, off by default", () =>
+      Effect.gen(function* () {
+        expect((yield* config({ AUTHSVC_SESSIONS_SINGLE_PER_USER: "true" })).sessions.singlePerUser).toBe(
+          true
+        )
+        expect(yield* report({ AUTHSVC_SESSIONS_SINGLE_PER_USER: "yes" })).toHaveLength(1)
+      })
+    )
+
     it.effect("stop the start at zero, as Supabase Auth does, and at anything not a duration", () =>
       Effect.gen(function* () {
         expect(yield* report({ AUTHSVC_SESSIONS_TIMEBOX: "0s" })).toEqual([

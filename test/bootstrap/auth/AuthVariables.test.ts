@@ -21,7 +21,7 @@ describe("auth variables", () => {
           "AUTHSVC_JWT_ADMIN_GROUP_NAME",
           "AUTHSVC_JWT_DEFAULT_GROUP_NAME",
           "AUTHSVC_RATE_LIMIT_SSO",
-          "AUTHSVC_SESSIONS_SINGLE_PER_USER",
+          "AUTHSVC_SESSIONS_TAGS",
           "AUTHSVC_HOOK_CUSTOM_ACCESS_TOKEN_URI",
           "AUTHSVC_SAML_ENABLED"
         ])
@@ -30,7 +30,7 @@ describe("auth variables", () => {
       "ignored until their feature lands: AUTHSVC_API_ENDPOINT, " +
         "AUTHSVC_HOOK_CUSTOM_ACCESS_TOKEN_URI, AUTHSVC_JWT_ADMIN_GROUP_NAME, " +
         "AUTHSVC_JWT_DEFAULT_GROUP_NAME, AUTHSVC_OPERATOR_TOKEN, " +
-        "AUTHSVC_RATE_LIMIT_SSO, AUTHSVC_SAML_ENABLED, AUTHSVC_SESSIONS_SINGLE_PER_USER"
+        "AUTHSVC_RATE_LIMIT_SSO, AUTHSVC_SAML_ENABLED, AUTHSVC_SESSIONS_TAGS"
     ])
   })
 
@@ -103,7 +103,7 @@ describe("auth variables", () => {
       AuthVariables.warnings(
         variables([
           "AUTHSVC_SITEURL",
-          "AUTHSVC_SESSIONS_SINGLE_PER_USER",
+          "AUTHSVC_SESSIONS_TAGS",
           "AUTHSVC_EXTERNAL_MASTODON_ENABLED",
           "AUTHSVC_EXTERNAL_ZOOM_ENABLED",
           "GOTRUE_SITE_URL",
@@ -111,7 +111,7 @@ describe("auth variables", () => {
         ])
       )
     ).toEqual([
-      "ignored until their feature lands: AUTHSVC_EXTERNAL_ZOOM_ENABLED, AUTHSVC_SESSIONS_SINGLE_PER_USER",
+      "ignored until their feature lands: AUTHSVC_EXTERNAL_ZOOM_ENABLED, AUTHSVC_SESSIONS_TAGS",
       "unknown variables, ignored: AUTHSVC_EXTERNAL_MASTODON_ENABLED, AUTHSVC_SITEURL"
     ])
   })

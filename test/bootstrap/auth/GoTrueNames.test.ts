@@ -94,7 +94,7 @@ describe("Supabase Auth's variable names", () => {
           API_EXTERNAL_URL: "https://auth.example.com",
           GOTRUE_JWT_SECRET: "short",
           GOTRUE_SESSIONS_TIMEBOX: "24h",
-          GOTRUE_SESSIONS_SINGLE_PER_USER: "true",
+          GOTRUE_SESSIONS_TAGS: "web,mobile",
           GOTRUE_SITEURL: "typo"
         })
       )
@@ -102,10 +102,10 @@ describe("Supabase Auth's variable names", () => {
       expect(loaded.config.api.externalUrl).toBe("https://auth.example.com")
       expect(Option.map(loaded.config.sessions.timebox, Duration.toHours)).toEqual(Option.some(24))
       expect(loaded.notices).toEqual([
-        "read Supabase Auth's names as latchkey's: API_EXTERNAL_URL, GOTRUE_JWT_SECRET, GOTRUE_SESSIONS_SINGLE_PER_USER, GOTRUE_SESSIONS_TIMEBOX, GOTRUE_SITEURL, GOTRUE_SITE_URL"
+        "read Supabase Auth's names as latchkey's: API_EXTERNAL_URL, GOTRUE_JWT_SECRET, GOTRUE_SESSIONS_TAGS, GOTRUE_SESSIONS_TIMEBOX, GOTRUE_SITEURL, GOTRUE_SITE_URL"
       ])
       expect(loaded.warnings).toEqual([
-        "ignored until their feature lands: GOTRUE_SESSIONS_SINGLE_PER_USER",
+        "ignored until their feature lands: GOTRUE_SESSIONS_TAGS",
         "unknown variables, ignored: GOTRUE_SITEURL",
         "GOTRUE_JWT_SECRET has 5 characters: anyone holding one token can try to guess a key this short offline, then sign tokens of any user; use at least 32 random characters"
       ])

@@ -139,6 +139,26 @@ describe("Session limits (SESSIONS_TIMEBOX, _INACTIVITY_TIMEOUT, _ALLOW_LOW_AAL)
     expect(Session.validity(tenMinutes, raised, "aal2", at("1 day"))).toBe("valid")
   })
 
+  it("one session per user: a session is superseded by another live, valid one used after it", () => {
+    const single = limits({ singlePerUser: true, timebox: Option.some(Duration.days(1)) })
+    const newer = Session.start(
+      { ...session, id: Session.SessionId.make("00000000-0000-4000-8000-000000000003") },
+      at("1 hour")
+    )
+    expect(Session.isLimited(limits({ singlePerUser: true }))).toBe(true)
+    expect(Session.isSuperseded(single, session, [session, newer], "aal1", at("2 hours"))).toBe(true)
+    expect(Session.isSuperseded(single, newer, [session, newer], "aal1", at("2 hours"))).toBe(false)
+    // The older one refreshed since: now it is the newer.
+    const refreshed = Session.rotate(session, at("90 minutes"))
+    expect(Session.isSuperseded(single, refreshed, [refreshed, newer], "aal1", at("2 hours"))).toBe(false)
+    // An ended session, or one past its own limits, supersedes nothing.
+    const loggedOut = Session.revoke(newer, at("100 minutes"))
+    expect(Session.isSuperseded(single, session, [loggedOut], "aal1", at("2 hours"))).toBe(false)
+    expect(Session.isSuperseded(single, session, [newer], "aal1", at("26 hours"))).toBe(false)
+    // Without the setting, never.
+    expect(Session.isSuperseded(Session.unlimited, session, [newer], "aal1", at("2 hours"))).toBe(false)
+  })
+
   it("a low session's access tokens end with its allowance, never later than JWT_EXP", () => {
     const tenMinutes = limits({ allowLowAal: Option.some(Duration.minutes(10)) })
     const hour = Duration.hours(1)

@@ -40,6 +40,10 @@ export const Row = Schema.transform(RowFields, Schema.typeSchema(Session.Session
   encode: (session) => ({ ...session })
 })
 
+/** $1 user: their sessions that have not ended. */
+export const liveOfUserText = (name: Name) =>
+  `SELECT ${columnsOf("s")} FROM ${name("sessions")} s WHERE user_id = $1 AND revoked_at IS NULL`
+
 /** $1 session ids: those sessions, ended or not. */
 export const findText = (name: Name) =>
   `SELECT ${columnsOf("s")} FROM ${name("sessions")} s WHERE id = ANY($1::uuid[])`

@@ -263,6 +263,25 @@ export const sessionStoreContract = (it: It) =>
         })
     )
 
+    it.effect("lists a user's live sessions; one per user, a newer sign-in supersedes an older one", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionStore
+        const single: Session.Limits = { ...Session.unlimited, singlePerUser: true }
+        const { session: older, token, user } = yield* signIn()
+        const { session: newer, token: newerToken } = yield* signIn(user, Time.plus(Fixtures.t0, "1 minute"))
+        const { session: ended } = yield* signIn(user, Time.plus(Fixtures.t0, "2 minutes"))
+        yield* sessions.revoke(ended.id, Time.plus(Fixtures.t0, "3 minutes"))
+        yield* signIn()
+        const live = yield* sessions.liveOfUser(user.id)
+        expect(live.map((session) => session.id).sort()).toEqual([older.id, newer.id].sort())
+        const refused = yield* Effect.either(present(token, withInterval, later, single))
+        expect(Either.match(refused, { onLeft: (error) => error, onRight: (value) => value._tag })).toEqual(
+          new RefreshSession.SessionExpired({ sessionId: older.id, validity: "superseded" })
+        )
+        expect((yield* present(newerToken, withInterval, later, single))._tag).toBe("Rotated")
+      })
+    )
+
     it.effect("for any history of presentations and logouts, the store's outcomes are the rule's", () =>
       Effect.gen(function* () {
         const runtime = yield* Effect.runtime<AuthStorage>()
