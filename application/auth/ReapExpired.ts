@@ -3,6 +3,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Factor from "../../domain/auth/Factor.js"
+import type * as Session from "../../domain/auth/Session.js"
 import * as Reaping from "../Reaping.js"
 import * as Telemetry from "../Telemetry.js"
 import { AuthSettings } from "./AuthSettings.js"
@@ -19,6 +20,7 @@ export interface ReapReport {
   readonly passkeyChallenges: number
   readonly flowStates: number
   readonly endedSessions: number
+  readonly outlivedSessions: number
   readonly retiredRefreshTokens: number
 }
 
@@ -37,12 +39,31 @@ const before = (now: Date, duration: Duration.Duration) =>
   new Date(now.getTime() - Duration.toMillis(duration))
 
 /**
+ * Sessions a day past `SESSIONS_TIMEBOX` from their sign-in, or past
+ * `SESSIONS_INACTIVITY_TIMEOUT` from their last use, as Supabase Auth's cleanup deletes them;
+ * none to look for without either.
+ */
+const outlived = (
+  limits: Session.Limits,
+  now: Date,
+  drain: (step: (limit: number) => Effect.Effect<number>) => Effect.Effect<number>,
+  sessions: SessionStore["Type"]
+) => {
+  const cutoff = (limit: Option.Option<Duration.Duration>) =>
+    Option.map(limit, (duration) => before(now, Duration.sum(duration, keptFor)))
+  const cutoffs = { startedBefore: cutoff(limits.timebox), idleSince: cutoff(limits.inactivityTimeout) }
+  if (Option.isNone(cutoffs.startedBefore) && Option.isNone(cutoffs.idleSince)) return Effect.succeed(0)
+  return drain((limit) => sessions.reapOutlived(cutoffs, limit))
+}
+
+/**
  * Deletes what can never be used again: factor challenges older than a day (or than
  * `MFA_CHALLENGE_EXPIRY_DURATION`, if longer), as Supabase Auth's cleanup; then the unverified
  * factors without a challenge older than `MFA_FACTOR_EXPIRY_DURATION` (the enrolment's own rule,
  * which the reaped challenges now let go too; Supabase Auth's cleanup deletes unverified factors a
  * day old, challenged or not); expired passkey challenges; flow states older than a day; sessions
- * that ended a day ago, with their tokens (Supabase Auth deletes a session at its logout); and
+ * that ended a day ago, with their tokens (Supabase Auth deletes a session at its logout), and
+ * those a day past the session limits (`outlived`); and
  * refresh tokens retired a day ago (or `SECURITY_REFRESH_TOKEN_REUSE_INTERVAL` ago, if longer), as its
  * cleanup deletes revoked tokens. In batches (`Reaping.run`), each under the lock in a
  * transaction of its own: one instance at a time; none when another instance is already reaping,
@@ -68,6 +89,7 @@ export const reapExpired = Telemetry.fn("ReapExpired.reapExpired")(() =>
       passkeyChallenges: yield* drain((limit) => passkeys.reapChallenges(now, limit)),
       flowStates: yield* drain((limit) => flows.purge(before(now, keptFor), limit)),
       endedSessions: yield* drain((limit) => sessions.reapEnded(before(now, keptFor), limit)),
+      outlivedSessions: yield* outlived(settings.sessionLimits, now, drain, sessions),
       retiredRefreshTokens: yield* drain((limit) =>
         sessions.reapRetired(before(now, Duration.max(keptFor, settings.refreshPolicy.reuseInterval)), limit)
       )

@@ -31,6 +31,30 @@ const revokeWhere = (
 }
 
 /**
+ * Deletes up to `limit` of the sessions `which` picks, with their tokens; how many. Memory holds
+ * no locks: nothing to pass over.
+ */
+const deleteWhere = (
+  tables: Tables,
+  which: (session: Session.Session) => boolean,
+  limit: number
+): [number, Tables] => {
+  const picked = [...HashMap.values(tables.sessions)]
+    .filter(which)
+    .slice(0, limit)
+    .map((session) => session.id)
+  const gone = new Set(picked)
+  return [
+    picked.length,
+    {
+      ...tables,
+      sessions: HashMap.removeMany(tables.sessions, picked),
+      refreshTokens: HashMap.filter(tables.refreshTokens, (token) => !gone.has(token.sessionId))
+    }
+  ]
+}
+
+/**
  * A token retired with no sealed child, as `RefreshTokens.letGoOfText` leaves it: stamped only
  * when that changes it, so that a token retired long ago keeps its age.
  */
@@ -192,23 +216,23 @@ export const layer = Layer.effect(
         Ref.modify(state, (tables) =>
           revokeWhere(tables, (session) => session.userId === userId && session.id !== keep, now)
         ),
-      // Memory holds no locks: nothing to pass over.
       reapEnded: (endedBefore, limit) =>
-        Ref.modify(state, (tables): [number, Tables] => {
-          const ended = [...HashMap.values(tables.sessions)]
-            .filter((session) => Option.exists(session.revokedAt, (at) => at < endedBefore))
-            .slice(0, limit)
-            .map((session) => session.id)
-          const gone = new Set(ended)
-          return [
-            ended.length,
-            {
-              ...tables,
-              sessions: HashMap.removeMany(tables.sessions, ended),
-              refreshTokens: HashMap.filter(tables.refreshTokens, (token) => !gone.has(token.sessionId))
-            }
-          ]
-        }),
+        Ref.modify(state, (tables) =>
+          deleteWhere(tables, (session) => Option.exists(session.revokedAt, (at) => at < endedBefore), limit)
+        ),
+      reapOutlived: ({ idleSince, startedBefore }, limit) =>
+        Ref.modify(state, (tables) =>
+          deleteWhere(
+            tables,
+            (session) =>
+              Option.exists(startedBefore, (cutoff) => session.createdAt < cutoff) ||
+              Option.exists(
+                idleSince,
+                (cutoff) => Option.getOrElse(session.refreshedAt, () => session.createdAt) < cutoff
+              ),
+            limit
+          )
+        ),
       reapRetired: (retiredBefore, limit) =>
         Ref.modify(state, (tables): [number, Tables] => {
           const retired = [...HashMap.entries(tables.refreshTokens)]

@@ -196,6 +196,13 @@ export const layer = Layer.effect(
       reapEnded: Telemetry.fn("SessionStorePg.reapEnded")((endedBefore, limit) =>
         BatchedDelete.count(sql, Sessions.endedBatch(name), [endedBefore, limit])
       ),
+      reapOutlived: Telemetry.fn("SessionStorePg.reapOutlived")(({ idleSince, startedBefore }, limit) =>
+        BatchedDelete.count(sql, Sessions.outlivedBatch(name), [
+          Option.getOrNull(startedBefore),
+          Option.getOrNull(idleSince),
+          limit
+        ])
+      ),
       reapRetired: Telemetry.fn("SessionStorePg.reapRetired")((retiredBefore, limit) =>
         BatchedDelete.count(sql, RefreshTokens.retiredBatch(name), [retiredBefore, limit])
       )

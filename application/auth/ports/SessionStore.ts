@@ -31,6 +31,12 @@ export interface Raise {
   readonly now: Date
 }
 
+/** Which sessions outlived the limits on them (`SessionStore.reapOutlived`). */
+export interface Outlived {
+  readonly startedBefore: Option.Option<Date>
+  readonly idleSince: Option.Option<Date>
+}
+
 /** A factor removed: the sessions it raised go back to aal1 (`Assurance.lower`). */
 export interface Lowered {
   readonly userId: UserId
@@ -125,6 +131,13 @@ export class SessionStore extends Context.Tag("latchkey/auth/SessionStore")<
      * locked; how many. A token of a deleted session is unknown from then on.
      */
     readonly reapEnded: (endedBefore: Date, limit: number) => Effect.Effect<number>
+    /**
+     * Deletes up to `limit` sessions, ended or not, that signed in before `cutoffs.startedBefore`
+     * or were last used (refreshed, or signed in before any refresh) before `cutoffs.idleSince`,
+     * with all their tokens, passing over sessions a request holds locked; how many. A cutoff
+     * that is none selects nothing.
+     */
+    readonly reapOutlived: (cutoffs: Outlived, limit: number) => Effect.Effect<number>
     /**
      * Deletes up to `limit` retired refresh tokens last changed before `retiredBefore` (retired
      * then, or their sealed child let go then), passing over tokens a request holds locked; how

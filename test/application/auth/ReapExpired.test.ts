@@ -15,6 +15,7 @@ import { lockName, reapExpired } from "../../../application/auth/ReapExpired.js"
 import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { JobLock } from "../../../application/ports/JobLock.js"
 import { batchSize } from "../../../application/Reaping.js"
+import * as Session from "../../../domain/auth/Session.js"
 import { challengeOf as factorChallengeOf } from "../../adapters/contract/auth/FactorStoreContract.js"
 import { flowOf } from "../../adapters/contract/auth/FlowStateStoreContract.js"
 import { challengeOf as passkeyChallengeOf } from "../../adapters/contract/auth/PasskeyStoreContract.js"
@@ -59,6 +60,7 @@ describe("ReapExpired, on memory adapters under TestClock", () => {
           passkeyChallenges: 0,
           flowStates: 0,
           endedSessions: 0,
+          outlivedSessions: 0,
           retiredRefreshTokens: 0
         })
       )
@@ -72,6 +74,7 @@ describe("ReapExpired, on memory adapters under TestClock", () => {
           passkeyChallenges: 1,
           flowStates: 0,
           endedSessions: 0,
+          outlivedSessions: 0,
           retiredRefreshTokens: 0
         })
       )
@@ -88,6 +91,7 @@ describe("ReapExpired, on memory adapters under TestClock", () => {
           passkeyChallenges: 0,
           flowStates: 1,
           endedSessions: 0,
+          outlivedSessions: 0,
           retiredRefreshTokens: 0
         })
       )
@@ -119,6 +123,41 @@ describe("ReapExpired, on memory adapters under TestClock", () => {
       expect((yield* Effect.flip(refreshSession(retired)))._tag).toBe("RefreshTokenUnknown")
       expect((yield* refreshSession(Redacted.value(live.refreshToken))).session.id).toBe(live.session.id)
     }).pipe(Effect.provide(world))
+  )
+
+  it.effect("reaps a session a day past SESSIONS_INACTIVITY_TIMEOUT from its last use", () =>
+    Effect.gen(function* () {
+      const sessions = yield* SessionStore
+      const refreshed = yield* signedUp()
+      yield* TestClock.adjust(Duration.hours(1))
+      const idle = yield* signedUp()
+      yield* TestClock.adjust(Duration.hours(1))
+      const live = yield* refreshSession(Redacted.value(refreshed.refreshToken))
+      const outlived = Effect.map(
+        reapExpired,
+        Option.map((reaped) => reaped.outlivedSessions)
+      )
+      // Three hours and a day after its sign-in (at 1 h), the idle session is not yet reaped.
+      yield* TestClock.adjust(Duration.hours(26))
+      expect(yield* outlived).toEqual(Option.some(0))
+      yield* TestClock.adjust(Duration.millis(1))
+      expect(yield* outlived).toEqual(Option.some(1))
+      expect(yield* sessions.findById(idle.session.id)).toEqual(Option.none())
+      // The other was used at 2 h: it goes an hour later.
+      expect(Option.isSome(yield* sessions.findById(live.session.id))).toBe(true)
+      yield* TestClock.adjust(Duration.hours(1))
+      expect(yield* outlived).toEqual(Option.some(1))
+      expect(yield* sessions.findById(live.session.id)).toEqual(Option.none())
+    }).pipe(
+      Effect.provide(
+        Layer.merge(
+          services({
+            sessionLimits: { ...Session.unlimited, inactivityTimeout: Option.some(Duration.hours(3)) }
+          }),
+          JobLockMemory.layer
+        )
+      )
+    )
   )
 
   it.effect("deletes in batches of batchSize until one comes back short", () =>

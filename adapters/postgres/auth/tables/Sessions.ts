@@ -192,6 +192,17 @@ export const lowerParameters = (lowered: ReadonlyArray<Session.Session>, now: Da
  * go with them (`refresh_tokens.session_id` cascades). The partial index on `revoked_at`
  * (migration 0014) finds them.
  */
+/**
+ * $1 a sign-in cutoff, $2 a last-use cutoff (either null: none), $3 the batch size: sessions,
+ * ended or not, that signed in before $1 or were last used before $2.
+ */
+export const outlivedBatch = (name: Name): BatchedDelete.Batch => ({
+  table: name("sessions"),
+  key: "id",
+  where: "candidate.created_at < $1 OR coalesce(candidate.refreshed_at, candidate.created_at) < $2",
+  limit: "$3"
+})
+
 export const endedBatch = (name: Name): BatchedDelete.Batch => ({
   table: name("sessions"),
   key: "id",

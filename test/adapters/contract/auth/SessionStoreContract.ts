@@ -815,6 +815,39 @@ export const sessionStoreContract = (it: It) =>
       })
     )
 
+    it.effect(
+      "sessions that signed in or were last used before the cutoffs are reaped with their tokens",
+      () =>
+        Effect.gen(function* () {
+          const sessions = yield* SessionStore
+          // Earlier than any other test's sessions, which the cutoffs would take too.
+        const epoch = new Date("1981-01-01T00:00:00.000Z")
+        const at = (hours: number) => Time.plus(epoch, Duration.hours(hours))
+          const early = yield* signIn(Fixtures.user(), epoch)
+          const refreshedLate = yield* signIn(early.user, epoch)
+          const late = yield* signIn(early.user, at(2))
+          yield* present(refreshedLate.token, noInterval, at(3))
+          const none = { startedBefore: Option.none<Date>(), idleSince: Option.none<Date>() }
+          expect(yield* sessions.reapOutlived(none, 100)).toBe(0)
+          // Last used before 1 h: only the early session, its sign-in its last use.
+          expect(yield* sessions.reapOutlived({ ...none, idleSince: Option.some(at(1)) }, 100)).toBe(1)
+          expect(yield* sessions.findById(early.session.id)).toEqual(Option.none())
+          expect(outcome(yield* Effect.either(present(early.token, noInterval, at(4))))).toBe(
+            "RefreshTokenNotFound"
+          )
+          // Signed in before 1 h, though refreshed since: the timebox counts from the sign-in.
+          expect(yield* sessions.reapOutlived({ ...none, startedBefore: Option.some(at(1)) }, 100)).toBe(1)
+          expect(yield* sessions.findById(refreshedLate.session.id)).toEqual(Option.none())
+          expect(Option.isSome(yield* sessions.findById(late.session.id))).toBe(true)
+          // At most the limit a call.
+          yield* signIn(early.user, at(2))
+          const both = { startedBefore: Option.some(at(3)), idleSince: Option.some(at(3)) }
+          expect(yield* sessions.reapOutlived(both, 1)).toBe(1)
+          expect(yield* sessions.reapOutlived(both, 100)).toBe(1)
+          expect(yield* sessions.liveOfUser(early.user.id)).toEqual([])
+        })
+    )
+
     it.effect("retired tokens last changed before the cutoff are reaped; later and live ones stay", () =>
       Effect.gen(function* () {
         const sessions = yield* SessionStore
