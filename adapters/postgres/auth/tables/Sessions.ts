@@ -8,9 +8,9 @@ import type * as BatchedDelete from "../../BatchedDelete.js"
  * The `sessions` table: its columns as `Session` reads them, its row codec both ways and its
  * statements, which take the qualified name of a table (`AuthTables.name`) and their values as
  * `$n` parameters. (Its `not_after` column, Supabase Auth's, is left to its default: how long
- * sessions last is the configuration's, `Session.Limits`.) Every statement that locks several sessions locks them in id order,
- * so that no two wait on each other — the refreshes that share one rotation statement
- * (`RefreshTokens.rotateText`) among them.
+ * sessions last is the configuration's, `Session.Limits`.) Every statement that locks several
+ * sessions locks them in id order, so that no two wait on each other — the refreshes that share
+ * one rotation statement (`RefreshTokens.rotateText`) among them.
  */
 
 type Name = (table: string) => string
@@ -192,20 +192,22 @@ export const lowerParameters = (lowered: ReadonlyArray<Session.Session>, now: Da
  * go with them (`refresh_tokens.session_id` cascades). The partial index on `revoked_at`
  * (migration 0014) finds them.
  */
+export const endedBatch = (name: Name): BatchedDelete.Batch => ({
+  table: name("sessions"),
+  key: "id",
+  where: "candidate.revoked_at < $1",
+  limit: "$2"
+})
+
 /**
  * $1 a sign-in cutoff, $2 a last-use cutoff (either null: none), $3 the batch size: sessions,
- * ended or not, that signed in before $1 or were last used before $2.
+ * ended or not, that signed in before $1 or were last used before $2. No index finds them: one
+ * on `refreshed_at` would cost every refresh its in-place update, for a reaper that scans the
+ * table once a run.
  */
 export const outlivedBatch = (name: Name): BatchedDelete.Batch => ({
   table: name("sessions"),
   key: "id",
   where: "candidate.created_at < $1 OR coalesce(candidate.refreshed_at, candidate.created_at) < $2",
   limit: "$3"
-})
-
-export const endedBatch = (name: Name): BatchedDelete.Batch => ({
-  table: name("sessions"),
-  key: "id",
-  where: "candidate.revoked_at < $1",
-  limit: "$2"
 })
