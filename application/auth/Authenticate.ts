@@ -13,8 +13,6 @@ import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import { AccessTokens } from "./ports/AccessTokens.js"
-import { FactorStore } from "./ports/FactorStore.js"
-import { SessionStore } from "./ports/SessionStore.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
 /** A signed-in user, as an access token names them: the user and session as they stand now. */
@@ -54,29 +52,15 @@ const sessionClaim = (claims: AccessTokenClaims.VerifiedClaims): SessionClaim =>
  */
 const isLive = (session: Session.Session) => Option.isNone(session.revokedAt)
 
-/** The session a token names, which must still be live (`isLive`). */
-const liveSession = (claims: AccessTokenClaims.VerifiedClaims) =>
-  Effect.gen(function* () {
-    const claim = sessionClaim(claims)
-    if (claim._tag === "None") return Option.none<Session.Session>()
-    if (claim._tag === "Invalid") {
-      return yield* new AuthError.MalformedSessionIdClaim()
-    }
-    const found = yield* Effect.flatMap(SessionStore, (sessions) => sessions.findById(claim.id))
-    if (Option.isNone(Option.filter(found, isLive))) return yield* new AuthError.SessionFromJwtNotFound()
-    return found
-  })
-
 /**
- * A bearer token of a user (GET/PUT /user, /logout): verified, its `sub` an existing user that
- * is not banned, its session live. Supabase Auth's checks, in its order and words. The user,
- * their identities and the session the token names are one read (`findSignedIn`), shared with
- * the requests arriving together (the Postgres adapter batches it); the session claim is
- * judged after the user is found, as Supabase Auth reads them in that order.
+ * The user a verified token names, with their identities and factors, and the session it names,
+ * which must still be live: Supabase Auth's checks (`maybeLoadUserOrSession`), in its order and
+ * words. One read (`findSignedIn`), shared with the requests arriving together (the Postgres
+ * adapter batches it); the session claim is judged after the user is found, as Supabase Auth
+ * reads them in that order.
  */
-export const user = Telemetry.fn("Authenticate.user")((token: string) =>
+const signedInBy = (claims: AccessTokenClaims.VerifiedClaims) =>
   Effect.gen(function* () {
-    const { claims } = yield* verified(token)
     const sub = claims.sub
     if (sub === undefined || sub === "") return yield* new AuthError.MissingSubClaim()
     if (!isUserId(sub)) return yield* new AuthError.SubClaimNotUuid()
@@ -89,11 +73,6 @@ export const user = Telemetry.fn("Authenticate.user")((token: string) =>
     if (claim._tag === "Invalid") return yield* new AuthError.MalformedSessionIdClaim()
     const session = claim._tag === "Id" ? Option.filter(account.session, isLive) : Option.none()
     if (claim._tag === "Id" && Option.isNone(session)) return yield* new AuthError.SessionFromJwtNotFound()
-    const now = new Date(yield* Clock.currentTimeMillis)
-    if (Ban.isBanned(account.user.bannedUntil, now)) {
-      return yield* new AuthError.UserIsBanned()
-    }
-    yield* Telemetry.annotate("user.id", account.user.id)
     return {
       claims,
       user: account.user,
@@ -102,27 +81,46 @@ export const user = Telemetry.fn("Authenticate.user")((token: string) =>
       factors: account.factors
     } satisfies SignedIn
   })
+
+/**
+ * A bearer token of a user (GET/PUT /user, /logout): verified, naming an existing user who is
+ * not banned and a live session (`signedInBy`).
+ */
+export const user = Telemetry.fn("Authenticate.user")((token: string) =>
+  Effect.gen(function* () {
+    const { claims } = yield* verified(token)
+    const signedIn = yield* signedInBy(claims)
+    const now = new Date(yield* Clock.currentTimeMillis)
+    if (Ban.isBanned(signedIn.user.bannedUntil, now)) {
+      return yield* new AuthError.UserIsBanned()
+    }
+    yield* Telemetry.annotate("user.id", signedIn.user.id)
+    return signedIn
+  })
 )
 
 /**
- * A bearer token for the admin API: its `role` one of `JWT_ADMIN_ROLES` (the service-role key
- * has no `sub` and no session), and, when it names a session, that session still live and
- * within its limits (`Session.validity`), as Supabase Auth checks an admin's session.
+ * A bearer token for the admin API, checked in Supabase Auth's order (`requireAdminCredentials`):
+ * when it names a session, its user and that session as for a user (`signedInBy`, banned or
+ * not) and the session within its limits (`Session.validity`); then its `role` one of
+ * `JWT_ADMIN_ROLES`. The service-role key names no session, and no user.
  */
 export const admin = Telemetry.fn("Authenticate.admin")((token: string) =>
   Effect.gen(function* () {
     const { claims } = yield* verified(token)
     const settings = yield* AuthSettings
-    if (!settings.adminRoles.includes(claims.role)) return yield* new AuthError.NotAdmin()
-    const session = yield* liveSession(claims)
-    if (Option.isSome(session) && Session.isLimited(settings.sessionLimits)) {
-      const factors = yield* Effect.flatMap(FactorStore, (store) => store.list(session.value.userId))
+    if (sessionClaim(claims)._tag !== "None") {
+      const { factors, session } = yield* signedInBy(claims)
       const now = new Date(yield* Clock.currentTimeMillis)
       const highest = Factor.highestPossibleAal(factors)
-      if (Session.validity(settings.sessionLimits, session.value, highest, now) !== "valid") {
+      if (
+        Option.isSome(session) &&
+        Session.validity(settings.sessionLimits, session.value, highest, now) !== "valid"
+      ) {
         return yield* new AuthError.SessionNoLongerValid()
       }
     }
+    if (!settings.adminRoles.includes(claims.role)) return yield* new AuthError.NotAdmin()
     return claims
   })
 )

@@ -5,6 +5,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
+import { logout } from "../../../application/auth/Logout.js"
 import * as Session from "../../../domain/auth/Session.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import { describedFailureOf, failureOf } from "./support/Failure.js"
@@ -54,5 +55,15 @@ describe("Authenticate, on memory adapters under TestClock", () => {
           })
         )
       )
+  )
+
+  it.effect("an admin token's user and session are checked before its role, as Supabase Auth does", () =>
+    Effect.gen(function* () {
+      const grant = yield* signedUp()
+      const token = Redacted.value(grant.access.token)
+      expect(yield* failureOf(Authenticate.admin(token))).toBe("not_admin")
+      yield* logout(yield* Authenticate.user(token), "local")
+      expect(yield* failureOf(Authenticate.admin(token))).toBe("session_not_found")
+    }).pipe(Effect.provide(services))
   )
 })
