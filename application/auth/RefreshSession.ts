@@ -66,8 +66,8 @@ export type Refreshed =
   | ({ readonly _tag: "Reissued"; readonly child: SealedSecret } & WithAccount)
 
 /**
- * Anything but the live token, or any token while sessions have limits: the session's limits
- * checked (`Session.validity`, as Supabase Auth checks them before anything else), then the
+ * Anything the shared rotation did not rotate, or any token while a limit needs more than the
+ * session's times: the session's limits checked (`Session.validity`, as Supabase Auth checks them before anything else), then the
  * token decided by `Session.present` on the session as it stands, under its lock, and carried
  * out. The unit returns the outcome rather than failing with it, so that ending the session on
  * a reuse commits before the caller hears of it.
@@ -123,12 +123,14 @@ const presentLocked = (request: Presentation, rotation: Rotation) =>
   )
 
 /**
- * A refresh token presented: the live one rotates into the caller's child in one shared
- * statement (the common case, `SessionStore.rotate` matches exactly `Session.present`'s
- * `Rotate`); any other is decided under its session's lock, and so is every token while
- * sessions have limits, which only the session as it stands can be judged by. Of concurrent
- * presentations of one live token exactly one rotates; the others are the parent's, so inside
- * the reuse interval each is reissued the same child, and outside it each finds the reuse.
+ * A refresh token presented: the live one of a session within its timebox and inactivity
+ * timeout rotates into the caller's child in one shared statement (the common case,
+ * `SessionStore.rotate` matches exactly `Session.present`'s `Rotate` on a session that
+ * `Session.meets` the cutoffs); any other is decided under its session's lock, and so is every
+ * token while a limit needs more than the session's times (`Session.decidedByCutoffs`). Of
+ * concurrent presentations of one live token exactly one rotates; the others are the parent's,
+ * so inside the reuse interval each is reissued the same child, and outside it each finds the
+ * reuse.
  */
 export const present = (
   request: Presentation
@@ -138,9 +140,10 @@ export const present = (
       presented: request.presented,
       child: request.child.hash,
       sealed: Session.keepsChild(request.policy) ? Option.some(request.child.sealed) : Option.none(),
+      cutoffs: Session.cutoffs(request.limits, request.now),
       now: request.now
     }
-    if (Session.isLimited(request.limits)) return yield* presentLocked(request, rotation)
+    if (!Session.decidedByCutoffs(request.limits)) return yield* presentLocked(request, rotation)
     const rotated = yield* Effect.flatMap(SessionStore, (sessions) => sessions.rotate(rotation))
     if (Option.isSome(rotated)) return { _tag: "Rotated", ...rotated.value } satisfies Refreshed
     return yield* presentLocked(request, rotation)

@@ -138,6 +138,50 @@ export type Validity = "valid" | Exclude<Expiry, "superseded">
 const isPast = (now: Date, since: Date, limit: Option.Option<Duration.Duration>): boolean =>
   Option.isSome(limit) && now.getTime() > Time.plus(since, limit.value).getTime()
 
+/**
+ * The limits at `now` that the session's own times decide, as instants: a session signed in
+ * before `signedInSince` is past its timebox, one last used before `usedSince` is inactive; none:
+ * no such limit. Storage checks them as the rotation's condition (`SessionStore.rotate`).
+ */
+export interface Cutoffs {
+  readonly signedInSince: Option.Option<Date>
+  readonly usedSince: Option.Option<Date>
+}
+
+/** No cutoff: what sessions without a timebox or inactivity timeout meet. */
+export const noCutoffs: Cutoffs = { signedInSince: Option.none(), usedSince: Option.none() }
+
+export const cutoffs = (limits: Limits, now: Date): Cutoffs => ({
+  signedInSince: Option.map(limits.timebox, (timebox) => Time.minus(now, timebox)),
+  usedSince: Option.map(limits.inactivityTimeout, (timeout) => Time.minus(now, timeout))
+})
+
+/** Which of the session's times is before its cutoff, if one is. */
+const pastCutoff = (
+  session: Session,
+  { signedInSince, usedSince }: Cutoffs
+): Option.Option<"past_timebox" | "inactive"> => {
+  if (Option.exists(signedInSince, (since) => session.createdAt.getTime() < since.getTime())) {
+    return Option.some("past_timebox")
+  }
+  if (Option.exists(usedSince, (since) => liveSince(session).getTime() < since.getTime())) {
+    return Option.some("inactive")
+  }
+  return Option.none()
+}
+
+/** Whether the session is within `cutoffs`: neither past its timebox nor inactive. */
+export const meets = (session: Session, limits: Cutoffs): boolean =>
+  Option.isNone(pastCutoff(session, limits))
+
+/**
+ * Whether every limit set is one of `Cutoffs`, so that the live token can rotate in storage's
+ * shared statement on the session row alone; the low-AAL allowance needs the user's factors and
+ * one session per user the user's other sessions.
+ */
+export const decidedByCutoffs = (limits: Limits): boolean =>
+  Option.isNone(limits.allowLowAal) && !limits.singlePerUser
+
 const aalRank: Readonly<Record<Aal, number>> = { aal1: 1, aal2: 2, aal3: 3 }
 
 /** Whether the session is below `highest`, the level its user can reach (`Factor.highestPossibleAal`). */
@@ -145,8 +189,8 @@ const isLowAal = (session: Session, highest: Aal): boolean => aalRank[session.aa
 
 /** The session at `now` under `limits`, its user able to reach `highest`. */
 export const validity = (limits: Limits, session: Session, highest: Aal, now: Date): Validity => {
-  if (isPast(now, session.createdAt, limits.timebox)) return "past_timebox"
-  if (isPast(now, liveSince(session), limits.inactivityTimeout)) return "inactive"
+  const past = pastCutoff(session, cutoffs(limits, now))
+  if (Option.isSome(past)) return past.value
   if (isLowAal(session, highest) && isPast(now, session.createdAt, limits.allowLowAal)) return "low_aal"
   return "valid"
 }

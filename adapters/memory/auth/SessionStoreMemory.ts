@@ -102,13 +102,16 @@ export const layer = Layer.effect(
           })
         })),
       // One `Ref.modify`: the check and the writes are one step, as the statement is in Postgres.
-      rotate: ({ child, now, presented, sealed }) =>
+      rotate: ({ child, cutoffs, now, presented, sealed }) =>
         Ref.modify(state, (tables): [Option.Option<Stepped>, Tables] => {
           const token = HashMap.get(tables.refreshTokens, presented)
           const live = Option.flatMap(token, ({ generation, sessionId }) =>
             Option.filter(
               HashMap.get(tables.sessions, sessionId),
-              (session) => Option.isNone(session.revokedAt) && session.generation === generation
+              (session) =>
+                Option.isNone(session.revokedAt) &&
+                session.generation === generation &&
+                Session.meets(session, cutoffs)
             )
           )
           if (Option.isNone(live)) return [Option.none(), tables]

@@ -2,7 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { FactorId, FactorType } from "../../../domain/auth/Factor.js"
-import type { Session, SessionId } from "../../../domain/auth/Session.js"
+import type { Cutoffs, Session, SessionId } from "../../../domain/auth/Session.js"
 import type { SecretHash, UserId } from "../../../domain/Ids.js"
 import type { SealedSecret } from "../../ports/Secrets.js"
 import type { Account } from "./UserRepository.js"
@@ -18,6 +18,8 @@ export interface Rotation {
    * presented token's row to be handed out again inside the reuse interval; none without one.
    */
   readonly sealed: Option.Option<SealedSecret>
+  /** The session limits its times must meet (`Session.meets`); none set: any session. */
+  readonly cutoffs: Cutoffs
   readonly now: Date
 }
 
@@ -77,7 +79,7 @@ export class SessionStore extends Context.Tag("latchkey/auth/SessionStore")<
     readonly start: (session: Session, firstToken: SecretHash) => Effect.Effect<void>
     /**
      * Rotates the presented token when it is the live one of a session that has not ended
-     * (`Session.present` says `Rotate`), atomically: the session as `Session.rotate` leaves it,
+     * (`Session.present` says `Rotate`) and meets the rotation's cutoffs, atomically: the session as `Session.rotate` leaves it,
      * the presented token retired holding `sealed` (the token retired before it lets its own
      * go), the child stored. None, with nothing written, for any other token: unknown, retired,
      * or of an ended session. Of concurrent rotations of one token exactly one succeeds. The

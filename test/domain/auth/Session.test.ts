@@ -159,6 +159,39 @@ describe("Session limits (SESSIONS_TIMEBOX, _INACTIVITY_TIMEOUT, _ALLOW_LOW_AAL)
     expect(Session.isSuperseded(Session.unlimited, session, [newer], "aal1", at("2 hours"))).toBe(false)
   })
 
+  it("the cutoffs storage rotates under say what validity says of the timebox and inactivity", () => {
+    const minutes = fc.integer({ min: 0, max: 600 })
+    fc.assert(
+      fc.property(
+        fc.option(minutes, { nil: undefined }),
+        fc.option(minutes, { nil: undefined }),
+        fc.option(minutes, { nil: undefined }),
+        minutes,
+        (timebox, inactivity, refreshedAfter, presentedAfter) => {
+          const limits: Session.Limits = {
+            ...Session.unlimited,
+            timebox: Option.map(Option.fromNullable(timebox), Duration.minutes),
+            inactivityTimeout: Option.map(Option.fromNullable(inactivity), Duration.minutes)
+          }
+          const used =
+            refreshedAfter === undefined
+              ? session
+              : Session.rotate(session, at(Duration.minutes(refreshedAfter)))
+          const now = Time.plus(
+            Option.getOrElse(used.refreshedAt, () => t0),
+            Duration.minutes(presentedAfter)
+          )
+          const valid = Session.validity(limits, used, "aal1", now) === "valid"
+          expect(Session.meets(used, Session.cutoffs(limits, now))).toBe(valid)
+          expect(Session.decidedByCutoffs(limits)).toBe(true)
+        }
+      )
+    )
+    expect(Session.meets(session, Session.noCutoffs)).toBe(true)
+    expect(Session.decidedByCutoffs(limits({ allowLowAal: Option.some(Duration.minutes(1)) }))).toBe(false)
+    expect(Session.decidedByCutoffs(limits({ singlePerUser: true }))).toBe(false)
+  })
+
   it("a low session's access tokens end with its allowance, never later than JWT_EXP", () => {
     const tenMinutes = limits({ allowLowAal: Option.some(Duration.minutes(10)) })
     const hour = Duration.hours(1)

@@ -31,8 +31,9 @@ type Name = (table: string) => string
  */
 export const rotateText = (name: Name) =>
   `WITH input AS (
-     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[])
-       WITH ORDINALITY AS i(presented, rotated_at, sealed, child_hash, position)
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::timestamptz[],
+       $6::timestamptz[])
+       WITH ORDINALITY AS i(presented, rotated_at, sealed, child_hash, signed_in_since, used_since, position)
    ), presented AS (
      SELECT i.*, t.session_id, t.generation AS token_generation
      FROM input i JOIN ${name("refresh_tokens")} t ON t.token_hash = i.presented
@@ -45,6 +46,8 @@ export const rotateText = (name: Name) =>
      SET generation = s.generation + 1, refreshed_at = p.rotated_at, updated_at = p.rotated_at
      FROM presented p JOIN locked l ON l.id = p.session_id
      WHERE s.id = p.session_id AND s.generation = p.token_generation AND s.revoked_at IS NULL
+       AND (p.signed_in_since IS NULL OR s.created_at >= p.signed_in_since)
+       AND (p.used_since IS NULL OR coalesce(s.refreshed_at, s.created_at) >= p.used_since)
      RETURNING s.*, p.position, p.presented, p.sealed, p.child_hash, p.rotated_at
    ), retired AS (
      UPDATE ${name("refresh_tokens")} t
@@ -66,7 +69,10 @@ export const rotateParameters = (rotations: ReadonlyArray<Rotation>) => [
   rotations.map((rotation) => rotation.now),
   // A sealed secret is its own text: null when none is kept.
   rotations.map((rotation) => Option.getOrNull(rotation.sealed)),
-  rotations.map((rotation) => rotation.child)
+  rotations.map((rotation) => rotation.child),
+  // `Session.meets`, as the rotation's condition: null where no such limit is set.
+  rotations.map((rotation) => Option.getOrNull(rotation.cutoffs.signedInSince)),
+  rotations.map((rotation) => Option.getOrNull(rotation.cutoffs.usedSince))
 ]
 
 /** The session's user with their identities and factors, as a refresh reads them; null when gone. */

@@ -169,6 +169,7 @@ const followsTheRule = (policy: Session.RefreshPolicy, history: ReadonlyArray<St
             presented: presented.hash,
             child: child.hash,
             sealed: Session.keepsChild(policy) ? Option.some(sealed) : Option.none(),
+            cutoffs: Session.noCutoffs,
             now
           })
           model = Session.after(model, rule, now)
@@ -821,8 +822,8 @@ export const sessionStoreContract = (it: It) =>
         Effect.gen(function* () {
           const sessions = yield* SessionStore
           // Earlier than any other test's sessions, which the cutoffs would take too.
-        const epoch = new Date("1981-01-01T00:00:00.000Z")
-        const at = (hours: number) => Time.plus(epoch, Duration.hours(hours))
+          const epoch = new Date("1981-01-01T00:00:00.000Z")
+          const at = (hours: number) => Time.plus(epoch, Duration.hours(hours))
           const early = yield* signIn(Fixtures.user(), epoch)
           const refreshedLate = yield* signIn(early.user, epoch)
           const late = yield* signIn(early.user, at(2))

@@ -68,6 +68,7 @@ describe.skipIf(TestDatabase.isEmbedded("server"))("the rotation statement's loc
                 presented: token.hash,
                 child: Fixtures.refreshToken().hash,
                 sealed: Option.none(),
+                cutoffs: Session.noCutoffs,
                 now: later
               }))
             )

@@ -10,6 +10,7 @@ import { SessionStore } from "../../../../application/auth/ports/SessionStore.js
 import { Transactions } from "../../../../application/auth/ports/Transactions.js"
 import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
 import { OneTimeToken, OneTimeTokenId } from "../../../../domain/auth/OneTimeToken.js"
+import * as Session from "../../../../domain/auth/Session.js"
 import { SecretHash, UserId } from "../../../../domain/Ids.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
@@ -199,6 +200,7 @@ for (const target of ["pglite", "server"] as const) {
                   presented: first.hash,
                   child: child.hash,
                   sealed: Option.none(),
+                  cutoffs: Session.noCutoffs,
                   now: at
                 })
                 // Still the transaction's: the child is the live token now.
@@ -219,6 +221,7 @@ for (const target of ["pglite", "server"] as const) {
               presented: first.hash,
               child: child.hash,
               sealed: Option.none(),
+              cutoffs: Session.noCutoffs,
               now: at
             })
           ).toEqual(Option.none())
