@@ -121,13 +121,6 @@ export const unlimited: Limits = {
   singlePerUser: false
 }
 
-/** Whether any limit is set, so that a refresh must look at the session before it rotates. */
-export const isLimited = (limits: Limits): boolean =>
-  limits.singlePerUser ||
-  Option.isSome(limits.timebox) ||
-  Option.isSome(limits.inactivityTimeout) ||
-  Option.isSome(limits.allowLowAal)
-
 /** Which limit a session is past: one of its own (`validity`), or a newer sign-in (`isSuperseded`). */
 export const Expiry = Schema.Literal("past_timebox", "inactive", "low_aal", "superseded")
 export type Expiry = typeof Expiry.Type
@@ -151,6 +144,7 @@ export interface Cutoffs {
 /** No cutoff: what sessions without a timebox or inactivity timeout meet. */
 export const noCutoffs: Cutoffs = { signedInSince: Option.none(), usedSince: Option.none() }
 
+/** The cutoffs of `limits` at `now`. */
 export const cutoffs = (limits: Limits, now: Date): Cutoffs => ({
   signedInSince: Option.map(limits.timebox, (timebox) => Time.minus(now, timebox)),
   usedSince: Option.map(limits.inactivityTimeout, (timeout) => Time.minus(now, timeout))
@@ -171,8 +165,8 @@ const pastCutoff = (
 }
 
 /** Whether the session is within `cutoffs`: neither past its timebox nor inactive. */
-export const meets = (session: Session, limits: Cutoffs): boolean =>
-  Option.isNone(pastCutoff(session, limits))
+export const meets = (session: Session, limitsAt: Cutoffs): boolean =>
+  Option.isNone(pastCutoff(session, limitsAt))
 
 /**
  * Whether every limit set is one of `Cutoffs`, so that the live token can rotate in storage's

@@ -95,7 +95,7 @@ describe("Session limits (SESSIONS_TIMEBOX, _INACTIVITY_TIMEOUT, _ALLOW_LOW_AAL)
   const at = (duration: Duration.DurationInput) => Time.plus(t0, duration)
 
   it("without limits a session is valid however old, and access tokens live JWT_EXP", () => {
-    expect(Session.isLimited(Session.unlimited)).toBe(false)
+    expect(Session.decidedByCutoffs(Session.unlimited)).toBe(true)
     expect(Session.validity(Session.unlimited, session, "aal2", at("3650 days"))).toBe("valid")
     expect(Session.accessLifetime(Session.unlimited, session, "aal2", t0, Duration.hours(1))).toEqual(
       Duration.hours(1)
@@ -104,7 +104,6 @@ describe("Session limits (SESSIONS_TIMEBOX, _INACTIVITY_TIMEOUT, _ALLOW_LOW_AAL)
 
   it("a timebox counts from the sign-in, refreshes or not; its very end is still inside", () => {
     const day = limits({ timebox: Option.some(Duration.days(1)) })
-    expect(Session.isLimited(day)).toBe(true)
     const refreshed = Session.rotate(session, at("23 hours"))
     expect(Session.validity(day, refreshed, "aal1", at("1 day"))).toBe("valid")
     expect(Session.validity(day, refreshed, "aal1", at(Duration.sum("1 day", "1 millis")))).toBe(
@@ -145,7 +144,6 @@ describe("Session limits (SESSIONS_TIMEBOX, _INACTIVITY_TIMEOUT, _ALLOW_LOW_AAL)
       { ...session, id: Session.SessionId.make("00000000-0000-4000-8000-000000000003") },
       at("1 hour")
     )
-    expect(Session.isLimited(limits({ singlePerUser: true }))).toBe(true)
     expect(Session.isSuperseded(single, session, [session, newer], "aal1", at("2 hours"))).toBe(true)
     expect(Session.isSuperseded(single, newer, [session, newer], "aal1", at("2 hours"))).toBe(false)
     // The older one refreshed since: now it is the newer.
