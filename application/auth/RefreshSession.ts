@@ -67,10 +67,10 @@ export type Refreshed =
 
 /**
  * Anything the shared rotation did not rotate, or any token while a limit needs more than the
- * session's times: the session's limits checked (`Session.validity`, as Supabase Auth checks them before anything else), then the
- * token decided by `Session.present` on the session as it stands, under its lock, and carried
- * out. The unit returns the outcome rather than failing with it, so that ending the session on
- * a reuse commits before the caller hears of it.
+ * session's times: the session's limits checked (`Session.validity`, as Supabase Auth checks
+ * them before anything else), then the token decided by `Session.present` on the session as it
+ * stands, under its lock, and carried out. The unit returns the outcome rather than failing
+ * with it, so that ending the session on a reuse commits before the caller hears of it.
  */
 const presentLocked = (request: Presentation, rotation: Rotation) =>
   Effect.gen(function* () {
@@ -80,10 +80,9 @@ const presentLocked = (request: Presentation, rotation: Rotation) =>
     const { account, generation, sealedChild, session } = found.value
     const sessionId = session.id
     if (Option.isNone(session.revokedAt)) {
-      const highest = Option.match(account, {
-        onNone: () => "aal1" as const,
-        onSome: ({ factors }) => Factor.highestPossibleAal(factors)
-      })
+      const highest = Factor.highestPossibleAal(
+        Option.match(account, { onNone: () => [], onSome: ({ factors }) => factors })
+      )
       const validity = Session.validity(request.limits, session, highest, request.now)
       if (validity !== "valid") return yield* new SessionExpired({ sessionId, validity })
       if (request.limits.singlePerUser) {
