@@ -7,13 +7,18 @@ import * as AuthServerPerFile from "../../support/auth/AuthServerPerFile.js"
  * Supabase Auth's session limits as a Supabase configuration sets them (its `GOTRUE_` names, a
  * duration as the Supabase CLI writes one), seen through supabase-js against the built service:
  * a user with a verified factor who signs in with a password alone gets access tokens that end
- * with `SESSIONS_ALLOW_LOW_AAL`; verifying the factor lifts the limit. When a session is past a
- * limit is the use case's and the store's to judge (RefreshSession.test.ts, the SessionStore
+ * with `SESSIONS_ALLOW_LOW_AAL`; verifying the factor lifts the limit; a second sign-in ends the
+ * first session's refreshes (`SESSIONS_SINGLE_PER_USER`). When a session is past a limit of
+ * time is the use case's and the store's to judge (RefreshSession.test.ts, the SessionStore
  * contract), under a test clock.
  */
 
 const server = AuthServerPerFile.start({
-  env: { GOTRUE_SESSIONS_ALLOW_LOW_AAL: "5m0s", GOTRUE_SESSIONS_TIMEBOX: "24h0m0s" }
+  env: {
+    GOTRUE_SESSIONS_ALLOW_LOW_AAL: "5m0s",
+    GOTRUE_SESSIONS_TIMEBOX: "24h0m0s",
+    GOTRUE_SESSIONS_SINGLE_PER_USER: "true"
+  }
 })
 
 const password = "correct horse battery staple"
@@ -61,5 +66,19 @@ describe("session limits read from a Supabase configuration", () => {
     expect(raised.data?.expires_in).toBe(3600)
     expect(lifetimeOf(raised.data?.access_token ?? "")).toBe(3600)
     expect((await supabase.auth.mfa.getAuthenticatorAssuranceLevel()).data?.currentLevel).toBe("aal2")
+  })
+
+  it("a newer sign-in ends the older session's refreshes, as supabase-js hears it", async () => {
+    const email = `user-${randomUUID()}@example.com`
+    const older = server.client()
+    expect((await older.auth.signUp({ email, password })).error).toBeNull()
+    expect((await older.auth.refreshSession()).error).toBeNull()
+    const newer = server.client()
+    expect((await newer.auth.signInWithPassword({ email, password })).error).toBeNull()
+    const refused = await older.auth.refreshSession()
+    expect(refused.error?.status).toBe(400)
+    expect(refused.error?.code).toBe("session_expired")
+    expect(refused.error?.message).toBe("Invalid Refresh Token: Session Expired (Revoked by Newer Login)")
+    expect((await newer.auth.refreshSession()).error).toBeNull()
   })
 })
