@@ -66,8 +66,8 @@ export type Refreshed =
   | ({ readonly _tag: "Reissued"; readonly child: SealedSecret } & WithAccount)
 
 /**
- * Anything the shared rotation did not rotate, or any token while a limit needs more than the
- * session's times: the session's limits checked (`Session.validity`, as Supabase Auth checks
+ * Anything the shared rotation did not rotate, or any token while a limit needs the user's
+ * other sessions: the session's limits checked (`Session.validity`, as Supabase Auth checks
  * them before anything else), then the token decided by `Session.present` on the session as it
  * stands, under its lock, and carried out. The unit returns the outcome rather than failing
  * with it, so that ending the session on a reuse commits before the caller hears of it.
@@ -122,11 +122,11 @@ const presentLocked = (request: Presentation, rotation: Rotation) =>
   )
 
 /**
- * A refresh token presented: the live one of a session within its timebox and inactivity
- * timeout rotates into the caller's child in one shared statement (the common case,
- * `SessionStore.rotate` matches exactly `Session.present`'s `Rotate` on a session that
- * `Session.meets` the cutoffs); any other is decided under its session's lock, and so is every
- * token while a limit needs more than the session's times (`Session.decidedByCutoffs`). Of
+ * A refresh token presented: the live one of a session within its own limits rotates into the
+ * caller's child in one shared statement (the common case, `SessionStore.rotate` matches
+ * exactly `Session.present`'s `Rotate` on a session that `Session.meets` the cutoffs); any other
+ * is decided under its session's lock, and so is every token while a limit needs the user's
+ * other sessions (one per user, `Session.decidedByCutoffs`). Of
  * concurrent presentations of one live token exactly one rotates; the others are the parent's,
  * so inside the reuse interval each is reissued the same child, and outside it each finds the
  * reuse.

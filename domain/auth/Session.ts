@@ -128,66 +128,65 @@ export type Expiry = typeof Expiry.Type
 /** What `Limits` say of a session at some moment, as Supabase Auth's `CheckValidity` orders them. */
 export type Validity = "valid" | Exclude<Expiry, "superseded">
 
-const isPast = (now: Date, since: Date, limit: Option.Option<Duration.Duration>): boolean =>
-  Option.isSome(limit) && now.getTime() > Time.plus(since, limit.value).getTime()
-
 /**
- * The limits at `now` that the session's own times decide, as instants: a session signed in
- * before `signedInSince` is past its timebox, one last used before `usedSince` is inactive; none:
- * no such limit. Storage checks them as the rotation's condition (`SessionStore.rotate`).
+ * A session's own limits at `now`, as instants: a session signed in before `signedInSince` is
+ * past its timebox, one last used before `usedSince` is inactive, one below its user's highest
+ * level signed in before `lowAalSince` is past its low-AAL allowance; none: no such limit.
+ * Storage checks them as the rotation's condition (`SessionStore.rotate`).
  */
 export interface Cutoffs {
   readonly signedInSince: Option.Option<Date>
   readonly usedSince: Option.Option<Date>
+  readonly lowAalSince: Option.Option<Date>
 }
 
-/** No cutoff: what sessions without a timebox or inactivity timeout meet. */
-export const noCutoffs: Cutoffs = { signedInSince: Option.none(), usedSince: Option.none() }
+/** No cutoff: what every session meets without limits. */
+export const noCutoffs: Cutoffs = {
+  signedInSince: Option.none(),
+  usedSince: Option.none(),
+  lowAalSince: Option.none()
+}
 
 /** The cutoffs of `limits` at `now`. */
 export const cutoffs = (limits: Limits, now: Date): Cutoffs => ({
   signedInSince: Option.map(limits.timebox, (timebox) => Time.minus(now, timebox)),
-  usedSince: Option.map(limits.inactivityTimeout, (timeout) => Time.minus(now, timeout))
+  usedSince: Option.map(limits.inactivityTimeout, (timeout) => Time.minus(now, timeout)),
+  lowAalSince: Option.map(limits.allowLowAal, (allowance) => Time.minus(now, allowance))
 })
-
-/** Which of the session's times is before its cutoff, if one is. */
-const pastCutoff = (
-  session: Session,
-  { signedInSince, usedSince }: Cutoffs
-): Option.Option<"past_timebox" | "inactive"> => {
-  if (Option.exists(signedInSince, (since) => session.createdAt.getTime() < since.getTime())) {
-    return Option.some("past_timebox")
-  }
-  if (Option.exists(usedSince, (since) => liveSince(session).getTime() < since.getTime())) {
-    return Option.some("inactive")
-  }
-  return Option.none()
-}
-
-/** Whether the session is within `cutoffs`: neither past its timebox nor inactive. */
-export const meets = (session: Session, limitsAt: Cutoffs): boolean =>
-  Option.isNone(pastCutoff(session, limitsAt))
-
-/**
- * Whether every limit set is one of `Cutoffs`, so that the live token can rotate in storage's
- * shared statement on the session row alone; the low-AAL allowance needs the user's factors and
- * one session per user the user's other sessions.
- */
-export const decidedByCutoffs = (limits: Limits): boolean =>
-  Option.isNone(limits.allowLowAal) && !limits.singlePerUser
 
 const aalRank: Readonly<Record<Aal, number>> = { aal1: 1, aal2: 2, aal3: 3 }
 
 /** Whether the session is below `highest`, the level its user can reach (`Factor.highestPossibleAal`). */
 const isLowAal = (session: Session, highest: Aal): boolean => aalRank[session.aal] < aalRank[highest]
 
-/** The session at `now` under `limits`, its user able to reach `highest`. */
-export const validity = (limits: Limits, session: Session, highest: Aal, now: Date): Validity => {
-  const past = pastCutoff(session, cutoffs(limits, now))
-  if (Option.isSome(past)) return past.value
-  if (isLowAal(session, highest) && isPast(now, session.createdAt, limits.allowLowAal)) return "low_aal"
+const isBefore = (date: Date, cutoff: Option.Option<Date>): boolean =>
+  Option.exists(cutoff, (since) => date.getTime() < since.getTime())
+
+/**
+ * Which of the session's own limits it is past, in Supabase Auth's `CheckValidity` order, its
+ * user able to reach `highest`; `valid` when none.
+ */
+const judged = (session: Session, limitsAt: Cutoffs, highest: Aal): Validity => {
+  if (isBefore(session.createdAt, limitsAt.signedInSince)) return "past_timebox"
+  if (isBefore(liveSince(session), limitsAt.usedSince)) return "inactive"
+  if (isLowAal(session, highest) && isBefore(session.createdAt, limitsAt.lowAalSince)) return "low_aal"
   return "valid"
 }
+
+/** Whether the session, its user able to reach `highest`, is within `limitsAt`. */
+export const meets = (session: Session, limitsAt: Cutoffs, highest: Aal): boolean =>
+  judged(session, limitsAt, highest) === "valid"
+
+/**
+ * Whether every limit set is one of `Cutoffs`, so that the live token can rotate in storage's
+ * shared statement on the session and its user's factors alone; one session per user needs the
+ * user's other sessions.
+ */
+export const decidedByCutoffs = (limits: Limits): boolean => !limits.singlePerUser
+
+/** The session at `now` under `limits`, its user able to reach `highest`. */
+export const validity = (limits: Limits, session: Session, highest: Aal, now: Date): Validity =>
+  judged(session, cutoffs(limits, now), highest)
 
 /**
  * Under `SESSIONS_SINGLE_PER_USER`, whether another live session of the user (`others` may hold

@@ -7,7 +7,9 @@ import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import { SessionStore, type WithAccount } from "../../../application/auth/ports/SessionStore.js"
 import type { Account, WithIdentities } from "../../../application/auth/ports/UserRepository.js"
 import * as Assurance from "../../../domain/auth/Assurance.js"
+import * as Factor from "../../../domain/auth/Factor.js"
 import * as Session from "../../../domain/auth/Session.js"
+import type { SecretHash } from "../../../domain/Ids.js"
 import { AuthMemoryState, accountOf, type RefreshTokenRow, type Tables } from "./AuthMemoryState.js"
 
 /** Revokes the sessions `which` picks, with their tokens' sealed children; how many were live. */
@@ -82,6 +84,19 @@ export const layer = Layer.effect(
         onSome: (found) =>
           Effect.map(factors.list(found.user.id), (listed) => Option.some({ ...found, factors: listed }))
       })
+    /** The level the user of the presented token can reach, by their factors; aal1 for no token. */
+    const highestOf = (presented: SecretHash) =>
+      Effect.flatMap(Ref.get(state), (tables) =>
+        Option.match(
+          Option.flatMap(HashMap.get(tables.refreshTokens, presented), (token) =>
+            HashMap.get(tables.sessions, token.sessionId)
+          ),
+          {
+            onNone: () => Effect.succeed<Session.Aal>("aal1"),
+            onSome: (session) => Effect.map(factors.list(session.userId), Factor.highestPossibleAal)
+          }
+        )
+      )
     const withFactors = <A extends Stepped>(found: Option.Option<A>) =>
       Option.match(found, {
         onNone: () => Effect.succeed(Option.none<Omit<A, "account"> & WithAccount>()),
@@ -101,47 +116,50 @@ export const layer = Layer.effect(
             updatedAt: session.createdAt
           })
         })),
-      // One `Ref.modify`: the check and the writes are one step, as the statement is in Postgres.
+      // One `Ref.modify`: the check and the writes are one step, as the statement is in Postgres;
+      // the user's level, from the factor store's adapter, is read just before.
       rotate: ({ child, cutoffs, now, presented, sealed }) =>
-        Ref.modify(state, (tables): [Option.Option<Stepped>, Tables] => {
-          const token = HashMap.get(tables.refreshTokens, presented)
-          const live = Option.flatMap(token, ({ generation, sessionId }) =>
-            Option.filter(
-              HashMap.get(tables.sessions, sessionId),
-              (session) =>
-                Option.isNone(session.revokedAt) &&
-                session.generation === generation &&
-                Session.meets(session, cutoffs)
+        Effect.flatMap(highestOf(presented), (highest) =>
+          Ref.modify(state, (tables): [Option.Option<Stepped>, Tables] => {
+            const token = HashMap.get(tables.refreshTokens, presented)
+            const live = Option.flatMap(token, ({ generation, sessionId }) =>
+              Option.filter(
+                HashMap.get(tables.sessions, sessionId),
+                (session) =>
+                  Option.isNone(session.revokedAt) &&
+                  session.generation === generation &&
+                  Session.meets(session, cutoffs, highest)
+              )
             )
-          )
-          if (Option.isNone(live)) return [Option.none(), tables]
-          const session = live.value
-          const rotated = Session.rotate(session, now)
-          // The presented token now holds the sealed child; an older one lets its go.
-          const retired = HashMap.map(tables.refreshTokens, (row, hash) =>
-            row.sessionId !== session.id
-              ? row
-              : hash === presented
-                ? { ...row, revoked: true, sealedChild: sealed, updatedAt: now }
-                : Option.isSome(row.sealedChild)
-                  ? { ...row, sealedChild: Option.none(), updatedAt: now }
-                  : row
-          )
-          return [
-            Option.some({ session: rotated, account: accountOf(tables, session.userId) }),
-            {
-              ...tables,
-              sessions: HashMap.set(tables.sessions, session.id, rotated),
-              refreshTokens: HashMap.set(retired, child, {
-                sessionId: session.id,
-                generation: rotated.generation,
-                revoked: false,
-                sealedChild: Option.none(),
-                updatedAt: now
-              })
-            }
-          ]
-        }).pipe(Effect.flatMap(withFactors)),
+            if (Option.isNone(live)) return [Option.none(), tables]
+            const session = live.value
+            const rotated = Session.rotate(session, now)
+            // The presented token now holds the sealed child; an older one lets its go.
+            const retired = HashMap.map(tables.refreshTokens, (row, hash) =>
+              row.sessionId !== session.id
+                ? row
+                : hash === presented
+                  ? { ...row, revoked: true, sealedChild: sealed, updatedAt: now }
+                  : Option.isSome(row.sealedChild)
+                    ? { ...row, sealedChild: Option.none(), updatedAt: now }
+                    : row
+            )
+            return [
+              Option.some({ session: rotated, account: accountOf(tables, session.userId) }),
+              {
+                ...tables,
+                sessions: HashMap.set(tables.sessions, session.id, rotated),
+                refreshTokens: HashMap.set(retired, child, {
+                  sessionId: session.id,
+                  generation: rotated.generation,
+                  revoked: false,
+                  sealedChild: Option.none(),
+                  updatedAt: now
+                })
+              }
+            ]
+          })
+        ).pipe(Effect.flatMap(withFactors)),
       // Memory has no locks: each step of the caller's decision is one `Ref` step, and the
       // rotation it may end in checks again that the token is live.
       lockPresented: (presented) =>

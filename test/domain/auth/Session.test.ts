@@ -157,36 +157,39 @@ describe("Session limits (SESSIONS_TIMEBOX, _INACTIVITY_TIMEOUT, _ALLOW_LOW_AAL)
     expect(Session.isSuperseded(Session.unlimited, session, [newer], "aal1", at("2 hours"))).toBe(false)
   })
 
-  it("the cutoffs storage rotates under say what validity says of the timebox and inactivity", () => {
-    const minutes = fc.integer({ min: 0, max: 600 })
+  it("the cutoffs storage rotates under say what validity says", () => {
+    // Limits up to 20 hours, presented 10 to 20 hours after the sign-in: past and not.
+    const minutes = fc.integer({ min: 0, max: 1200 })
+    const aal = fc.constantFrom<Session.Aal>("aal1", "aal2")
     fc.assert(
       fc.property(
         fc.option(minutes, { nil: undefined }),
         fc.option(minutes, { nil: undefined }),
         fc.option(minutes, { nil: undefined }),
+        fc.option(minutes, { nil: undefined }),
         minutes,
-        (timebox, inactivity, refreshedAfter, presentedAfter) => {
+        aal,
+        aal,
+        (timebox, inactivity, allowLowAal, refreshedAfter, presentedAfter, level, highest) => {
           const limits: Session.Limits = {
             ...Session.unlimited,
             timebox: Option.map(Option.fromNullable(timebox), Duration.minutes),
-            inactivityTimeout: Option.map(Option.fromNullable(inactivity), Duration.minutes)
+            inactivityTimeout: Option.map(Option.fromNullable(inactivity), Duration.minutes),
+            allowLowAal: Option.map(Option.fromNullable(allowLowAal), Duration.minutes)
           }
+          const signedIn = new Session.Session({ ...session, aal: level })
           const used =
             refreshedAfter === undefined
-              ? session
-              : Session.rotate(session, at(Duration.minutes(refreshedAfter)))
-          const now = Time.plus(
-            Option.getOrElse(used.refreshedAt, () => t0),
-            Duration.minutes(presentedAfter)
-          )
-          const valid = Session.validity(limits, used, "aal1", now) === "valid"
-          expect(Session.meets(used, Session.cutoffs(limits, now))).toBe(valid)
+              ? signedIn
+              : Session.rotate(signedIn, at(Duration.minutes(refreshedAfter)))
+          const now = Time.plus(at("10 hours"), Duration.minutes(presentedAfter / 2))
+          const valid = Session.validity(limits, used, highest, now) === "valid"
+          expect(Session.meets(used, Session.cutoffs(limits, now), highest)).toBe(valid)
           expect(Session.decidedByCutoffs(limits)).toBe(true)
         }
       )
     )
-    expect(Session.meets(session, Session.noCutoffs)).toBe(true)
-    expect(Session.decidedByCutoffs(limits({ allowLowAal: Option.some(Duration.minutes(1)) }))).toBe(false)
+    expect(Session.meets(session, Session.noCutoffs, "aal2")).toBe(true)
     expect(Session.decidedByCutoffs(limits({ singlePerUser: true }))).toBe(false)
   })
 

@@ -32,8 +32,9 @@ type Name = (table: string) => string
 export const rotateText = (name: Name) =>
   `WITH input AS (
      SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::timestamptz[],
-       $6::timestamptz[])
-       WITH ORDINALITY AS i(presented, rotated_at, sealed, child_hash, signed_in_since, used_since, position)
+       $6::timestamptz[], $7::timestamptz[])
+       WITH ORDINALITY AS i(presented, rotated_at, sealed, child_hash, signed_in_since, used_since,
+         low_aal_since, position)
    ), presented AS (
      SELECT i.*, t.session_id, t.generation AS token_generation
      FROM input i JOIN ${name("refresh_tokens")} t ON t.token_hash = i.presented
@@ -48,6 +49,8 @@ export const rotateText = (name: Name) =>
      WHERE s.id = p.session_id AND s.generation = p.token_generation AND s.revoked_at IS NULL
        AND (p.signed_in_since IS NULL OR s.created_at >= p.signed_in_since)
        AND (p.used_since IS NULL OR coalesce(s.refreshed_at, s.created_at) >= p.used_since)
+       AND NOT (p.low_aal_since IS NOT NULL AND s.aal = 'aal1' AND s.created_at < p.low_aal_since
+         AND EXISTS (SELECT 1 FROM ${name("mfa_factors")} f WHERE f.user_id = s.user_id AND f.status = 'verified'))
      RETURNING s.*, p.position, p.presented, p.sealed, p.child_hash, p.rotated_at
    ), retired AS (
      UPDATE ${name("refresh_tokens")} t
@@ -70,9 +73,11 @@ export const rotateParameters = (rotations: ReadonlyArray<Rotation>) => [
   // A sealed secret is its own text: null when none is kept.
   rotations.map((rotation) => Option.getOrNull(rotation.sealed)),
   rotations.map((rotation) => rotation.child),
-  // `Session.meets`, as the rotation's condition: null where no such limit is set.
+  // `Session.meets`, as the rotation's condition: null where no such limit is set; a session
+  // below its user's highest level is an aal1 one of a user with a verified factor.
   rotations.map((rotation) => Option.getOrNull(rotation.cutoffs.signedInSince)),
-  rotations.map((rotation) => Option.getOrNull(rotation.cutoffs.usedSince))
+  rotations.map((rotation) => Option.getOrNull(rotation.cutoffs.usedSince)),
+  rotations.map((rotation) => Option.getOrNull(rotation.cutoffs.lowAalSince))
 ]
 
 /** The session's user with their identities and factors, as a refresh reads them; null when gone. */
