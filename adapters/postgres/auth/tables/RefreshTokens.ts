@@ -50,7 +50,8 @@ export const rotateText = (name: Name) =>
        AND (p.signed_in_since IS NULL OR s.created_at >= p.signed_in_since)
        AND (p.used_since IS NULL OR coalesce(s.refreshed_at, s.created_at) >= p.used_since)
        AND NOT (p.low_aal_since IS NOT NULL AND s.aal = 'aal1' AND s.created_at < p.low_aal_since
-         AND EXISTS (SELECT 1 FROM ${name("mfa_factors")} f WHERE f.user_id = s.user_id AND f.status = 'verified'))
+         AND EXISTS (SELECT 1 FROM ${name("mfa_factors")} f
+                     WHERE f.user_id = s.user_id AND f.status = 'verified'))
      RETURNING s.*, p.position, p.presented, p.sealed, p.child_hash, p.rotated_at
    ), retired AS (
      UPDATE ${name("refresh_tokens")} t
