@@ -160,7 +160,7 @@ const aalRank: Readonly<Record<Aal, number>> = { aal1: 1, aal2: 2, aal3: 3 }
 const isLowAal = (session: Session, highest: Aal): boolean => aalRank[session.aal] < aalRank[highest]
 
 const isBefore = (date: Date, cutoff: Option.Option<Date>): boolean =>
-  Option.exists(cutoff, (since) => date.getTime() < since.getTime())
+  Option.exists(cutoff, (since) => !Time.isAtOrAfter(date, since))
 
 /**
  * Which of the session's own limits it is past, in Supabase Auth's `CheckValidity` order, its
