@@ -12,6 +12,7 @@ import { FactorStore } from "./ports/FactorStore.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
 import { PasskeyStore } from "./ports/PasskeyStore.js"
 import { SessionStore } from "./ports/SessionStore.js"
+import { UserRepository } from "./ports/UserRepository.js"
 
 /** How many rows each kind lost in one run. */
 export interface ReapReport {
@@ -22,6 +23,7 @@ export interface ReapReport {
   readonly endedSessions: number
   readonly outlivedSessions: number
   readonly retiredRefreshTokens: number
+  readonly anonymousUsers: number
 }
 
 /**
@@ -31,6 +33,13 @@ export interface ReapReport {
  * replayed within the day is still a reuse that ends its session.
  */
 export const keptFor = Duration.hours(24)
+
+/**
+ * How long an anonymous user lasts while anonymous sign-ins are on, as Supabase Auth's cleanup
+ * keeps them: 30 days from the sign-in, however active since. One who linked an address or a
+ * provider in time is no longer anonymous and stays.
+ */
+export const anonymousLifetime = Duration.days(30)
 
 /** The lock's name: one run at a time across the instances sharing the database. */
 export const lockName = "auth.reaper"
@@ -65,7 +74,9 @@ const outlived = (
  * that ended a day ago, with their tokens (Supabase Auth deletes a session at its logout), and
  * those a day past the session limits (`outlived`); and
  * refresh tokens retired a day ago (or `SECURITY_REFRESH_TOKEN_REUSE_INTERVAL` ago, if longer), as its
- * cleanup deletes revoked tokens. In batches (`Reaping.run`), each under the lock in a
+ * cleanup deletes revoked tokens; and, while anonymous sign-ins are on, anonymous users 30 days
+ * old with all that is theirs, as its cleanup does (off, they stay: the operator turned the
+ * feature off, not the accounts). In batches (`Reaping.run`), each under the lock in a
  * transaction of its own: one instance at a time; none when another instance is already reaping,
  * and a run stops where another instance took over.
  */
@@ -77,6 +88,7 @@ export const reapExpired = Telemetry.fn("ReapExpired.reapExpired")(() =>
     const mfa = yield* MfaSettings
     const sessions = yield* SessionStore
     const settings = yield* AuthSettings
+    const users = yield* UserRepository
     const now = new Date(yield* Clock.currentTimeMillis)
     const { drain, report } = yield* Reaping.run(lockName)
     const reaped: ReapReport = {
@@ -92,7 +104,10 @@ export const reapExpired = Telemetry.fn("ReapExpired.reapExpired")(() =>
       outlivedSessions: yield* outlived(settings.sessionLimits, now, drain, sessions),
       retiredRefreshTokens: yield* drain((limit) =>
         sessions.reapRetired(before(now, Duration.max(keptFor, settings.refreshPolicy.reuseInterval)), limit)
-      )
+      ),
+      anonymousUsers: settings.anonymousEnabled
+        ? yield* drain((limit) => users.reapAnonymous(before(now, anonymousLifetime), limit))
+        : 0
     }
     return report(reaped)
   }).pipe(

@@ -76,6 +76,18 @@ const changeUser = <E>(
     })
   )
 
+/** The tables without these users and what is theirs, as the database's cascades leave them. */
+const withoutUsers = (tables: Tables, ids: ReadonlyArray<UserId>): Tables => {
+  const gone = new Set(ids)
+  const sessions = HashMap.filter(tables.sessions, (session) => !gone.has(session.userId))
+  return {
+    users: HashMap.filter(tables.users, (_, id) => !gone.has(id)),
+    identities: HashMap.filter(tables.identities, (identity) => !gone.has(identity.userId)),
+    sessions,
+    refreshTokens: HashMap.filter(tables.refreshTokens, (token) => HashMap.has(sessions, token.sessionId))
+  }
+}
+
 /**
  * The admin list's `filter` (PageRequest): in the email or `full_name`, case ignored. A
  * `full_name` is read as Postgres's `->>` reads it for text, numbers and booleans; an object
@@ -373,19 +385,15 @@ export const layer = Layer.effect(
           )
         ),
       delete: (id) =>
-        Effect.asVoid(
-          changeUser(state, id, (_, tables) => {
-            const sessions = HashMap.filter(tables.sessions, (session) => session.userId !== id)
-            return Either.right({
-              users: HashMap.remove(tables.users, id),
-              identities: HashMap.filter(tables.identities, (identity) => identity.userId !== id),
-              sessions,
-              refreshTokens: HashMap.filter(tables.refreshTokens, (token) =>
-                HashMap.has(sessions, token.sessionId)
-              )
-            })
-          })
-        ),
+        Effect.asVoid(changeUser(state, id, (_, tables) => Either.right(withoutUsers(tables, [id])))),
+      reapAnonymous: (createdBefore, limit) =>
+        Ref.modify(state, (tables): [number, Tables] => {
+          const reaped = [...HashMap.values(tables.users)]
+            .filter((row) => row.user.isAnonymous && row.user.createdAt < createdBefore)
+            .slice(0, limit)
+            .map((row) => row.user.id)
+          return [reaped.length, withoutUsers(tables, reaped)]
+        }),
       list: ({ aud, order, page, perPage, filter }) =>
         read((tables) => {
           const users = [...HashMap.values(tables.users)]

@@ -9,6 +9,7 @@ import * as PendingChange from "../../../domain/auth/PendingChange.js"
 import type { Identity } from "../../../domain/Identity.js"
 import type { IdentityId, UserId } from "../../../domain/Ids.js"
 import { User } from "../../../domain/User.js"
+import * as BatchedDelete from "../BatchedDelete.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
@@ -331,6 +332,9 @@ export const layer = Layer.effect(
       delete: Telemetry.fn("UserRepositoryPg.delete")(
         (id) => changeLive(id, run(Users.deleteText(name), [id])),
         (id) => ({ "user.id": id })
+      ),
+      reapAnonymous: Telemetry.fn("UserRepositoryPg.reapAnonymous")((createdBefore, limit) =>
+        BatchedDelete.count(sql, Users.anonymousBatch(name), [createdBefore, limit])
       ),
       list: Telemetry.fn("UserRepositoryPg.list")(({ aud, order, page, perPage, filter }) =>
         Effect.gen(function* () {

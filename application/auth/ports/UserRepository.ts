@@ -218,6 +218,11 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
     readonly softDelete: (id: UserId, now: Date) => Effect.Effect<void, UserNotFound>
     /** Deletes the user with its identities, sessions and refresh tokens. */
     readonly delete: (id: UserId) => Effect.Effect<void, UserNotFound>
+    /**
+     * Deletes at most `limit` anonymous users made before `createdBefore`, as `delete` does
+     * (what is theirs goes with them), passing over users a request holds; how many went.
+     */
+    readonly reapAnonymous: (createdBefore: Date, limit: number) => Effect.Effect<number>
     readonly list: (request: PageRequest) => Effect.Effect<Page>
   }
 >() {}

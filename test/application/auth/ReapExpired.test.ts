@@ -7,12 +7,16 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as JobLockMemory from "../../../adapters/memory/JobLockMemory.js"
+import { AuthSettings } from "../../../application/auth/AuthSettings.js"
+import { updateUser } from "../../../application/auth/admin/UpdateUser.js"
 import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import { FlowStateStore } from "../../../application/auth/ports/FlowStateStore.js"
 import { PasskeyStore } from "../../../application/auth/ports/PasskeyStore.js"
 import { SessionStore } from "../../../application/auth/ports/SessionStore.js"
+import { UserRepository } from "../../../application/auth/ports/UserRepository.js"
 import { lockName, reapExpired } from "../../../application/auth/ReapExpired.js"
 import { refreshSession } from "../../../application/auth/RefreshSession.js"
+import { signInAnonymously } from "../../../application/auth/SignInAnonymously.js"
 import { JobLock } from "../../../application/ports/JobLock.js"
 import { batchSize } from "../../../application/Reaping.js"
 import * as Session from "../../../domain/auth/Session.js"
@@ -20,7 +24,7 @@ import { challengeOf as factorChallengeOf } from "../../adapters/contract/auth/F
 import { flowOf } from "../../adapters/contract/auth/FlowStateStoreContract.js"
 import { challengeOf as passkeyChallengeOf } from "../../adapters/contract/auth/PasskeyStoreContract.js"
 import { enrolled, services, signedInUser, verified } from "./support/Factors.js"
-import { signedUp } from "./support/Scenarios.js"
+import { adminNoChange, client, freshEmail, signedUp } from "./support/Scenarios.js"
 
 const world = Layer.merge(services(), JobLockMemory.layer)
 
@@ -61,7 +65,8 @@ describe("ReapExpired, on memory adapters under TestClock", () => {
           flowStates: 0,
           endedSessions: 0,
           outlivedSessions: 0,
-          retiredRefreshTokens: 0
+          retiredRefreshTokens: 0,
+          anonymousUsers: 0
         })
       )
       // Past MFA_FACTOR_EXPIRY_DURATION and the passkey challenge's five minutes: the factor nobody
@@ -75,7 +80,8 @@ describe("ReapExpired, on memory adapters under TestClock", () => {
           flowStates: 0,
           endedSessions: 0,
           outlivedSessions: 0,
-          retiredRefreshTokens: 0
+          retiredRefreshTokens: 0,
+          anonymousUsers: 0
         })
       )
       expect(yield* ids).toEqual([challenged.factor.id, kept.factor.id].sort())
@@ -92,7 +98,8 @@ describe("ReapExpired, on memory adapters under TestClock", () => {
           flowStates: 1,
           endedSessions: 0,
           outlivedSessions: 0,
-          retiredRefreshTokens: 0
+          retiredRefreshTokens: 0,
+          anonymousUsers: 0
         })
       )
       expect(yield* ids).toEqual([kept.factor.id])
@@ -158,6 +165,53 @@ describe("ReapExpired, on memory adapters under TestClock", () => {
         )
       )
     )
+  )
+
+  it.effect("reaps an anonymous user 30 days after the sign-in, unless they took an address", () =>
+    Effect.gen(function* () {
+      const users = yield* UserRepository
+      yield* signedUp()
+      const early = yield* signInAnonymously({}, client)
+      const converted = yield* signInAnonymously({}, client)
+      yield* updateUser(converted.user.id, { ...adminNoChange, email: freshEmail(), emailConfirm: true })
+      yield* TestClock.adjust(Duration.days(1))
+      const later = yield* signInAnonymously({}, client)
+      const anonymousUsers = Effect.map(
+        reapExpired,
+        Option.map((reaped) => reaped.anonymousUsers)
+      )
+      // Used since, the early one still goes 30 days after its sign-in, not a moment before.
+      yield* TestClock.adjust(Duration.days(29))
+      const refreshed = yield* refreshSession(Redacted.value(early.refreshToken))
+      expect(yield* anonymousUsers).toEqual(Option.some(0))
+      yield* TestClock.adjust(Duration.millis(1))
+      expect(yield* anonymousUsers).toEqual(Option.some(1))
+      expect(yield* users.findById(early.user.id)).toEqual(Option.none())
+      expect((yield* Effect.flip(refreshSession(Redacted.value(refreshed.refreshToken))))._tag).toBe(
+        "RefreshTokenUnknown"
+      )
+      expect(Option.isSome(yield* users.findById(converted.user.id))).toBe(true)
+      expect(Option.isSome(yield* users.findById(later.user.id))).toBe(true)
+      yield* TestClock.adjust(Duration.days(1))
+      expect(yield* anonymousUsers).toEqual(Option.some(1))
+      expect(yield* users.findById(later.user.id)).toEqual(Option.none())
+    }).pipe(Effect.provide(world))
+  )
+
+  it.effect("keeps anonymous users while anonymous sign-ins are off", () =>
+    Effect.gen(function* () {
+      const users = yield* UserRepository
+      yield* signedUp()
+      const anonymous = yield* signInAnonymously({}, client)
+      yield* TestClock.adjust(Duration.days(31))
+      const settings = yield* AuthSettings
+      const reaped = yield* Effect.provideService(reapExpired, AuthSettings, {
+        ...settings,
+        anonymousEnabled: false
+      })
+      expect(Option.map(reaped, (report) => report.anonymousUsers)).toEqual(Option.some(0))
+      expect(Option.isSome(yield* users.findById(anonymous.user.id))).toBe(true)
+    }).pipe(Effect.provide(world))
   )
 
   it.effect("deletes in batches of batchSize until one comes back short", () =>

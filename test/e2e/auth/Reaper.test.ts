@@ -10,8 +10,8 @@ import * as TestDatabase from "../../support/TestDatabase.js"
 /**
  * The reaper runs in the built service, every `AUTHSVC_REAPER_INTERVAL` (a second here): a factor
  * challenge a day old, a factor nobody challenged past `MFA_FACTOR_EXPIRY_DURATION`, a session
- * signed out a day ago and a refresh token retired a day ago are deleted while the service
- * serves, and the API sees them gone.
+ * signed out a day ago, a refresh token retired a day ago and an anonymous user 30 days old (anonymous
+ * sign-ins on) are deleted while the service serves, and the API sees them gone.
  */
 
 /** Runs a statement on the service's database, one connection, closed afterwards. */
@@ -32,10 +32,12 @@ describe("the auth service's reaper", () => {
   // The rows are aged by hand, over a second connection: a PostgreSQL server is needed (CI sets
   // TEST_DATABASE_URL); the embedded database admits the service's connection alone.
   it.live.skipIf(TestDatabase.isEmbedded("server"))(
-    "deletes old factor challenges, abandoned factors, ended sessions and retired tokens while serving",
+    "deletes old factor challenges, abandoned factors, ended sessions, retired tokens and anonymous users",
     () =>
       Effect.gen(function* () {
-        const running = yield* AuthServerHarness.start({ env: { AUTHSVC_REAPER_INTERVAL: "1s" } })
+        const running = yield* AuthServerHarness.start({
+          env: { AUTHSVC_REAPER_INTERVAL: "1s", AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED: "true" }
+        })
         const url = Option.getOrThrow(running.databaseUrl)
         const table = (name: string) => `auth."${running.config.db.namespace}${name}"`
         const anonKey = yield* Effect.promise(() => SupabaseClientSupport.apiKey("anon"))
@@ -57,6 +59,20 @@ describe("the auth service's reaper", () => {
           expect((await other.auth.signOut({ scope: "local" })).error).toBeNull()
           return signedIn.data.session?.refresh_token ?? ""
         })
+        // Two anonymous users, one made 31 days ago and one 29 (their rows aged below).
+        const anonymous = () =>
+          Effect.promise(async () => {
+            const client = SupabaseClientSupport.client(running.baseUrl, anonKey)
+            const signedIn = await client.auth.signInAnonymously()
+            expect(signedIn.error).toBeNull()
+            return {
+              client,
+              id: signedIn.data.user?.id ?? "",
+              token: signedIn.data.session?.refresh_token ?? ""
+            }
+          })
+        const expired = yield* anonymous()
+        const young = yield* anonymous()
         const enrol = (friendlyName: string) =>
           Effect.promise(async () => {
             const enrolled = await supabase.auth.mfa.enroll({ factorType: "totp", friendlyName })
@@ -93,6 +109,16 @@ describe("the auth service's reaper", () => {
           [email]
         )
 
+        for (const [user, age] of [
+          [expired.id, "31 days"],
+          [young.id, "29 days"]
+        ]) {
+          yield* query(url, `UPDATE ${table("users")} SET created_at = now() - $2::interval WHERE id = $1`, [
+            user,
+            age
+          ])
+        }
+
         // Within a few runs of the reaper, the aged rows are gone (bounded: 15 s).
         const left = query(
           url,
@@ -101,10 +127,11 @@ describe("the auth service's reaper", () => {
                   (SELECT count(*) FROM ${table("sessions")} s JOIN ${table("users")} u ON u.id = s.user_id
                     WHERE u.email = $3 AND s.revoked_at IS NOT NULL)::int AS "endedSessions",
                   (SELECT count(*) FROM ${table("refresh_tokens")} t JOIN ${table("users")} u ON u.id = t.user_id
-                    WHERE u.email = $3 AND t.revoked)::int AS "retiredTokens"`,
-          [challengeId, abandoned, email]
+                    WHERE u.email = $3 AND t.revoked)::int AS "retiredTokens",
+                  (SELECT count(*) FROM ${table("users")} WHERE id = $4)::int AS "anonymousUsers"`,
+          [challengeId, abandoned, email, expired.id]
         )
-        const gone = [{ challenges: 0, factors: 0, endedSessions: 0, retiredTokens: 0 }]
+        const gone = [{ challenges: 0, factors: 0, endedSessions: 0, retiredTokens: 0, anonymousUsers: 0 }]
         let remaining = yield* left
         for (let tries = 0; tries < 75 && JSON.stringify(remaining) !== JSON.stringify(gone); tries++) {
           yield* Effect.sleep("200 millis")
@@ -121,6 +148,21 @@ describe("the auth service's reaper", () => {
             message: "Invalid Refresh Token: Refresh Token Not Found"
           })
         }
+
+        // The reaped anonymous user's session went with them; the younger one refreshes on.
+        const reapedAnonymous = yield* Effect.promise(() =>
+          expired.client.auth.refreshSession({ refresh_token: expired.token })
+        )
+        expect(SupabaseClientSupport.apiError(reapedAnonymous.error)).toEqual({
+          status: 400,
+          code: "refresh_token_not_found",
+          message: "Invalid Refresh Token: Refresh Token Not Found"
+        })
+        const kept = yield* Effect.promise(() =>
+          young.client.auth.refreshSession({ refresh_token: young.token })
+        )
+        expect(kept.error).toBeNull()
+        expect(kept.data.user?.is_anonymous).toBe(true)
 
         // The API sees them gone: the challenge is unknown, the factor no longer listed.
         const verified = yield* Effect.promise(() =>

@@ -3,6 +3,7 @@ import * as Schema from "effect/Schema"
 import { EmailExists, PhoneExists } from "../../../../application/auth/ports/UserRepository.js"
 import { Identity } from "../../../../domain/Identity.js"
 import { User } from "../../../../domain/User.js"
+import type * as BatchedDelete from "../../BatchedDelete.js"
 import * as Identities from "./Identities.js"
 import { JsonObject } from "./JsonColumns.js"
 import * as MfaFactors from "./MfaFactors.js"
@@ -177,6 +178,17 @@ export const softDeleteText = (name: Name) =>
 /** $1 user: deletes the live user (their identities, sessions and tokens go with the row). */
 export const deleteText = (name: Name) =>
   `DELETE FROM ${name("users")} WHERE id = $1 AND deleted_at IS NULL RETURNING id`
+
+/**
+ * $1 a creation cutoff, $2 the batch size: anonymous users made before $1, soft-deleted or
+ * not (Supabase Auth's cleanup asks no more), found through `users_is_anonymous_idx`.
+ */
+export const anonymousBatch = (name: Name): BatchedDelete.Batch => ({
+  table: name("users"),
+  key: "id",
+  where: "candidate.is_anonymous AND candidate.created_at < $1",
+  limit: "$2"
+})
 
 /**
  * The admin list's filter: Supabase Auth's two columns, both without case here (emails are

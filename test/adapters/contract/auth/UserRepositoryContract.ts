@@ -583,6 +583,48 @@ export const userRepositoryContract = (it: It) =>
       })
     )
 
+    it.effect(
+      "anonymous users made before the cutoff are reaped with their sessions, at most the limit",
+      () =>
+        Effect.gen(function* () {
+          const users = yield* UserRepository
+          const sessions = yield* SessionStore
+          const anonymousAt = (createdAt: Date) =>
+            Effect.gen(function* () {
+              const user = Fixtures.user({
+                email: Option.none(),
+                isAnonymous: true,
+                createdAt,
+                updatedAt: createdAt
+              })
+              yield* users.insert(user, [], Option.none())
+              const session = Fixtures.session(user.id, createdAt)
+              yield* sessions.start(session, Fixtures.refreshToken().hash)
+              return { user, session }
+            })
+          // Long before any other test's users, which share the database and are not to be counted.
+          const long = Time.minus(Fixtures.t0, "20000 days")
+          const cutoff = Time.plus(long, "30 days")
+          const old = yield* anonymousAt(long)
+          const older = yield* anonymousAt(Time.minus(long, "1 day"))
+          const atCutoff = yield* anonymousAt(cutoff)
+          const permanent = yield* signUp()
+
+          expect(yield* users.reapAnonymous(cutoff, 1)).toBe(1)
+          expect(yield* users.reapAnonymous(cutoff, 100)).toBe(1)
+          expect(yield* users.reapAnonymous(cutoff, 100)).toBe(0)
+          for (const gone of [old, older]) {
+            expect(yield* users.findById(gone.user.id)).toEqual(Option.none())
+            expect(yield* sessions.findById(gone.session.id)).toEqual(Option.none())
+          }
+          expect(Option.isSome(yield* users.findById(atCutoff.user.id))).toBe(true)
+          expect(Option.isSome(yield* sessions.findById(atCutoff.session.id))).toBe(true)
+          expect(Option.isSome(yield* users.findById(permanent.user.id))).toBe(true)
+          // Gone, so that the session reapers' tests, sharing the database, find no session this old.
+          yield* users.delete(atCutoff.user.id)
+        })
+    )
+
     it.effect("the admin list: one audience, newest first, paged, with the total", () =>
       Effect.gen(function* () {
         const users = yield* UserRepository
