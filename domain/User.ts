@@ -106,6 +106,16 @@ export class User extends Schema.Class<User>("User")({
   phoneChangeSentAt: pending(Timestamp)
 }) {}
 
+/**
+ * What Supabase Auth's `Confirm` writes when a user's address is confirmed: the time, and
+ * `email_verified: true` merged into `user_metadata` (where a sign-up put `false`), whatever the
+ * metadata holds besides.
+ */
+export const emailConfirmed = (user: User, now: Date): Pick<User, "emailConfirmedAt" | "userMetadata"> => ({
+  emailConfirmedAt: Option.some(now),
+  userMetadata: { ...user.userMetadata, email_verified: true }
+})
+
 /** The user is banned: no sign-in, no token refresh, until `bannedUntil`. */
 export class UserBanned extends Schema.TaggedError<UserBanned>()("UserBanned", {
   userId: UserId,

@@ -108,6 +108,8 @@ export class SignupDisabled extends reason<SignupDisabled>()("SignupDisabled", {
 export class UserAlreadyRegistered extends reason<UserAlreadyRegistered>()("UserAlreadyRegistered", {}) {}
 export class EmailInUse extends reason<EmailInUse>()("EmailInUse", {}) {}
 export class PhoneInUse extends reason<PhoneInUse>()("PhoneInUse", {}) {}
+/** An administrator's new user with a number another user has (its own message there). */
+export class PhoneInUseByAnother extends reason<PhoneInUseByAnother>()("PhoneInUseByAnother", {}) {}
 /** An external provider's address, taken by another user, for the user it is linked to. */
 export class LinkedEmailInUse extends reason<LinkedEmailInUse>()("LinkedEmailInUse", {}) {}
 /** A sign-up (or an admin's `signup` link for a new user) without a password. */
@@ -532,6 +534,7 @@ export type AuthError =
   | UserAlreadyRegistered
   | EmailInUse
   | PhoneInUse
+  | PhoneInUseByAnother
   | LinkedEmailInUse
   | SignupWithoutPassword
   | LoginWithoutContact

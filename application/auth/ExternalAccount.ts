@@ -9,7 +9,7 @@ import * as Ban from "../../domain/Ban.js"
 import type { Identity } from "../../domain/Identity.js"
 import { IdentityId, UserId } from "../../domain/Ids.js"
 import * as UpstreamProfile from "../../domain/UpstreamProfile.js"
-import { Email, User } from "../../domain/User.js"
+import { Email, emailConfirmed, User } from "../../domain/User.js"
 import { Secrets } from "../ports/Secrets.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
@@ -270,14 +270,14 @@ export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProf
     const user = yield* users
       .update(
         userId,
-        {
-          appMetadata: withProvider(found.value, profile.provider),
+        (stored) => ({
+          appMetadata: withProvider(stored, profile.provider),
           ...(takesAddress
             ? verified
-              ? { email, emailConfirmedAt: Option.some(now), isAnonymous: false }
+              ? { email, ...emailConfirmed(stored, now), isAnonymous: false }
               : { email, confirmationSentAt: Option.some(now) }
             : {})
-        },
+        }),
         now
       )
       .pipe(Effect.catchTag("EmailExists", () => Effect.fail(new AuthError.LinkedEmailInUse())))

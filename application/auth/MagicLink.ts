@@ -90,6 +90,7 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
         email,
         aud: settings.audience,
         data: request.data,
+        madeBy: "signUp",
         stamps: { confirmationSentAt: Option.some(now) },
         now
       })

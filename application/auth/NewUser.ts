@@ -10,7 +10,11 @@ export type Provider = "email" | "phone"
 
 /**
  * A user signing up as Supabase Auth creates one: role `authenticated`, `app_metadata` naming
- * the provider, the sign-up's `data` as `user_metadata`, confirmed at once under autoconfirm.
+ * the provider, confirmed at once under autoconfirm, and as `user_metadata` what its sign-up
+ * gives the new identity (`RemoveUnconfirmedIdentities` copies it to the user there): the
+ * subject, the address, `email_verified` and `phone_verified`, then the sign-up's `data` where
+ * it names other keys. Confirming the address later sets `email_verified` (`emailConfirmed`);
+ * nothing there sets `phone_verified`, nor puts a number in.
  */
 export const user = (options: {
   readonly id: UserId
@@ -20,6 +24,11 @@ export const user = (options: {
     | { readonly _tag: "phone"; readonly phone: Phone }
   readonly data: Readonly<Record<string, unknown>>
   readonly confirmed: boolean
+  /**
+   * Who makes the user: a sign-up, or an administrator (an invitation, a generated link), whose
+   * user Supabase Auth gives the `data` alone as metadata.
+   */
+  readonly madeBy?: "signUp" | "admin"
   readonly now: Date
 }): User => {
   const { contact, now } = options
@@ -36,12 +45,38 @@ export const user = (options: {
     invitedAt: Option.none(),
     lastSignInAt: Option.none(),
     appMetadata: { provider: contact._tag, providers: [contact._tag] },
-    userMetadata: { ...options.data },
+    userMetadata:
+      options.madeBy === "admin"
+        ? { ...options.data }
+        : signUpMetadata(options.id, contact._tag === "email" ? Option.some(contact.email) : Option.none(), {
+            verified: contact._tag === "email" && options.confirmed,
+            data: options.data
+          }),
     isAnonymous: false,
     bannedUntil: Option.none(),
     createdAt: now,
     updatedAt: now
   })
+}
+
+const signUpMetadata = (
+  id: UserId,
+  email: Option.Option<Email>,
+  options: { readonly verified: boolean; readonly data: Readonly<Record<string, unknown>> }
+): Record<string, unknown> => {
+  const claims: Record<string, unknown> = {
+    sub: id,
+    ...(Option.isSome(email) ? { email: email.value } : {}),
+    email_verified: options.verified,
+    phone_verified: false
+  }
+  return withData(claims, options.data)
+}
+
+/** The claims, then the sign-up's `data` where it names other keys, as Supabase Auth merges them. */
+const withData = (claims: Record<string, unknown>, data: Readonly<Record<string, unknown>>) => {
+  for (const [key, value] of Object.entries(data)) if (!(key in claims)) claims[key] = value
+  return claims
 }
 
 /** An anonymous user: no email, no phone, no identity, `is_anonymous`; `data` as metadata. */
@@ -91,13 +126,12 @@ export const identity = (options: {
     email_verified: Option.isSome(user.emailConfirmedAt),
     phone_verified: Option.isSome(user.phoneConfirmedAt)
   }
-  for (const [key, value] of Object.entries(options.data)) if (!(key in claims)) claims[key] = value
   return new Identity({
     id: options.id,
     userId: user.id,
     provider: options.provider,
     providerId: user.id,
-    identityData: claims,
+    identityData: withData(claims, options.data),
     email: options.provider === "email" ? user.email : Option.none(),
     createdAt: now,
     updatedAt: now,
@@ -110,13 +144,15 @@ export const newIdentityId = (uuid: string) => IdentityId.make(uuid)
 
 /**
  * A new, unconfirmed user of an email address with its `email` identity, their ids minted: the
- * user that a passwordless sign-in, an invitation or a generated link makes. `stamps` sets what
- * the occasion records (`invitedAt`, `confirmationSentAt`).
+ * user that a passwordless sign-in (`madeBy: "signUp"`), an invitation or a generated link
+ * (`"admin"`: the `data` is the user's metadata and not the identity's, as there) makes.
+ * `stamps` sets what the occasion records (`invitedAt`, `confirmationSentAt`).
  */
 export const ofEmail = (options: {
   readonly email: Email
   readonly aud: string
   readonly data: Readonly<Record<string, unknown>>
+  readonly madeBy: "signUp" | "admin"
   readonly stamps: Partial<Pick<User, "invitedAt" | "confirmationSentAt">>
   readonly now: Date
 }) =>
@@ -128,6 +164,7 @@ export const ofEmail = (options: {
       contact: { _tag: "email", email: options.email },
       data: options.data,
       confirmed: false,
+      madeBy: options.madeBy,
       now: options.now
     })
     const stamped = new User({ ...made, ...options.stamps }, true)
@@ -137,7 +174,7 @@ export const ofEmail = (options: {
         id: newIdentityId(yield* secrets.uuid),
         user: stamped,
         provider: "email",
-        data: options.data,
+        data: options.madeBy === "signUp" ? options.data : {},
         now: options.now
       })
     }

@@ -4,7 +4,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Mail from "../../domain/auth/Mail.js"
 import * as Time from "../../domain/Time.js"
-import type { Phone, User } from "../../domain/User.js"
+import { emailConfirmed, type Phone, User } from "../../domain/User.js"
 import { PasswordHasher } from "../ports/PasswordHasher.js"
 import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
@@ -148,7 +148,13 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
       const becomesPermanent = user.isAnonymous && Option.isSome(newEmail) && settings.mailerAutoconfirm
       if (becomesPermanent) {
         patch.email = newEmail
-        patch.emailConfirmedAt = Option.some(now)
+        // Confirmed as Supabase Auth's email change confirms a first address, after the data.
+        const confirmed = emailConfirmed(
+          new User({ ...user, userMetadata: patch.userMetadata ?? user.userMetadata }),
+          now
+        )
+        patch.emailConfirmedAt = confirmed.emailConfirmedAt
+        patch.userMetadata = confirmed.userMetadata
         patch.isAnonymous = false
         patch.appMetadata = {
           ...(patch.appMetadata ?? user.appMetadata),

@@ -138,19 +138,19 @@ const useUp = (request: VerifyRequest) =>
     // Proving that the message arrived confirms the address or number, whichever message it was.
     const byText = request.phone !== ""
     const confirmed = byText ? found.value.phoneConfirmedAt : found.value.emailConfirmedAt
+    // A sign-up's or an invitation's mail marks the address's identities verified too.
+    const identities = purpose === "confirmation" || purpose === "invite"
     const user = Option.isSome(confirmed)
       ? found.value
-      : yield* users
-          .update(
-            userId,
-            byText ? { phoneConfirmedAt: Option.some(now) } : { emailConfirmedAt: Option.some(now) },
-            now
+      : yield* (
+          byText
+            ? users.update(userId, { phoneConfirmedAt: Option.some(now) }, now)
+            : users.confirmEmail(userId, { identities }, now)
+        ).pipe(
+          Effect.catchAll(() =>
+            Effect.fail(byText ? new AuthError.OtpExpired() : new AuthError.EmailLinkExpired())
           )
-          .pipe(
-            Effect.catchAll(() =>
-              Effect.fail(byText ? new AuthError.OtpExpired() : new AuthError.EmailLinkExpired())
-            )
-          )
+        )
     yield* Telemetry.annotate("user.id", user.id)
     return { _tag: "Verified", user, flowStateId, now } as const
   })

@@ -1,5 +1,5 @@
 import * as Option from "effect/Option"
-import { User } from "../User.js"
+import { emailConfirmed, User } from "../User.js"
 import * as AppMetadata from "./AppMetadata.js"
 
 /** Which of a user's contacts a change is for. */
@@ -44,7 +44,8 @@ export const confirm = (user: User, field: Field, needed: 1 | 2, now: Date): Dec
       user: new User({
         ...user,
         email: user.emailChange,
-        emailConfirmedAt: Option.orElse(user.emailConfirmedAt, () => Option.some(now)),
+        // A first confirmation of an address, as Supabase Auth's `Confirm` marks one.
+        ...(Option.isNone(user.emailConfirmedAt) ? emailConfirmed(user, now) : {}),
         emailChange: Option.none(),
         emailChangeConfirmStatus: 0,
         appMetadata: withProvider(user, "email"),

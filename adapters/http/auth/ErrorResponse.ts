@@ -460,6 +460,7 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
   UserAlreadyRegistered: () => answer("user_already_exists", "User already registered", 400),
   EmailInUse: () => answer("email_exists", "A user with this email address has already been registered"),
   PhoneInUse: () => answer("phone_exists", "A user with this phone number has already been registered"),
+  PhoneInUseByAnother: () => answer("phone_exists", "Phone number already registered by another user"),
   // Supabase Auth answers 400 here, where a sign-up's taken address is 422.
   LinkedEmailInUse: () =>
     answer("email_exists", "A user with this email address has already been registered", 400),

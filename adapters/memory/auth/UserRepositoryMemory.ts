@@ -17,7 +17,7 @@ import * as PendingChange from "../../../domain/auth/PendingChange.js"
 import * as SessionModel from "../../../domain/auth/Session.js"
 import { Identity } from "../../../domain/Identity.js"
 import type { UserId } from "../../../domain/Ids.js"
-import { User } from "../../../domain/User.js"
+import { emailConfirmed, User } from "../../../domain/User.js"
 import {
   AuthMemoryState,
   accountOf,
@@ -75,6 +75,13 @@ const changeUser = <E>(
       })
     })
   )
+
+/** The user as the tables just written hold them. */
+const userIn = (id: UserId) => (after: Tables) =>
+  Option.match(HashMap.get(after.users, id), {
+    onNone: () => Effect.dieMessage("an updated user is missing"),
+    onSome: (row) => Effect.succeed(row.user)
+  })
 
 /** The tables without these users and what is theirs, as the database's cascades leave them. */
 const withoutUsers = (tables: Tables, ids: ReadonlyArray<UserId>): Tables => {
@@ -257,20 +264,34 @@ export const layer = Layer.effect(
         read((tables) => Option.flatMap(liveUser(tables, id), (row) => row.passwordHash)),
       update: (id, patch, now) =>
         changeUser(state, id, (row, tables) => {
-          const user = new User({ ...row.user, ...patch, updatedAt: now })
+          const changes = typeof patch === "function" ? patch(row.user) : patch
+          const user = new User({ ...row.user, ...changes, updatedAt: now })
           const taken = conflict(tables, user)
           return Option.isSome(taken)
             ? Either.left(taken.value)
             : Either.right({ ...tables, users: HashMap.set(tables.users, id, { ...row, user }) })
-        }).pipe(
-          // The tables just written hold the user.
-          Effect.flatMap((after) =>
-            Option.match(HashMap.get(after.users, id), {
-              onNone: () => Effect.dieMessage("an updated user is missing"),
-              onSome: (row) => Effect.succeed(row.user)
-            })
+        }).pipe(Effect.flatMap(userIn(id))),
+      confirmEmail: (id, { identities }, now) =>
+        changeUser(state, id, (row, tables) => {
+          const user = new User({ ...row.user, ...emailConfirmed(row.user, now), updatedAt: now })
+          const marked = HashMap.map(tables.identities, (identity) =>
+            identities &&
+            identity.userId === id &&
+            Option.isSome(user.email) &&
+            Option.contains(identity.email, user.email.value)
+              ? new Identity({
+                  ...identity,
+                  identityData: { ...identity.identityData, email_verified: true },
+                  updatedAt: now
+                })
+              : identity
           )
-        ),
+          return Either.right({
+            ...tables,
+            users: HashMap.set(tables.users, id, { ...row, user }),
+            identities: marked
+          })
+        }).pipe(Effect.flatMap(userIn(id))),
       confirmChange: ({ userId, field, needed, identity, now }) =>
         Effect.gen(function* () {
           let outcome: ChangeOutcome = { _tag: "NothingPending" }

@@ -8,7 +8,7 @@ import * as Telemetry from "../../../application/Telemetry.js"
 import * as PendingChange from "../../../domain/auth/PendingChange.js"
 import type { Identity } from "../../../domain/Identity.js"
 import type { IdentityId, UserId } from "../../../domain/Ids.js"
-import { User } from "../../../domain/User.js"
+import { emailConfirmed, User } from "../../../domain/User.js"
 import * as BatchedDelete from "../BatchedDelete.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
@@ -272,7 +272,8 @@ export const layer = Layer.effect(
           Effect.gen(function* () {
             const stored = yield* readUser(Users.lockText(name), [id])
             if (Option.isNone(stored)) return yield* notFound(id)
-            const updated = new User({ ...stored.value, ...patch, updatedAt: now })
+            const changes = typeof patch === "function" ? patch(stored.value) : patch
+            const updated = new User({ ...stored.value, ...changes, updatedAt: now })
             yield* write(updated)
             return updated
           }).pipe(
@@ -280,6 +281,25 @@ export const layer = Layer.effect(
             // Only the unique violations were turned into errors above: anything else is a defect.
             Effect.catchTag("SqlError", Effect.die)
           ),
+        (id) => ({ "user.id": id })
+      ),
+      confirmEmail: Telemetry.fn("UserRepositoryPg.confirmEmail")(
+        (id, { identities }, now) =>
+          Effect.gen(function* () {
+            const stored = yield* readUser(Users.lockText(name), [id])
+            if (Option.isNone(stored)) return yield* notFound(id)
+            const confirmed = new User({
+              ...stored.value,
+              ...emailConfirmed(stored.value, now),
+              updatedAt: now
+            })
+            // The address is not changed, so no unique index can refuse the write.
+            yield* write(confirmed).pipe(Effect.orDie)
+            if (identities && Option.isSome(confirmed.email)) {
+              yield* run(Identities.markEmailVerifiedText(name), [id, confirmed.email.value, now])
+            }
+            return confirmed
+          }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die)),
         (id) => ({ "user.id": id })
       ),
       confirmChange: Telemetry.fn("UserRepositoryPg.confirmChange")(

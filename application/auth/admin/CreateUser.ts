@@ -5,7 +5,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { Identity } from "../../../domain/Identity.js"
 import { UserId } from "../../../domain/Ids.js"
-import { User } from "../../../domain/User.js"
+import { emailConfirmed, User } from "../../../domain/User.js"
 import { PasswordHasher } from "../../ports/PasswordHasher.js"
 import { Secrets } from "../../ports/Secrets.js"
 import * as Telemetry from "../../Telemetry.js"
@@ -44,7 +44,8 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     }
     const phone = request.phone === "" ? Option.none() : Option.some(yield* ClientInput.phone(request.phone))
     if (Option.isSome(phone)) {
-      if (Option.isSome(yield* users.findByPhone(phone.value))) return yield* new AuthError.PhoneInUse()
+      if (Option.isSome(yield* users.findByPhone(phone.value)))
+        return yield* new AuthError.PhoneInUseByAnother()
       providers.push("phone")
     }
     if (Option.isSome(request.password) && request.passwordHash !== "") {
@@ -73,21 +74,22 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     const now = new Date(yield* Clock.currentTimeMillis)
     const bannedUntil =
       request.banDuration === "" ? Option.none() : yield* BanUntil.parse(request.banDuration, now)
-    const user = new User({
+    const made = new User({
       id: NewUser.newUserId(id),
       aud,
-      role: request.role === "" ? "authenticated" : request.role,
+      role: request.role.trim() === "" ? "authenticated" : request.role.trim(),
       email,
       phone,
-      emailConfirmedAt: Option.isSome(email) && request.emailConfirm ? Option.some(now) : Option.none(),
+      emailConfirmedAt: Option.none(),
       phoneConfirmedAt: Option.isSome(phone) && request.phoneConfirm ? Option.some(now) : Option.none(),
       confirmationSentAt: Option.none(),
       invitedAt: Option.none(),
       lastSignInAt: Option.none(),
+      // Supabase Auth merges the given app_metadata over the providers it derived.
       appMetadata: {
-        ...Option.getOrElse(request.appMetadata, () => ({})),
         provider: providers[0],
-        providers
+        providers,
+        ...Option.getOrElse(request.appMetadata, () => ({}))
       },
       userMetadata: { ...Option.getOrElse(request.userMetadata, () => ({})) },
       isAnonymous: false,
@@ -95,6 +97,10 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
       createdAt: now,
       updatedAt: now
     })
+    const user =
+      Option.isSome(email) && request.emailConfirm
+        ? new User({ ...made, ...emailConfirmed(made, now) })
+        : made
     const identities: Array<Identity> = []
     for (const provider of providers) {
       identities.push(
@@ -104,7 +110,7 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     yield* users.insert(user, identities, Option.some(passwordHash)).pipe(
       Effect.catchTags({
         EmailExists: () => Effect.fail(new AuthError.EmailInUse()),
-        PhoneExists: () => Effect.fail(new AuthError.PhoneInUse()),
+        PhoneExists: () => Effect.fail(new AuthError.PhoneInUseByAnother()),
         IdentityExists: () => Effect.fail(new AuthError.EmailInUse())
       })
     )

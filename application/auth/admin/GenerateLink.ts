@@ -16,6 +16,7 @@ import * as PasswordStrength from "../PasswordStrength.js"
 import { Transactions } from "../ports/Transactions.js"
 import { UserRepository } from "../ports/UserRepository.js"
 import * as SendVerification from "../SendVerification.js"
+import * as UserMetadata from "../UserMetadata.js"
 
 /** POST /admin/generate_link, as decoded (`""` when absent). */
 export interface GenerateLinkRequest {
@@ -104,8 +105,18 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
       const stamped = yield* transactions
         .run(
           Effect.gen(function* () {
+            // A sign-up link for an unconfirmed user takes the request's data into their
+            // metadata, as Supabase Auth's does.
             const current =
-              type === "invite" ? yield* users.update(found.id, { invitedAt: Option.some(now) }, now) : found
+              type === "invite"
+                ? yield* users.update(found.id, { invitedAt: Option.some(now) }, now)
+                : type === "signup" && Object.keys(request.data).length > 0
+                  ? yield* users.update(
+                      found.id,
+                      (stored) => ({ userMetadata: UserMetadata.merge(stored.userMetadata, request.data) }),
+                      now
+                    )
+                  : found
             return { current, issued: yield* linkFor(current) }
           })
         )
@@ -132,6 +143,7 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
         email,
         aud: settings.audience,
         data: request.data,
+        madeBy: "admin",
         stamps: type === "invite" ? { invitedAt: Option.some(now) } : {},
         now
       })
@@ -224,7 +236,8 @@ const emailChangeLink = (request: GenerateLinkRequest, type: "email_change_curre
       actionLink: issued.actionLink,
       emailOtp: Redacted.value(issued.code),
       hashedToken: Redacted.value(issued.link),
-      verificationType: "email_change",
+      // The type asked for, as Supabase Auth answers (its link and /verify take `email_change`).
+      verificationType: type,
       redirectTo
     } satisfies GeneratedLink
   })

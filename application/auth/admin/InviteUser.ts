@@ -68,6 +68,7 @@ export const inviteUser = Telemetry.fn("InviteUser.inviteUser")((request: Invite
       email,
       aud: settings.audience,
       data: request.data,
+      madeBy: "admin",
       stamps: { invitedAt: Option.some(now) },
       now
     })

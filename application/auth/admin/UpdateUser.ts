@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { UserId } from "../../../domain/Ids.js"
+import { emailConfirmed, type User } from "../../../domain/User.js"
 import { PasswordHasher } from "../../ports/PasswordHasher.js"
 import { Secrets } from "../../ports/Secrets.js"
 import * as Telemetry from "../../Telemetry.js"
@@ -42,30 +43,38 @@ export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request:
       yield* PasswordStrength.ensure(settings.passwordPolicy, password.value)
     }
 
-    const patch: { -readonly [K in keyof UserPatch]: UserPatch[K] } = {}
-    if (request.role !== "") patch.role = request.role
-    let isAnonymous = user.isAnonymous
-    if (Option.isSome(email)) {
-      patch.email = email
-      if (request.emailConfirm) patch.emailConfirmedAt = Option.some(now)
-      if (request.emailConfirm) isAnonymous = false
-    } else if (request.emailConfirm && Option.isSome(user.email)) {
-      patch.emailConfirmedAt = Option.some(now)
+    // Made from the user as stored, under its lock: the metadata merges land on what is there.
+    const patch = (stored: User): UserPatch => {
+      const changes: { -readonly [K in keyof UserPatch]: UserPatch[K] } = {}
+      if (request.role.trim() !== "") changes.role = request.role.trim()
+      let isAnonymous = stored.isAnonymous
+      // Supabase Auth's order: the address confirmed (`email_verified` into the metadata), then
+      // the given metadata merged, which may say otherwise.
+      let userMetadata = stored.userMetadata
+      if (Option.isSome(email)) changes.email = email
+      if (request.emailConfirm && (Option.isSome(email) || Option.isSome(stored.email))) {
+        const confirmed = emailConfirmed(stored, now)
+        changes.emailConfirmedAt = confirmed.emailConfirmedAt
+        userMetadata = confirmed.userMetadata
+        if (Option.isSome(email)) isAnonymous = false
+      }
+      if (Option.isSome(phone)) {
+        changes.phone = phone
+        if (request.phoneConfirm) changes.phoneConfirmedAt = Option.some(now)
+        if (request.phoneConfirm) isAnonymous = false
+      } else if (request.phoneConfirm && Option.isSome(stored.phone)) {
+        changes.phoneConfirmedAt = Option.some(now)
+      }
+      if (isAnonymous !== stored.isAnonymous) changes.isAnonymous = isAnonymous
+      if (Option.isSome(request.appMetadata))
+        changes.appMetadata = UserMetadata.merge(stored.appMetadata, request.appMetadata.value)
+      if (Option.isSome(request.userMetadata)) {
+        userMetadata = UserMetadata.merge(userMetadata, request.userMetadata.value)
+      }
+      if (userMetadata !== stored.userMetadata) changes.userMetadata = userMetadata
+      if (bannedUntil !== undefined) changes.bannedUntil = bannedUntil
+      return changes
     }
-    if (Option.isSome(phone)) {
-      patch.phone = phone
-      if (request.phoneConfirm) patch.phoneConfirmedAt = Option.some(now)
-      if (request.phoneConfirm) isAnonymous = false
-    } else if (request.phoneConfirm && Option.isSome(user.phone)) {
-      patch.phoneConfirmedAt = Option.some(now)
-    }
-    if (isAnonymous !== user.isAnonymous) patch.isAnonymous = isAnonymous
-    if (Option.isSome(request.appMetadata))
-      patch.appMetadata = UserMetadata.merge(user.appMetadata, request.appMetadata.value)
-    if (Option.isSome(request.userMetadata)) {
-      patch.userMetadata = UserMetadata.merge(user.userMetadata, request.userMetadata.value)
-    }
-    if (bannedUntil !== undefined) patch.bannedUntil = bannedUntil
 
     const updated = yield* users.update(user.id, patch, now).pipe(
       Effect.catchTags({

@@ -179,12 +179,26 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
     ) => Effect.Effect<Option.Option<SignedIn>>
     /** The PHC string of the user's password; none when the user has no password. */
     readonly findPasswordHash: (id: UserId) => Effect.Effect<Option.Option<string>>
-    /** Changes the given fields and stamps `updated_at`; returns the user as stored. */
+    /**
+     * Changes the given fields and stamps `updated_at`; returns the user as stored. A patch
+     * made from the stored user (a merge into its metadata, say) is made under the user's lock,
+     * so that a change landing between a read and this write is not lost.
+     */
     readonly update: (
       id: UserId,
-      patch: UserPatch,
+      patch: UserPatch | ((stored: User) => UserPatch),
       now: Date
     ) => Effect.Effect<User, UserNotFound | EmailExists | PhoneExists>
+    /**
+     * Confirms the user's address as Supabase Auth's sign-up verify does, in one step under the
+     * user's lock: the user as `emailConfirmed` leaves them and, with `identities`, the user's
+     * identities of that address marked `email_verified` in their data. The user as stored.
+     */
+    readonly confirmEmail: (
+      id: UserId,
+      options: { readonly identities: boolean },
+      now: Date
+    ) => Effect.Effect<User, UserNotFound>
     /**
      * Counts a confirmation of the pending change and, once it has all it needs, makes the new
      * value the user's (confirmed, the pending change cleared, the provider's identity carrying

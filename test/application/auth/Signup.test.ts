@@ -32,6 +32,46 @@ describe("Signup (POST /signup), on memory adapters", () => {
     }).pipe(Effect.provide(MemoryServices.layer({ mailerAutoconfirm: false })))
   )
 
+  it.effect("gives the user the identity's claims as metadata, the sign-up's data after them", () =>
+    Effect.gen(function* () {
+      yield* ensureSigningKey
+      const email = freshEmail()
+      const data = { full_name: "Ada", email: "not-mine@example.com", email_verified: true }
+      const outcome = yield* signup({ ...MemoryServices.emailSignup(email, password), data })
+      if (outcome._tag !== "Created") return expect.unreachable("a confirmation is needed")
+      // The data cannot speak for the address: the claims come first, as Supabase Auth merges them.
+      expect(outcome.user.userMetadata).toEqual({
+        sub: outcome.user.id,
+        email,
+        email_verified: false,
+        phone_verified: false,
+        full_name: "Ada"
+      })
+      const byPhone = yield* signup({
+        ...MemoryServices.emailSignup("", password),
+        phone: "+15555550123",
+        data: { theme: "dark" }
+      })
+      if (byPhone._tag !== "Created") return expect.unreachable("a confirmation is needed")
+      // No number in it: Supabase Auth's sign-up claims name only the subject and the address.
+      expect(byPhone.user.userMetadata).toEqual({
+        sub: byPhone.user.id,
+        email_verified: false,
+        phone_verified: false,
+        theme: "dark"
+      })
+    }).pipe(Effect.provide(MemoryServices.layer({ mailerAutoconfirm: false, smsAutoconfirm: false })))
+  )
+
+  it.effect("under autoconfirm the address is verified in the metadata at once", () =>
+    Effect.gen(function* () {
+      yield* ensureSigningKey
+      const outcome = yield* signup(MemoryServices.emailSignup(freshEmail(), password))
+      if (outcome._tag !== "SignedIn") return expect.unreachable("autoconfirm signs in")
+      expect(outcome.grant.user.userMetadata).toMatchObject({ email_verified: true, phone_verified: false })
+    }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+
   it.effect("is refused while sign-ups are off, or sign-ups by address are", () =>
     Effect.gen(function* () {
       const refused = (overrides: Parameters<typeof MemoryServices.layer>[0]) =>

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
+import { UserRepository } from "../../../application/auth/ports/UserRepository.js"
 import { signup } from "../../../application/auth/Signup.js"
 import { verify } from "../../../application/auth/Verify.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
@@ -24,6 +25,14 @@ describe("Verify (POST /verify) of a sign-up confirmation, on memory adapters un
       const verified = yield* byCode
       if (verified._tag !== "Session") return expect.unreachable("a confirmation is no email change")
       expect(Option.isSome(verified.grant.user.emailConfirmedAt)).toBe(true)
+      // Confirmed as Supabase Auth confirms: the metadata and the address's identity say so.
+      expect(verified.grant.user.userMetadata).toMatchObject({ email, email_verified: true })
+      const identities = yield* Effect.flatMap(UserRepository, (users) =>
+        users.identitiesOf(verified.grant.user.id)
+      )
+      expect(identities.map((identity) => [identity.provider, identity.identityData.email_verified])).toEqual(
+        [["email", true]]
+      )
       expect(yield* describedFailureOf(byCode)).toBe("otp_expired: Token has expired or is invalid")
     }).pipe(Effect.provide(services))
   )

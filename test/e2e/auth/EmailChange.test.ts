@@ -165,7 +165,7 @@ describe("changing the email address through supabase-js updateUser", () => {
     const next = freshEmail()
     const generated = await admin.auth.admin.generateLink({ type: "email_change_new", email, newEmail: next })
     expect(generated.error).toBeNull()
-    expect(generated.data.properties?.verification_type).toBe("email_change")
+    expect(generated.data.properties?.verification_type).toBe("email_change_new")
     expect(generated.data.user?.new_email).toBe(next)
     const hashed = generated.data.properties?.hashed_token ?? ""
     const verified = await supabase.auth.verifyOtp({ token_hash: hashed, type: "email_change" })

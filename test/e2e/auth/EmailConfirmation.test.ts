@@ -60,6 +60,7 @@ describe("email confirmation through supabase-js, with the mail really delivered
     expect(signUp.error).toBeNull()
     expect(signUp.data.session).toBeNull()
     expect(signUp.data.user?.confirmation_sent_at).toBeDefined()
+    expect(signUp.data.user?.user_metadata).toMatchObject({ email, email_verified: false })
     const early = await supabase.auth.signInWithPassword({ email, password })
     expect(SupabaseClientSupport.apiError(early.error).code).toBe("email_not_confirmed")
 
@@ -87,6 +88,11 @@ describe("email confirmation through supabase-js, with the mail really delivered
     expect(verified.error).toBeNull()
     expect(verified.data.session?.access_token).toBeTruthy()
     expect(verified.data.user?.email_confirmed_at).toBeTruthy()
+    // Confirmed as Supabase Auth confirms: the metadata and the email identity say so.
+    expect(verified.data.user?.user_metadata).toMatchObject({ email, email_verified: true })
+    expect(verified.data.user?.identities?.map((identity) => identity.identity_data?.email_verified)).toEqual(
+      [true]
+    )
     // Used up: the same code and the link no longer work; the password now does.
     const again = await supabase.auth.verifyOtp({ email, token: code, type: "email" })
     expect(SupabaseClientSupport.apiError(again.error).code).toBe("otp_expired")

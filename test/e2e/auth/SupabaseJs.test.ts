@@ -37,8 +37,17 @@ describe("the auth service through supabase-js", () => {
     expect(signUp.error).toBeNull()
     expect(signUp.data.session?.access_token).toEqual(expect.any(String))
     expect(signUp.data.user?.email).toBe(email)
-    expect(signUp.data.user?.user_metadata).toMatchObject({ full_name: "Ada" })
+    // As Supabase Auth fills it at a sign-up: the identity's claims, then the data; confirmed.
+    const metadata = {
+      sub: signUp.data.user?.id,
+      email,
+      email_verified: true,
+      phone_verified: false,
+      full_name: "Ada"
+    }
+    expect(signUp.data.user?.user_metadata).toEqual(metadata)
     expect(signUp.data.user?.identities?.map((identity) => identity.provider)).toEqual(["email"])
+    expect((await supabase.auth.getClaims()).data?.claims.user_metadata).toEqual(metadata)
 
     const got = await supabase.auth.getUser()
     expect(got.error).toBeNull()
@@ -172,7 +181,8 @@ describe("the auth service through supabase-js", () => {
     expect(page.data.nextPage).toBe(2)
 
     const read = await admin().getUserById(id)
-    expect(read.data.user?.user_metadata).toEqual({ plan: "pro" })
+    // `email_confirm` marked it, as Supabase Auth's `Confirm` does.
+    expect(read.data.user?.user_metadata).toEqual({ plan: "pro", email_verified: true })
 
     const banned = await admin().updateUserById(id, { ban_duration: "24h" })
     expect(banned.error).toBeNull()

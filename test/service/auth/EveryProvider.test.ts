@@ -330,13 +330,15 @@ describe("every external provider signs in through the auth service against a lo
       expect(confirmed.status).toBe(303)
       const landing = new URL(confirmed.headers.get("location") ?? "")
       expect(`${landing.origin}${landing.pathname}`).toBe(`${siteUrl}/`)
-      const confirmedUser = await expectUser(
-        Mailbox.fragmentOf(landing.href).get("access_token") ?? "",
-        expected
-      )
+      // Confirming marks the metadata's `email_verified`, as Supabase Auth's `Confirm` does.
+      const confirmedUser = await expectUser(Mailbox.fragmentOf(landing.href).get("access_token") ?? "", {
+        ...expected,
+        data: { ...expected.data, email_verified: true }
+      })
       expect(confirmedUser.id).toBe(made?.id)
 
-      // The same provider account again: the same user, now signed in.
+      // The same provider account again: the same user, now signed in, the provider's profile
+      // merged into the metadata again (its `email_verified` with it).
       const tokens = ProviderCases.providerTokens(testCase)
       const accessToken = expectSession(await signIn(testCase), testCase.name, tokens.access, tokens.refresh)
       expect((await expectUser(accessToken, expected)).id).toBe(made?.id)

@@ -76,6 +76,12 @@ export const mergeText = (name: Name) =>
    SET identity_data = identity_data || $3::jsonb, updated_at = $4
    WHERE user_id = $1 AND provider = $2 RETURNING id`
 
+/** $1 user, $2 address, $3 now: the user's identities of that address marked verified. */
+export const markEmailVerifiedText = (name: Name) =>
+  `UPDATE ${name("identities")}
+   SET identity_data = identity_data || '{"email_verified": true}'::jsonb, updated_at = $3
+   WHERE user_id = $1 AND email = $2`
+
 /**
  * $1 user, $2 now: the user's identities emptied at a soft delete. The identity's own id stands
  * in for the subject: the upstream account is free again, and nothing left on the row says

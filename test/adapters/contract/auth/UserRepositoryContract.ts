@@ -625,6 +625,47 @@ export const userRepositoryContract = (it: It) =>
         })
     )
 
+    it.effect("an address confirmed: the metadata marked, and the address's identities when asked", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const { user, identity } = yield* signUp({ userMetadata: { theme: "dark", email_verified: false } })
+        const provider = new Identity({
+          ...identity,
+          id: IdentityId.make(randomUUID()),
+          provider: "github",
+          providerId: randomUUID(),
+          identityData: { sub: "gh", email_verified: false },
+          email: Option.none()
+        })
+        yield* users.addIdentity(provider)
+        const now = Time.plus(Fixtures.t0, "1 hour")
+        const confirmed = yield* users.confirmEmail(user.id, { identities: false }, now)
+        expect(confirmed.emailConfirmedAt).toEqual(Option.some(now))
+        expect(confirmed.userMetadata).toEqual({ theme: "dark", email_verified: true })
+        expect(yield* users.findById(user.id)).toEqual(Option.some(confirmed))
+        const verifiedOf = Effect.map(users.identitiesOf(user.id), (identities) =>
+          identities
+            .map((linked) => [linked.provider, linked.identityData.email_verified])
+            .sort(([a], [b]) => String(a).localeCompare(String(b)))
+        )
+        expect(yield* verifiedOf).toEqual([
+          ["email", false],
+          ["github", false]
+        ])
+        yield* users.confirmEmail(user.id, { identities: true }, now)
+        // The email identity carries the address; the other one names none, so it stays as it was.
+        expect(yield* verifiedOf).toEqual([
+          ["email", true],
+          ["github", false]
+        ])
+        expect(
+          tagOf(
+            yield* Effect.either(users.confirmEmail(UserId.make(randomUUID()), { identities: true }, now))
+          )
+        ).toBe("UserNotFound")
+      })
+    )
+
     it.effect("the admin list: one audience, newest first, paged, with the total", () =>
       Effect.gen(function* () {
         const users = yield* UserRepository

@@ -5,7 +5,7 @@ import { createUser } from "../../../../application/auth/admin/CreateUser.js"
 import { ensureSigningKey } from "../../../../application/auth/EnsureSigningKey.js"
 import { signInWithPassword } from "../../../../application/auth/SignInWithPassword.js"
 import * as MemoryServices from "../../../support/auth/MemoryServices.js"
-import { failureOf } from "../support/Failure.js"
+import { describedFailureOf, failureOf } from "../support/Failure.js"
 import { adminNoChange, client, freshEmail, password } from "../support/Scenarios.js"
 
 describe("CreateUser (POST /admin/users), on memory adapters", () => {
@@ -27,12 +27,42 @@ describe("CreateUser (POST /admin/users), on memory adapters", () => {
     }).pipe(Effect.provide(MemoryServices.layer()))
   )
 
+  it.effect(
+    "as Supabase Auth: the role trimmed, app_metadata over the providers, a confirmation in the metadata",
+    () =>
+      Effect.gen(function* () {
+        const made = yield* createUser({
+          ...adminNoChange,
+          email: freshEmail(),
+          role: " editor ",
+          emailConfirm: true,
+          appMetadata: Option.some({ provider: "imported", plan: "pro" }),
+          userMetadata: Option.some({ full_name: "Ada" })
+        })
+        expect(made.user.role).toBe("editor")
+        expect(made.user.appMetadata).toEqual({ provider: "imported", providers: ["email"], plan: "pro" })
+        expect(made.user.userMetadata).toEqual({ full_name: "Ada", email_verified: true })
+        // Not confirmed: the metadata is what was given.
+        const unconfirmed = yield* createUser({
+          ...adminNoChange,
+          email: freshEmail(),
+          userMetadata: Option.some({ full_name: "Bo" })
+        })
+        expect(unconfirmed.user.userMetadata).toEqual({ full_name: "Bo" })
+      }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+
   it.effect("refuses a user without address or phone, and an address already taken", () =>
     Effect.gen(function* () {
       expect(yield* failureOf(createUser(adminNoChange))).toBe("validation_failed")
       const email = freshEmail()
       yield* createUser({ ...adminNoChange, email })
       expect(yield* failureOf(createUser({ ...adminNoChange, email }))).toBe("email_exists")
+      const phone = "+15555550199"
+      yield* createUser({ ...adminNoChange, phone })
+      expect(yield* describedFailureOf(createUser({ ...adminNoChange, phone }))).toBe(
+        "phone_exists: Phone number already registered by another user"
+      )
     }).pipe(Effect.provide(MemoryServices.layer()))
   )
 })

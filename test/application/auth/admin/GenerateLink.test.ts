@@ -32,6 +32,25 @@ describe("GenerateLink (POST /admin/generate_link), on memory adapters", () => {
     }).pipe(Effect.provide(MemoryServices.layer()))
   )
 
+  it.effect(
+    "an invitation's user has the data as metadata; a sign-up link adds its data to an unconfirmed user's",
+    () =>
+      Effect.gen(function* () {
+        const email = freshEmail()
+        const withData = (type: string, data: Record<string, unknown>, password = "") =>
+          generateLink({ type, email, newEmail: "", password, data, redirectTo: "" })
+        const invited = yield* withData("invite", { team: "blue" })
+        // As Supabase Auth makes an invited user: the data alone, and none of it on the identity.
+        expect(invited.user.userMetadata).toEqual({ team: "blue" })
+        expect(invited.identities.map((identity) => identity.identityData)).toEqual([
+          { sub: invited.user.id, email, email_verified: false, phone_verified: false }
+        ])
+        const again = yield* withData("signup", { plan: "pro" }, "correct horse battery staple")
+        expect(again.user.id).toBe(invited.user.id)
+        expect(again.user.userMetadata).toEqual({ team: "blue", plan: "pro" })
+      }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+
   it.effect("refuses an unknown type, a recovery for nobody, and a sign-up for a confirmed address", () =>
     Effect.gen(function* () {
       expect(yield* failureOf(link("bogus", freshEmail()))).toBe("validation_failed")

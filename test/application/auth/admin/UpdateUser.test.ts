@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { createUser } from "../../../../application/auth/admin/CreateUser.js"
 import { updateUser } from "../../../../application/auth/admin/UpdateUser.js"
+import { UserRepository } from "../../../../application/auth/ports/UserRepository.js"
 import { UserId } from "../../../../domain/Ids.js"
 import * as MemoryServices from "../../../support/auth/MemoryServices.js"
 import { failureOf } from "../support/Failure.js"
@@ -20,6 +22,29 @@ describe("UpdateUser (PUT /admin/users/{user_id}), on memory adapters", () => {
       })
       expect(Option.getOrThrow(updated.user.email)).toBe(email)
       expect(updated.user.appMetadata).toMatchObject({ plan: "pro" })
+    }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+
+  it.effect("confirming an address marks the metadata first, then merges what is given over it", () =>
+    Effect.gen(function* () {
+      const users = yield* UserRepository
+      const made = yield* createUser({ ...adminNoChange, email: freshEmail(), role: "reader" })
+      const confirmed = yield* updateUser(made.user.id, {
+        ...adminNoChange,
+        emailConfirm: true,
+        role: " editor "
+      })
+      expect(Option.isSome(confirmed.user.emailConfirmedAt)).toBe(true)
+      expect(confirmed.user.role).toBe("editor")
+      expect(confirmed.user.userMetadata).toEqual({ email_verified: true })
+      // What is given merges over what is stored, the confirmation's mark included.
+      yield* users.update(made.user.id, { userMetadata: { theme: "dark", email_verified: true } }, new Date())
+      const overruled = yield* updateUser(made.user.id, {
+        ...adminNoChange,
+        emailConfirm: true,
+        userMetadata: Option.some({ email_verified: false })
+      })
+      expect(overruled.user.userMetadata).toEqual({ theme: "dark", email_verified: false })
     }).pipe(Effect.provide(MemoryServices.layer()))
   )
 
