@@ -23,6 +23,8 @@ const reason = <Self>() => Schema.TaggedError<Self>()
 export class MalformedEmail extends reason<MalformedEmail>()("MalformedEmail", {}) {}
 /** An email address over 255 characters once trimmed, where Supabase Auth stops reading it as one. */
 export class EmailTooLong extends reason<EmailTooLong>()("EmailTooLong", {}) {}
+/** An endpoint that needs an address was given an empty one. */
+export class EmailRequired extends reason<EmailRequired>()("EmailRequired", {}) {}
 export class MalformedPhone extends reason<MalformedPhone>()("MalformedPhone", {}) {}
 /** The `{user_id}` of an admin path is not a UUID. */
 export class MalformedUserId extends reason<MalformedUserId>()("MalformedUserId", {}) {}
@@ -507,6 +509,7 @@ export type AuthError =
   | WeakPassword
   | MalformedEmail
   | EmailTooLong
+  | EmailRequired
   | MalformedPhone
   | MalformedUserId
   | AnonymousPasswordWithoutContact

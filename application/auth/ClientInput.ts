@@ -16,12 +16,16 @@ const decodeEmail = Schema.decodeUnknownEither(Email)
 /** An email address as a client typed it, checked and lower-cased as Supabase Auth does. */
 export const email = (
   input: string
-): Effect.Effect<Email, AuthError.EmailTooLong | AuthError.MalformedEmail> =>
-  Either.match(decodeEmail(input), {
-    onLeft: () =>
-      Effect.fail(input.trim().length > 255 ? new AuthError.EmailTooLong() : new AuthError.MalformedEmail()),
-    onRight: Effect.succeed
-  })
+): Effect.Effect<Email, AuthError.EmailRequired | AuthError.EmailTooLong | AuthError.MalformedEmail> =>
+  input === ""
+    ? Effect.fail(new AuthError.EmailRequired())
+    : Either.match(decodeEmail(input), {
+        onLeft: () =>
+          Effect.fail(
+            input.trim().length > 255 ? new AuthError.EmailTooLong() : new AuthError.MalformedEmail()
+          ),
+        onRight: Effect.succeed
+      })
 
 /** A phone number as a client typed it, read as Supabase Auth reads it (`User.parsePhone`). */
 export const phone = (input: string): Effect.Effect<Phone, AuthError.MalformedPhone> =>

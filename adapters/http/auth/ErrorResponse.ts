@@ -406,6 +406,7 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
   BadJson: (reason) => answer("bad_json", `Could not parse request body as JSON: ${reason.detail}`),
   MalformedEmail: () => answer("validation_failed", "Unable to validate email address: invalid format"),
   EmailTooLong: () => answer("validation_failed", "An email address is too long"),
+  EmailRequired: () => answer("validation_failed", "An email address is required"),
   MalformedPhone: () => answer("validation_failed", "Invalid phone number format (E.164 required)"),
   MalformedUserId: () => answer("validation_failed", "user_id must be an UUID", 404),
   AnonymousPasswordWithoutContact: () =>

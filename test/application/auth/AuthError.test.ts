@@ -63,6 +63,7 @@ describe("AuthError reasons, as ErrorResponse answers them", () => {
       "A user with this email address has already been registered"
     ],
     [new AuthError.PhoneInUse(), "phone_exists", "A user with this phone number has already been registered"],
+    [new AuthError.EmailRequired(), "validation_failed", "An email address is required"],
     [new AuthError.PhoneInUseByAnother(), "phone_exists", "Phone number already registered by another user"],
     [new AuthError.NoSuchUser(), "user_not_found", "User not found"],
     [

@@ -123,6 +123,19 @@ describe("bad input to the auth service: Supabase Auth's 4xx, never a 5xx", () =
       expect(answer.status, body).toBe(400)
       expect(answer.body, body).toEqual({ code: 400, error_code: "validation_failed", msg: message })
     }
+    // An empty address where one is needed: Supabase Auth's `validateEmail` words.
+    for (const [path, body] of [
+      ["/invite", { email: "" }],
+      ["/admin/generate_link", { type: "magiclink", email: "" }]
+    ] as const) {
+      const answer = await post(path, JSON.stringify(body), admin())
+      expect(answer.status, path).toBe(400)
+      expect(answer.body, path).toEqual({
+        code: 400,
+        error_code: "validation_failed",
+        msg: "An email address is required"
+      })
+    }
   })
 
   it("texted codes, email changes and links: Supabase Auth's 4xx for each kind of bad input", async () => {
