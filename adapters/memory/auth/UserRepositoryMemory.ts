@@ -232,6 +232,17 @@ export const layer = Layer.effect(
             }
           )
         ),
+      mergeIdentityData: (userId, provider, data, now) =>
+        Ref.modify(state, (tables): [boolean, Tables] => {
+          const found = [...HashMap.values(tables.identities)].find(
+            (identity) => identity.userId === userId && identity.provider === provider
+          )
+          if (found === undefined) return [false, tables]
+          const merged = withGeneratedEmail(
+            new Identity({ ...found, identityData: { ...found.identityData, ...data }, updatedAt: now })
+          )
+          return [true, { ...tables, identities: HashMap.set(tables.identities, found.id, merged) }]
+        }),
       removeIdentity: (userId, identityId) =>
         Ref.modify(state, (tables): [boolean, Tables] => {
           const found = Option.filter(

@@ -218,6 +218,12 @@ export const layer = Layer.effect(
       refreshIdentity: Telemetry.fn("UserRepositoryPg.refreshIdentity")((id, data, now) =>
         run(Identities.refreshText(name), [id, JSON.stringify(data), now]).pipe(Effect.asVoid, Effect.orDie)
       ),
+      mergeIdentityData: Telemetry.fn("UserRepositoryPg.mergeIdentityData")((userId, provider, data, now) =>
+        run(Identities.mergeText(name), [userId, provider, JSON.stringify(data), now]).pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows.length > 0)
+        )
+      ),
       removeIdentity: Telemetry.fn("UserRepositoryPg.removeIdentity")((userId, identityId) =>
         run(Identities.removeText(name), [identityId, userId]).pipe(
           Effect.orDie,

@@ -90,11 +90,20 @@ export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request:
         transactions.run(PasswordChange.store(user.id, hash, Option.none(), now))
       ).pipe(Effect.catchTag("UserNotFound", () => Effect.fail(new AuthError.NoSuchUser())))
     }
-    // A new email or phone number brings its identity, as sign-up would have made it.
+    // A new email or phone number brings its identity, as sign-up would have made it, or
+    // changes the one the user has (whether it is confirmed as asked), as Supabase Auth does.
     const linked = yield* users.identitiesOf(user.id)
     for (const provider of ["email", "phone"] as const) {
-      const given = provider === "email" ? Option.isSome(email) : Option.isSome(phone)
-      if (!given || linked.some((identity) => identity.provider === provider)) continue
+      const given: Option.Option<string> = provider === "email" ? email : phone
+      if (Option.isNone(given)) continue
+      if (linked.some((identity) => identity.provider === provider)) {
+        const data =
+          provider === "email"
+            ? { email: given.value, email_verified: request.emailConfirm }
+            : { phone: given.value, phone_verified: request.phoneConfirm }
+        yield* users.mergeIdentityData(user.id, provider, data, now)
+        continue
+      }
       const identity = NewUser.identity({
         id: NewUser.newIdentityId(yield* secrets.uuid),
         user: updated,

@@ -159,6 +159,16 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
       data: Readonly<Record<string, unknown>>,
       now: Date
     ) => Effect.Effect<void>
+    /**
+     * Merges `data` into the data of the user's identity of `provider` (an `email` or `phone`
+     * one); the generated `email` follows the data. False when the user has no such identity.
+     */
+    readonly mergeIdentityData: (
+      userId: UserId,
+      provider: string,
+      data: Readonly<Record<string, unknown>>,
+      now: Date
+    ) => Effect.Effect<boolean>
     /** Deletes one of the user's identities; false when the user has no such identity. */
     readonly removeIdentity: (userId: UserId, identityId: IdentityId) => Effect.Effect<boolean>
     /** The user's identities, oldest first. */

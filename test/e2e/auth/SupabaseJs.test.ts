@@ -197,6 +197,16 @@ describe("the auth service through supabase-js", () => {
     expect((await admin().updateUserById(id, { password: newPassword })).error).toBeNull()
     expect((await app().auth.signInWithPassword({ email, password: newPassword })).error).toBeNull()
 
+    // A new address: the user's and their email identity's, verified as asked.
+    const moved = freshEmail()
+    const changed = await admin().updateUserById(id, { email: moved, email_confirm: true })
+    expect(changed.error).toBeNull()
+    expect(changed.data.user?.email).toBe(moved)
+    expect(changed.data.user?.identities?.map((identity) => identity.identity_data)).toEqual([
+      expect.objectContaining({ email: moved, email_verified: true })
+    ])
+    expect((await app().auth.signInWithPassword({ email: moved, password: newPassword })).error).toBeNull()
+
     expect((await admin().deleteUser(id)).error).toBeNull()
     const gone = await admin().getUserById(id)
     expect(apiError(gone.error)).toMatchObject({ status: 404, code: "user_not_found" })

@@ -666,6 +666,32 @@ export const userRepositoryContract = (it: It) =>
       })
     )
 
+    it.effect("data merged into a user's identity of a provider; the generated email follows", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepository
+        const { user, identity } = yield* signUp()
+        const now = Time.plus(Fixtures.t0, "1 hour")
+        expect(
+          yield* users.mergeIdentityData(
+            user.id,
+            "email",
+            { email: "New@Example.com", email_verified: true },
+            now
+          )
+        ).toBe(true)
+        const [merged] = yield* users.identitiesOf(user.id)
+        expect(merged?.identityData).toEqual({
+          ...identity.identityData,
+          email: "New@Example.com",
+          email_verified: true
+        })
+        expect(merged?.email).toEqual(Option.some("new@example.com"))
+        expect(merged?.updatedAt).toEqual(now)
+        expect(yield* users.mergeIdentityData(user.id, "phone", { phone: "15555550123" }, now)).toBe(false)
+        expect(yield* users.mergeIdentityData(UserId.make(randomUUID()), "email", {}, now)).toBe(false)
+      })
+    )
+
     it.effect("the admin list: one audience, newest first, paged, with the total", () =>
       Effect.gen(function* () {
         const users = yield* UserRepository

@@ -22,6 +22,18 @@ describe("UpdateUser (PUT /admin/users/{user_id}), on memory adapters", () => {
       })
       expect(Option.getOrThrow(updated.user.email)).toBe(email)
       expect(updated.user.appMetadata).toMatchObject({ plan: "pro" })
+      // The email identity carries the new address, verified as the request says.
+      const emailIdentity = () => updated.identities.find((identity) => identity.provider === "email")
+      expect(emailIdentity()?.identityData).toMatchObject({ email, email_verified: true })
+      expect(emailIdentity()?.email).toEqual(Option.some(email))
+      const next = freshEmail()
+      const unconfirmed = yield* updateUser(grant.user.id, { ...adminNoChange, email: next })
+      expect(
+        unconfirmed.identities.find((identity) => identity.provider === "email")?.identityData
+      ).toMatchObject({
+        email: next,
+        email_verified: false
+      })
     }).pipe(Effect.provide(MemoryServices.layer()))
   )
 
