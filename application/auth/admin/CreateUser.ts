@@ -22,6 +22,28 @@ const isUserId = Schema.is(UserId)
 const nilUuid = "00000000-0000-0000-0000-000000000000"
 
 /**
+ * An `id` in the forms Supabase Auth's UUID parser (gofrs/uuid) takes — canonical, 32 hex digits,
+ * in braces, after `urn:uuid:` — written as it writes them back: canonical and lower-case.
+ */
+const canonicalUuid = (input: string): string => {
+  const bare = input.replace(/^urn:uuid:/, "").replace(/^\{(.*)\}$/, "$1")
+  const hex = /^[0-9a-fA-F]{32}$/.test(bare)
+    ? bare
+    : /^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$/.test(bare)
+      ? bare.replaceAll("-", "")
+      : ""
+  if (hex === "") return input
+  const lower = hex.toLowerCase()
+  return [
+    lower.slice(0, 8),
+    lower.slice(8, 12),
+    lower.slice(12, 16),
+    lower.slice(16, 20),
+    lower.slice(20)
+  ].join("-")
+}
+
+/**
  * POST /admin/users (supabase-js `admin.createUser`): a user with an email, a phone number or
  * both, each with its identity, confirmed when the admin says so, with the password given (or
  * its imported hash), else an unguessable one nobody knows.
@@ -67,9 +89,10 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     }
     let id = yield* secrets.uuid
     if (request.id !== "") {
-      if (!isUserId(request.id)) return yield* new AuthError.AdminUserInvalid({ problem: "id_not_uuid" })
-      if (request.id === nilUuid) return yield* new AuthError.AdminUserInvalid({ problem: "id_nil" })
-      id = request.id
+      const given = canonicalUuid(request.id)
+      if (!isUserId(given)) return yield* new AuthError.AdminUserInvalid({ problem: "id_not_uuid" })
+      if (given === nilUuid) return yield* new AuthError.AdminUserInvalid({ problem: "id_nil" })
+      id = given
     }
     const now = new Date(yield* Clock.currentTimeMillis)
     const bannedUntil =

@@ -52,6 +52,25 @@ describe("CreateUser (POST /admin/users), on memory adapters", () => {
       }).pipe(Effect.provide(MemoryServices.layer()))
   )
 
+  it.effect("takes an id in the forms Supabase Auth parses, and keeps it canonical and lower-case", () =>
+    Effect.gen(function* () {
+      const forms = [
+        (uuid: string) => uuid.toUpperCase(),
+        (uuid: string) => uuid.replaceAll("-", ""),
+        (uuid: string) => `{${uuid}}`,
+        (uuid: string) => `urn:uuid:${uuid}`
+      ]
+      for (const form of forms) {
+        const uuid = crypto.randomUUID()
+        const made = yield* createUser({ ...adminNoChange, email: freshEmail(), id: form(uuid) })
+        expect(made.user.id).toBe(uuid)
+      }
+      expect(
+        yield* failureOf(createUser({ ...adminNoChange, email: freshEmail(), id: "{not-a-uuid}" }))
+      ).toBe("validation_failed")
+    }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+
   it.effect("refuses a user without address or phone, and an address already taken", () =>
     Effect.gen(function* () {
       expect(yield* failureOf(createUser(adminNoChange))).toBe("validation_failed")
