@@ -15,7 +15,9 @@ import { UserRepository } from "./ports/UserRepository.js"
  * change, or a token without a session — ends them all. Their refresh tokens stop at once, and
  * their access tokens wherever the session is looked up (Authenticate), as after a logout.
  * The user's one-time tokens end too, as Supabase Auth clears them: a confirmation, recovery,
- * change or reauthentication link or code sent before the change no longer works after it.
+ * change or reauthentication link or code sent before the change no longer works after it, and
+ * the user no longer says when one was sent (`confirmation_sent_at`, `email_change_sent_at`,
+ * `phone_change_sent_at`); a pending change's new address stays, as there.
  *
  * The caller runs it inside `Transactions.run`, so the hash and the revocations land together
  * for every instance: neither a new password with the old sessions alive, nor the reverse.
@@ -23,8 +25,21 @@ import { UserRepository } from "./ports/UserRepository.js"
 export const store = Telemetry.fn("PasswordChange.store")(
   (userId: UserId, hash: string, keep: Option.Option<SessionId>, now: Date) =>
     Effect.gen(function* () {
-      yield* (yield* UserRepository).setPasswordHash(userId, Option.some(hash), now)
+      const users = yield* UserRepository
+      yield* users.setPasswordHash(userId, Option.some(hash), now)
       yield* (yield* OneTimeTokenStore).endAllOf(userId)
+      // With its links, Supabase Auth forgets when they went out: no address or number changes.
+      yield* users
+        .update(
+          userId,
+          {
+            confirmationSentAt: Option.none(),
+            emailChangeSentAt: Option.none(),
+            phoneChangeSentAt: Option.none()
+          },
+          now
+        )
+        .pipe(Effect.catchTags({ EmailExists: Effect.die, PhoneExists: Effect.die }))
       const sessions = yield* SessionStore
       yield* Option.match(keep, {
         onNone: () => sessions.revokeAll(userId, now),

@@ -95,6 +95,26 @@ describe("a password change ends sessions, on memory adapters under TestClock", 
     }).pipe(Effect.provide(services))
   )
 
+  it.effect("a change forgets when the pending mails went out; a pending address stays", () =>
+    Effect.gen(function* () {
+      const { grants } = yield* withSessions(0)
+      const [changing] = grants
+      if (changing === undefined) return yield* Effect.dieMessage("a session")
+      const signedIn = yield* Authenticate.user(Redacted.value(changing.access.token))
+      const next = Scenarios.freshEmail()
+      const requested = yield* updateUser(signedIn, {
+        ...passwordChange(""),
+        password: Option.none(),
+        email: next
+      })
+      expect(Option.isSome(requested.user.emailChangeSentAt)).toBe(true)
+      const changed = yield* updateUser(signedIn, passwordChange(second))
+      expect(changed.user.emailChangeSentAt).toEqual(Option.none())
+      expect(changed.user.confirmationSentAt).toEqual(Option.none())
+      expect(changed.user.emailChange).toEqual(Option.some(next))
+    }).pipe(Effect.provide(services))
+  )
+
   it.effect("an administrator's change ends every session of the user, and only theirs", () =>
     Effect.gen(function* () {
       const { email, grants } = yield* withSessions(1)
