@@ -34,6 +34,25 @@ describe("UpdateUser (PUT /user), on memory adapters under TestClock", () => {
     }).pipe(Effect.provide(MemoryServices.layer({ passwordPolicy: PasswordPolicy.make({ minLength: 12 }) })))
   )
 
+  it.effect(
+    "an anonymous user taking an address under autoconfirm: confirmed, and so marked after the data",
+    () =>
+      Effect.gen(function* () {
+        yield* Scenarios.signedUp()
+        const anonymous = yield* signInAnonymously({ theme: "dark" }, client)
+        const guest = yield* Authenticate.user(Redacted.value(anonymous.access.token))
+        const email = Scenarios.freshEmail()
+        const permanent = yield* updateUser(guest, {
+          ...noChange,
+          email,
+          data: Option.some({ nickname: "ada", email_verified: false })
+        })
+        expect(permanent.user.isAnonymous).toBe(false)
+        expect(Option.isSome(permanent.user.emailConfirmedAt)).toBe(true)
+        expect(permanent.user.userMetadata).toEqual({ theme: "dark", nickname: "ada", email_verified: true })
+      }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+
   describe("with SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD", () => {
     const requiring = MemoryServices.layer({ updatePasswordRequiresCurrentPassword: true })
 
