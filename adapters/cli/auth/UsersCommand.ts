@@ -52,7 +52,7 @@ const create = Command.make("create", { email, phone, passwordEnv, confirmed }, 
           Effect.flatMap(Config.option(Config.redacted(variable)), (value) =>
             Option.isSome(value)
               ? Effect.succeed(Option.some(Redacted.value(value.value)))
-              : Effect.fail(new Error(`${variable} is not set (--password-env)`))
+              : Effect.fail(new Error(`validation_failed: ${variable} is not set (--password-env names it)`))
           )
       })
       const created = yield* createUser({

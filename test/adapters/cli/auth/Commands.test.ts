@@ -89,6 +89,13 @@ describe("latchkey auth users and keys", () => {
       expect(yield* run("users", "list", "--filter", "grace")).toContain("0 users")
       const refused = yield* Effect.either(run("users", "create", "--email", "ada@example.com"))
       expect(refused._tag).toBe("Left")
+      // A refusal reads as the API's would, a missing password variable too.
+      const unset = yield* Effect.flip(
+        run("users", "create", "--email", "grace@example.com", "--password-env", "LATCHKEY_TEST_UNSET")
+      )
+      expect(String(unset)).toContain(
+        "validation_failed: LATCHKEY_TEST_UNSET is not set (--password-env names it)"
+      )
       expect(yield* run("users", "delete", id)).toContain(`deleted ${id}`)
       expect(yield* run("users", "list")).toContain("0 users")
     }).pipe(Effect.provide(services))
