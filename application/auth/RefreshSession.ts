@@ -86,7 +86,9 @@ const presentLocked = (request: Presentation, rotation: Rotation) =>
       const validity = Session.validity(request.limits, session, highest, request.now)
       if (validity !== "valid") return yield* new SessionExpired({ sessionId, validity })
       if (request.limits.singlePerUser) {
-        const others = yield* sessions.liveOfUser(session.userId)
+        // Only the sessions used after this one can supersede it: a user with many sessions
+        // does not have them all read at every refresh.
+        const others = yield* sessions.liveOfUser(session.userId, Option.some(Session.lastUsed(session)))
         if (Session.isSuperseded(request.limits, session, others, highest, request.now)) {
           return yield* new SessionExpired({ sessionId, validity: "superseded" })
         }

@@ -96,7 +96,8 @@ export const keepsChild = (policy: RefreshPolicy): boolean =>
  * When the live token was minted: its rotation, or the sign-in for the first token. Also when
  * the session was last used, as an inactivity timeout counts (Supabase Auth's `LastRefreshedAt`).
  */
-const liveSince = (session: Session): Date => Option.getOrElse(session.refreshedAt, () => session.createdAt)
+export const lastUsed = (session: Session): Date =>
+  Option.getOrElse(session.refreshedAt, () => session.createdAt)
 
 /**
  * How long a session may last, Supabase Auth's `SESSIONS_TIMEBOX` (from the sign-in),
@@ -168,7 +169,7 @@ const isBefore = (date: Date, cutoff: Option.Option<Date>): boolean =>
  */
 const judged = (session: Session, limitsAt: Cutoffs, highest: Aal): Validity => {
   if (isBefore(session.createdAt, limitsAt.signedInSince)) return "past_timebox"
-  if (isBefore(liveSince(session), limitsAt.usedSince)) return "inactive"
+  if (isBefore(lastUsed(session), limitsAt.usedSince)) return "inactive"
   if (isLowAal(session, highest) && isBefore(session.createdAt, limitsAt.lowAalSince)) return "low_aal"
   return "valid"
 }
@@ -207,7 +208,7 @@ export const isSuperseded = (
       other.id !== session.id &&
       Option.isNone(other.revokedAt) &&
       validity(limits, other, highest, now) === "valid" &&
-      liveSince(other).getTime() > liveSince(session).getTime()
+      lastUsed(other).getTime() > lastUsed(session).getTime()
   )
 
 /**
@@ -239,7 +240,7 @@ export const present = (
   if (
     generation === session.generation - 1 &&
     keepsChild(policy) &&
-    !Time.isAtOrAfter(now, Time.plus(liveSince(session), policy.reuseInterval))
+    !Time.isAtOrAfter(now, Time.plus(lastUsed(session), policy.reuseInterval))
   ) {
     return Presented.Reissue()
   }

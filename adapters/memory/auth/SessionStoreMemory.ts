@@ -220,10 +220,13 @@ export const layer = Layer.effect(
           return [count, { ...tables, sessions }]
         }),
       findById: (id) => Effect.map(Ref.get(state), (tables) => HashMap.get(tables.sessions, id)),
-      liveOfUser: (userId) =>
+      liveOfUser: (userId, usedAfter) =>
         Effect.map(Ref.get(state), (tables) =>
           [...HashMap.values(tables.sessions)].filter(
-            (session) => session.userId === userId && Option.isNone(session.revokedAt)
+            (session) =>
+              session.userId === userId &&
+              Option.isNone(session.revokedAt) &&
+              (Option.isNone(usedAfter) || Session.lastUsed(session) > usedAfter.value)
           )
         ),
       revoke: (id, now) =>
@@ -247,10 +250,7 @@ export const layer = Layer.effect(
             tables,
             (session) =>
               Option.exists(startedBefore, (cutoff) => session.createdAt < cutoff) ||
-              Option.exists(
-                idleSince,
-                (cutoff) => Option.getOrElse(session.refreshedAt, () => session.createdAt) < cutoff
-              ),
+              Option.exists(idleSince, (cutoff) => Session.lastUsed(session) < cutoff),
             limit
           )
         ),

@@ -176,8 +176,10 @@ export const layer = Layer.effect(
         (id) => ({ "session.id": id })
       ),
       liveOfUser: Telemetry.fn("SessionStorePg.liveOfUser")(
-        (userId) =>
-          sql.unsafe(Sessions.liveOfUserText(name), [userId]).pipe(decodeAll(Sessions.Row), Effect.orDie),
+        (userId, usedAfter) =>
+          sql
+            .unsafe(Sessions.liveOfUserText(name), [userId, Option.getOrNull(usedAfter)])
+            .pipe(decodeAll(Sessions.Row), Effect.orDie),
         (userId) => ({ "user.id": userId })
       ),
       revoke: Telemetry.fn("SessionStorePg.revoke")(

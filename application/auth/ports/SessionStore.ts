@@ -117,8 +117,15 @@ export class SessionStore extends Context.Tag("latchkey/auth/SessionStore")<
     readonly lowerRaisedBy: (lowered: Lowered) => Effect.Effect<number>
     /** The session, ended or not; none when unknown. */
     readonly findById: (id: SessionId) => Effect.Effect<Option.Option<Session>>
-    /** The user's sessions that have not ended, in no order. */
-    readonly liveOfUser: (userId: UserId) => Effect.Effect<ReadonlyArray<Session>>
+    /**
+     * The user's sessions that have not ended, in no order; with `usedAfter`, only those last
+     * used (refreshed, or signed in before any refresh) after it: what can supersede a session
+     * used then, however many older ones the user has.
+     */
+    readonly liveOfUser: (
+      userId: UserId,
+      usedAfter: Option.Option<Date>
+    ) => Effect.Effect<ReadonlyArray<Session>>
     /**
      * Ends one session (logout `local`, a detected reuse), letting its tokens' sealed children
      * go; false when unknown or already ended.

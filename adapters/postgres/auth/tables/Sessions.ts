@@ -40,9 +40,11 @@ export const Row = Schema.transform(RowFields, Schema.typeSchema(Session.Session
   encode: (session) => ({ ...session })
 })
 
-/** $1 user: their sessions that have not ended. */
+/** $1 user, $2 a last-use cutoff (null: none): their sessions that have not ended, used after it. */
 export const liveOfUserText = (name: Name) =>
-  `SELECT ${columnsOf("s")} FROM ${name("sessions")} s WHERE user_id = $1 AND revoked_at IS NULL`
+  `SELECT ${columnsOf("s")} FROM ${name("sessions")} s
+   WHERE user_id = $1 AND revoked_at IS NULL
+     AND ($2::timestamptz IS NULL OR coalesce(refreshed_at, created_at) > $2::timestamptz)`
 
 /** $1 session ids: those sessions, ended or not. */
 export const findText = (name: Name) =>

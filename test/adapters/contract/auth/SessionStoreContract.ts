@@ -273,8 +273,15 @@ export const sessionStoreContract = (it: It) =>
         const { session: ended } = yield* signIn(user, Time.plus(Fixtures.t0, "2 minutes"))
         yield* sessions.revoke(ended.id, Time.plus(Fixtures.t0, "3 minutes"))
         yield* signIn()
-        const live = yield* sessions.liveOfUser(user.id)
+        const live = yield* sessions.liveOfUser(user.id, Option.none())
         expect(live.map((session) => session.id).sort()).toEqual([older.id, newer.id].sort())
+        // Only those used after a moment: the older one's sign-in is not after itself.
+        const usedAfter = (at: Date) =>
+          Effect.map(sessions.liveOfUser(user.id, Option.some(at)), (found) =>
+            found.map((session) => session.id)
+          )
+        expect(yield* usedAfter(older.createdAt)).toEqual([newer.id])
+        expect(yield* usedAfter(newer.createdAt)).toEqual([])
         const refused = yield* Effect.either(present(token, withInterval, later, single))
         expect(Either.match(refused, { onLeft: (error) => error, onRight: (value) => value._tag })).toEqual(
           new RefreshSession.SessionExpired({ sessionId: older.id, validity: "superseded" })
@@ -845,7 +852,7 @@ export const sessionStoreContract = (it: It) =>
           const both = { startedBefore: Option.some(at(3)), idleSince: Option.some(at(3)) }
           expect(yield* sessions.reapOutlived(both, 1)).toBe(1)
           expect(yield* sessions.reapOutlived(both, 100)).toBe(1)
-          expect(yield* sessions.liveOfUser(early.user.id)).toEqual([])
+          expect(yield* sessions.liveOfUser(early.user.id, Option.none())).toEqual([])
         })
     )
 
