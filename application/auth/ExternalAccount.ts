@@ -82,6 +82,15 @@ const sameAddress = (profileEmail: Option.Option<string>, user: User) =>
  * otherwise the confirmation is mailed again, unless one went out too recently, and the
  * sign-in stops there, as in Supabase Auth.
  */
+/**
+ * An unconfirmed user's changes with their address confirmed on top, as Supabase Auth confirms
+ * one an upstream account vouches for (`email_verified` into the metadata the changes leave).
+ */
+const confirming = (user: User, changes: Partial<Pick<User, "userMetadata" | "appMetadata">>, now: Date) => ({
+  ...changes,
+  ...emailConfirmed(new User({ ...user, ...changes }), now)
+})
+
 const confirmReturning = (
   user: User,
   identity: Identity,
@@ -92,14 +101,8 @@ const confirmReturning = (
   Effect.gen(function* () {
     const users = yield* UserRepository
     const settings = yield* AuthSettings
-    const kept = yield* users.update(
-      user.id,
-      {
-        ...(yield* keepOnly(user, identity, data, now)),
-        ...(vouched ? { emailConfirmedAt: Option.some(now) } : {})
-      },
-      now
-    )
+    const keep = yield* keepOnly(user, identity, data, now)
+    const kept = yield* users.update(user.id, vouched ? confirming(user, keep, now) : keep, now)
     if (vouched || Option.isNone(kept.email)) return { user: kept, identity, unverified: false }
     yield* SendVerification.prepare({
       user: kept,
@@ -195,15 +198,12 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
         const confirmedBefore = Option.isSome(decision.user.emailConfirmedAt)
         const user = yield* users.update(
           decision.user.id,
-          {
-            ...(confirmedBefore
-              ? {
-                  userMetadata: metadataOf(decision.user),
-                  appMetadata: withProvider(decision.user, profile.provider)
-                }
-              : yield* keepOnly(decision.user, identity, data, now)),
-            emailConfirmedAt: Option.orElse(decision.user.emailConfirmedAt, () => Option.some(now))
-          },
+          confirmedBefore
+            ? {
+                userMetadata: metadataOf(decision.user),
+                appMetadata: withProvider(decision.user, profile.provider)
+              }
+            : confirming(decision.user, yield* keepOnly(decision.user, identity, data, now), now),
           now
         )
         yield* announceLink(user, profile.provider, now)
@@ -221,10 +221,9 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
         const unverified = Option.isSome(made.email) && !emailVerified
         const user = unverified
           ? new User({ ...made, emailConfirmedAt: Option.none(), confirmationSentAt: Option.some(now) })
-          : new User({
-              ...made,
-              emailConfirmedAt: Option.isSome(made.email) ? Option.some(now) : Option.none()
-            })
+          : Option.isSome(made.email)
+            ? new User({ ...made, ...emailConfirmed(made, now) })
+            : made
         const identity = UpstreamProfile.newIdentity(
           IdentityId.make(yield* secrets.uuid),
           user.id,

@@ -178,6 +178,22 @@ describe("automatic linking and unconfirmed accounts", () => {
       }).pipe(Effect.provide(services))
   )
 
+  it.effect(
+    "an address confirmed at a provider's sign-in is marked in the metadata, as Supabase Auth's Confirm",
+    () =>
+      Effect.gen(function* () {
+        yield* ensureSigningKey
+        // Unvouched at the provider, but confirmations are automatic: confirmed, and so marked.
+        const email = `auto-${crypto.randomUUID()}@example.com`
+        expect((yield* signIn("loose", profile("loose", "auto", email, false))).tag).toBe("Session")
+        expect(Option.getOrThrow(yield* userByEmail(email)).userMetadata).toEqual({
+          sub: "auto",
+          email,
+          email_verified: true
+        })
+      }).pipe(Effect.provide(Layer.merge(MemoryServices.layer({ mailerAutoconfirm: true }), providers)))
+  )
+
   it.effect("an unconfirmed password sign-up loses its password when a vouching provider links to it", () =>
     Effect.gen(function* () {
       yield* ensureSigningKey
@@ -187,6 +203,12 @@ describe("automatic linking and unconfirmed accounts", () => {
       expect(signedUp._tag).not.toBe("SignedIn")
       expect((yield* signIn("strict", profile("strict", "owner-2", email, true))).tag).toBe("Session")
       expect(yield* identitiesOf(email)).toEqual(["strict"])
+      // The provider's profile replaces what the unproven sign-up left, confirmed on top.
+      expect(Option.getOrThrow(yield* userByEmail(email)).userMetadata).toEqual({
+        sub: "owner-2",
+        email,
+        email_verified: true
+      })
       const withPassword = yield* Effect.either(signInWithPassword({ email, phone: "", password, client }))
       expect(withPassword._tag).toBe("Left")
     }).pipe(Effect.provide(services))
