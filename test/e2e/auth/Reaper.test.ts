@@ -10,8 +10,8 @@ import * as TestDatabase from "../../support/TestDatabase.js"
 /**
  * The reaper runs in the built service, every `AUTHSVC_REAPER_INTERVAL` (a second here): a factor
  * challenge a day old, a factor nobody challenged past `MFA_FACTOR_EXPIRY_DURATION`, a session
- * signed out a day ago, a refresh token retired a day ago and an anonymous user 30 days old (anonymous
- * sign-ins on) are deleted while the service serves, and the API sees them gone.
+ * signed out a day ago, a refresh token retired a day ago and an anonymous user 30 days old
+ * (anonymous sign-ins on) are deleted while the service serves, and the API sees them gone.
  */
 
 /** Runs a statement on the service's database, one connection, closed afterwards. */
