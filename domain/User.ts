@@ -108,12 +108,15 @@ export class User extends Schema.Class<User>("User")({
 
 /**
  * What Supabase Auth's `Confirm` writes when a user's address is confirmed: the time, and
- * `email_verified: true` merged into `user_metadata` (where a sign-up put `false`), whatever the
- * metadata holds besides.
+ * `email_verified: true` merged into the user's metadata (where a sign-up put `false`), whatever
+ * it holds besides.
  */
-export const emailConfirmed = (user: User, now: Date): Pick<User, "emailConfirmedAt" | "userMetadata"> => ({
+export const emailConfirmed = (
+  userMetadata: User["userMetadata"],
+  now: Date
+): Pick<User, "emailConfirmedAt" | "userMetadata"> => ({
   emailConfirmedAt: Option.some(now),
-  userMetadata: { ...user.userMetadata, email_verified: true }
+  userMetadata: { ...userMetadata, email_verified: true }
 })
 
 /** The user is banned: no sign-in, no token refresh, until `bannedUntil`. */

@@ -88,7 +88,7 @@ const sameAddress = (profileEmail: Option.Option<string>, user: User) =>
  */
 const confirming = (user: User, changes: Partial<Pick<User, "userMetadata" | "appMetadata">>, now: Date) => ({
   ...changes,
-  ...emailConfirmed(new User({ ...user, ...changes }), now)
+  ...emailConfirmed(changes.userMetadata ?? user.userMetadata, now)
 })
 
 const confirmReturning = (
@@ -222,7 +222,7 @@ export const signInOrUp = (profile: UpstreamProfile.UpstreamProfile, now: Date) 
         const user = unverified
           ? new User({ ...made, emailConfirmedAt: Option.none(), confirmationSentAt: Option.some(now) })
           : Option.isSome(made.email)
-            ? new User({ ...made, ...emailConfirmed(made, now) })
+            ? new User({ ...made, ...emailConfirmed(made.userMetadata, now) })
             : made
         const identity = UpstreamProfile.newIdentity(
           IdentityId.make(yield* secrets.uuid),
@@ -273,7 +273,7 @@ export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProf
           appMetadata: withProvider(stored, profile.provider),
           ...(takesAddress
             ? verified
-              ? { email, ...emailConfirmed(stored, now), isAnonymous: false }
+              ? { email, ...emailConfirmed(stored.userMetadata, now), isAnonymous: false }
               : { email, confirmationSentAt: Option.some(now) }
             : {})
         }),

@@ -4,7 +4,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Mail from "../../domain/auth/Mail.js"
 import * as Time from "../../domain/Time.js"
-import { emailConfirmed, type Phone, User } from "../../domain/User.js"
+import { emailConfirmed, type Phone, type User } from "../../domain/User.js"
 import { PasswordHasher } from "../ports/PasswordHasher.js"
 import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
@@ -149,10 +149,7 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
       if (becomesPermanent) {
         patch.email = newEmail
         // Confirmed as Supabase Auth's email change confirms a first address, after the data.
-        const confirmed = emailConfirmed(
-          new User({ ...user, userMetadata: patch.userMetadata ?? user.userMetadata }),
-          now
-        )
+        const confirmed = emailConfirmed(patch.userMetadata ?? user.userMetadata, now)
         patch.emailConfirmedAt = confirmed.emailConfirmedAt
         patch.userMetadata = confirmed.userMetadata
         patch.isAnonymous = false

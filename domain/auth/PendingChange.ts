@@ -45,7 +45,7 @@ export const confirm = (user: User, field: Field, needed: 1 | 2, now: Date): Dec
         ...user,
         email: user.emailChange,
         // A first confirmation of an address, as Supabase Auth's `Confirm` marks one.
-        ...(Option.isNone(user.emailConfirmedAt) ? emailConfirmed(user, now) : {}),
+        ...(Option.isNone(user.emailConfirmedAt) ? emailConfirmed(user.userMetadata, now) : {}),
         emailChange: Option.none(),
         emailChangeConfirmStatus: 0,
         appMetadata: withProvider(user, "email"),

@@ -284,7 +284,11 @@ export const layer = Layer.effect(
         }).pipe(Effect.flatMap(userIn(id))),
       confirmEmail: (id, { identities }, now) =>
         changeUser(state, id, (row, tables) => {
-          const user = new User({ ...row.user, ...emailConfirmed(row.user, now), updatedAt: now })
+          const user = new User({
+            ...row.user,
+            ...emailConfirmed(row.user.userMetadata, now),
+            updatedAt: now
+          })
           const marked = HashMap.map(tables.identities, (identity) =>
             identities &&
             identity.userId === id &&

@@ -296,7 +296,7 @@ export const layer = Layer.effect(
             if (Option.isNone(stored)) return yield* notFound(id)
             const confirmed = new User({
               ...stored.value,
-              ...emailConfirmed(stored.value, now),
+              ...emailConfirmed(stored.value.userMetadata, now),
               updatedAt: now
             })
             // The address is not changed, so no unique index can refuse the write.

@@ -122,7 +122,7 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     })
     const user =
       Option.isSome(email) && request.emailConfirm
-        ? new User({ ...made, ...emailConfirmed(made, now) })
+        ? new User({ ...made, ...emailConfirmed(made.userMetadata, now) })
         : made
     const identities: Array<Identity> = []
     for (const provider of providers) {

@@ -53,7 +53,7 @@ export const updateUser = Telemetry.fn("admin.UpdateUser")((id: UserId, request:
       let userMetadata = stored.userMetadata
       if (Option.isSome(email)) changes.email = email
       if (request.emailConfirm && (Option.isSome(email) || Option.isSome(stored.email))) {
-        const confirmed = emailConfirmed(stored, now)
+        const confirmed = emailConfirmed(stored.userMetadata, now)
         changes.emailConfirmedAt = confirmed.emailConfirmedAt
         userMetadata = confirmed.userMetadata
         if (Option.isSome(email)) isAnonymous = false
