@@ -27,6 +27,22 @@ export const email = (
         onRight: Effect.succeed
       })
 
+/**
+ * A UUID as Supabase Auth's parser (gofrs/uuid) takes one — canonical, 32 hex digits, in braces,
+ * after `urn:uuid:` — written as it writes it back, canonical and lower-case; none otherwise.
+ */
+export const uuid = (input: string): Option.Option<string> => {
+  const bare = input.replace(/^urn:uuid:/, "").replace(/^\{(.*)\}$/, "$1")
+  const hex = /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(bare) ? bare.replaceAll("-", "") : bare
+  if (!/^[0-9a-f]{32}$/i.test(hex)) return Option.none()
+  const lower = hex.toLowerCase()
+  return Option.some(
+    [lower.slice(0, 8), lower.slice(8, 12), lower.slice(12, 16), lower.slice(16, 20), lower.slice(20)].join(
+      "-"
+    )
+  )
+}
+
 /** A phone number as a client typed it, read as Supabase Auth reads it (`User.parsePhone`). */
 export const phone = (input: string): Effect.Effect<Phone, AuthError.MalformedPhone> =>
   Either.match(parsePhone(input), {

@@ -2,9 +2,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Schema from "effect/Schema"
 import type { Identity } from "../../../domain/Identity.js"
-import { UserId } from "../../../domain/Ids.js"
 import { emailConfirmed, User } from "../../../domain/User.js"
 import { PasswordHasher } from "../../ports/PasswordHasher.js"
 import { Secrets } from "../../ports/Secrets.js"
@@ -18,30 +16,7 @@ import { UserRepository } from "../ports/UserRepository.js"
 import type { AdminUserRequest } from "./AdminUserRequest.js"
 import * as BanUntil from "./BanUntil.js"
 
-const isUserId = Schema.is(UserId)
 const nilUuid = "00000000-0000-0000-0000-000000000000"
-
-/**
- * An `id` in the forms Supabase Auth's UUID parser (gofrs/uuid) takes — canonical, 32 hex digits,
- * in braces, after `urn:uuid:` — written as it writes them back: canonical and lower-case.
- */
-const canonicalUuid = (input: string): string => {
-  const bare = input.replace(/^urn:uuid:/, "").replace(/^\{(.*)\}$/, "$1")
-  const hex = /^[0-9a-fA-F]{32}$/.test(bare)
-    ? bare
-    : /^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$/.test(bare)
-      ? bare.replaceAll("-", "")
-      : ""
-  if (hex === "") return input
-  const lower = hex.toLowerCase()
-  return [
-    lower.slice(0, 8),
-    lower.slice(8, 12),
-    lower.slice(12, 16),
-    lower.slice(16, 20),
-    lower.slice(20)
-  ].join("-")
-}
 
 /**
  * POST /admin/users (supabase-js `admin.createUser`): a user with an email, a phone number or
@@ -89,10 +64,10 @@ export const createUser = Telemetry.fn("admin.CreateUser")((request: AdminUserRe
     }
     let id = yield* secrets.uuid
     if (request.id !== "") {
-      const given = canonicalUuid(request.id)
-      if (!isUserId(given)) return yield* new AuthError.AdminUserInvalid({ problem: "id_not_uuid" })
-      if (given === nilUuid) return yield* new AuthError.AdminUserInvalid({ problem: "id_nil" })
-      id = given
+      const given = ClientInput.uuid(request.id)
+      if (Option.isNone(given)) return yield* new AuthError.AdminUserInvalid({ problem: "id_not_uuid" })
+      if (given.value === nilUuid) return yield* new AuthError.AdminUserInvalid({ problem: "id_nil" })
+      id = given.value
     }
     const now = new Date(yield* Clock.currentTimeMillis)
     const bannedUntil =
