@@ -128,10 +128,9 @@ const presentLocked = (request: Presentation, rotation: Rotation) =>
  * caller's child in one shared statement (the common case, `SessionStore.rotate` matches
  * exactly `Session.present`'s `Rotate` on a session that `Session.meets` the cutoffs); any other
  * is decided under its session's lock, and so is every token while a limit needs the user's
- * other sessions (one per user, `Session.decidedByCutoffs`). Of
- * concurrent presentations of one live token exactly one rotates; the others are the parent's,
- * so inside the reuse interval each is reissued the same child, and outside it each finds the
- * reuse.
+ * other sessions (one per user, `Session.decidedByCutoffs`). Of concurrent presentations of one
+ * live token exactly one rotates; the others are the parent's, so inside the reuse interval each
+ * is reissued the same child, and outside it each finds the reuse.
  */
 export const present = (
   request: Presentation

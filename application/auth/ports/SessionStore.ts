@@ -82,10 +82,10 @@ export class SessionStore extends Context.Tag("latchkey/auth/SessionStore")<
      * (`Session.present` says `Rotate`) and meets the rotation's cutoffs (`Session.meets`, its
      * user's level read from their verified factors), atomically: the session as
      * `Session.rotate` leaves it, the presented token retired holding `sealed` (the token
-     * retired before it lets its own go), the child stored. None, with nothing written, for any other token: unknown, retired,
-     * or of an ended session. Of concurrent rotations of one token exactly one succeeds. The
-     * refreshes that arrive together share one statement, except inside `Transactions.run`,
-     * where it runs in the transaction.
+     * retired before it lets its own go), the child stored. None, with nothing written, for any
+     * other token: unknown, retired, or of an ended session. Of concurrent rotations of one token
+     * exactly one succeeds. The refreshes that arrive together share one statement, except inside
+     * `Transactions.run`, where it runs in the transaction.
      */
     readonly rotate: (rotation: Rotation) => Effect.Effect<Option.Option<WithAccount>>
     /**
