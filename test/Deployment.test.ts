@@ -223,7 +223,7 @@ describe("the Dockerfile", () => {
 describe("compose.yaml", () => {
   it("runs PostgreSQL, a mail catcher, the oauth migration once, then both services from the image", () => {
     expect(text(service("postgres").image)).toMatch(/^postgres:\d+/)
-    expect(text(service("mail").image)).toMatch(/^axllent\/mailpit/)
+    expect(text(service("mail").image)).toMatch(/^axllent\/mailpit:v\d+\.\d+\.\d+$/)
     for (const name of ["oauth-migrate", "oauth", "auth"]) {
       expect(text(service(name).build), name).toBe(".")
       expect(text(service(name).image), name).toBe("latchkey:local")
