@@ -108,7 +108,8 @@ export const anonymous = (options: {
 /**
  * The `email` or `phone` identity of a user who signed up with it: the provider's subject is
  * the user's id, and its data holds the address and whether it is verified, with the sign-up's
- * `data` beside them, as Supabase Auth stores it.
+ * `data` beside them, as Supabase Auth stores it. Its `last_sign_in_at` is its creation, as
+ * Supabase Auth stamps every new identity, whether or not it signs anyone in yet.
  */
 export const identity = (options: {
   readonly id: IdentityId
@@ -135,7 +136,7 @@ export const identity = (options: {
     email: options.provider === "email" ? user.email : Option.none(),
     createdAt: now,
     updatedAt: now,
-    lastSignInAt: Option.none()
+    lastSignInAt: Option.some(now)
   })
 }
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
+import { UserRepository } from "../../../application/auth/ports/UserRepository.js"
 import { signup } from "../../../application/auth/Signup.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import { failureOf } from "./support/Failure.js"
@@ -61,6 +63,19 @@ describe("Signup (POST /signup), on memory adapters", () => {
         theme: "dark"
       })
     }).pipe(Effect.provide(MemoryServices.layer({ mailerAutoconfirm: false, smsAutoconfirm: false })))
+  )
+
+  it.effect("stamps the new identity's last sign-in at its creation, signed in or not", () =>
+    Effect.gen(function* () {
+      const outcome = yield* signup(MemoryServices.emailSignup(freshEmail(), password))
+      if (outcome._tag !== "Created") return expect.unreachable("a confirmation is needed")
+      const now = new Date(yield* Clock.currentTimeMillis)
+      // Supabase Auth's new identities carry their creation as the last sign-in.
+      expect(outcome.identities.map((identity) => identity.lastSignInAt)).toEqual([Option.some(now)])
+      const stored = yield* Effect.flatMap(UserRepository, (users) => users.identitiesOf(outcome.user.id))
+      expect(stored.map((identity) => identity.lastSignInAt)).toEqual([Option.some(now)])
+      expect(Option.isNone(outcome.user.lastSignInAt)).toBe(true)
+    }).pipe(Effect.provide(MemoryServices.layer({ mailerAutoconfirm: false })))
   )
 
   it.effect("under autoconfirm the address is verified in the metadata at once", () =>

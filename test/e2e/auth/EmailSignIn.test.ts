@@ -83,7 +83,11 @@ describe("sign-in by mail and password recovery through supabase-js", () => {
   it("resetPasswordForEmail mails a recovery code that signs in; the new password ends every other session", async () => {
     const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
     const email = freshEmail()
-    await supabase.auth.signUp({ email, password: "the old password" })
+    const signedUp = await supabase.auth.signUp({ email, password: "the old password" })
+    // Unconfirmed, and its identity stamped at its creation all the same, as Supabase Auth's.
+    expect(signedUp.data.user?.identities?.map((identity) => identity.last_sign_in_at)).toEqual([
+      signedUp.data.user?.created_at
+    ])
     const { code: confirmation } = Mailbox.linkAndCode((await Mailbox.mailTo(catcher, email)).text)
     await supabase.auth.verifyOtp({ email, token: confirmation, type: "signup" })
     await supabase.auth.signOut()
