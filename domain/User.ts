@@ -103,7 +103,11 @@ export class User extends Schema.Class<User>("User")({
   emailChangeConfirmStatus: Schema.optionalWith(Schema.Int, { default: () => 0 }),
   /** The number a phone change is waiting to be confirmed for (`new_phone`). */
   phoneChange: pending(Phone),
-  phoneChangeSentAt: pending(Timestamp)
+  phoneChangeSentAt: pending(Timestamp),
+  /** When the last recovery or magic link went out (`recovery_sent_at`). */
+  recoverySentAt: pending(Timestamp),
+  /** When the last reauthentication nonce went out (`reauthentication_sent_at`). */
+  reauthenticationSentAt: pending(Timestamp)
 }) {}
 
 /**

@@ -16,8 +16,9 @@ import { UserRepository } from "./ports/UserRepository.js"
  * their access tokens wherever the session is looked up (Authenticate), as after a logout.
  * The user's one-time tokens end too, as Supabase Auth clears them: a confirmation, recovery,
  * change or reauthentication link or code sent before the change no longer works after it, and
- * the user no longer says when one was sent (`confirmation_sent_at`, `email_change_sent_at`,
- * `phone_change_sent_at`); a pending change's new address stays, as there.
+ * the user no longer says when one was sent (`confirmation_sent_at`, `recovery_sent_at`,
+ * `email_change_sent_at`, `phone_change_sent_at`, `reauthentication_sent_at`); a pending
+ * change's new address stays, as there.
  *
  * The caller runs it inside `Transactions.run`, so the hash and the revocations land together
  * for every instance: neither a new password with the old sessions alive, nor the reverse.
@@ -35,7 +36,9 @@ export const store = Telemetry.fn("PasswordChange.store")(
           {
             confirmationSentAt: Option.none(),
             emailChangeSentAt: Option.none(),
-            phoneChangeSentAt: Option.none()
+            phoneChangeSentAt: Option.none(),
+            recoverySentAt: Option.none(),
+            reauthenticationSentAt: Option.none()
           },
           now
         )

@@ -17,7 +17,13 @@ import { Enrolments } from "./ports/Enrolments.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
 import { type IssuedTooSoon, OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
-import type { EmailExists, IdentityExists, PhoneExists } from "./ports/UserRepository.js"
+import {
+  type EmailExists,
+  type IdentityExists,
+  type PhoneExists,
+  type UserPatch,
+  UserRepository
+} from "./ports/UserRepository.js"
 
 /**
  * Sending a verification — a link and a code that prove an address or a number is the user's —
@@ -199,15 +205,15 @@ export type Delivery = "mail" | "link" | Enrolling
 
 /**
  * Writes a prepared verification, joining the caller's transaction: its token as digests
- * (replacing the user's last one of the purpose), the PKCE flow its link ends in, and its mail
- * unless the delivery is `link`. `IssuedTooSoon`, writing nothing, when the user's last token of
+ * (replacing the user's last one of the purpose, `stampSent`), the PKCE flow its link ends in,
+ * and its mail unless the delivery is `link`. `IssuedTooSoon`, writing nothing, when the user's last token of
  * the purpose is more recent than the verification's spacing. Enrolling, the new user is written
  * with all of it or, when their address, number or an identity is someone's already, none of it.
  */
 export function write(
   prepared: Prepared,
   delivery: "mail" | "link"
-): Effect.Effect<Issued, IssuedTooSoon, FlowStateStore | OneTimeTokenStore | MailOutbox>
+): Effect.Effect<Issued, IssuedTooSoon, FlowStateStore | OneTimeTokenStore | MailOutbox | UserRepository>
 export function write(
   prepared: Prepared,
   delivery: Enrolling
@@ -218,7 +224,7 @@ export function write(
 ): Effect.Effect<
   Issued,
   IssuedTooSoon | EmailExists | PhoneExists | IdentityExists,
-  FlowStateStore | OneTimeTokenStore | MailOutbox | Enrolments
+  FlowStateStore | OneTimeTokenStore | MailOutbox | UserRepository | Enrolments
 > {
   const { flow, issued, message, token, verification } = prepared
   if (typeof delivery !== "string") {
@@ -242,6 +248,7 @@ export function write(
     yield* Effect.flatMap(OneTimeTokenStore, (tokens) =>
       tokens.issue(token, notAfterOf(verification.spacing, verification.now))
     )
+    yield* stampSent(verification.user, verification.purpose, verification.now)
     if (delivery === "mail") {
       yield* Effect.flatMap(MailOutbox, (outbox) => outbox.enqueue(message, verification.now))
     }
@@ -318,18 +325,54 @@ const digestsOf = (token: Unstored) =>
     )
   })
 
+/**
+ * The user's record of when a token of `purpose` went out, as Supabase Auth's user object shows
+ * it and its password change clears it: `recovery_sent_at` for a recovery or magic link (both
+ * Supabase Auth's recovery token), `reauthentication_sent_at` for a nonce. The other purposes'
+ * stamps (`confirmation_sent_at`, `invited_at`, the changes') are what their use cases record
+ * about the user besides, and they write them.
+ */
+const sentStamp = (purpose: Purpose, now: Date): Option.Option<UserPatch> => {
+  switch (purpose) {
+    case "recovery":
+    case "magic_link":
+      return Option.some({ recoverySentAt: Option.some(now) })
+    case "reauthentication":
+      return Option.some({ reauthenticationSentAt: Option.some(now) })
+    default:
+      return Option.none()
+  }
+}
+
+/** Writes `sentStamp` in the caller's transaction; a user deleted meanwhile has nothing to stamp. */
+const stampSent = (user: User, purpose: Purpose, now: Date) =>
+  Option.match(sentStamp(purpose, now), {
+    onNone: () => Effect.void,
+    onSome: (patch) =>
+      Effect.flatMap(UserRepository, (users) => users.update(user.id, patch, now)).pipe(
+        Effect.catchTags({
+          UserNotFound: () => Effect.void,
+          EmailExists: Effect.die,
+          PhoneExists: Effect.die
+        }),
+        Effect.asVoid
+      )
+  })
+
 /** The latest creation time of the user's last token of the purpose that a new one may replace. */
 const notAfterOf = (spacing: Option.Option<Duration.Duration>, now: Date) =>
   Option.map(spacing, (least) => Time.minus(now, Duration.toMillis(least)))
 
 /**
- * Stores a token as digests, replacing the user's last one of the purpose; `IssuedTooSoon`,
- * writing nothing, when that one is more recent than `spacing`. Joins the caller's transaction.
+ * Stores a token as digests, replacing the user's last one of the purpose (`stampSent`);
+ * `IssuedTooSoon`, writing nothing, when that one is more recent than `spacing`. Joins the
+ * caller's transaction.
  */
 export const storeToken = (token: Unstored, spacing: Option.Option<Duration.Duration>) =>
   Effect.gen(function* () {
     const tokens = yield* OneTimeTokenStore
     yield* tokens.issue(yield* digestsOf(token), notAfterOf(spacing, token.now))
+    yield* stampSent(token.user, token.purpose, token.now)
   })
 
 /**

@@ -50,6 +50,8 @@ export type UserPatch = Partial<
     | "emailChangeConfirmStatus"
     | "phoneChange"
     | "phoneChangeSentAt"
+    | "recoverySentAt"
+    | "reauthenticationSentAt"
   >
 >
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { sendMagicLink } from "../../../application/auth/MagicLink.js"
+import { UserRepository } from "../../../application/auth/ports/UserRepository.js"
+import { Email } from "../../../domain/User.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import { failureOf } from "./support/Failure.js"
 import { freshEmail, mailsTo, signedUp } from "./support/Scenarios.js"
@@ -16,6 +19,9 @@ describe("MagicLink (POST /otp and /magiclink by mail), on memory adapters", () 
       yield* mailsTo(email)
       yield* asking(email)
       expect((yield* mailsTo(email)).map((mail) => mail.kind)).toEqual(["magic_link"])
+      // A magic link is Supabase Auth's recovery token: the user records it as `recovery_sent_at`.
+      const owner = yield* Effect.flatMap(UserRepository, (users) => users.findByEmail(Email.make(email)))
+      expect(Option.flatMap(owner, (user) => user.recoverySentAt)).toEqual(Option.some(new Date(0)))
       const stranger = freshEmail()
       yield* asking(stranger)
       expect((yield* mailsTo(stranger)).map((mail) => mail.kind)).toEqual(["confirmation"])

@@ -6,6 +6,8 @@ import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
 import * as UpdateAdminUser from "../../../application/auth/admin/UpdateUser.js"
+import { UserRepository } from "../../../application/auth/ports/UserRepository.js"
+import { reauthenticate } from "../../../application/auth/Reauthenticate.js"
 import { recover } from "../../../application/auth/Recover.js"
 import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
@@ -112,6 +114,35 @@ describe("a password change ends sessions, on memory adapters under TestClock", 
       expect(changed.user.emailChangeSentAt).toEqual(Option.none())
       expect(changed.user.confirmationSentAt).toEqual(Option.none())
       expect(changed.user.emailChange).toEqual(Option.some(next))
+    }).pipe(Effect.provide(services))
+  )
+
+  it.effect("a recovery and a nonce record when they went out; a change forgets both", () =>
+    Effect.gen(function* () {
+      const { email, grants } = yield* withSessions(0)
+      const [changing] = grants
+      if (changing === undefined) return yield* Effect.dieMessage("a session")
+      const signedIn = yield* Authenticate.user(Redacted.value(changing.access.token))
+      const stored = Effect.map(
+        Effect.flatMap(UserRepository, (users) => users.findById(signedIn.user.id)),
+        Option.getOrThrow
+      )
+      yield* TestClock.adjust(Duration.minutes(1))
+      yield* recover({ email, redirectTo: "", codeChallenge: "", codeChallengeMethod: "" })
+      const recoveredAt = new Date(60_000)
+      yield* TestClock.adjust(Duration.minutes(1))
+      yield* reauthenticate(signedIn)
+      const asked = yield* stored
+      // As Supabase Auth's user object reports them, `recovery_sent_at` and `reauthentication_sent_at`.
+      expect(asked.recoverySentAt).toEqual(Option.some(recoveredAt))
+      expect(asked.reauthenticationSentAt).toEqual(Option.some(new Date(120_000)))
+      const changed = yield* updateUser(signedIn, passwordChange(second))
+      expect([changed.user.recoverySentAt, changed.user.reauthenticationSentAt]).toEqual([
+        Option.none(),
+        Option.none()
+      ])
+      const after = yield* stored
+      expect([after.recoverySentAt, after.reauthenticationSentAt]).toEqual([Option.none(), Option.none()])
     }).pipe(Effect.provide(services))
   )
 

@@ -106,8 +106,11 @@ describe("sign-in by mail and password recovery through supabase-js", () => {
     expect(link.searchParams.get("redirect_to")).toBe(`${siteUrl}/reset`)
     const verified = await supabase.auth.verifyOtp({ email, token: code, type: "recovery" })
     expect(verified.error).toBeNull()
+    // The user says when the recovery went out until the password changes, as Supabase Auth's.
+    expect(verified.data.user?.recovery_sent_at).toEqual(expect.any(String))
     const updated = await supabase.auth.updateUser({ password: "the new password" })
     expect(updated.error).toBeNull()
+    expect(updated.data.user?.recovery_sent_at).toBeUndefined()
     // The session the recovery code began goes on; the thief's refresh token and access token
     // no longer work.
     expect((await supabase.auth.getUser()).error).toBeNull()

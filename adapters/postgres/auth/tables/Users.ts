@@ -25,7 +25,8 @@ type Name = (table: string) => string
 export const columns = `id, aud, role, email, phone, email_confirmed_at, phone_confirmed_at,
   confirmation_sent_at, invited_at, last_sign_in_at, raw_app_meta_data::text AS app_metadata,
   raw_user_meta_data::text AS user_metadata, is_anonymous, banned_until, created_at, updated_at,
-  email_change, email_change_sent_at, email_change_confirm_status, phone_change, phone_change_sent_at`
+  email_change, email_change_sent_at, email_change_confirm_status, phone_change, phone_change_sent_at,
+  recovery_sent_at, reauthentication_sent_at`
 
 export const UserRow = Schema.Struct({ ...User.fields, appMetadata: JsonObject, userMetadata: JsonObject })
 // Decoded by UserRow already: the class is not asked to validate the same fields again.
@@ -99,7 +100,8 @@ export const accountJsonOf = (name: Name, userId: string) =>
         'bannedUntil', a.banned_until, 'createdAt', a.created_at, 'updatedAt', a.updated_at,
         'emailChange', a.email_change, 'emailChangeSentAt', a.email_change_sent_at,
         'emailChangeConfirmStatus', a.email_change_confirm_status, 'phoneChange', a.phone_change,
-        'phoneChangeSentAt', a.phone_change_sent_at),
+        'phoneChangeSentAt', a.phone_change_sent_at, 'recoverySentAt', a.recovery_sent_at,
+        'reauthenticationSentAt', a.reauthentication_sent_at),
       'identities', ${Identities.jsonArrayOf(name, "a.id")}::json,
       'factors', ${MfaFactors.jsonOf(name, "a.id")})
     FROM ${name("users")} a WHERE a.id = ${userId} AND a.deleted_at IS NULL)::text`
@@ -253,7 +255,9 @@ export const row = (user: User) => {
     emailChangeSentAt: encoded.emailChangeSentAt ?? null,
     emailChangeConfirmStatus: encoded.emailChangeConfirmStatus,
     phoneChange: encoded.phoneChange ?? null,
-    phoneChangeSentAt: encoded.phoneChangeSentAt ?? null
+    phoneChangeSentAt: encoded.phoneChangeSentAt ?? null,
+    recoverySentAt: encoded.recoverySentAt ?? null,
+    reauthenticationSentAt: encoded.reauthenticationSentAt ?? null
   }
 }
 
@@ -287,7 +291,9 @@ export const insertColumns = [
   "email_change_sent_at",
   "email_change_confirm_status",
   "phone_change",
-  "phone_change_sent_at"
+  "phone_change_sent_at",
+  "recovery_sent_at",
+  "reauthentication_sent_at"
 ] as const
 
 /** The columns `row` gives as JSON text. */
