@@ -107,7 +107,9 @@ export class User extends Schema.Class<User>("User")({
   /** When the last recovery or magic link went out (`recovery_sent_at`). */
   recoverySentAt: pending(Timestamp),
   /** When the last reauthentication nonce went out (`reauthentication_sent_at`). */
-  reauthenticationSentAt: pending(Timestamp)
+  reauthenticationSentAt: pending(Timestamp),
+  /** When the user was soft-deleted (`deleted_at`): only the admin API's reads show such a user. */
+  deletedAt: pending(Timestamp)
 }) {}
 
 /**

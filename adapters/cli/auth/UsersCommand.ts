@@ -105,7 +105,8 @@ const list = Command.make("list", { page, perPage, filter }, ({ page, perPage, f
         yield* Console.log(
           [
             user.id,
-            Option.getOrElse(user.email, () => "-"),
+            // A soft-deleted user is listed too, their address gone: said in its place.
+            Option.isSome(user.deletedAt) ? "(deleted)" : Option.getOrElse(user.email, () => "-"),
             Option.getOrElse(user.phone, () => "-"),
             user.createdAt.toISOString(),
             Option.match(user.lastSignInAt, { onNone: () => "-", onSome: (at) => at.toISOString() })

@@ -51,6 +51,7 @@ export const user = (
     created_at: user.createdAt.toISOString(),
     updated_at: user.updatedAt.toISOString(),
     banned_until: iso(user.bannedUntil),
+    deleted_at: iso(user.deletedAt),
     is_anonymous: user.isAnonymous
   })
 }

@@ -14,7 +14,6 @@ import type { User } from "../../../domain/User.js"
 export interface UserRow {
   readonly user: User
   readonly passwordHash: Option.Option<string>
-  readonly deletedAt: Option.Option<Date>
 }
 
 export interface RefreshTokenRow {
@@ -38,7 +37,7 @@ export interface Tables {
   readonly refreshTokens: HashMap.HashMap<SecretHash, RefreshTokenRow>
 }
 
-export const live = (row: UserRow) => Option.isNone(row.deletedAt)
+export const live = (row: UserRow) => Option.isNone(row.user.deletedAt)
 
 /** The user's row while they are live (not soft-deleted). */
 export const liveUser = (tables: Tables, id: UserId) => Option.filter(HashMap.get(tables.users, id), live)

@@ -129,6 +129,18 @@ export const layer = Layer.effect(
     const factors = yield* FactorStore
     const read = <A>(f: (tables: Tables) => A) => Effect.map(Ref.get(state), f)
 
+    /** What `found` found with its user's factors, as the one read of a user's account gives them. */
+    const withFactors = <A extends { readonly user: User }>(found: Effect.Effect<Option.Option<A>>) =>
+      Effect.flatMap(found, (account) =>
+        Option.match(account, {
+          onNone: () => Effect.succeed(Option.none()),
+          onSome: (account) =>
+            Effect.map(factors.list(account.user.id), (listed) =>
+              Option.some({ ...account, factors: listed })
+            )
+        })
+      )
+
     /** The first live user that `matches`. */
     const findLive = (matches: (user: User) => boolean) =>
       read((tables) =>
@@ -158,11 +170,7 @@ export const layer = Layer.effect(
                     Effect.void,
                     {
                       ...tables,
-                      users: HashMap.set(tables.users, user.id, {
-                        user,
-                        passwordHash,
-                        deletedAt: Option.none()
-                      }),
+                      users: HashMap.set(tables.users, user.id, { user, passwordHash }),
                       identities: identities.reduce(
                         (all, identity) => HashMap.set(all, identity.id, withGeneratedEmail(identity)),
                         tables.identities
@@ -257,19 +265,22 @@ export const layer = Layer.effect(
         read((tables) => (Option.isNone(liveUser(tables, id)) ? [] : identitiesOf(tables, id))),
       findWithIdentities: (id) => read((tables) => accountOf(tables, id)),
       findSignedIn: (id, session) =>
-        Effect.flatMap(
+        withFactors(
           read((tables) =>
             Option.map(accountOf(tables, id), (account) => ({
               ...account,
               session: Option.flatMap(session, (sessionId) => HashMap.get(tables.sessions, sessionId))
             }))
-          ),
-          (found) =>
-            Option.match(found, {
-              onNone: () => Effect.succeed(Option.none()),
-              onSome: (account) =>
-                Effect.map(factors.list(id), (listed) => Option.some({ ...account, factors: listed }))
-            })
+          )
+        ),
+      findAccount: (id) =>
+        withFactors(
+          read((tables) =>
+            Option.map(HashMap.get(tables.users, id), (row) => ({
+              user: row.user,
+              identities: identitiesOf(tables, id)
+            }))
+          )
         ),
       findPasswordHash: (id) =>
         read((tables) => Option.flatMap(liveUser(tables, id), (row) => row.passwordHash)),
@@ -392,13 +403,15 @@ export const layer = Layer.effect(
               ...tables,
               users: HashMap.set(tables.users, id, {
                 passwordHash: Option.none(),
-                deletedAt: Option.some(now),
                 user: new User({
                   ...row.user,
                   email: Option.none(),
                   phone: Option.none(),
+                  emailChange: Option.none(),
+                  phoneChange: Option.none(),
                   appMetadata: {},
                   userMetadata: {},
+                  deletedAt: Option.some(now),
                   updatedAt: now
                 })
               }),
@@ -419,9 +432,21 @@ export const layer = Layer.effect(
               )
             })
           )
+        ).pipe(
+          // Soft-deleted already: nothing more to clear, as in Supabase Auth.
+          Effect.catchTag("UserNotFound", (error) =>
+            Effect.flatMap(
+              read((tables) => HashMap.has(tables.users, id)),
+              (kept) => (kept ? Effect.void : Effect.fail(error))
+            )
+          )
         ),
       delete: (id) =>
-        Effect.asVoid(changeUser(state, id, (_, tables) => Either.right(withoutUsers(tables, [id])))),
+        Ref.modify(state, (tables): [Effect.Effect<void, UserNotFound>, Tables] =>
+          HashMap.has(tables.users, id)
+            ? [Effect.void, withoutUsers(tables, [id])]
+            : [Effect.fail(new UserNotFound({ userId: id })), tables]
+        ).pipe(Effect.flatten),
       reapAnonymous: (createdBefore, limit) =>
         Ref.modify(state, (tables): [number, Tables] => {
           const reaped = [...HashMap.values(tables.users)]
@@ -433,7 +458,7 @@ export const layer = Layer.effect(
       list: ({ aud, order, page, perPage, filter }) =>
         read((tables) => {
           const users = [...HashMap.values(tables.users)]
-            .filter((row) => live(row) && row.user.aud === aud)
+            .filter((row) => row.user.aud === aud)
             .map((row) => row.user)
             .filter(filter === "" ? () => true : matches(filter))
             .sort(byCreation(order))

@@ -238,6 +238,14 @@ export const layer = Layer.effect(
           ),
         (id) => ({ "user.id": id })
       ),
+      findAccount: Telemetry.fn("UserRepositoryPg.findAccount")(
+        (id) =>
+          run(Users.accountText(name), [id]).pipe(
+            decodeFirst(Users.WithIdentitiesRow),
+            Effect.map(Option.map(Users.toAccountOfRow))
+          ),
+        (id) => ({ "user.id": id })
+      ),
       findWithIdentities: Telemetry.fn("UserRepositoryPg.findWithIdentities")(
         (id) => Effect.map(withIdentities(id), Option.map(Users.toWithIdentities)),
         (id) => ({ "user.id": id })
@@ -347,7 +355,12 @@ export const layer = Layer.effect(
       softDelete: Telemetry.fn("UserRepositoryPg.softDelete")(
         (id, now) =>
           Effect.gen(function* () {
-            yield* changeLive(id, run(Users.softDeleteText(name), [id, now]))
+            if ((yield* run(Users.softDeleteText(name), [id, now])).length === 0) {
+              // Soft-deleted already: nothing more to clear, as in Supabase Auth.
+              if ((yield* run(Users.softDeletedText(name), [id])).length === 0)
+                return yield* Effect.fail(notFound(id))
+              return
+            }
             yield* run(Identities.anonymiseText(name), [id, now])
             yield* run(Sessions.lockAllOfUserText(name), [id])
             yield* run(Sessions.revokeOfUserText(name), [id, now])

@@ -4,7 +4,7 @@ import * as Schema from "effect/Schema"
 import { UserId } from "../../../domain/Ids.js"
 import * as Telemetry from "../../Telemetry.js"
 import * as AuthError from "../AuthError.js"
-import { type Account, UserRepository } from "../ports/UserRepository.js"
+import { UserRepository } from "../ports/UserRepository.js"
 
 const isUserId = Schema.is(UserId)
 
@@ -14,14 +14,13 @@ export const parseId = (raw: string): Effect.Effect<UserId, AuthError.MalformedU
 
 /**
  * GET /admin/users/{user_id}: the user with its identities and factors (Supabase Auth loads
- * both with the user), or `user_not_found`. One read.
+ * both with the user), a soft-deleted one too (with `deleted_at`, as there), or
+ * `user_not_found`. One read.
  */
 export const findUser = Telemetry.fn("admin.FindUser")((id: UserId) =>
   Effect.gen(function* () {
-    const users = yield* UserRepository
-    const found = yield* users.findSignedIn(id, Option.none())
+    const found = yield* Effect.flatMap(UserRepository, (users) => users.findAccount(id))
     if (Option.isNone(found)) return yield* new AuthError.NoSuchUser()
-    const { factors, identities, user } = found.value
-    return { user, identities, factors } satisfies Account
+    return found.value
   })
 )

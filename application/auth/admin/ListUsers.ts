@@ -19,9 +19,9 @@ export interface ListUsersRequest {
 }
 
 /**
- * GET /admin/users (supabase-js `admin.listUsers`): one page of the audience's users, newest
- * first unless asked otherwise, optionally filtered, with the total for `X-Total-Count` and the
- * `Link` header.
+ * GET /admin/users (supabase-js `admin.listUsers`): one page of the audience's users (the
+ * soft-deleted among them, as Supabase Auth lists them), newest first unless asked otherwise,
+ * optionally filtered, with the total for `X-Total-Count` and the `Link` header.
  */
 export const listUsers = Telemetry.fn("admin.ListUsers")((request: ListUsersRequest) =>
   Effect.gen(function* () {
@@ -33,7 +33,7 @@ export const listUsers = Telemetry.fn("admin.ListUsers")((request: ListUsersRequ
     const users = yield* Effect.forEach(
       listed.users,
       (user) =>
-        Effect.map(repository.findSignedIn(user.id, Option.none()), (found) =>
+        Effect.map(repository.findAccount(user.id), (found) =>
           Option.match(found, {
             onNone: () => ({ user, identities: [], factors: [] }),
             onSome: ({ factors, identities }) => ({ user, identities, factors })

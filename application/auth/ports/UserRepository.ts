@@ -122,7 +122,9 @@ export interface SignedIn extends Account {
 
 /**
  * The auth service's users with their identities and password hashes. Soft-deleted users are
- * never returned nor changed: for every method they no longer exist.
+ * never returned nor changed: for every method they no longer exist, but for the admin API's
+ * reads (`findAccount`, `list`, which show them with `deletedAt`, as Supabase Auth does) and
+ * its deletes.
  */
 export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
   UserRepository,
@@ -189,6 +191,11 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
       id: UserId,
       session: Option.Option<SessionId>
     ) => Effect.Effect<Option.Option<SignedIn>>
+    /**
+     * The user, live or soft-deleted (`deletedAt`), with their identities and factors: what the
+     * admin API shows of a user.
+     */
+    readonly findAccount: (id: UserId) => Effect.Effect<Option.Option<Account>>
     /** The PHC string of the user's password; none when the user has no password. */
     readonly findPasswordHash: (id: UserId) => Effect.Effect<Option.Option<string>>
     /**
@@ -239,16 +246,17 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
      * Supabase Auth's soft delete: the row stays, with `deleted_at` set and what identifies the
      * person cleared (email, phone, password, metadata, identity data), so that the address,
      * the number and the upstream accounts are free for a new sign-up; the user's sessions are
-     * revoked in the same transaction.
+     * revoked in the same transaction. A user soft-deleted already stays as they are.
      */
     readonly softDelete: (id: UserId, now: Date) => Effect.Effect<void, UserNotFound>
-    /** Deletes the user with its identities, sessions and refresh tokens. */
+    /** Deletes the user, live or soft-deleted, with its identities, sessions and refresh tokens. */
     readonly delete: (id: UserId) => Effect.Effect<void, UserNotFound>
     /**
      * Deletes at most `limit` anonymous users made before `createdBefore`, as `delete` does
      * (what is theirs goes with them), passing over users a request holds; how many went.
      */
     readonly reapAnonymous: (createdBefore: Date, limit: number) => Effect.Effect<number>
+    /** One page of the audience's users, soft-deleted ones among them (`deletedAt`). */
     readonly list: (request: PageRequest) => Effect.Effect<Page>
   }
 >() {}

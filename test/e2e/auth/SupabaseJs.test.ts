@@ -207,6 +207,17 @@ describe("the auth service through supabase-js", () => {
     ])
     expect((await app().auth.signInWithPassword({ email: moved, password: newPassword })).error).toBeNull()
 
+    // Soft-deleted: no sign-in, but the admin API still shows the user, as Supabase Auth does,
+    // and a second soft delete is no error.
+    expect((await admin().deleteUser(id, true)).error).toBeNull()
+    const refusedAfter = await app().auth.signInWithPassword({ email: moved, password: newPassword })
+    expect(apiError(refusedAfter.error)).toMatchObject({ status: 400, code: "invalid_credentials" })
+    const kept = await admin().getUserById(id)
+    expect(kept.data.user).toMatchObject({ id, email: "", deleted_at: expect.any(String) })
+    const listed = await admin().listUsers({ page: 1, perPage: 1000 })
+    expect(listed.data.users.find((user) => user.id === id)?.deleted_at).toEqual(kept.data.user?.deleted_at)
+    expect((await admin().deleteUser(id, true)).error).toBeNull()
+
     expect((await admin().deleteUser(id)).error).toBeNull()
     const gone = await admin().getUserById(id)
     expect(apiError(gone.error)).toMatchObject({ status: 404, code: "user_not_found" })

@@ -12,7 +12,8 @@ import * as MfaFactors from "./MfaFactors.js"
  * The `users` table (Supabase Auth's `auth.users`): its columns as `User` reads them, its row
  * codec both ways, its statements, and what its unique violations mean. Statements take the
  * qualified name of a table (`AuthTables.name`) and their values as `$n` parameters; a user is
- * live until soft-deleted (`deleted_at`), and only live users are read or changed.
+ * live until soft-deleted (`deleted_at`), and only live users are read or changed, but by the
+ * admin API's reads (`accountText`, `pageText`) and its deletes.
  */
 
 type Name = (table: string) => string
@@ -63,6 +64,15 @@ export const withIdentitiesText = (name: Name) =>
   `SELECT ${columns}, ${Identities.jsonArrayOf(name, "u.id")} AS identities,
      ${MfaFactors.jsonArrayOf(name, "u.id")} AS factors
    FROM ${name("users")} u WHERE u.id = ANY($1::uuid[]) AND u.deleted_at IS NULL`
+
+/**
+ * $1 user: the user, live or soft-deleted (with `deleted_at`), with their identities and
+ * factors as `withIdentitiesText` gives them: what the admin API shows of a user.
+ */
+export const accountText = (name: Name) =>
+  `SELECT ${columns}, deleted_at, ${Identities.jsonArrayOf(name, "u.id")} AS identities,
+     ${MfaFactors.jsonArrayOf(name, "u.id")} AS factors
+   FROM ${name("users")} u WHERE u.id = $1`
 
 export const WithIdentitiesRow = Schema.Struct({
   ...UserRow.fields,
@@ -177,9 +187,15 @@ export const softDeleteText = (name: Name) =>
        raw_user_meta_data = '{}'::jsonb, deleted_at = $2, updated_at = $2
    WHERE id = $1 AND deleted_at IS NULL RETURNING id`
 
-/** $1 user: deletes the live user (their identities, sessions and tokens go with the row). */
-export const deleteText = (name: Name) =>
-  `DELETE FROM ${name("users")} WHERE id = $1 AND deleted_at IS NULL RETURNING id`
+/** $1 user: the id of the user when they were soft-deleted. */
+export const softDeletedText = (name: Name) =>
+  `SELECT id FROM ${name("users")} WHERE id = $1 AND deleted_at IS NOT NULL`
+
+/**
+ * $1 user: deletes the user, live or soft-deleted (their identities, sessions and tokens go
+ * with the row).
+ */
+export const deleteText = (name: Name) => `DELETE FROM ${name("users")} WHERE id = $1 RETURNING id`
 
 /**
  * $1 a creation cutoff, $2 the batch size: anonymous users made before $1, soft-deleted or
@@ -205,22 +221,25 @@ const matching = (filtered: boolean) =>
  */
 export const likePattern = (filter: string) => `%${filter.replace(/[\\%_]/g, "\\$&")}%`
 
-/** $1 audience (and $2 the pattern when `filtered`): how many live users the list has. */
+/**
+ * $1 audience (and $2 the pattern when `filtered`): how many users the list has, soft-deleted
+ * ones among them.
+ */
 export const countText = (name: Name, filtered: boolean) =>
-  `SELECT count(*)::int AS total FROM ${name("users")}
-   WHERE aud = $1 AND deleted_at IS NULL ${matching(filtered)}`
+  `SELECT count(*)::int AS total FROM ${name("users")} WHERE aud = $1 ${matching(filtered)}`
 
 export const CountRow = Schema.Struct({ total: Schema.Number })
 
 /**
  * $1 audience, ($2 the pattern when `filtered`), then the page's size and offset: one page of
- * the list. A substring has no index to use: the page still walks the (aud, created_at, id)
- * index in order and stops when it is full.
+ * the list, soft-deleted users among the others (with `deleted_at`). A substring has no index
+ * to use: the page still walks the (aud, created_at, id) index in order and stops when it is
+ * full.
  */
 export const pageText = (name: Name, order: "asc" | "desc", filtered: boolean) => {
   const direction = order === "asc" ? "ASC" : "DESC"
   const next = filtered ? 3 : 2
-  return `${liveWhereText(name, `aud = $1 ${matching(filtered)}`)}
+  return `SELECT ${columns}, deleted_at FROM ${name("users")} WHERE aud = $1 ${matching(filtered)}
    ORDER BY created_at ${direction}, id ${direction}
    LIMIT $${next} OFFSET $${next + 1}`
 }

@@ -96,6 +96,11 @@ describe("latchkey auth users and keys", () => {
       expect(String(unset)).toContain(
         "validation_failed: LATCHKEY_TEST_UNSET is not set (--password-env names it)"
       )
+      expect(yield* run("users", "delete", "--soft", id)).toContain(`deleted ${id} (soft)`)
+      // Listed still, as GET /admin/users lists a soft-deleted user, without their address.
+      const kept = yield* run("users", "list")
+      expect(kept).toContain(`${id}\t(deleted)\t-`)
+      expect(kept).not.toContain("ada@example.com")
       expect(yield* run("users", "delete", id)).toContain(`deleted ${id}`)
       expect(yield* run("users", "list")).toContain("0 users")
     }).pipe(Effect.provide(services))

@@ -532,7 +532,7 @@ export const userRepositoryContract = (it: It) =>
       })
     )
 
-    it.effect("a soft-deleted user is hidden, and its email, phone and accounts are free again", () =>
+    it.effect("a soft-deleted user is hidden but from the admin's reads; address and accounts are free", () =>
       Effect.gen(function* () {
         const users = yield* UserRepository
         const aud = `aud-${randomUUID()}`
@@ -549,12 +549,30 @@ export const userRepositoryContract = (it: It) =>
         expect(yield* users.findByPhone(phone)).toEqual(Option.none())
         expect(yield* users.identitiesOf(user.id)).toEqual([])
         expect(yield* users.findPasswordHash(user.id)).toEqual(Option.none())
-        expect(yield* users.list({ aud, page: 1, perPage: 50, order: "desc", filter: "" })).toEqual({
-          users: [],
-          total: 0
-        })
+        expect(yield* users.findSignedIn(user.id, Option.none())).toEqual(Option.none())
         expect(tagOf(yield* Effect.either(users.update(user.id, { role: "x" }, later)))).toBe("UserNotFound")
-        expect(tagOf(yield* Effect.either(users.softDelete(user.id, later)))).toBe("UserNotFound")
+        // The admin API still shows the user, as Supabase Auth does: nothing left that identifies
+        // them, and when they went.
+        const shown = Option.getOrThrow(yield* users.findAccount(user.id))
+        expect(shown.user.deletedAt).toEqual(Option.some(later))
+        expect([shown.user.email, shown.user.phone, shown.user.userMetadata]).toEqual([
+          Option.none(),
+          Option.none(),
+          {}
+        ])
+        expect(shown.identities.map((identity) => [identity.providerId, identity.identityData])).toEqual([
+          [github.id, {}]
+        ])
+        const listed = yield* users.list({ aud, page: 1, perPage: 50, order: "desc", filter: "" })
+        expect([listed.total, listed.users.map((one) => [one.id, one.deletedAt])]).toEqual([
+          1,
+          [[user.id, Option.some(later)]]
+        ])
+        // Soft-deleted again: as it was, when it was.
+        yield* users.softDelete(user.id, Time.plus(later, "1 hour"))
+        expect(Option.getOrThrow(yield* users.findAccount(user.id)).user.deletedAt).toEqual(
+          Option.some(later)
+        )
 
         const again = Fixtures.user({ email: Option.some(email), phone: Option.some(phone) })
         const sameAccount = new Identity({ ...github, id: IdentityId.make(randomUUID()), userId: again.id })
@@ -562,6 +580,9 @@ export const userRepositoryContract = (it: It) =>
         expect(Option.map(yield* users.findByEmail(email), (found) => found.id)).toEqual(
           Option.some(again.id)
         )
+        // A hard delete removes the soft-deleted row too.
+        yield* users.delete(user.id)
+        expect(yield* users.findAccount(user.id)).toEqual(Option.none())
       })
     )
 

@@ -1,11 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { deleteUser } from "../../../../application/auth/admin/DeleteUser.js"
 import { findUser } from "../../../../application/auth/admin/FindUser.js"
+import { enrollFactor } from "../../../../application/auth/EnrollFactor.js"
+import { FactorStore } from "../../../../application/auth/ports/FactorStore.js"
+import { recover } from "../../../../application/auth/Recover.js"
+import * as SendVerification from "../../../../application/auth/SendVerification.js"
 import { signInWithPassword } from "../../../../application/auth/SignInWithPassword.js"
 import * as MemoryServices from "../../../support/auth/MemoryServices.js"
+import { request, signedInUser, world } from "../support/Factors.js"
 import { failureOf } from "../support/Failure.js"
-import { client, freshEmail, password, signedUp } from "../support/Scenarios.js"
+import { client, freshEmail, password, recoveryCode, signedUp } from "../support/Scenarios.js"
 
 describe("DeleteUser (DELETE /admin/users/{user_id}), on memory adapters", () => {
   it.effect("deletes a user, who can no longer sign in; a second delete finds nobody", () =>
@@ -30,5 +36,27 @@ describe("DeleteUser (DELETE /admin/users/{user_id}), on memory adapters", () =>
         "invalid_credentials"
       )
     }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+
+  it.effect("a soft delete ends the user's factors and one-time tokens; the admin still reads them", () =>
+    Effect.gen(function* () {
+      const email = "soft@example.com"
+      const signedIn = yield* signedInUser(email)
+      yield* enrollFactor(signedIn, request("totp"))
+      yield* recover({ email, redirectTo: "", codeChallenge: "", codeChallengeMethod: "" })
+      const code = yield* recoveryCode(email)
+      yield* deleteUser(signedIn.user.id, true)
+      expect(yield* Effect.flatMap(FactorStore, (store) => store.list(signedIn.user.id))).toEqual([])
+      // The recovery code is gone with the user's other one-time tokens.
+      expect(yield* SendVerification.useCode(signedIn.user, ["recovery"], code, new Date(0))).toBe(false)
+      const shown = yield* findUser(signedIn.user.id)
+      expect([Option.isSome(shown.user.deletedAt), shown.user.email, shown.factors]).toEqual([
+        true,
+        Option.none(),
+        []
+      ])
+      // Soft-deleted again: nothing to do, and no error, as in Supabase Auth.
+      expect(yield* failureOf(deleteUser(signedIn.user.id, true))).toBe("ok")
+    }).pipe(Effect.provide(world()))
   )
 })
