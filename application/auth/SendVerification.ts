@@ -205,10 +205,11 @@ export type Delivery = "mail" | "link" | Enrolling
 
 /**
  * Writes a prepared verification, joining the caller's transaction: its token as digests
- * (replacing the user's last one of the purpose, `stampSent`), the PKCE flow its link ends in,
- * and its mail unless the delivery is `link`. `IssuedTooSoon`, writing nothing, when the user's last token of
- * the purpose is more recent than the verification's spacing. Enrolling, the new user is written
- * with all of it or, when their address, number or an identity is someone's already, none of it.
+ * (replacing the user's last one of the purpose) and the user's record of its sending
+ * (`stampSent`), the PKCE flow its link ends in, and its mail unless the delivery is `link`.
+ * `IssuedTooSoon`, writing nothing, when the user's last token of the purpose is more recent
+ * than the verification's spacing. Enrolling, the new user is written with all of it or, when
+ * their address, number or an identity is someone's already, none of it.
  */
 export function write(
   prepared: Prepared,
@@ -364,9 +365,9 @@ const notAfterOf = (spacing: Option.Option<Duration.Duration>, now: Date) =>
   Option.map(spacing, (least) => Time.minus(now, Duration.toMillis(least)))
 
 /**
- * Stores a token as digests, replacing the user's last one of the purpose (`stampSent`);
- * `IssuedTooSoon`, writing nothing, when that one is more recent than `spacing`. Joins the
- * caller's transaction.
+ * Stores a token as digests, replacing the user's last one of the purpose, and the user's record
+ * of its sending (`stampSent`); `IssuedTooSoon`, writing nothing, when that one is more recent
+ * than `spacing`. Joins the caller's transaction.
  */
 export const storeToken = (token: Unstored, spacing: Option.Option<Duration.Duration>) =>
   Effect.gen(function* () {
