@@ -613,12 +613,7 @@ const fields = Config.all({
   outbound: Config.all({
     allowedPrivateAddresses: ConfigValues.privateAddresses(allowedPrivateAddressesVariable)
   }),
-  reaperInterval: ConfigValues.check(
-    "AUTHSVC_REAPER_INTERVAL",
-    AuthConfigValues.secondsOrDuration("AUTHSVC_REAPER_INTERVAL", Duration.hours(1)),
-    (interval) =>
-      Duration.toMillis(interval) > 0 ? Either.right(interval) : Either.left("expected more than 0")
-  ),
+  reaperInterval: AuthConfigValues.positiveDuration("AUTHSVC_REAPER_INTERVAL", Duration.hours(1)),
   api: Config.all({
     host: ConfigValues.listenHost("AUTHSVC_API_HOST", "0.0.0.0"),
     port: preferring(ConfigValues.port("AUTHSVC_API_PORT"), ConfigValues.portNamed("PORT", 8081)),

@@ -63,20 +63,28 @@ export const secondsOrDuration = (name: string, fallback: Duration.Duration) =>
 export const optionalSecondsOrDuration = (name: string) =>
   Config.option(ConfigValues.check(name, Config.string(name), parseSecondsOrDuration))
 
+/** `parseSecondsOrDuration`, more than zero: a period that must pass before something happens. */
+const parsePositiveDuration = (value: string) =>
+  Either.flatMap(parseSecondsOrDuration(value), (duration) =>
+    Duration.toMillis(duration) > 0
+      ? Either.right(duration)
+      : Either.left("expected a duration more than 0, e.g. 24h or 30m")
+  )
+
+/** As `secondsOrDuration`, more than zero. */
+export const positiveDuration = (name: string, fallback: Duration.Duration) =>
+  ConfigValues.check(
+    name,
+    Config.string(name).pipe(Config.withDefault(`${Duration.toSeconds(fallback)}`)),
+    parsePositiveDuration
+  )
+
 /**
  * As `optionalSecondsOrDuration`, more than zero when set: Supabase Auth refuses to start with a
  * session limit of zero or less (`SessionsConfiguration.Validate`).
  */
 export const optionalPositiveDuration = (name: string) =>
-  Config.option(
-    ConfigValues.check(name, Config.string(name), (value) =>
-      Either.flatMap(parseSecondsOrDuration(value), (duration) =>
-        Duration.toMillis(duration) > 0
-          ? Either.right(duration)
-          : Either.left("expected a duration more than 0, e.g. 24h or 30m")
-      )
-    )
-  )
+  Config.option(ConfigValues.check(name, Config.string(name), parsePositiveDuration))
 
 // Go's ParseFloat takes more (exponents, hex, inf); a request count needs only decimals.
 const decimal = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/

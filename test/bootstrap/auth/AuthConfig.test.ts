@@ -256,6 +256,31 @@ describe("auth configuration", () => {
     )
   })
 
+  describe("the reaper's interval", () => {
+    it.effect("is an hour unless REAPER_INTERVAL says otherwise, in seconds or a Go duration", () =>
+      Effect.gen(function* () {
+        expect(Duration.toMillis((yield* config({})).reaperInterval)).toBe(3_600_000)
+        expect(Duration.toMillis((yield* config({ AUTHSVC_REAPER_INTERVAL: "90" })).reaperInterval)).toBe(
+          90_000
+        )
+        expect(Duration.toMillis((yield* config({ AUTHSVC_REAPER_INTERVAL: "15m" })).reaperInterval)).toBe(
+          900_000
+        )
+      })
+    )
+
+    it.effect("stops the start at zero or at anything not a duration", () =>
+      Effect.gen(function* () {
+        expect(yield* report({ AUTHSVC_REAPER_INTERVAL: "0s" })).toEqual([
+          "AUTHSVC_REAPER_INTERVAL: expected a duration more than 0, e.g. 24h or 30m"
+        ])
+        expect(yield* report({ AUTHSVC_REAPER_INTERVAL: "hourly" })).toEqual([
+          "AUTHSVC_REAPER_INTERVAL: expected seconds or a Go duration, e.g. 10, 10s or 1m30s"
+        ])
+      })
+    )
+  })
+
   describe("whole numbers", () => {
     it.effect("reads JWT_EXP in seconds; 0 is Supabase Auth's unset and means 3600", () =>
       Effect.gen(function* () {
