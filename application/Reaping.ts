@@ -52,3 +52,6 @@ export const run = (lockName: string) =>
       report: <R>(report: R): Option.Option<R> => (ran ? Option.some(report) : Option.none())
     }
   })
+
+/** One run of a reaper, as `run` makes it: its `drain`, `drainAll` and `report`. */
+export type Run = Effect.Effect.Success<ReturnType<typeof run>>

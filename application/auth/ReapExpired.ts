@@ -55,7 +55,7 @@ const before = (now: Date, duration: Duration.Duration) =>
 const outlived = (
   limits: Session.Limits,
   now: Date,
-  drain: (step: (limit: number) => Effect.Effect<number>) => Effect.Effect<number>,
+  drain: Reaping.Run["drain"],
   sessions: SessionStore["Type"]
 ) => {
   const cutoff = (limit: Option.Option<Duration.Duration>) =>
