@@ -11,6 +11,7 @@ import type { Session } from "../../../domain/auth/Session.js"
 import { PgPool } from "../PgPool.js"
 import * as Prepared from "../Prepared.js"
 import * as SharedStatements from "../SharedStatements.js"
+import * as SqlState from "../SqlState.js"
 import { AuthTables } from "./AuthTables.js"
 import * as MfaChallenges from "./tables/MfaChallenges.js"
 import * as RefreshTokens from "./tables/RefreshTokens.js"
@@ -117,10 +118,10 @@ const outcomeOf = (row: typeof OutcomeRow.Type | undefined, raised: Session): St
  */
 const isMoved = (defect: unknown) =>
   defect instanceof SqlError &&
-  typeof defect.cause === "object" &&
-  defect.cause !== null &&
-  "code" in defect.cause &&
-  (defect.cause.code === "22012" || defect.cause.code === "40P01")
+  Option.exists(
+    SqlState.of(defect),
+    (code) => code === SqlState.divisionByZero || code === SqlState.deadlockDetected
+  )
 
 /**
  * `StepUps` on Postgres: one prepared statement, shared by the step ups arriving together
