@@ -5,12 +5,14 @@ import { deleteUser } from "../../../../application/auth/admin/DeleteUser.js"
 import { findUser } from "../../../../application/auth/admin/FindUser.js"
 import { enrollFactor } from "../../../../application/auth/EnrollFactor.js"
 import { FactorStore } from "../../../../application/auth/ports/FactorStore.js"
+import { PasskeyStore } from "../../../../application/auth/ports/PasskeyStore.js"
 import { recover } from "../../../../application/auth/Recover.js"
 import * as SendVerification from "../../../../application/auth/SendVerification.js"
 import { signInWithPassword } from "../../../../application/auth/SignInWithPassword.js"
 import * as MemoryServices from "../../../support/auth/MemoryServices.js"
 import { request, signedInUser, world } from "../support/Factors.js"
 import { failureOf } from "../support/Failure.js"
+import { authenticator, registered } from "../support/Passkeys.js"
 import { client, freshEmail, password, recoveryCode, signedUp } from "../support/Scenarios.js"
 
 describe("DeleteUser (DELETE /admin/users/{user_id}), on memory adapters", () => {
@@ -38,15 +40,17 @@ describe("DeleteUser (DELETE /admin/users/{user_id}), on memory adapters", () =>
     }).pipe(Effect.provide(MemoryServices.layer()))
   )
 
-  it.effect("a soft delete ends the user's factors and one-time tokens; the admin still reads them", () =>
+  it.effect("a soft delete ends the user's factors, passkeys and codes; the admin still reads them", () =>
     Effect.gen(function* () {
       const email = "soft@example.com"
       const signedIn = yield* signedInUser(email)
       yield* enrollFactor(signedIn, request("totp"))
+      yield* registered(signedIn, authenticator())
       yield* recover({ email, redirectTo: "", codeChallenge: "", codeChallengeMethod: "" })
       const code = yield* recoveryCode(email)
       yield* deleteUser(signedIn.user.id, true)
       expect(yield* Effect.flatMap(FactorStore, (store) => store.list(signedIn.user.id))).toEqual([])
+      expect(yield* Effect.flatMap(PasskeyStore, (store) => store.list(signedIn.user.id))).toEqual([])
       // The recovery code is gone with the user's other one-time tokens.
       expect(yield* SendVerification.useCode(signedIn.user, ["recovery"], code, new Date(0))).toBe(false)
       const shown = yield* findUser(signedIn.user.id)
