@@ -77,6 +77,7 @@ const ada = "6f0b4a3e-1d2c-4b5a-9e8f-0a1b2c3d4e01"
 const phoneUser = "6f0b4a3e-1d2c-4b5a-9e8f-0a1b2c3d4e02"
 const grace = "6f0b4a3e-1d2c-4b5a-9e8f-0a1b2c3d4e03"
 const hopper = "6f0b4a3e-1d2c-4b5a-9e8f-0a1b2c3d4e04"
+const deleted = "6f0b4a3e-1d2c-4b5a-9e8f-0a1b2c3d4e05"
 const adaPassword = "ada's long password"
 const phonePassword = "the phone user's password"
 const hopperPassword = "hopper's long password"
@@ -111,6 +112,23 @@ VALUES
 `,
   values: [ada, phoneUser, grace, hopper, bcrypt(adaPassword), bcrypt(phonePassword), bcrypt(hopperPassword)]
 })
+
+/**
+ * A user Supabase Auth soft-deleted: digests where the address, the number and the pending
+ * change were (its `obfuscateEmail`, `obfuscatePhone`), no password, the metadata emptied.
+ */
+const supabaseSoftDeleted = {
+  text: `
+INSERT INTO auth.users (instance_id, id, aud, role, email, encrypted_password, email_change, phone,
+  phone_change, raw_app_meta_data, raw_user_meta_data, created_at, updated_at, deleted_at)
+VALUES
+  ('00000000-0000-0000-0000-000000000000', $1, 'authenticated', 'authenticated',
+   'Q2xSZ3VvT1dWcS1hcGxYb0Z5dlZfX0lGd2dNNFBla2Y', NULL, 'V2VqdE9xY0JuRkJ5QmZyVHh1RzRQd0pBVG1CdWlQeW0',
+   'aDNsT0x3cWVrcDE', 'Zk1fU2N3d0VJdnY', '{}', '{}',
+   now() - interval '40 days', now() - interval '5 days', now() - interval '5 days')
+`,
+  values: [deleted]
+}
 
 const supabaseIdentities = {
   text: `
@@ -163,6 +181,7 @@ describe("moving users from a Supabase project (docs/deployment.md)", () => {
         const users = supabaseUsers()
         yield* query(supabaseUrl, users.text, users.values)
         yield* query(supabaseUrl, supabaseIdentities.text, supabaseIdentities.values)
+        yield* query(supabaseUrl, supabaseSoftDeleted.text, supabaseSoftDeleted.values)
 
         const { baseUrl, databaseUrl } = yield* Server.start()
         const latchkeyUrl = Option.getOrThrow(databaseUrl)
@@ -249,11 +268,29 @@ describe("moving users from a Supabase project (docs/deployment.md)", () => {
         ])
         expect(fetched.data.user?.email).toBe("grace@example.com")
 
+        // A user Supabase Auth soft-deleted is read as this service's soft deletes are: no
+        // digest stands for an address or a number.
+        const admin = Supabase.client(baseUrl, serviceRole).auth.admin
+        const gone = yield* Effect.promise(() => admin.getUserById(deleted))
+        expect(gone.error).toBeNull()
+        expect(gone.data.user).toMatchObject({
+          id: deleted,
+          email: "",
+          phone: "",
+          deleted_at: expect.any(String)
+        })
+        expect(gone.data.user?.new_email).toBeUndefined()
+        const listed = yield* Effect.promise(() => admin.listUsers({ page: 1, perPage: 50 }))
+        expect(listed.error).toBeNull()
+        expect(listed.data.users.map((user) => user.id).sort()).toEqual(
+          [ada, phoneUser, grace, hopper, deleted].sort()
+        )
+
         // All or nothing: the same import again changes nothing.
         const twice = runDocumented(importBlock, folder, { DATABASE_URL: latchkeyUrl })
         expect(twice.code).not.toBe(0)
         const [count] = yield* query(latchkeyUrl, "SELECT count(*)::int AS users FROM auth.users")
-        expect(count?.users).toBe(4)
+        expect(count?.users).toBe(5)
       }).pipe(Effect.scoped),
     { timeout: 120_000 }
   )

@@ -19,15 +19,29 @@ import * as MfaFactors from "./MfaFactors.js"
 type Name = (table: string) => string
 
 /**
- * The columns of `User`, under its field names (rows come back camel-cased). The JSON columns
- * come as text: the client camel-cases the keys of every object in a row, and metadata keys
- * (`full_name`) are the user's own, to be returned as they were given.
+ * The columns of `User`, under its field names (rows come back camel-cased), each column that
+ * holds an address or a number as `contact` reads it. The JSON columns come as text: the client
+ * camel-cases the keys of every object in a row, and metadata keys (`full_name`) are the user's
+ * own, to be returned as they were given.
  */
-export const columns = `id, aud, role, email, phone, email_confirmed_at, phone_confirmed_at,
+const columnsReading = (contact: (column: string) => string) =>
+  `id, aud, role, ${contact("email")}, ${contact("phone")}, email_confirmed_at, phone_confirmed_at,
   confirmation_sent_at, invited_at, last_sign_in_at, raw_app_meta_data::text AS app_metadata,
   raw_user_meta_data::text AS user_metadata, is_anonymous, banned_until, created_at, updated_at,
-  email_change, email_change_sent_at, email_change_confirm_status, phone_change, phone_change_sent_at,
-  recovery_sent_at, reauthentication_sent_at`
+  ${contact("email_change")}, email_change_sent_at, email_change_confirm_status, ${contact("phone_change")},
+  phone_change_sent_at, recovery_sent_at, reauthentication_sent_at`
+
+/** The columns of a live user, as every statement but the admin API's reads them. */
+export const columns = columnsReading((column) => column)
+
+/**
+ * The columns of a user live or soft-deleted, with `deleted_at`, as the admin API reads them: a
+ * soft-deleted user's address, number and pending changes read as none. A soft delete here
+ * empties them; Supabase Auth's leaves digests there, which are neither address nor number, and
+ * an import brings its rows as they are.
+ */
+const adminColumns = `${columnsReading((column) => `CASE WHEN deleted_at IS NULL THEN ${column} END AS ${column}`)},
+  deleted_at`
 
 export const UserRow = Schema.Struct({ ...User.fields, appMetadata: JsonObject, userMetadata: JsonObject })
 // Decoded by UserRow already: the class is not asked to validate the same fields again.
@@ -70,7 +84,7 @@ export const withIdentitiesText = (name: Name) =>
  * factors as `withIdentitiesText` gives them: what the admin API shows of a user.
  */
 export const accountText = (name: Name) =>
-  `SELECT ${columns}, deleted_at, ${Identities.jsonArrayOf(name, "u.id")} AS identities,
+  `SELECT ${adminColumns}, ${Identities.jsonArrayOf(name, "u.id")} AS identities,
      ${MfaFactors.jsonArrayOf(name, "u.id")} AS factors
    FROM ${name("users")} u WHERE u.id = $1`
 
@@ -239,7 +253,7 @@ export const CountRow = Schema.Struct({ total: Schema.Number })
 export const pageText = (name: Name, order: "asc" | "desc", filtered: boolean) => {
   const direction = order === "asc" ? "ASC" : "DESC"
   const next = filtered ? 3 : 2
-  return `SELECT ${columns}, deleted_at FROM ${name("users")} WHERE aud = $1 ${matching(filtered)}
+  return `SELECT ${adminColumns} FROM ${name("users")} WHERE aud = $1 ${matching(filtered)}
    ORDER BY created_at ${direction}, id ${direction}
    LIMIT $${next} OFFSET $${next + 1}`
 }
