@@ -26,6 +26,14 @@ const second = "the second password"
 
 const withSessions = (more: number) => Scenarios.withSessions(more, first)
 
+/** A user signed in once, as the request their access token makes reads them. */
+const signedInOnce = Effect.gen(function* () {
+  const { email, grants } = yield* withSessions(0)
+  const [grant] = grants
+  if (grant === undefined) return yield* Effect.dieMessage("a session")
+  return { email, signedIn: yield* Authenticate.user(Redacted.value(grant.access.token)) }
+})
+
 const adminPassword = (password: string) => ({ ...Scenarios.adminNoChange, password: Option.some(password) })
 
 describe("a password change ends sessions, on memory adapters under TestClock", () => {
@@ -99,10 +107,7 @@ describe("a password change ends sessions, on memory adapters under TestClock", 
 
   it.effect("a change forgets when the pending mails went out; a pending address stays", () =>
     Effect.gen(function* () {
-      const { grants } = yield* withSessions(0)
-      const [changing] = grants
-      if (changing === undefined) return yield* Effect.dieMessage("a session")
-      const signedIn = yield* Authenticate.user(Redacted.value(changing.access.token))
+      const { signedIn } = yield* signedInOnce
       const next = Scenarios.freshEmail()
       const requested = yield* updateUser(signedIn, {
         ...passwordChange(""),
@@ -119,10 +124,7 @@ describe("a password change ends sessions, on memory adapters under TestClock", 
 
   it.effect("a recovery and a nonce record when they went out; a change forgets both", () =>
     Effect.gen(function* () {
-      const { email, grants } = yield* withSessions(0)
-      const [changing] = grants
-      if (changing === undefined) return yield* Effect.dieMessage("a session")
-      const signedIn = yield* Authenticate.user(Redacted.value(changing.access.token))
+      const { email, signedIn } = yield* signedInOnce
       const stored = Effect.map(
         Effect.flatMap(UserRepository, (users) => users.findById(signedIn.user.id)),
         Option.getOrThrow
