@@ -57,7 +57,8 @@ const logging = (config: AuthConfig) =>
 
 /**
  * The anon and service_role keys for the JWT secret, on the start-up log, as `supabase start`
- * prints them: what supabase-js and a server calling the admin API are created with. Under
+ * prints them: what supabase-js and a server calling the admin API are created with. They come
+ * once the auth service listens, so that a developer who starts a script at them is answered. Under
  * `latchkey dev` the secret is the development one (AuthStart.devSecret) unless one is set.
  */
 const announceApiKeys = (start: AuthStart.Loaded) =>
@@ -119,13 +120,13 @@ export const authServer = (start: AuthStart.Loaded) =>
                 )
             })
             yield* Effect.logInfo(`${service}: http://${host}:${httpPort} shows ${shows}`)
-            yield* announceApiKeys(start)
           })
         ).pipe(Layer.provide(Layer.merge(kept, logging(start.config))))
         const auth = AuthServer.serve(start.config, {
           warnings: start.warnings,
           notices: start.notices,
           portVariables: start.portVariables,
+          listening: announceApiKeys(start),
           writtenNames: start.writtenNames,
           smsSender: InboxSmsSender.layer.pipe(Layer.provide(kept)),
           privateAddressesSource: start.defaulted.has(allowedPrivateAddressesVariable)

@@ -62,6 +62,11 @@ export interface ServeOptions {
   readonly notices?: ReadonlyArray<string> | undefined
   /** The variables that set the port, for the line that says it is taken (AuthStart.Loaded). */
   readonly portVariables?: string | undefined
+  /**
+   * Run once the service listens: lines that tell a developer the service is ready to be called
+   * (`latchkey dev`'s API keys), so that a script started at them is not refused.
+   */
+  readonly listening?: Effect.Effect<void> | undefined
   /** The SMS gateway, over the one `SMS_PROVIDER` names (the development inbox's sink). */
   readonly smsSender?: Layer.Layer<SmsSender> | undefined
   /** The external providers, over those `EXTERNAL_<X>_*` configures (local fakes of them). */
@@ -352,7 +357,7 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
       metrics: Option.isSome(config.telemetry.metrics),
       shutdownTimeout: options.shutdownTimeout ?? Server.defaultShutdownTimeout,
       isUnavailable
-    })
+    }).pipe(Effect.zipRight(options.listening ?? Effect.void))
   )
   // Every instance delivers the outbox's mail; without a mail server it stays queued.
   const mail = Option.match(config.smtp, {

@@ -41,7 +41,15 @@ const startDev = (dataDir: string, databaseUrl: Option.Option<string>) =>
     const anon = yield* keyOf("anon")
     const serviceRole = yield* keyOf("service_role")
     const authUrl = `http://127.0.0.1:${auth}`
-    yield* CliProcess.waitUntilAnswering(dev, `${authUrl}/health`)
+    // The keys come once the service listens: a script started at them is answered at once.
+    const printed = dev.lines()
+    const listening = printed.findIndex((line) =>
+      line.includes(`auth: listening on http://127.0.0.1:${auth}`)
+    )
+    expect(listening, printed.join("\n")).toBeGreaterThanOrEqual(0)
+    expect(listening).toBeLessThan(printed.findIndex((line) => line.includes('"msg":"anon key: ')))
+    const health = yield* Effect.promise(() => fetch(`${authUrl}/health`))
+    expect(health.status).toBe(200)
     return { authUrl, anon, serviceRole, lines: dev.lines }
   })
 
