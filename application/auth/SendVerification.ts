@@ -115,6 +115,8 @@ export interface Issued {
   readonly code: Redacted.Redacted<string>
   /** The kind's link (`VerificationLinks`), with `token`, `type` and `redirect_to`. */
   readonly actionLink: string
+  /** The user it is for; after `write`, as written, with its record of the sending (`stampSent`). */
+  readonly user: User
 }
 
 /** Where a mail's link goes: a magic link goes where recovery goes, as in Supabase Auth. */
@@ -176,7 +178,7 @@ export const prepare = (verification: Verification) =>
     url.searchParams.set("token", Redacted.value(link))
     url.searchParams.set("type", verification.type)
     url.searchParams.set("redirect_to", verification.redirectTo)
-    const issued: Issued = { link, code, actionLink: url.toString() }
+    const issued: Issued = { link, code, actionLink: url.toString(), user }
     const message = Mail.verificationMessage({
       kind: verification.kind,
       to: verification.to,
@@ -249,11 +251,11 @@ export function write(
     yield* Effect.flatMap(OneTimeTokenStore, (tokens) =>
       tokens.issue(token, notAfterOf(verification.spacing, verification.now))
     )
-    yield* stampSent(verification.user, verification.purpose, verification.now)
+    const user = yield* stampSent(verification.user, verification.purpose, verification.now)
     if (delivery === "mail") {
       yield* Effect.flatMap(MailOutbox, (outbox) => outbox.enqueue(message, verification.now))
     }
-    return issued
+    return { ...issued, user }
   })
 }
 
@@ -345,18 +347,20 @@ const sentStamp = (purpose: Purpose, now: Date): Option.Option<UserPatch> => {
   }
 }
 
-/** Writes `sentStamp` in the caller's transaction; a user deleted meanwhile has nothing to stamp. */
-const stampSent = (user: User, purpose: Purpose, now: Date) =>
+/**
+ * Writes `sentStamp` in the caller's transaction and answers the user as written (an
+ * administrator's generated link shows the stamp); a user deleted meanwhile has nothing to stamp.
+ */
+const stampSent = (user: User, purpose: Purpose, now: Date): Effect.Effect<User, never, UserRepository> =>
   Option.match(sentStamp(purpose, now), {
-    onNone: () => Effect.void,
+    onNone: () => Effect.succeed(user),
     onSome: (patch) =>
       Effect.flatMap(UserRepository, (users) => users.update(user.id, patch, now)).pipe(
         Effect.catchTags({
-          UserNotFound: () => Effect.void,
+          UserNotFound: () => Effect.succeed(user),
           EmailExists: Effect.die,
           PhoneExists: Effect.die
-        }),
-        Effect.asVoid
+        })
       )
   })
 

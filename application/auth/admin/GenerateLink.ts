@@ -127,7 +127,8 @@ export const generateLink = Telemetry.fn("GenerateLink.generateLink")((request: 
             UserNotFound: () => new AuthError.NoSuchUser()
           })
         )
-      user = stamped.current
+      // As written: a recovery or magic link's `recovery_sent_at` shows, as in Supabase Auth.
+      user = stamped.issued.user
       issued = stamped.issued
       identities = yield* users.identitiesOf(found.id)
     } else {
@@ -231,7 +232,7 @@ const emailChangeLink = (request: GenerateLinkRequest, type: "email_change_curre
         })
       )
     return {
-      user,
+      user: issued.user,
       identities: yield* users.identitiesOf(user.id),
       actionLink: issued.actionLink,
       emailOtp: Redacted.value(issued.code),

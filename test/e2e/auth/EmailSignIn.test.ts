@@ -201,6 +201,8 @@ describe("sign-in by mail and password recovery through supabase-js", () => {
 
     const recovery = await admin.auth.admin.generateLink({ type: "recovery", email })
     expect(recovery.data.properties?.verification_type).toBe("recovery")
+    // The user as written: the link's sending recorded, as Supabase Auth answers.
+    expect(recovery.data.user?.recovery_sent_at).toEqual(expect.any(String))
     const followed = await fetch(recovery.data.properties?.action_link ?? "", { redirect: "manual" })
     expect(Mailbox.fragmentOf(followed.headers.get("location")).get("type")).toBe("recovery")
 

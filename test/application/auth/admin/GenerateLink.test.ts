@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { generateLink } from "../../../../application/auth/admin/GenerateLink.js"
 import { verify } from "../../../../application/auth/Verify.js"
 import * as MemoryServices from "../../../support/auth/MemoryServices.js"
@@ -19,6 +21,10 @@ describe("GenerateLink (POST /admin/generate_link), on memory adapters", () => {
       expect(generated.user.id).toBe(grant.user.id)
       expect(generated.verificationType).toBe("recovery")
       expect(generated.actionLink).toContain(generated.hashedToken)
+      // The answer shows the user as written: the link's sending recorded.
+      const now = new Date(yield* Clock.currentTimeMillis)
+      expect(generated.user.recoverySentAt).toEqual(Option.some(now))
+      expect((yield* link("magiclink", email)).user.recoverySentAt).toEqual(Option.some(now))
       expect(yield* mailsTo(email)).toEqual([])
       const verified = yield* verify({
         type: "recovery",
