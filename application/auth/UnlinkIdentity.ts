@@ -3,11 +3,13 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Mail from "../../domain/auth/Mail.js"
 import * as Unlinking from "../../domain/auth/Unlinking.js"
+import type { Email } from "../../domain/User.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
 import { AuthSettings } from "./AuthSettings.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
+import { OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
 import { Transactions } from "./ports/Transactions.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
@@ -19,8 +21,9 @@ export const ensureManualLinking = Effect.flatMap(AuthSettings, (settings) =>
 /**
  * DELETE /user/identities/{identity_id} (supabase-js `unlinkIdentity`): one of the signed-in
  * user's sign-in methods removed, never the last one; the user's address or number rewritten as
- * Supabase Auth does (Unlinking), in one transaction with the deletion. The address the user
- * had hears of it with `MAILER_NOTIFICATIONS_IDENTITY_UNLINKED_ENABLED`.
+ * Supabase Auth does (Unlinking), in one transaction with the deletion — an address replaced
+ * voids what was sent to it and any pending change. The address the user had hears of it with
+ * `MAILER_NOTIFICATIONS_IDENTITY_UNLINKED_ENABLED`.
  */
 export const unlinkIdentity = Telemetry.fn("UnlinkIdentity.unlinkIdentity")(
   (signedIn: SignedIn, identityId: string) =>
@@ -39,7 +42,19 @@ export const unlinkIdentity = Telemetry.fn("UnlinkIdentity.unlinkIdentity")(
       }
       const now = new Date(yield* Clock.currentTimeMillis)
       const remaining = identities.filter((identity) => identity !== removed)
-      const after = Unlinking.afterUnlink(user, removed, remaining, settings.mailerAutoconfirm, now)
+      // Supabase Auth passes over an address another user has for the next best one.
+      const taken = new Set<Email>()
+      for (const address of Unlinking.replacements(user, removed, remaining)) {
+        const holder = yield* users.findByEmail(address)
+        if (Option.exists(holder, (other) => other.id !== user.id)) taken.add(address)
+      }
+      const unlinked = Unlinking.afterUnlink(user, removed, remaining, {
+        autoconfirm: settings.mailerAutoconfirm,
+        taken,
+        now
+      })
+      if (unlinked._tag === "EmailConflict") return yield* new AuthError.UnlinkEmailConflict()
+      const after = unlinked.user
       yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(
           Effect.gen(function* () {
@@ -54,10 +69,24 @@ export const unlinkIdentity = Telemetry.fn("UnlinkIdentity.unlinkIdentity")(
                 phone: after.phone,
                 phoneConfirmedAt: after.phoneConfirmedAt,
                 userMetadata: after.userMetadata,
-                appMetadata: after.appMetadata
+                appMetadata: after.appMetadata,
+                ...(unlinked.addressReplaced
+                  ? {
+                      confirmationSentAt: after.confirmationSentAt,
+                      recoverySentAt: after.recoverySentAt,
+                      emailChange: after.emailChange,
+                      emailChangeSentAt: after.emailChangeSentAt,
+                      emailChangeConfirmStatus: after.emailChangeConfirmStatus,
+                      phoneChange: after.phoneChange,
+                      phoneChangeSentAt: after.phoneChangeSentAt,
+                      reauthenticationSentAt: after.reauthenticationSentAt
+                    }
+                  : {})
               },
               now
             )
+            // Links and codes went to the address the user no longer has.
+            if (unlinked.addressReplaced) yield* (yield* OneTimeTokenStore).endAllOf(user.id)
             const to = user.email
             if (settings.notifications.has("identity_unlinked_notification") && Option.isSome(to)) {
               yield* Effect.flatMap(MailOutbox, (outbox) =>

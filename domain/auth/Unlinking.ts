@@ -10,50 +10,129 @@ const emailOf = (identity: Identity): Option.Option<string> => identity.email
 
 const verified = (identity: Identity): boolean => identity.identityData.email_verified === true
 
+/** The identity's address as the user's would be stored; none for none, or one that is no address. */
+const addressOf = (identity: Identity): Option.Option<Email> =>
+  Option.flatMap(emailOf(identity), (address) => Either.getRight(decodeEmail(address)))
+
+/** Whether a remaining identity carries the user's address, which then stays. */
+const keeps = (user: User, remaining: ReadonlyArray<Identity>) =>
+  remaining.some(
+    (identity) => Option.isSome(user.email) && Option.contains(emailOf(identity), user.email.value)
+  )
+
+/**
+ * The addresses that may replace the user's when `removed` is unlinked: those of the remaining
+ * identities, when the user's address is not kept. Which of them other users have decides which
+ * one takes over (`afterUnlink`'s `taken`).
+ */
+export const replacements = (
+  user: User,
+  removed: Identity,
+  remaining: ReadonlyArray<Identity>
+): ReadonlyArray<Email> =>
+  removed.provider === "phone" || keeps(user, remaining)
+    ? []
+    : [...new Set(remaining.flatMap((identity) => Option.toArray(addressOf(identity))))]
+
+/** What an unlinking comes to. */
+export type Unlinking =
+  | {
+      readonly _tag: "Unlinked"
+      /** The user as rewritten. */
+      readonly user: User
+      /**
+       * Whether the address gave way to another identity's (or to none): whatever was sent to
+       * the old one — links, codes, a pending change of address or number — no longer counts,
+       * and the user's one-time tokens end with it, as Supabase Auth's `ClearAllPendingTokens`.
+       */
+      readonly addressReplaced: boolean
+    }
+  /**
+   * The address must give way, but every remaining identity's address is another user's:
+   * refused, as Supabase Auth refuses it (`email_conflict_identity_not_deletable`).
+   */
+  | { readonly _tag: "EmailConflict" }
+
+/** A user with nothing pending: no link or code on its way, no change of address or number asked. */
+const withNothingPending = (user: User): User =>
+  new User({
+    ...user,
+    confirmationSentAt: Option.none(),
+    recoverySentAt: Option.none(),
+    emailChange: Option.none(),
+    emailChangeSentAt: Option.none(),
+    emailChangeConfirmStatus: 0,
+    phoneChange: Option.none(),
+    phoneChangeSentAt: Option.none(),
+    reauthenticationSentAt: Option.none()
+  })
+
 /**
  * The user once `removed` is unlinked and `remaining` are left, as Supabase Auth rewrites it: a
  * removed phone identity takes the number with it; otherwise an address no remaining identity
- * carries gives way to the best one's (verified first, then unverified, then none; oldest
- * first), confirmed only if its provider verified it or `MAILER_AUTOCONFIRM` is on. The
- * providers of `app_metadata` are those of the remaining identities.
+ * carries gives way to the best one's that no other user has (`taken`: verified first, then
+ * unverified, then none; oldest first), confirmed only if its provider verified it or
+ * `MAILER_AUTOCONFIRM` is on, with nothing left pending (`addressReplaced`). The providers of
+ * `app_metadata` are those of the remaining identities.
  */
 export const afterUnlink = (
   user: User,
   removed: Identity,
   remaining: ReadonlyArray<Identity>,
-  autoconfirm: boolean,
-  now: Date
-): User => {
+  options: {
+    readonly autoconfirm: boolean
+    /** Addresses of remaining identities that other users have (`replacements` lists those to look up). */
+    readonly taken: ReadonlySet<Email>
+    readonly now: Date
+  }
+): Unlinking => {
+  const { autoconfirm, taken, now } = options
   const providers = [...new Set(remaining.map((identity) => identity.provider))]
   const provider = user.appMetadata.provider === removed.provider ? providers[0] : user.appMetadata.provider
   const appMetadata = { ...user.appMetadata, providers, ...(provider === undefined ? {} : { provider }) }
   if (removed.provider === "phone") {
-    return new User({
-      ...user,
-      phone: Option.none(),
-      phoneConfirmedAt: Option.none(),
-      appMetadata,
-      updatedAt: now
-    })
+    return {
+      user: new User({
+        ...user,
+        phone: Option.none(),
+        phoneConfirmedAt: Option.none(),
+        appMetadata,
+        updatedAt: now
+      }),
+      addressReplaced: false,
+      _tag: "Unlinked"
+    }
   }
-  const keeps = remaining.some(
-    (identity) => Option.isSome(user.email) && Option.contains(emailOf(identity), user.email.value)
-  )
-  if (keeps) return new User({ ...user, appMetadata, updatedAt: now })
+  if (keeps(user, remaining)) {
+    return {
+      _tag: "Unlinked",
+      user: new User({ ...user, appMetadata, updatedAt: now }),
+      addressReplaced: false
+    }
+  }
   const rank = (identity: Identity) => (Option.isNone(emailOf(identity)) ? 2 : verified(identity) ? 0 : 1)
-  const primary = [...remaining].sort(
-    (a, b) => rank(a) - rank(b) || a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id)
-  )[0]
-  const email = primary === undefined ? Option.none() : emailOf(primary)
-  const confirmed = primary !== undefined && Option.isSome(email) && (verified(primary) || autoconfirm)
-  return new User({
-    ...user,
-    email: Option.flatMap(email, (address) => Either.getRight(decodeEmail(address))),
-    emailConfirmedAt: confirmed
-      ? Option.orElse(user.emailConfirmedAt, () => Option.some(now))
-      : Option.none(),
-    userMetadata: confirmed ? user.userMetadata : { ...user.userMetadata, email_verified: false },
-    appMetadata,
-    updatedAt: now
-  })
+  const primary = [...remaining]
+    .sort(
+      (a, b) => rank(a) - rank(b) || a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id)
+    )
+    .find((identity) => !Option.exists(addressOf(identity), (address) => taken.has(address)))
+  if (primary === undefined) return { _tag: "EmailConflict" }
+  const email = emailOf(primary)
+  const confirmed = Option.isSome(email) && (verified(primary) || autoconfirm)
+  return {
+    _tag: "Unlinked",
+    user: withNothingPending(
+      new User({
+        ...user,
+        email: addressOf(primary),
+        emailConfirmedAt: confirmed
+          ? Option.orElse(user.emailConfirmedAt, () => Option.some(now))
+          : Option.none(),
+        userMetadata: confirmed ? user.userMetadata : { ...user.userMetadata, email_verified: false },
+        appMetadata,
+        updatedAt: now
+      })
+    ),
+    addressReplaced: true
+  }
 }

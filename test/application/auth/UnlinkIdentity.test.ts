@@ -4,9 +4,13 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
 import { createUser } from "../../../application/auth/admin/CreateUser.js"
+import { generateLink } from "../../../application/auth/admin/GenerateLink.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
+import { UserRepository } from "../../../application/auth/ports/UserRepository.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import { unlinkIdentity } from "../../../application/auth/UnlinkIdentity.js"
+import { verify } from "../../../application/auth/Verify.js"
+import * as Fixtures from "../../support/auth/Fixtures.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import { failureOf } from "./support/Failure.js"
 import { adminNoChange, client, freshEmail, password } from "./support/Scenarios.js"
@@ -39,6 +43,48 @@ describe("UnlinkIdentity (DELETE /user/identities/{id}), on memory adapters", ()
       expect(yield* failureOf(unlinkIdentity(signedIn, byProvider("email")))).toBe(
         "single_identity_not_deletable"
       )
+    }).pipe(Effect.provide(MemoryServices.layer({ manualLinkingEnabled: true })))
+  )
+
+  it.effect("an address that gives way to another identity's voids the links sent to it", () =>
+    Effect.gen(function* () {
+      const { made, signedIn } = yield* twoIdentities
+      const email = Option.getOrThrow(made.user.email)
+      const other = Fixtures.email()
+      const users = yield* UserRepository
+      yield* users.addIdentity(
+        Fixtures.emailIdentity(made.user, {
+          provider: "github",
+          providerId: `github-${other}`,
+          identityData: { sub: `github-${other}`, email: other, email_verified: true },
+          email: Option.some(other),
+          createdAt: Fixtures.t0
+        })
+      )
+      const link = yield* generateLink({
+        type: "recovery",
+        email,
+        newEmail: "",
+        password: "",
+        data: {},
+        redirectTo: ""
+      })
+      const emailIdentity = made.identities.find((identity) => identity.provider === "email")?.id ?? ""
+      yield* unlinkIdentity(signedIn, emailIdentity)
+
+      const after = Option.getOrThrow(yield* users.findById(made.user.id))
+      expect(after.email).toEqual(Option.some(other))
+      expect(after.recoverySentAt).toEqual(Option.none())
+      // The link went to the address the user no longer has: it ended with it.
+      const used = verify({
+        type: "recovery",
+        token: "",
+        tokenHash: link.hashedToken,
+        email: "",
+        phone: "",
+        client
+      })
+      expect(yield* failureOf(used)).toBe("otp_expired")
     }).pipe(Effect.provide(MemoryServices.layer({ manualLinkingEnabled: true })))
   )
 
