@@ -243,6 +243,7 @@ describe("the auth service through supabase-js", () => {
       return {
         status: response.status,
         total: response.headers.get("x-total-count"),
+        link: response.headers.get("link"),
         ids: users.map((user: { readonly id?: unknown }) => user.id),
         error: [body.error_code, body.msg]
       }
@@ -264,6 +265,12 @@ describe("the auth service through supabase-js", () => {
       total: "3",
       ids: [lookalike]
     })
+    // The links' parameters by name, whatever the caller's order, as Supabase Auth writes them:
+    // supabase-js reads the page from each link's first parameter.
+    expect((await list(`sort=created_at%20asc&per_page=1&filter=${tag}`)).link).toBe(
+      `</auth/v1/admin/users?filter=${tag}&page=2&per_page=1&sort=created_at+asc>; rel="next", ` +
+        `</auth/v1/admin/users?filter=${tag}&page=3&per_page=1&sort=created_at+asc>; rel="last"`
+    )
     expect(await list("sort=email")).toMatchObject({
       status: 400,
       error: ["validation_failed", "Bad Sort Parameters: bad field for sort 'email'"]

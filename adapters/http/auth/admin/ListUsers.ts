@@ -77,6 +77,9 @@ export const handle = ({ params, order, filter, page, perPage }: Query, _: unkno
     const link = (target: number) => {
       const next = new URLSearchParams(params)
       next.set("page", String(target))
+      // By name, as Go's `url.Values.Encode` writes Supabase Auth's links: supabase-js reads the
+      // page from the first parameter's value, so `?per_page=10` must not come before it.
+      next.sort()
       return `<${request.path}?${next.toString()}>`
     }
     const links = [
