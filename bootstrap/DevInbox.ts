@@ -58,8 +58,8 @@ const logging = (config: AuthConfig) =>
 /**
  * The anon and service_role keys for the JWT secret, on the start-up log, as `supabase start`
  * prints them: what supabase-js and a server calling the admin API are created with. They come
- * once the auth service listens, so that a developer who starts a script at them is answered. Under
- * `latchkey dev` the secret is the development one (AuthStart.devSecret) unless one is set.
+ * once the auth service listens, so that a developer who starts a script at them is answered.
+ * Under `latchkey dev` the secret is the development one (AuthStart.devSecret) unless one is set.
  */
 const announceApiKeys = (start: AuthStart.Loaded) =>
   apiKeys.pipe(
