@@ -3,6 +3,7 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as Mailbox from "../../support/auth/Mailbox.js"
 import * as ProviderUpstream from "../../support/auth/ProviderUpstream.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 import { freePort } from "../../support/FreePort.js"
@@ -15,6 +16,7 @@ const clientSecret = "a-client-secret-of-the-auth-service"
 let scope: Scope.CloseableScope
 let baseUrl = ""
 let anonKey = ""
+let serviceKey = ""
 
 beforeAll(async () => {
   scope = Effect.runSync(Scope.make())
@@ -45,6 +47,7 @@ beforeAll(async () => {
   )
   baseUrl = running.baseUrl
   anonKey = await SupabaseClientSupport.apiKey("anon")
+  serviceKey = await SupabaseClientSupport.apiKey("service_role")
 }, 60_000)
 
 afterAll(async () => {
@@ -204,6 +207,32 @@ describe("sign-in with an external provider through supabase-js (an OpenID provi
       status: 422,
       code: "single_identity_not_deletable"
     })
+  })
+
+  it("unlinking the identity that carried the address moves the user to the other's and voids its links", async () => {
+    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+    const email = freshEmail()
+    await supabase.auth.signUp({ email, password: "a long enough password" })
+    const linking = await supabase.auth.linkIdentity({
+      provider: "keycloak",
+      options: { redirectTo: `${siteUrl}/linked`, skipBrowserRedirect: true }
+    })
+    const providerEmail = freshEmail()
+    await finishAt(linking.data.url ?? "", providerEmail)
+    const admin = SupabaseClientSupport.client(baseUrl, serviceKey).auth.admin
+    const recovery = await admin.generateLink({ type: "recovery", email })
+    expect(recovery.error).toBeNull()
+
+    const identities = await supabase.auth.getUserIdentities()
+    const own = identities.data?.identities.find((identity) => identity.provider === "email")
+    if (own === undefined) throw new Error("no email identity")
+    expect((await supabase.auth.unlinkIdentity(own)).error).toBeNull()
+    const after = await admin.getUserById(recovery.data.user?.id ?? "")
+    expect(after.data.user?.email).toBe(providerEmail)
+    expect(after.data.user?.recovery_sent_at ?? null).toBeNull()
+    // The link went to the address the user no longer has.
+    const followed = await fetch(recovery.data.properties?.action_link ?? "", { redirect: "manual" })
+    expect(Mailbox.fragmentOf(followed.headers.get("location")).get("error_code")).toBe("otp_expired")
   })
 
   it("a provider account linked to one user cannot be linked to another", async () => {
