@@ -75,6 +75,19 @@ const finishAt = async (providerUrl: string, email: string) => {
   return { location: new URL(back.headers.get("location") ?? "") }
 }
 
+/** A user signed up as `email` who links the provider's account of `providerEmail` (linkIdentity). */
+const signUpAndLink = async (email: string, providerEmail: string) => {
+  const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+  await supabase.auth.signUp({ email, password: "a long enough password" })
+  const linking = await supabase.auth.linkIdentity({
+    provider: "keycloak",
+    options: { redirectTo: `${siteUrl}/linked`, skipBrowserRedirect: true }
+  })
+  expect(linking.error).toBeNull()
+  const { location } = await finishAt(linking.data.url ?? "", providerEmail)
+  return { supabase, location }
+}
+
 const pkceClient = () => SupabaseClientSupport.pkceClient(baseUrl, anonKey)
 
 describe("sign-in with an external provider through supabase-js (an OpenID provider as Keycloak)", () => {
@@ -178,16 +191,8 @@ describe("sign-in with an external provider through supabase-js (an OpenID provi
   })
 
   it("linkIdentity adds a provider account to the signed-in user; unlinkIdentity removes it, never the last", async () => {
-    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
-    const email = freshEmail()
-    await supabase.auth.signUp({ email, password: "a long enough password" })
-    const linking = await supabase.auth.linkIdentity({
-      provider: "keycloak",
-      options: { redirectTo: `${siteUrl}/linked`, skipBrowserRedirect: true }
-    })
-    expect(linking.error).toBeNull()
     // Another address at the provider: no automatic link could explain the result.
-    const { location } = await finishAt(linking.data.url ?? "", freshEmail())
+    const { supabase, location } = await signUpAndLink(freshEmail(), freshEmail())
     expect(`${location.origin}${location.pathname}`).toBe(`${siteUrl}/linked`)
     const identities = await supabase.auth.getUserIdentities()
     expect(identities.data?.identities.map((identity) => identity.provider).sort()).toEqual([
@@ -210,15 +215,9 @@ describe("sign-in with an external provider through supabase-js (an OpenID provi
   })
 
   it("unlinking the identity that carried the address moves the user to the other's and voids its links", async () => {
-    const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
     const email = freshEmail()
-    await supabase.auth.signUp({ email, password: "a long enough password" })
-    const linking = await supabase.auth.linkIdentity({
-      provider: "keycloak",
-      options: { redirectTo: `${siteUrl}/linked`, skipBrowserRedirect: true }
-    })
     const providerEmail = freshEmail()
-    await finishAt(linking.data.url ?? "", providerEmail)
+    const { supabase } = await signUpAndLink(email, providerEmail)
     const admin = SupabaseClientSupport.client(baseUrl, serviceKey).auth.admin
     const recovery = await admin.generateLink({ type: "recovery", email })
     expect(recovery.error).toBeNull()
