@@ -158,8 +158,10 @@ export const field = <A, I>(schema: Schema.Schema<A, I>) => Schema.optionalWith(
 /**
  * A request body decoded into `schema`. Supabase Auth unmarshals every body as JSON whatever
  * its media type: text that is not JSON, or a field of the wrong type, is 400 `bad_json`
- * ("Could not parse request body as JSON: …"). An empty body or `null` decodes as `{}`, as an
- * empty Go struct would; unknown fields are ignored.
+ * ("Could not parse request body as JSON: …"). An empty body or `null` decodes as `{}`: Supabase
+ * Auth answers an empty body `bad_json` ("unexpected end of JSON input") where it reads one, but
+ * supabase-js leaves the body out of calls whose fields are all optional (docs/compatibility.md);
+ * unknown fields are ignored.
  */
 export const body =
   <A, I>(schema: Schema.Schema<A, I>) =>
