@@ -124,7 +124,7 @@ describe("bench results", () => {
     const latestAuth = recorded.filter((line) => line.bench === "auth").at(-1)?.date
     expect(
       recorded.filter((line) => line.bench === "auth" && line.date === latestAuth).map((line) => line.kind)
-    ).toEqual(["user", "refresh", "password", "mixed", "signup", "otp", "verify"])
+    ).toEqual(["user", "refresh", "password", "mixed", "signup", "otp", "verify", "factor"])
     const directory = mkdtempSync(join(os.tmpdir(), "latchkey-results-"))
     try {
       const copy = join(directory, "performance.md")
