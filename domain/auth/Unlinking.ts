@@ -14,10 +14,14 @@ const verified = (identity: Identity): boolean => identity.identityData.email_ve
 const addressOf = (identity: Identity): Option.Option<Email> =>
   Option.flatMap(emailOf(identity), (address) => Either.getRight(decodeEmail(address)))
 
-/** Whether a remaining identity carries the user's address, which then stays. */
+/**
+ * Whether a remaining identity carries the user's address, which then stays — no address
+ * included, as Supabase Auth compares them: a user without one keeps none while an identity
+ * without one (a phone's) remains.
+ */
 const keeps = (user: User, remaining: ReadonlyArray<Identity>) =>
   remaining.some(
-    (identity) => Option.isSome(user.email) && Option.contains(emailOf(identity), user.email.value)
+    (identity) => Option.getOrElse(emailOf(identity), () => "") === Option.getOrElse(user.email, () => "")
   )
 
 /**
@@ -92,6 +96,7 @@ export const afterUnlink = (
   const appMetadata = { ...user.appMetadata, providers, ...(provider === undefined ? {} : { provider }) }
   if (removed.provider === "phone") {
     return {
+      _tag: "Unlinked",
       user: new User({
         ...user,
         phone: Option.none(),
@@ -99,8 +104,7 @@ export const afterUnlink = (
         appMetadata,
         updatedAt: now
       }),
-      addressReplaced: false,
-      _tag: "Unlinked"
+      addressReplaced: false
     }
   }
   if (keeps(user, remaining)) {

@@ -137,6 +137,11 @@ describe("Unlinking.afterUnlink", () => {
     // An identity without an address is never taken: the user is left without one.
     const phone = identity("phone", undefined, false, 3)
     expect(unlink(user, github, [best, phone], false, taken).user.email).toEqual(Option.none())
+    // A user without an address keeps none while an identity without one remains.
+    const phoneOnly = Fixtures.user({ ...user, email: Option.none(), emailConfirmedAt: Option.none() })
+    const kept = unlink(phoneOnly, github, [phone, best])
+    expect(kept.addressReplaced).toBe(false)
+    expect(kept.user.email).toEqual(Option.none())
     // Nothing to look up when the address stays or a number goes.
     expect(Unlinking.replacements(user, github, [identity("gitlab", "ada@example.com", true, 1)])).toEqual([])
     expect(Unlinking.replacements(user, phone, [best])).toEqual([])
