@@ -25,3 +25,6 @@ export type It = Vitest.MethodsNonLive<OAuthStorage>
 
 /** Runs `n` copies of an effect at once, as concurrent requests would. */
 export const concurrently = 50
+
+/** A batch (to reap, purge or claim) larger than any test's rows: one call takes every row due. */
+export const wholeBatch = 1000

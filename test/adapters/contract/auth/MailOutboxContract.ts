@@ -6,7 +6,7 @@ import { MailOutbox } from "../../../../application/auth/ports/MailOutbox.js"
 import { Message } from "../../../../domain/auth/Mail.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
-import { concurrently } from "../Storage.js"
+import { concurrently, wholeBatch } from "../Storage.js"
 import type { It } from "./AuthStorage.js"
 
 const lease = Duration.minutes(2)
@@ -114,7 +114,7 @@ export const mailOutboxContract = (it: It) =>
         )
         const claimed = claims.flat().map((entry) => entry.id)
         expect(new Set(claimed).size).toBe(claimed.length)
-        const rest = yield* outbox.claim(Fixtures.t0, 1000, lease)
+        const rest = yield* outbox.claim(Fixtures.t0, wholeBatch, lease)
         expect([...claimed, ...rest.map((entry) => entry.id)].sort()).toEqual([...ids].sort())
       })
     )

@@ -5,7 +5,7 @@ import { AuthorizationCodeStore } from "../../../../application/oauth/ports/Auth
 import { ClientRepository } from "../../../../application/oauth/ports/ClientRepository.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/oauth/Fixtures.js"
-import { concurrently, type It } from "../Storage.js"
+import { concurrently, type It, wholeBatch } from "../Storage.js"
 
 const setup = Effect.gen(function* () {
   const clients = yield* ClientRepository
@@ -64,9 +64,9 @@ export const authorizationCodeStoreContract = (it: It) =>
         const { client, user } = yield* setup
         const code = Fixtures.code({ clientId: client.id, userId: user.id })
         yield* codes.issue(code)
-        yield* codes.purge(Time.plus(code.expiresAt, "23 hours"), 1000)
+        yield* codes.purge(Time.plus(code.expiresAt, "23 hours"), wholeBatch)
         expect(Option.isSome(yield* codes.consume(code.hash, Fixtures.t0))).toBe(true)
-        const purged = yield* codes.purge(Time.plus(code.expiresAt, "1 day"), 1000)
+        const purged = yield* codes.purge(Time.plus(code.expiresAt, "1 day"), wholeBatch)
         expect(purged).toBeGreaterThanOrEqual(1)
         expect(Option.isNone(yield* codes.consume(code.hash, Fixtures.t0))).toBe(true)
       })

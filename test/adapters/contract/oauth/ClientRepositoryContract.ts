@@ -8,7 +8,7 @@ import { TokenStore } from "../../../../application/oauth/ports/TokenStore.js"
 import { ClientId } from "../../../../domain/Ids.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/oauth/Fixtures.js"
-import { concurrently, type It } from "../Storage.js"
+import { concurrently, type It, wholeBatch } from "../Storage.js"
 
 export const clientRepositoryContract = (it: It) =>
   describe("ClientRepository", () => {
@@ -117,7 +117,7 @@ export const clientRepositoryContract = (it: It) =>
           origin: "metadata_document"
         })
         yield* clients.upsert(documentClient)
-        const reaped = yield* clients.reapIdle(Time.plus(Fixtures.t0, "3650 days"), 1000)
+        const reaped = yield* clients.reapIdle(Time.plus(Fixtures.t0, "3650 days"), wholeBatch)
         expect(reaped).not.toContain(documentClient.id)
         expect(Option.isSome(yield* clients.findById(documentClient.id))).toBe(true)
       })
@@ -188,14 +188,14 @@ export const clientRepositoryContract = (it: It) =>
           for (const c of [neverUsed, usedOnDay1, seeded, builtin, confidential, registeredLater]) {
             yield* clients.insert(c)
           }
-          const reaped = yield* clients.reapIdle(now, 1000)
+          const reaped = yield* clients.reapIdle(now, wholeBatch)
           expect(reaped).toContain(neverUsed.id)
           for (const kept of [usedOnDay1, seeded, builtin, confidential, registeredLater]) {
             expect(reaped).not.toContain(kept.id)
             expect(Option.isSome(yield* clients.findById(kept.id))).toBe(true)
           }
           expect(Option.isNone(yield* clients.findById(neverUsed.id))).toBe(true)
-          const later = yield* clients.reapIdle(Time.plus(now, "1 day"), 1000)
+          const later = yield* clients.reapIdle(Time.plus(now, "1 day"), wholeBatch)
           expect(later).toContain(usedOnDay1.id)
           expect(later).toContain(registeredLater.id)
         })

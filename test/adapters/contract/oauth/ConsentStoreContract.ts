@@ -6,7 +6,7 @@ import { ConsentStore } from "../../../../application/oauth/ports/ConsentStore.j
 import { CodeChallenge } from "../../../../domain/Pkce.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/oauth/Fixtures.js"
-import { concurrently, type It } from "../Storage.js"
+import { concurrently, type It, wholeBatch } from "../Storage.js"
 
 const setup = Effect.gen(function* () {
   const client = Fixtures.client()
@@ -144,9 +144,9 @@ export const consentStoreContract = (it: It) =>
         })
         yield* consents.park(early)
         yield* consents.park(late)
-        expect(yield* consents.purge(Time.minus(early.expiresAt, "1 millis"), 1000)).toBe(0)
-        expect(yield* consents.purge(early.expiresAt, 1000)).toBe(1)
-        expect(yield* consents.purge(early.expiresAt, 1000)).toBe(0)
+        expect(yield* consents.purge(Time.minus(early.expiresAt, "1 millis"), wholeBatch)).toBe(0)
+        expect(yield* consents.purge(early.expiresAt, wholeBatch)).toBe(1)
+        expect(yield* consents.purge(early.expiresAt, wholeBatch)).toBe(0)
         expect(yield* consents.take(early.tokenHash, longAgo)).toEqual(Option.none())
         expect(yield* consents.take(late.tokenHash, longAgo)).toEqual(Option.some(late))
       })
@@ -157,7 +157,7 @@ export const consentStoreContract = (it: It) =>
         const consents = yield* ConsentStore
         const { client, user } = yield* setup
         yield* consents.grant(user.id, client.id, longAgo)
-        yield* consents.purge(Time.plus(Fixtures.t0, "3650 days"), 1000)
+        yield* consents.purge(Time.plus(Fixtures.t0, "3650 days"), wholeBatch)
         expect(yield* consents.hasConsent(user.id, client.id)).toBe(true)
       })
     )

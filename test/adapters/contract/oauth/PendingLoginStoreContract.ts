@@ -5,7 +5,7 @@ import { ClientRepository } from "../../../../application/oauth/ports/ClientRepo
 import { PendingLoginStore } from "../../../../application/oauth/ports/PendingLoginStore.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/oauth/Fixtures.js"
-import { concurrently, type It } from "../Storage.js"
+import { concurrently, type It, wholeBatch } from "../Storage.js"
 
 const setup = Effect.gen(function* () {
   const client = Fixtures.client()
@@ -61,7 +61,9 @@ export const pendingLoginStoreContract = (it: It) =>
         })
         yield* pending.put(old)
         yield* pending.put(fresh)
-        expect(yield* pending.purge(Time.plus(Fixtures.t0, "10 minutes"), 1000)).toBeGreaterThanOrEqual(1)
+        expect(yield* pending.purge(Time.plus(Fixtures.t0, "10 minutes"), wholeBatch)).toBeGreaterThanOrEqual(
+          1
+        )
         expect(Option.isSome(yield* pending.take(fresh.stateHash, Fixtures.t0))).toBe(true)
         expect(Option.isNone(yield* pending.take(old.stateHash, Fixtures.t0))).toBe(true)
       })

@@ -4,7 +4,7 @@ import * as Option from "effect/Option"
 import { SessionStore } from "../../../../application/oauth/ports/SessionStore.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/oauth/Fixtures.js"
-import { concurrently, type It } from "../Storage.js"
+import { concurrently, type It, wholeBatch } from "../Storage.js"
 
 /**
  * Instants a year before every other test's, so that purging at them touches only what the
@@ -96,9 +96,9 @@ export const sessionStoreContract = (it: It) =>
         })
         yield* sessions.create(early)
         yield* sessions.create(late)
-        expect(yield* sessions.purge(Time.minus(early.expiresAt, "1 millis"), 1000)).toBe(0)
-        expect(yield* sessions.purge(early.expiresAt, 1000)).toBe(1)
-        expect(yield* sessions.purge(early.expiresAt, 1000)).toBe(0)
+        expect(yield* sessions.purge(Time.minus(early.expiresAt, "1 millis"), wholeBatch)).toBe(0)
+        expect(yield* sessions.purge(early.expiresAt, wholeBatch)).toBe(1)
+        expect(yield* sessions.purge(early.expiresAt, wholeBatch)).toBe(0)
         expect(yield* sessions.find(early.tokenHash, longAgo)).toEqual(Option.none())
         expect(yield* sessions.find(late.tokenHash, longAgo)).toEqual(Option.some(late))
       })

@@ -13,7 +13,7 @@ import * as AccessToken from "../../../../domain/oauth/AccessToken.js"
 import { oauthPolicy } from "../../../../domain/oauth/RefreshPolicy.js"
 import * as Time from "../../../../domain/Time.js"
 import * as Fixtures from "../../../support/oauth/Fixtures.js"
-import { concurrently, type It } from "../Storage.js"
+import { concurrently, type It, wholeBatch } from "../Storage.js"
 
 /** A client, a user and a fresh grant: an access token plus a refresh-token family. */
 const grant = Effect.gen(function* () {
@@ -259,7 +259,7 @@ export const tokenStoreContract = (it: It) =>
         const dead = yield* grant
         const live = yield* grant
         yield* tokens.revokeFamily(dead.family.id, Fixtures.t0)
-        const purged = yield* tokens.purge(Time.plus(Fixtures.t0, "1 day"), 1000)
+        const purged = yield* tokens.purge(Time.plus(Fixtures.t0, "1 day"), wholeBatch)
         expect(purged.families).toBeGreaterThanOrEqual(1)
         expect(purged.accessTokens).toBeGreaterThanOrEqual(1)
         expect(Option.isNone(yield* tokens.findRefresh(dead.refresh))).toBe(true)
