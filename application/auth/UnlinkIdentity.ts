@@ -70,18 +70,7 @@ export const unlinkIdentity = Telemetry.fn("UnlinkIdentity.unlinkIdentity")(
                 phoneConfirmedAt: after.phoneConfirmedAt,
                 userMetadata: after.userMetadata,
                 appMetadata: after.appMetadata,
-                ...(unlinked.addressReplaced
-                  ? {
-                      confirmationSentAt: after.confirmationSentAt,
-                      recoverySentAt: after.recoverySentAt,
-                      emailChange: after.emailChange,
-                      emailChangeSentAt: after.emailChangeSentAt,
-                      emailChangeConfirmStatus: after.emailChangeConfirmStatus,
-                      phoneChange: after.phoneChange,
-                      phoneChangeSentAt: after.phoneChangeSentAt,
-                      reauthenticationSentAt: after.reauthenticationSentAt
-                    }
-                  : {})
+                ...(unlinked.addressReplaced ? Unlinking.nothingPending : {})
               },
               now
             )

@@ -2,7 +2,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { Identity } from "../Identity.js"
-import { Email, User } from "../User.js"
+import { Email, type Phone, User } from "../User.js"
 
 const decodeEmail = Schema.decodeEither(Email)
 
@@ -57,19 +57,20 @@ export type Unlinking =
    */
   | { readonly _tag: "EmailConflict" }
 
-/** A user with nothing pending: no link or code on its way, no change of address or number asked. */
-const withNothingPending = (user: User): User =>
-  new User({
-    ...user,
-    confirmationSentAt: Option.none(),
-    recoverySentAt: Option.none(),
-    emailChange: Option.none(),
-    emailChangeSentAt: Option.none(),
-    emailChangeConfirmStatus: 0,
-    phoneChange: Option.none(),
-    phoneChangeSentAt: Option.none(),
-    reauthenticationSentAt: Option.none()
-  })
+/**
+ * Nothing pending: no link or code on its way, no change of address or number asked — the
+ * fields an address replaced clears (`addressReplaced`), for the caller to write as they are.
+ */
+export const nothingPending = {
+  confirmationSentAt: Option.none<Date>(),
+  recoverySentAt: Option.none<Date>(),
+  emailChange: Option.none<Email>(),
+  emailChangeSentAt: Option.none<Date>(),
+  emailChangeConfirmStatus: 0,
+  phoneChange: Option.none<Phone>(),
+  phoneChangeSentAt: Option.none<Date>(),
+  reauthenticationSentAt: Option.none<Date>()
+} satisfies Partial<User>
 
 /**
  * The user once `removed` is unlinked and `remaining` are left, as Supabase Auth rewrites it: a
@@ -125,18 +126,17 @@ export const afterUnlink = (
   const confirmed = Option.isSome(email) && (verified(primary) || autoconfirm)
   return {
     _tag: "Unlinked",
-    user: withNothingPending(
-      new User({
-        ...user,
-        email: addressOf(primary),
-        emailConfirmedAt: confirmed
-          ? Option.orElse(user.emailConfirmedAt, () => Option.some(now))
-          : Option.none(),
-        userMetadata: confirmed ? user.userMetadata : { ...user.userMetadata, email_verified: false },
-        appMetadata,
-        updatedAt: now
-      })
-    ),
+    user: new User({
+      ...user,
+      ...nothingPending,
+      email: addressOf(primary),
+      emailConfirmedAt: confirmed
+        ? Option.orElse(user.emailConfirmedAt, () => Option.some(now))
+        : Option.none(),
+      userMetadata: confirmed ? user.userMetadata : { ...user.userMetadata, email_verified: false },
+      appMetadata,
+      updatedAt: now
+    }),
     addressReplaced: true
   }
 }
