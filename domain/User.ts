@@ -125,6 +125,23 @@ export const emailConfirmed = (
   userMetadata: { ...userMetadata, email_verified: true }
 })
 
+/**
+ * Nothing pending: no link or code on its way, no change of address or number asked — what
+ * Supabase Auth's `ClearAllPendingTokens` leaves once a user's address is replaced by an
+ * identity's (unlinking, or manual linking giving an address to a user without one), for the
+ * caller to write as it is; the user's one-time tokens end with it.
+ */
+export const nothingPending = {
+  confirmationSentAt: Option.none<Date>(),
+  recoverySentAt: Option.none<Date>(),
+  emailChange: Option.none<Email>(),
+  emailChangeSentAt: Option.none<Date>(),
+  emailChangeConfirmStatus: 0,
+  phoneChange: Option.none<Phone>(),
+  phoneChangeSentAt: Option.none<Date>(),
+  reauthenticationSentAt: Option.none<Date>()
+} satisfies Partial<User>
+
 /** The user is banned: no sign-in, no token refresh, until `bannedUntil`. */
 export class UserBanned extends Schema.TaggedError<UserBanned>()("UserBanned", {
   userId: UserId,

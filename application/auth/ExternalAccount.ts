@@ -9,11 +9,12 @@ import * as Ban from "../../domain/Ban.js"
 import type { Identity } from "../../domain/Identity.js"
 import { IdentityId, UserId } from "../../domain/Ids.js"
 import * as UpstreamProfile from "../../domain/UpstreamProfile.js"
-import { Email, emailConfirmed, User } from "../../domain/User.js"
+import { Email, emailConfirmed, nothingPending, User } from "../../domain/User.js"
 import { Secrets } from "../ports/Secrets.js"
 import * as AuthError from "./AuthError.js"
 import { AuthSettings } from "./AuthSettings.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
+import { OneTimeTokenStore } from "./ports/OneTimeTokenStore.js"
 import { UserRepository } from "./ports/UserRepository.js"
 import * as SendVerification from "./SendVerification.js"
 import * as UserMetadata from "./UserMetadata.js"
@@ -243,9 +244,11 @@ const decodeEmail = Schema.decodeEither(Email)
  * Manual linking (`GET /user/identities/authorize`, or an ID token with `link_identity`;
  * `SECURITY_MANUAL_LINKING_ENABLED`): the provider account joins the signed-in user who asked,
  * as Supabase Auth's `linkIdentityToUser` links it. An account already linked, to this user or
- * another, is refused. A user without an address (an anonymous one, say) takes the provider's:
- * confirmed and made permanent when the provider verified it; otherwise the confirmation mail
- * goes out and the link, kept, waits on it (`unverified`).
+ * another, is refused. A user without an address (an anonymous one, say) takes the provider's,
+ * and whatever was pending — a number's change, a reauthentication code — ends with it, as
+ * Supabase Auth's `UpdateUserEmailFromIdentities` clears it: confirmed and made permanent when
+ * the provider verified it; otherwise the confirmation mail goes out and the link, kept, waits on
+ * it (`unverified`).
  */
 export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProfile, now: Date) =>
   Effect.gen(function* () {
@@ -271,15 +274,17 @@ export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProf
         userId,
         (stored) => ({
           appMetadata: withProvider(stored, profile.provider),
+          // An address given leaves nothing pending that was asked without it.
           ...(takesAddress
             ? verified
-              ? { email, ...emailConfirmed(stored.userMetadata, now), isAnonymous: false }
-              : { email, confirmationSentAt: Option.some(now) }
+              ? { ...nothingPending, email, ...emailConfirmed(stored.userMetadata, now), isAnonymous: false }
+              : { ...nothingPending, email, confirmationSentAt: Option.some(now) }
             : {})
         }),
         now
       )
       .pipe(Effect.catchTag("EmailExists", () => Effect.fail(new AuthError.LinkedEmailInUse())))
+    if (takesAddress) yield* (yield* OneTimeTokenStore).endAllOf(userId)
     if (takesAddress && !verified) {
       yield* mailConfirmation(user, now)
       return { user, identity, unverified: true }

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Mail from "../../domain/auth/Mail.js"
 import * as Unlinking from "../../domain/auth/Unlinking.js"
-import type { Email } from "../../domain/User.js"
+import { type Email, nothingPending } from "../../domain/User.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
 import type { SignedIn } from "./Authenticate.js"
@@ -70,7 +70,7 @@ export const unlinkIdentity = Telemetry.fn("UnlinkIdentity.unlinkIdentity")(
                 phoneConfirmedAt: after.phoneConfirmedAt,
                 userMetadata: after.userMetadata,
                 appMetadata: after.appMetadata,
-                ...(unlinked.addressReplaced ? Unlinking.nothingPending : {})
+                ...(unlinked.addressReplaced ? nothingPending : {})
               },
               now
             )

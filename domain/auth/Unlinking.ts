@@ -2,7 +2,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { Identity } from "../Identity.js"
-import { Email, type Phone, User } from "../User.js"
+import { Email, nothingPending, User } from "../User.js"
 
 const decodeEmail = Schema.decodeEither(Email)
 
@@ -56,21 +56,6 @@ export type Unlinking =
    * refused, as Supabase Auth refuses it (`email_conflict_identity_not_deletable`).
    */
   | { readonly _tag: "EmailConflict" }
-
-/**
- * Nothing pending: no link or code on its way, no change of address or number asked — the
- * fields an address replaced clears (`addressReplaced`), for the caller to write as they are.
- */
-export const nothingPending = {
-  confirmationSentAt: Option.none<Date>(),
-  recoverySentAt: Option.none<Date>(),
-  emailChange: Option.none<Email>(),
-  emailChangeSentAt: Option.none<Date>(),
-  emailChangeConfirmStatus: 0,
-  phoneChange: Option.none<Phone>(),
-  phoneChangeSentAt: Option.none<Date>(),
-  reauthenticationSentAt: Option.none<Date>()
-} satisfies Partial<User>
 
 /**
  * The user once `removed` is unlinked and `remaining` are left, as Supabase Auth rewrites it: a

@@ -12,26 +12,13 @@ import { updateUser } from "../../../application/auth/UpdateUser.js"
 import { verify } from "../../../application/auth/Verify.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import * as SentTexts from "../../support/auth/SentTexts.js"
+import { phoneChange } from "./support/Scenarios.js"
 
 const client = { userAgent: Option.none(), ip: Option.none() }
 
 const services = MemoryServices.layer({
   smsAutoconfirm: false,
   notifications: new Set(["phone_changed_notification", "identity_linked_notification"])
-})
-
-const phoneChange = (phone: string) => ({
-  email: "",
-  phone,
-  password: Option.none(),
-  currentPassword: "",
-  nonce: "",
-  data: Option.none(),
-  appMetadata: Option.none(),
-  redirectTo: "",
-  codeChallenge: "",
-  codeChallengeMethod: "",
-  channel: ""
 })
 
 /** The notifications queued so far, as kind and the number they name. */

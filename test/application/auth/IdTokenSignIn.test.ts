@@ -8,6 +8,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as AuthError from "../../../application/auth/AuthError.js"
+import * as Authenticate from "../../../application/auth/Authenticate.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
 import { type IdTokenRequest, signInWithIdToken } from "../../../application/auth/IdTokenSignIn.js"
 import {
@@ -18,9 +19,13 @@ import { IdTokenRefused, IdTokenVerifier } from "../../../application/auth/ports
 import { UserRepository } from "../../../application/auth/ports/UserRepository.js"
 import { signInAnonymously } from "../../../application/auth/SignInAnonymously.js"
 import { signup } from "../../../application/auth/Signup.js"
+import { updateUser } from "../../../application/auth/UpdateUser.js"
+import { verify } from "../../../application/auth/Verify.js"
 import * as IdTokenIssuer from "../../../domain/auth/IdTokenIssuer.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
-import { describedFailureOf } from "./support/Failure.js"
+import * as SentTexts from "../../support/auth/SentTexts.js"
+import { describedFailureOf, failureOf } from "./support/Failure.js"
+import { phoneChange } from "./support/Scenarios.js"
 
 /**
  * Native sign-in with an ID token on memory adapters: the provider's keys are out of the
@@ -221,6 +226,47 @@ describe("signInWithIdToken on memory adapters under TestClock", () => {
         expect(grant.user.email).toEqual(Option.some(email))
         expect(Option.isSome(grant.user.emailConfirmedAt)).toBe(true)
       }).pipe(Effect.provide(linking))
+    )
+
+    it.effect("an address given to a user without one ends what was pending: a number's change", () =>
+      Effect.gen(function* () {
+        yield* ensureSigningKey
+        const anonymous = yield* signInAnonymously({}, client)
+        const signedIn = yield* Authenticate.user(Redacted.value(anonymous.access.token))
+        const phone = "15555550177"
+        const asked = yield* updateUser(signedIn, phoneChange(phone))
+        expect(asked.user.phoneChange).toEqual(Option.some(phone))
+        const [code] = yield* SentTexts.codesTo(phone)
+        const email = `linked-${crypto.randomUUID()}@example.com`
+        const grant = yield* signInWithIdToken(
+          request(yield* idToken({ email }), { linkIdentity: linkAs(Redacted.value(anonymous.access.token)) })
+        )
+        expect(grant.user.email).toEqual(Option.some(email))
+        expect(grant.user.phoneChange).toEqual(Option.none())
+        expect(grant.user.phoneChangeSentAt).toEqual(Option.none())
+        // The code texted for the change was asked without the address: it ended with the link.
+        const confirmed = verify({
+          type: "phone_change",
+          token: code ?? "",
+          tokenHash: "",
+          email: "",
+          phone,
+          client
+        })
+        expect(yield* failureOf(confirmed)).toBe("otp_expired")
+      }).pipe(
+        Effect.provide(
+          Layer.mergeAll(
+            MemoryServices.layer({
+              manualLinkingEnabled: true,
+              anonymousEnabled: true,
+              smsAutoconfirm: false
+            }),
+            verifier,
+            providers
+          )
+        )
+      )
     )
 
     it.effect(

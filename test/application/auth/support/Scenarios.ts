@@ -107,6 +107,9 @@ export const passwordChange = (newPassword: string, currentPassword = "") => ({
   channel: ""
 })
 
+/** A PUT /user body that asks for a change of number and nothing else. */
+export const phoneChange = (phone: string) => ({ ...passwordChange(""), password: Option.none(), phone })
+
 /** An admin PUT /admin/users/{id} body that changes nothing; spread it and set what a test changes. */
 export const adminNoChange = {
   id: "",
