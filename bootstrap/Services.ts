@@ -2,7 +2,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Listen from "../adapters/http/Listen.js"
-import * as AuthStart from "./auth/AuthStart.js"
+import type { Mode } from "./auth/AuthStart.js"
 import * as OutboundReach from "./OutboundReach.js"
 import * as OAuthConfig from "./oauth/OAuthConfig.js"
 
@@ -17,7 +17,7 @@ export const oauthDevelopmentDefaults: ReadonlyMap<string, string> = new Map([
 ])
 
 /** Under `dev`, the environment and then the development defaults; else the environment. */
-const oauthConfig = (mode: AuthStart.Mode) =>
+const oauthConfig = (mode: Mode) =>
   mode === "dev"
     ? Effect.withConfigProvider(
         OAuthConfig.server,
@@ -31,7 +31,7 @@ const oauthConfig = (mode: AuthStart.Mode) =>
  * The oauth service's server, loaded only when something serves: the operator commands never
  * pay for the HTTP stack. Its port is checked first, before the slow start-up work.
  */
-const oauthServer = (mode: AuthStart.Mode) =>
+const oauthServer = (mode: Mode) =>
   Effect.flatMap(oauthConfig(mode), (config) =>
     Effect.zipRight(
       Listen.ensureFree({ service: "oauth", host: config.host, port: config.port, variables: "PORT" }),
@@ -52,33 +52,39 @@ const oauthServer = (mode: AuthStart.Mode) =>
  * The auth service's server, in the given mode (AuthStart.Mode); under `dev` with the
  * development inbox, which no other mode loads (nor its SMTP server and mail parser). Its port is
  * checked first: a port taken is told at once, not after the migrations and the embedded
- * database's start.
+ * database's start. Its configuration's modules (mail templates and their HTML-to-text
+ * rendering, SMS gateways, captcha) are loaded only here: `oauth serve` idles without them.
  */
-const authServer = (mode: AuthStart.Mode) =>
-  Effect.flatMap(AuthStart.load(mode), (start) =>
-    Effect.zipRight(
-      Listen.ensureFree({
-        service: "auth",
-        host: start.config.api.host,
-        port: start.config.api.port,
-        variables: start.portVariables
-      }),
-      mode === "dev"
-        ? Effect.flatMap(
-            Effect.promise(() => import("./DevInbox.js")),
-            (DevInbox) => DevInbox.authServer(start)
-          )
-        : Effect.map(
-            Effect.promise(() => import("./auth/AuthServer.js")),
-            (AuthServer) =>
-              AuthServer.serve(start.config, {
-                warnings: start.warnings,
-                notices: start.notices,
-                portVariables: start.portVariables,
-                writtenNames: start.writtenNames
-              })
-          )
-    )
+const authServer = (mode: Mode) =>
+  Effect.flatMap(
+    Effect.flatMap(
+      Effect.promise(() => import("./auth/AuthStart.js")),
+      (AuthStart) => AuthStart.load(mode)
+    ),
+    (start) =>
+      Effect.zipRight(
+        Listen.ensureFree({
+          service: "auth",
+          host: start.config.api.host,
+          port: start.config.api.port,
+          variables: start.portVariables
+        }),
+        mode === "dev"
+          ? Effect.flatMap(
+              Effect.promise(() => import("./DevInbox.js")),
+              (DevInbox) => DevInbox.authServer(start)
+            )
+          : Effect.map(
+              Effect.promise(() => import("./auth/AuthServer.js")),
+              (AuthServer) =>
+                AuthServer.serve(start.config, {
+                  warnings: start.warnings,
+                  notices: start.notices,
+                  portVariables: start.portVariables,
+                  writtenNames: start.writtenNames
+                })
+            )
+      )
   )
 
 /** `latchkey oauth serve`, until interrupted. */
