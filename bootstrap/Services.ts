@@ -56,12 +56,9 @@ const oauthServer = (mode: Mode) =>
  * rendering, SMS gateways, captcha) are loaded only here: `oauth serve` idles without them.
  */
 const authServer = (mode: Mode) =>
-  Effect.flatMap(
-    Effect.flatMap(
-      Effect.promise(() => import("./auth/AuthStart.js")),
-      (AuthStart) => AuthStart.load(mode)
-    ),
-    (start) =>
+  Effect.promise(() => import("./auth/AuthStart.js")).pipe(
+    Effect.flatMap((AuthStart) => AuthStart.load(mode)),
+    Effect.flatMap((start) =>
       Effect.zipRight(
         Listen.ensureFree({
           service: "auth",
@@ -85,6 +82,7 @@ const authServer = (mode: Mode) =>
                 })
             )
       )
+    )
   )
 
 /** `latchkey oauth serve`, until interrupted. */
