@@ -1,11 +1,4 @@
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse
-} from "@simplewebauthn/server"
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -117,7 +110,11 @@ const descriptorsJson = (
  */
 export const layer = Layer.effect(
   WebAuthnCeremonies,
-  Effect.map(Secrets, (secrets) => {
+  Effect.gen(function* () {
+    const secrets = yield* Secrets
+    // Loaded at the first ceremony, once: a service that runs none (WebAuthn factors and
+    // passkeys are off by default) does not hold its ~10 MiB of resident memory.
+    const library = yield* Effect.cached(Effect.promise(() => import("@simplewebauthn/server")))
     const challenge = Effect.map(
       secrets.bytes(challengeBytes),
       (bytes) => new Uint8Array(Redacted.value(bytes))
@@ -143,6 +140,7 @@ export const layer = Layer.effect(
     return WebAuthnCeremonies.of({
       registrationOptions: (request) =>
         Effect.gen(function* () {
+          const { generateRegistrationOptions } = yield* library
           const bytes = yield* challenge
           const options = yield* Effect.promise(() =>
             generateRegistrationOptions({
@@ -192,6 +190,7 @@ export const layer = Layer.effect(
             onSome: Effect.succeed
           })
           if (ceremony.type !== "create") return yield* Effect.fail(new CeremonyFailed())
+          const { verifyRegistrationResponse } = yield* library
           const runtime = yield* Effect.runtime<never>()
           const verified = yield* attempt(() =>
             verifyRegistrationResponse({
@@ -221,6 +220,7 @@ export const layer = Layer.effect(
 
       authenticationOptions: (request) =>
         Effect.gen(function* () {
+          const { generateAuthenticationOptions } = yield* library
           const bytes = yield* challenge
           const options = yield* Effect.promise(() =>
             generateAuthenticationOptions({
@@ -265,6 +265,7 @@ export const layer = Layer.effect(
           if (ceremony.type !== "request" || json.id !== credential.credentialId) {
             return yield* Effect.fail(new CeremonyFailed())
           }
+          const { verifyAuthenticationResponse } = yield* library
           const runtime = yield* Effect.runtime<never>()
           const verified = yield* attempt(() =>
             verifyAuthenticationResponse({
