@@ -167,8 +167,17 @@ ${messages.length === 0 ? '<p class="empty">Nothing yet: the mail and texts the 
 `
 
 /** Whether `message` went to `to` (compared without case, as mail addresses are). */
-const sentTo = (message: Message, to: string) =>
-  message.to.some((recipient) => recipient.toLowerCase() === to.toLowerCase())
+/**
+ * A recipient as `?to=` compares it: an address in any case; a number with or without its `+`
+ * (texts go to `+<E.164>`, while supabase-js gives a user's `phone` without it, and an unencoded
+ * `+` in a query string reads as a space).
+ */
+const recipientKey = (recipient: string) => recipient.trim().replace(/^\+/, "").toLowerCase()
+
+const sentTo = (message: Message, to: string) => {
+  const wanted = recipientKey(to)
+  return message.to.some((recipient) => recipientKey(recipient) === wanted)
+}
 
 const listPage: Route.Handler<DevInbox> = () =>
   Effect.flatMap(DevInbox, (inbox) => inbox.list).pipe(

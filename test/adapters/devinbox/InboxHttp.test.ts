@@ -99,6 +99,13 @@ describe("the development inbox's JSON API", () => {
       )
       expect(toAda).toMatchObject([{ id: mail.id }])
       expect(yield* jsonOf(yield* get(`${baseUrl}/api/messages?to=nobody%40example.com`))).toEqual([])
+      // A number as supabase-js gives a user's phone, with its + encoded, or with it unencoded.
+      for (const number of ["15555550100", "%2B15555550100", "+15555550100"]) {
+        expect(yield* jsonOf(yield* get(`${baseUrl}/api/messages?to=${number}`))).toMatchObject([
+          { kind: "sms" }
+        ])
+      }
+      expect(yield* jsonOf(yield* get(`${baseUrl}/api/messages?to=15555550101`))).toEqual([])
 
       const deleted = yield* get(`${baseUrl}/api/messages`, { method: "DELETE" })
       expect(deleted.status).toBe(204)
