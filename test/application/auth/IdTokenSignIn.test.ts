@@ -159,8 +159,9 @@ describe("signInWithIdToken on memory adapters under TestClock", () => {
   )
 
   describe("with link_identity (supabase-js linkIdentity({ provider, token }))", () => {
+    // Numbers confirmed by their texted code, as a pending change of number needs.
     const linking = Layer.mergeAll(
-      MemoryServices.layer({ manualLinkingEnabled: true, anonymousEnabled: true }),
+      MemoryServices.layer({ manualLinkingEnabled: true, anonymousEnabled: true, smsAutoconfirm: false }),
       verifier,
       providers
     )
@@ -254,19 +255,7 @@ describe("signInWithIdToken on memory adapters under TestClock", () => {
           client
         })
         expect(yield* failureOf(confirmed)).toBe("otp_expired")
-      }).pipe(
-        Effect.provide(
-          Layer.mergeAll(
-            MemoryServices.layer({
-              manualLinkingEnabled: true,
-              anonymousEnabled: true,
-              smsAutoconfirm: false
-            }),
-            verifier,
-            providers
-          )
-        )
-      )
+      }).pipe(Effect.provide(linking))
     )
 
     it.effect(
