@@ -276,9 +276,13 @@ export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProf
           appMetadata: withProvider(stored, profile.provider),
           // An address given leaves nothing pending that was asked without it.
           ...(takesAddress
-            ? verified
-              ? { ...nothingPending, email, ...emailConfirmed(stored.userMetadata, now), isAnonymous: false }
-              : { ...nothingPending, email, confirmationSentAt: Option.some(now) }
+            ? {
+                ...nothingPending,
+                email,
+                ...(verified
+                  ? { ...emailConfirmed(stored.userMetadata, now), isAnonymous: false }
+                  : { confirmationSentAt: Option.some(now) })
+              }
             : {})
         }),
         now
