@@ -26,23 +26,9 @@ import { UserRepository } from "./ports/UserRepository.js"
 export const store = Telemetry.fn("PasswordChange.store")(
   (userId: UserId, hash: string, keep: Option.Option<SessionId>, now: Date) =>
     Effect.gen(function* () {
-      const users = yield* UserRepository
-      yield* users.setPasswordHash(userId, Option.some(hash), now)
+      // The hash, and with the links ended below Supabase Auth forgets when they went out: one write.
+      yield* (yield* UserRepository).changePassword(userId, hash, now)
       yield* (yield* OneTimeTokenStore).endAllOf(userId)
-      // With its links, Supabase Auth forgets when they went out: no address or number changes.
-      yield* users
-        .update(
-          userId,
-          {
-            confirmationSentAt: Option.none(),
-            emailChangeSentAt: Option.none(),
-            phoneChangeSentAt: Option.none(),
-            recoverySentAt: Option.none(),
-            reauthenticationSentAt: Option.none()
-          },
-          now
-        )
-        .pipe(Effect.catchTags({ EmailExists: Effect.die, PhoneExists: Effect.die }))
       const sessions = yield* SessionStore
       yield* Option.match(keep, {
         onNone: () => sessions.revokeAll(userId, now),

@@ -11,6 +11,7 @@ import {
   IdentityExists,
   PhoneExists,
   UserNotFound,
+  type UserPatch,
   UserRepository
 } from "../../../application/auth/ports/UserRepository.js"
 import * as PendingChange from "../../../domain/auth/PendingChange.js"
@@ -74,6 +75,27 @@ const changeUser = <E>(
         onRight: (after) => [Effect.succeed(after), after]
       })
     })
+  )
+
+/** A live user's password hash set (some) or removed (none), with the fields of `also`. */
+const storePassword = (
+  state: AuthMemoryState["Type"],
+  id: UserId,
+  hash: Option.Option<string>,
+  also: UserPatch,
+  now: Date
+) =>
+  Effect.asVoid(
+    changeUser(state, id, (row, tables) =>
+      Either.right({
+        ...tables,
+        users: HashMap.set(tables.users, id, {
+          ...row,
+          passwordHash: hash,
+          user: new User({ ...row.user, ...also, updatedAt: now })
+        })
+      })
+    )
   )
 
 /** The user as the tables just written hold them. */
@@ -348,18 +370,20 @@ export const layer = Layer.effect(
           })
           return outcome
         }),
-      setPasswordHash: (id, hash, now) =>
-        Effect.asVoid(
-          changeUser(state, id, (row, tables) =>
-            Either.right({
-              ...tables,
-              users: HashMap.set(tables.users, id, {
-                ...row,
-                passwordHash: hash,
-                user: new User({ ...row.user, updatedAt: now })
-              })
-            })
-          )
+      setPasswordHash: (id, hash, now) => storePassword(state, id, hash, {}, now),
+      changePassword: (id, hash, now) =>
+        storePassword(
+          state,
+          id,
+          Option.some(hash),
+          {
+            confirmationSentAt: Option.none(),
+            recoverySentAt: Option.none(),
+            emailChangeSentAt: Option.none(),
+            phoneChangeSentAt: Option.none(),
+            reauthenticationSentAt: Option.none()
+          },
+          now
         ),
       recordSignIn: (id, identityId, now) =>
         Effect.zipRight(

@@ -345,6 +345,10 @@ export const layer = Layer.effect(
           changeLive(id, run(Users.setPasswordHashText(name), [id, Option.getOrNull(hash), now])),
         (id) => ({ "user.id": id })
       ),
+      changePassword: Telemetry.fn("UserRepositoryPg.changePassword")(
+        (id, hash, now) => changeLive(id, run(Users.changePasswordText(name), [id, hash, now])),
+        (id) => ({ "user.id": id })
+      ),
       recordSignIn: Telemetry.fn("UserRepositoryPg.recordSignIn")(
         (id, identity, now) =>
           Effect.flatMap(recordSignIns({ id, identity, now }), (stamped) =>

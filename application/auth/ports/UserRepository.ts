@@ -233,6 +233,13 @@ export class UserRepository extends Context.Tag("latchkey/auth/UserRepository")<
       now: Date
     ) => Effect.Effect<void, UserNotFound>
     /**
+     * A password change in one write, as Supabase Auth's `UpdatePassword` makes it: the new hash,
+     * and the user no longer says when a link or code went out (`confirmation_sent_at`,
+     * `recovery_sent_at`, `email_change_sent_at`, `phone_change_sent_at`,
+     * `reauthentication_sent_at`), since those links end with the change.
+     */
+    readonly changePassword: (id: UserId, hash: string, now: Date) => Effect.Effect<void, UserNotFound>
+    /**
      * Stamps `last_sign_in_at` on the user and, when given, on the identity used, and returns
      * the user's identities as the stamp leaves them with the user's factors (what the
      * session's answer shows): one step, as every sign-in ends with it.

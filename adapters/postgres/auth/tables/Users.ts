@@ -190,6 +190,13 @@ export const setPasswordHashText = (name: Name) =>
   `UPDATE ${name("users")} SET encrypted_password = $2, updated_at = $3
    WHERE id = $1 AND deleted_at IS NULL RETURNING id`
 
+/** $1 user, $2 the new hash, $3 now: returns the id of the live user changed. */
+export const changePasswordText = (name: Name) =>
+  `UPDATE ${name("users")} SET encrypted_password = $2, updated_at = $3, confirmation_sent_at = NULL,
+     recovery_sent_at = NULL, email_change_sent_at = NULL, phone_change_sent_at = NULL,
+     reauthentication_sent_at = NULL
+   WHERE id = $1 AND deleted_at IS NULL RETURNING id`
+
 /**
  * $1 user, $2 now: Supabase Auth's soft delete of a live user, what identifies the person
  * cleared; returns the id of the user deleted.

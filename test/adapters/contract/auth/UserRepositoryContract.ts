@@ -11,6 +11,7 @@ import * as Session from "../../../../domain/auth/Session.js"
 import { Identity } from "../../../../domain/Identity.js"
 import { IdentityId, UserId } from "../../../../domain/Ids.js"
 import * as Time from "../../../../domain/Time.js"
+import type { User } from "../../../../domain/User.js"
 import * as Fixtures from "../../../support/auth/Fixtures.js"
 import { concurrently } from "../Storage.js"
 import type { It } from "./AuthStorage.js"
@@ -495,6 +496,39 @@ export const userRepositoryContract = (it: It) =>
         yield* users.setPasswordHash(user.id, Option.none(), later)
         expect(yield* users.findPasswordHash(user.id)).toEqual(Option.none())
 
+        // A password change forgets when links went out; setting a hash alone leaves that be.
+        const sent = Option.some(Time.plus(Fixtures.t0, "1 hour"))
+        const stamps = {
+          confirmationSentAt: sent,
+          recoverySentAt: sent,
+          emailChangeSentAt: sent,
+          phoneChangeSentAt: sent,
+          reauthenticationSentAt: sent
+        }
+        const stampsOf = (stored: User) => ({
+          confirmationSentAt: stored.confirmationSentAt,
+          recoverySentAt: stored.recoverySentAt,
+          emailChangeSentAt: stored.emailChangeSentAt,
+          phoneChangeSentAt: stored.phoneChangeSentAt,
+          reauthenticationSentAt: stored.reauthenticationSentAt
+        })
+        yield* users.update(user.id, stamps, later)
+        yield* users.setPasswordHash(user.id, Option.some("$argon2id$rehashed"), later)
+        expect(stampsOf(Option.getOrThrow(yield* users.findById(user.id)))).toEqual(stamps)
+        const changedAt = Time.plus(Fixtures.t0, "90 minutes")
+        yield* users.changePassword(user.id, "$argon2id$changed", changedAt)
+        expect(yield* users.findPasswordHash(user.id)).toEqual(Option.some("$argon2id$changed"))
+        const changed = Option.getOrThrow(yield* users.findById(user.id))
+        expect(stampsOf(changed)).toEqual({
+          confirmationSentAt: Option.none(),
+          recoverySentAt: Option.none(),
+          emailChangeSentAt: Option.none(),
+          phoneChangeSentAt: Option.none(),
+          reauthenticationSentAt: Option.none()
+        })
+        expect(changed.updatedAt).toEqual(changedAt)
+        expect(changed.email).toEqual(user.email)
+
         expect((yield* users.recordSignIn(user.id, Option.none(), later)).factors).toEqual([])
         // The user's factors come back with the stamp, oldest first, as the token answer lists them.
         const factors = yield* FactorStore
@@ -524,6 +558,9 @@ export const userRepositoryContract = (it: It) =>
 
         const nobody = UserId.make(randomUUID())
         expect(tagOf(yield* Effect.either(users.setPasswordHash(nobody, Option.none(), later)))).toBe(
+          "UserNotFound"
+        )
+        expect(tagOf(yield* Effect.either(users.changePassword(nobody, "$argon2id$x", later)))).toBe(
           "UserNotFound"
         )
         expect(tagOf(yield* Effect.either(users.recordSignIn(nobody, Option.none(), later)))).toBe(
