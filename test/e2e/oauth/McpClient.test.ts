@@ -9,6 +9,7 @@ import type {
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { freePort } from "../../support/FreePort.js"
+import * as DocumentServer from "../../support/oauth/DocumentServer.js"
 import * as Browser from "../../support/oauth/OAuthBrowser.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
@@ -50,7 +51,8 @@ interface Kept {
   authorizeUrl?: URL
 }
 
-const providerOver = (kept: Kept): OAuthClientProvider => ({
+const providerOver = (kept: Kept, clientMetadataUrl?: string): OAuthClientProvider => ({
+  ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
   redirectUrl: redirectUri,
   clientMetadata: {
     redirect_uris: [redirectUri],
@@ -150,6 +152,50 @@ describe("an MCP connector (the MCP TypeScript SDK's client auth) against the oa
           expect(kept.tokens).toBeUndefined()
           expect(kept.authorizeUrl).toBeDefined()
           expect(await introspect(second?.access_token ?? "")).toEqual({ active: false })
+        })
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "identifies itself by its Client ID Metadata Document where the service says it may",
+    () =>
+      Effect.gen(function* () {
+        const documents = yield* DocumentServer.start({
+          "/connector/client.json": DocumentServer.json((origin) => ({
+            client_id: `${origin}/connector/client.json`,
+            client_name: "MCP connector",
+            redirect_uris: [redirectUri],
+            token_endpoint_auth_method: "none",
+            grant_types: ["authorization_code", "refresh_token"]
+          }))
+        })
+        const clientId = `${documents.origin}/connector/client.json`
+        const { baseUrl } = yield* Server.start({
+          // The document is on loopback, behind the test's own CA (ClientMetadataDocument.test.ts).
+          env: { OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1" },
+          extraCaCerts: [documents.cert]
+        })
+        const serverUrl = yield* resourceServer(baseUrl)
+        yield* Effect.promise(async () => {
+          const kept: Kept = {}
+          const provider = providerOver(kept, clientId)
+          // `client_id_metadata_document_supported` in the metadata: the SDK registers nothing.
+          expect(await auth(provider, { serverUrl })).toBe("REDIRECT")
+          expect(kept.client?.client_id).toBe(clientId)
+          const authorizeUrl = kept.authorizeUrl
+          if (authorizeUrl === undefined) throw new Error("the SDK sent the user nowhere")
+          expect(authorizeUrl.searchParams.get("client_id")).toBe(clientId)
+          const back = await Browser.login(authorizeUrl, "connector@example.com")
+          const code = back.searchParams.get("code") ?? ""
+          expect(await auth(provider, { serverUrl, authorizationCode: code })).toBe("AUTHORIZED")
+          const info = await Browser.form(
+            baseUrl,
+            "/introspect",
+            { token: kept.tokens?.access_token ?? "" },
+            { authorization: `Bearer ${Server.introspectionToken}` }
+          ).then((response) => response.json())
+          expect(info).toMatchObject({ active: true, client_id: clientId, aud: serverUrl })
         })
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
