@@ -322,6 +322,11 @@ export const serve = <R>(options: ServerOptions<R>) =>
       if (route.options.cors === true && !corsEverywhere) withCors(req, res)
       if (query.includes("%00"))
         return answer(res, ctx, problems.badRequest("the query holds a NUL character"))
+      // As in a query: PostgreSQL stores no NUL, and a path parameter may be looked up as text.
+      for (const param in match.params) {
+        if (match.params[param]?.includes("\u0000") === true)
+          return answer(res, ctx, problems.badRequest("the path holds a NUL character"))
+      }
       const accepts = route.options.accepts
       if (accepts === undefined) {
         // No body is expected: whatever comes is discarded by Node once the answer is sent.

@@ -174,6 +174,9 @@ describe("the HTTP server", () => {
       expect((yield* post("x".repeat(2048), "application/json")).status).toBe(413)
       const nul = yield* Effect.promise(() => fetch(`${base}/items/1?q=a%00b`))
       expect(nul.status).toBe(400)
+      const nulInPath = yield* Effect.promise(() => fetch(`${base}/items/a%00b`))
+      expect(nulInPath.status).toBe(400)
+      expect(yield* Effect.promise(() => nulInPath.text())).toContain("the path holds a NUL character")
     })
   )
 

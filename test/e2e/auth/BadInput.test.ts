@@ -437,6 +437,18 @@ describe("bad input to the auth service: Supabase Auth's 4xx, never a 5xx", () =
       error_code: "validation_failed",
       msg: "identifier must start with 'custom:' prefix, e.g. 'custom:nobody'"
     })
+    // A NUL in a path parameter is refused before anything looks it up: PostgreSQL stores none.
+    for (const method of ["GET", "PUT", "DELETE"]) {
+      const nul = await call(method, "/admin/custom-providers/custom:nobody%00", {
+        headers: admin(),
+        ...(method === "PUT" ? { body: "{}" } : {})
+      })
+      expect(nul.body, method).toEqual({
+        code: 400,
+        error_code: "bad_json",
+        msg: "the path holds a NUL character"
+      })
+    }
     const update = await call("PUT", "/admin/custom-providers/custom:nobody", {
       headers: admin(),
       body: JSON.stringify({ authorization_params: { nonce: "fixed" } })
