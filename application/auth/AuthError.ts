@@ -387,6 +387,8 @@ export class FactorTypeUnsupported extends reason<FactorTypeUnsupported>()("Fact
 export class FactorCodeMissing extends reason<FactorCodeMissing>()("FactorCodeMissing", {}) {}
 /** A phone enrolment without a number. */
 export class FactorPhoneMissing extends reason<FactorPhoneMissing>()("FactorPhoneMissing", {}) {}
+/** A TOTP enrolment whose `otpauth://` URI no QR code can hold (`TotpUri.fitsQrCode`): its issuer is too long. */
+export class TotpIssuerTooLong extends reason<TotpIssuerTooLong>()("TotpIssuerTooLong", {}) {}
 /**
  * A WebAuthn factor's verify whose `web_authn` is `missing`, of an unknown `type`, without its
  * credential response (`response_missing`), or with one that is no credential of its kind
@@ -614,6 +616,7 @@ export type AuthError =
   | FactorTypeUnsupported
   | FactorCodeMissing
   | FactorPhoneMissing
+  | TotpIssuerTooLong
   | WebAuthnParamsInvalid
   | FactorNotFound
   | ChallengeNotFound

@@ -56,6 +56,23 @@ const phoneOf = (request: EnrollRequest) =>
   })
 
 /**
+ * A TOTP factor's secret, 20 random bytes in base32, and its `otpauth://` URI, checked before
+ * anything is stored: a URI no QR code can hold would make a factor nobody could scan.
+ */
+const newTotp = (requestedIssuer: string, user: User.User) =>
+  Effect.gen(function* () {
+    const secret = (yield* TotpCodes).secretOf(yield* (yield* Secrets).bytes(Totp.parameters.secretBytes))
+    const issuer = Totp.issuerOf(requestedIssuer, new URL((yield* AuthSettings).siteUrl))
+    const uri = TotpUri.uri(
+      issuer,
+      Option.getOrElse(user.email, () => ""),
+      secret
+    )
+    if (!TotpUri.fitsQrCode(uri)) return yield* new AuthError.TotpIssuerTooLong()
+    return { secret, uri }
+  })
+
+/**
  * POST /factors (supabase-js `mfa.enroll`): a new unverified factor of the signed-in user, who is
  * not anonymous. Supabase Auth's `EnrollFactor`, its checks in its order (docs/decisions/0015,
  * "Enrol"): the type, its `…_ENROLL_ENABLED` switch, a phone's number; then the abandoned
@@ -98,10 +115,8 @@ export const enrollFactor = Telemetry.fn("EnrollFactor.enrollFactor")(
         createdAt: now,
         updatedAt: now
       })
-      const secret =
-        factorType === "totp"
-          ? Option.some((yield* TotpCodes).secretOf(yield* secrets.bytes(Totp.parameters.secretBytes)))
-          : Option.none<string>()
+      const totp = factorType === "totp" ? Option.some(yield* newTotp(request.issuer, user)) : Option.none()
+      const secret = Option.map(totp, ({ secret }) => secret)
       yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(
           Effect.gen(function* () {
@@ -138,14 +153,12 @@ export const enrollFactor = Telemetry.fn("EnrollFactor.enrollFactor")(
             Effect.dieMessage("a factor enrolled through POST /factors is no recovery-code set")
         })
       )
-      if (Option.isSome(secret)) {
-        const account = Option.getOrElse(user.email, () => "")
-        const issuer = Totp.issuerOf(request.issuer, new URL((yield* AuthSettings).siteUrl))
+      if (Option.isSome(totp)) {
         return {
           _tag: "Totp",
           factor,
-          secret: Redacted.make(secret.value),
-          uri: Redacted.make(TotpUri.uri(issuer, account, secret.value))
+          secret: Redacted.make(totp.value.secret),
+          uri: Redacted.make(totp.value.uri)
         } satisfies Enrolled
       }
       if (Option.isSome(phone)) return { _tag: "Phone", factor, phone: request.phone } satisfies Enrolled

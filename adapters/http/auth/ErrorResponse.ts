@@ -631,6 +631,8 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
     answer("validation_failed", "factor_type needs to be totp, phone, or webauthn"),
   FactorCodeMissing: () => answer("validation_failed", "Code needs to be non-empty"),
   FactorPhoneMissing: () => answer("validation_failed", "Phone number required to enroll Phone factor"),
+  // Supabase Auth answers 500 "Error generating QR Code" here.
+  TotpIssuerTooLong: () => answer("validation_failed", "issuer is too long for the factor's QR code"),
   WebAuthnParamsInvalid: (reason) => answer("validation_failed", webAuthnParamsInvalid[reason.problem]),
   FactorNotFound: () => answer("mfa_factor_not_found", "Factor not found"),
   // 422 at a verify, where a factor of a path is 404.

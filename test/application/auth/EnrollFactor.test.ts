@@ -48,6 +48,24 @@ describe("EnrollFactor (POST /factors), on memory adapters", () => {
     }).pipe(Effect.provide(world()))
   )
 
+  it.effect("refuses an issuer too long for a QR code before anything is stored", () =>
+    Effect.gen(function* () {
+      const signedIn = yield* signedInUser("cy@example.com")
+      // The issuer is written twice: in the label and as a parameter.
+      const longest = "x".repeat(550)
+      const fits = yield* enrollFactor(signedIn, request("totp", { friendlyName: "fits", issuer: longest }))
+      if (fits._tag !== "Totp") return yield* Effect.dieMessage("a TOTP enrolment")
+      expect(Redacted.value(fits.uri).length).toBeLessThanOrEqual(1_273)
+      expect(
+        yield* describedFailureOf(
+          enrollFactor(signedIn, request("totp", { friendlyName: "too long", issuer: "x".repeat(650) }))
+        )
+      ).toBe("validation_failed: issuer is too long for the factor's QR code")
+      const listed = yield* Effect.flatMap(FactorStore, (store) => store.list(signedIn.user.id))
+      expect(listed.map((factor) => factor.friendlyName)).toEqual(["fits"])
+    }).pipe(Effect.provide(world()))
+  )
+
   it.effect("enrols a phone factor with its number read as E.164, answering the number as sent", () =>
     Effect.gen(function* () {
       const signedIn = yield* signedInUser()
