@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
 import * as Routes from "../../../adapters/http/oauth/Routes.js"
+import { percentEncoded, sometimes } from "../../support/FuzzParts.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 import * as RawHttp from "../../support/RawHttp.js"
 
@@ -21,15 +22,6 @@ const decodeErrorBody = Schema.decodeUnknownSync(Schema.parseJson(ErrorBody))
 
 /** Strings that, found verbatim in an HTML page, mean the request was reflected unescaped. */
 const markers = ["<x-fuzz", "<script>fuzz"]
-
-/** RFC 3986 percent-encoding of the UTF-8 bytes (a lone surrogate becomes U+FFFD). */
-const percentEncoded = (text: string) =>
-  [...Buffer.from(text, "utf8")]
-    .map((byte) => {
-      const char = String.fromCharCode(byte)
-      return /[A-Za-z0-9\-._~]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`
-    })
-    .join("")
 
 /** Latin-1 characters a header value may carry (Node's client refuses control characters). */
 const headerChar = fc
@@ -406,13 +398,6 @@ const unknownPaths = fc.oneof(
   ),
   fc.string({ unit: targetChar, maxLength: 40 }).map((segment) => `/${segment}`)
 )
-
-/** `arbitrary` one time in `oneIn`, else nothing. */
-const sometimes = <A>(arbitrary: fc.Arbitrary<A>, oneIn: number) =>
-  fc.oneof(
-    { weight: oneIn - 1, arbitrary: fc.constant(undefined) },
-    { weight: 1, arbitrary: arbitrary.map((value): A | undefined => value) }
-  )
 
 const pkceChallenge = fc.oneof(
   fc.constant("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"),
