@@ -15,3 +15,6 @@ export const sometimes = <A>(arbitrary: fc.Arbitrary<A>, oneIn: number) =>
     { weight: oneIn - 1, arbitrary: fc.constant(undefined) },
     { weight: 1, arbitrary: arbitrary.map((value): A | undefined => value) }
   )
+
+/** JSON a parser must refuse or read with care: unfinished, a bare scalar, a number past a double, a BOM. */
+export const brokenJson = ["{", "[", '"', "null", "1e999999", "\ufeff{}"] as const

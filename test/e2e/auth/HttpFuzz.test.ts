@@ -6,7 +6,7 @@ import * as fc from "fast-check"
 import * as Routes from "../../../adapters/http/auth/Routes.js"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
-import { percentEncoded, sometimes } from "../../support/FuzzParts.js"
+import { brokenJson, percentEncoded, sometimes } from "../../support/FuzzParts.js"
 import * as RawHttp from "../../support/RawHttp.js"
 
 /**
@@ -70,6 +70,9 @@ const nastyText = fc.constantFrom(
   "x".repeat(5_000)
 )
 
+/** The kinds of one-time code and link Supabase Auth verifies. */
+const otpTypes = ["signup", "invite", "magiclink", "recovery", "email_change", "email", "sms", "phone_change"]
+
 /** Supabase Auth's own words, where a field expects one of them. */
 const plausibleText = fc.constantFrom(
   "fuzz@example.com",
@@ -84,14 +87,7 @@ const plausibleText = fc.constantFrom(
   "12345678",
   "password-of-fuzz-1",
   "short",
-  "signup",
-  "invite",
-  "magiclink",
-  "recovery",
-  "email_change",
-  "email",
-  "sms",
-  "phone_change",
+  ...otpTypes,
   "totp",
   "phone",
   "webauthn",
@@ -293,17 +289,7 @@ const redirect = one(
 )
 const challenge = one("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", "short")
 const challengeMethod = one("s256", "S256", "plain", "x")
-const otpType = one(
-  "signup",
-  "invite",
-  "magiclink",
-  "recovery",
-  "email_change",
-  "email",
-  "sms",
-  "phone_change",
-  "x"
-)
+const otpType = one(...otpTypes, "x")
 const code = one("123456", "000000", "12345", "abcdef", "x".repeat(10_000), "１２３４５６")
 /** Go durations, the longest and past it, as `ban_duration` takes them. */
 const duration = one(
@@ -526,12 +512,7 @@ const wildBody = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.constantFrom(
-      "{",
-      "[",
-      '"',
-      "null",
-      "1e999999",
-      "\ufeff{}",
+      ...brokenJson,
       '{"email":"a\\u0000b@example.com","password":"password-of-fuzz-1"}',
       '{"email":"\\ud800@example.com"}',
       '{"data":{"\\u0000":1}}',

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
 import * as Routes from "../../../adapters/http/oauth/Routes.js"
-import { percentEncoded, sometimes } from "../../support/FuzzParts.js"
+import { brokenJson, percentEncoded, sometimes } from "../../support/FuzzParts.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 import * as RawHttp from "../../support/RawHttp.js"
 
@@ -240,12 +240,7 @@ const jsonBody = fc.oneof(
       `{"redirect_uris":["${redirectUri}"],"\\u0000":1}`,
       `{"__proto__":{"redirect_uris":["${redirectUri}"]}}`,
       `{"redirect_uris":["${redirectUri}"],"client_name":"${"\\\\".repeat(100)}"}`,
-      "{",
-      "[",
-      '"',
-      "null",
-      "1e999999",
-      "\ufeff{}"
+      ...brokenJson
     )
   }
 )
