@@ -137,9 +137,8 @@ export const enrollFactor = Telemetry.fn("EnrollFactor.enrollFactor")(
               case "InsufficientAal":
                 return yield* new AuthError.Aal2Required({ action: "enroll" })
               case "Allowed":
-                for (const replaced of decision.replaces) yield* store.remove(user.id, replaced)
                 // Counted again with the insert: of concurrent enrolments, those past a limit fail.
-                yield* store.enrol(factor, secret, mfa.limits)
+                yield* store.enrol(factor, secret, mfa.limits, decision.replaces)
             }
           })
         )

@@ -118,18 +118,25 @@ export const layer = Layer.effect(
 
     return {
       // One `Ref.modify`: the count and the insert are one step, as under the user's lock in Postgres.
-      enrol: (factor, secret, limits) =>
+      enrol: (factor, secret, limits, replaces = []) =>
         Effect.flatten(
-          Ref.modify(state, (tables): [Effect.Effect<void, Refusal | FactorLimitReached>, Tables] => {
+          Ref.modify(state, (before): [Effect.Effect<void, Refusal | FactorLimitReached>, Tables] => {
+            // The replaced factors go in the same step; nothing of it stays when it is refused.
+            const tables = without(
+              before,
+              before.factors.filter(
+                (row) => row.factor.userId === factor.userId && replaces.includes(row.factor.id)
+              )
+            )
             if (!withinLimits(countsOf(tables, factor.userId), limits)) {
-              return [Effect.fail(new FactorLimitReached()), tables]
+              return [Effect.fail(new FactorLimitReached()), before]
             }
             return Option.match(
               Option.orElse(nameOrPhoneConflict(factor, tables.factors), () =>
                 setConflict(factor, tables.factors)
               ),
               {
-                onSome: (error) => [Effect.fail(error), tables],
+                onSome: (error) => [Effect.fail(error), before],
                 onNone: () => [
                   Effect.void,
                   { ...tables, factors: [...tables.factors, stored(factor, secret)] }

@@ -117,16 +117,28 @@ export const layer = Layer.effect(
         Effect.orDie
       )
 
+    /** A factor of the user deleted, its challenges locked first as a verify locks them. */
+    const removeOne = (userId: UserId, factorId: Factor.FactorId) =>
+      sql`WITH held AS (
+            SELECT id FROM ${challenges} WHERE factor_id = ${factorId} ORDER BY id FOR UPDATE
+          )
+          DELETE FROM ${factors} AS f WHERE f.user_id = ${userId} AND f.id = ${factorId}
+            AND (SELECT count(*) FROM held) >= 0
+          RETURNING ${factorColumns}`.pipe(readFactor, Effect.map(Option.map(toFactor)))
+
     return {
       enrol: Telemetry.fn("FactorStorePg.enrol")(
-        (factor, secret, limits) =>
+        (factor, secret, limits, replaces = []) =>
           sql
             .withTransaction(
               Effect.gen(function* () {
                 // The user's row, not the factors': an insert into mfa_factors takes only a
                 // key-share lock on it (the foreign key), which this one lets through, while
-                // concurrent enrolments of the user count one after the other.
+                // concurrent enrolments of the user count one after the other. Taken before the
+                // replaced factors go: else one enrolment could hold a deleted row that another,
+                // holding the user's row, waits on through the unique index of names.
                 yield* sql`SELECT id FROM ${users} WHERE id = ${factor.userId} FOR NO KEY UPDATE`
+                for (const replaced of replaces) yield* removeOne(factor.userId, replaced)
                 const counts = yield* countOf(factor.userId)
                 if (!Factor.withinLimits(counts, limits)) return yield* new FactorLimitReached()
                 yield* sql`INSERT INTO ${factors} ${sql.insert(MfaFactors.row(factor, secret))}`
@@ -183,14 +195,7 @@ export const layer = Layer.effect(
       // The factors' challenges locked before the factors, as a verify locks them (its
       // challenge, then the factor for the code's step): a removal that took the factor first
       // and its challenges in the cascade could deadlock with a verify of one of them.
-      remove: Telemetry.fn("FactorStorePg.remove")((userId, factorId) =>
-        sql`WITH held AS (
-              SELECT id FROM ${challenges} WHERE factor_id = ${factorId} ORDER BY id FOR UPDATE
-            )
-            DELETE FROM ${factors} AS f WHERE f.user_id = ${userId} AND f.id = ${factorId}
-              AND (SELECT count(*) FROM held) >= 0
-            RETURNING ${factorColumns}`.pipe(readFactor, Effect.map(Option.map(toFactor)))
-      ),
+      remove: Telemetry.fn("FactorStorePg.remove")(removeOne),
       removeAll: Telemetry.fn("FactorStorePg.removeAll")((userId) =>
         sql`WITH held AS (
               SELECT c.id FROM ${challenges} c JOIN ${factors} h ON h.id = c.factor_id

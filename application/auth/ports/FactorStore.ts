@@ -108,12 +108,15 @@ export class FactorStore extends Context.Tag("latchkey/auth/FactorStore")<
      * Stores a new factor (an unverified one, from `POST /factors`) with its TOTP secret, unless
      * its user's factors are at `limits` (`Factor.withinLimits`). The count and the insert are
      * one step: concurrent enrolments of one user cannot pass the limits together. The user
-     * must exist (a gone user is a defect).
+     * must exist (a gone user is a defect). The user's unverified factors it `replaces` (of the
+     * same number) go in that step first: enrolments of one number at once then wait for each
+     * other in one order, never each on the other's rows (a deadlock in PostgreSQL).
      */
     readonly enrol: (
       factor: Factor,
       secret: Option.Option<string>,
-      limits: Limits
+      limits: Limits,
+      replaces?: ReadonlyArray<FactorId>
     ) => Effect.Effect<void, FactorNameTaken | FactorPhoneTaken | RecoveryCodesExist | FactorLimitReached>
     /** The user's factors, recovery codes included, oldest first. */
     readonly list: (userId: UserId) => Effect.Effect<ReadonlyArray<Factor>>

@@ -169,6 +169,44 @@ export const factorStoreContract = (it: It) =>
     )
 
     it.effect(
+      `enrolments of one number by ${concurrently} at once, each replacing the unverified ones it saw: one name, no defect`,
+      () =>
+        Effect.gen(function* () {
+          const store = yield* FactorStore
+          const userId = yield* storedUser
+          const number = Option.some("15555550100")
+          yield* enrolled({ factorType: "phone", phone: number, friendlyName: "phone" }, userId)
+          // As POST /factors does it: the list read, then the factor stored in place of those of
+          // its number. Every enrolment names the factor alike, so the unique index has a say.
+          const enrolment = Effect.gen(function* () {
+            const seen = yield* store.list(userId)
+            const replaces = seen
+              .filter(
+                (factor) => factor.status === "unverified" && Option.contains(factor.phone, "15555550100")
+              )
+              .map((factor) => factor.id)
+            return yield* store.enrol(
+              factorOf(userId, { factorType: "phone", phone: number, friendlyName: "phone" }),
+              Option.none(),
+              defaultLimits,
+              replaces
+            )
+          })
+          // Each worker enrols four times in a row, so that the lists they read differ.
+          const outcomes = (yield* atOnce(
+            Effect.all(Array.from({ length: 4 }, () => Effect.either(enrolment)))
+          )).flat()
+          // Each either replaced what stood or met the name of one that did; nothing else.
+          for (const outcome of outcomes) {
+            if (Either.isLeft(outcome)) expect(outcome.left._tag).toBe("FactorNameTaken")
+          }
+          expect(outcomes.some(Either.isRight)).toBe(true)
+          const left = yield* store.list(userId)
+          expect(left.map((factor) => [factor.friendlyName, factor.phone])).toEqual([["phone", number]])
+        })
+    )
+
+    it.effect(
       `an enrolment past a limit is refused; of ${concurrently} at once, the limit's worth pass`,
       () =>
         Effect.gen(function* () {
