@@ -727,7 +727,7 @@ const SignedUp = Schema.Struct({
 })
 const Enrolled = Schema.Struct({ id: Schema.String })
 
-/** A new account with a TOTP factor, signed in: what the next requests act on. */
+/** A new account with a TOTP and a phone factor, signed in: what the next requests act on. */
 const newAccount = async (baseUrl: string, keys: { readonly anon: string; readonly service: string }) => {
   const signedUp = await postJson(
     baseUrl,
@@ -744,6 +744,14 @@ const newAccount = async (baseUrl: string, keys: { readonly anon: string; readon
     { authorization: `Bearer ${session.access_token}` }
   )
   expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(200)
+  // An unverified phone factor too: a new one of its number replaces it.
+  const phoneFactor = await postJson(
+    baseUrl,
+    "/factors",
+    { factor_type: "phone", friendly_name: "fuzz phone", phone: "+15555550100" },
+    { authorization: `Bearer ${session.access_token}` }
+  )
+  expect(phoneFactor.status, JSON.stringify(phoneFactor.body)).toBe(200)
   return {
     ...keys,
     user: session.user.id,
@@ -753,33 +761,78 @@ const newAccount = async (baseUrl: string, keys: { readonly anon: string; readon
   } satisfies Account
 }
 
+const asUser = (method: string, path: string, body?: unknown): RawHttp.Sent => ({
+  method,
+  path,
+  headers: { "content-type": "application/json", authorization: `Bearer ${placeholders.access}` },
+  ...(body === undefined ? {} : { body: JSON.stringify(body) })
+})
+
+/** The once-only steps a double submit meets most, each sent as its own copies at once. */
+const doubled: ReadonlyArray<RawHttp.Sent> = [
+  // Replaces the account's unverified phone factor, under one name.
+  asUser("POST", "/factors", { factor_type: "phone", friendly_name: "fuzz phone", phone: "+15555550100" }),
+  asUser("POST", "/factors", { factor_type: "totp", friendly_name: "double" }),
+  asUser("POST", `/factors/${placeholders.factor}/challenge`, {}),
+  asUser("DELETE", `/factors/${placeholders.factor}`),
+  asUser("POST", "/factors/recovery-codes", {}),
+  asUser("PUT", "/user", { password: "password-of-fuzz-2" }),
+  asUser("PUT", "/user", { data: { double: true } }),
+  asUser("GET", "/reauthenticate"),
+  asUser("POST", "/logout"),
+  asUser("POST", "/passkeys/registration/options", {}),
+  {
+    method: "POST",
+    path: "/token?grant_type=refresh_token",
+    headers: { "content-type": "application/json", apikey: placeholders.anon },
+    body: JSON.stringify({ refresh_token: placeholders.refresh })
+  },
+  {
+    method: "DELETE",
+    path: `/admin/users/${placeholders.user}`,
+    headers: { authorization: `Bearer ${placeholders.service}` }
+  },
+  {
+    method: "PUT",
+    path: `/admin/users/${placeholders.user}`,
+    headers: { "content-type": "application/json", authorization: `Bearer ${placeholders.service}` },
+    body: JSON.stringify({ email: "doubled@example.com", ban_duration: "1h" })
+  }
+]
+
+/** The service as the fuzz runs see it: every feature with routes on, limits no run reaches. */
+const fuzzedService = Effect.gen(function* () {
+  const { baseUrl } = yield* AuthServerHarness.start({
+    env: {
+      AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED: "true",
+      AUTHSVC_PASSKEY_ENABLED: "true",
+      AUTHSVC_MFA_PHONE_ENROLL_ENABLED: "true",
+      AUTHSVC_MFA_PHONE_VERIFY_ENABLED: "true",
+      AUTHSVC_MFA_WEB_AUTHN_ENROLL_ENABLED: "true",
+      AUTHSVC_MFA_WEB_AUTHN_VERIFY_ENABLED: "true",
+      AUTHSVC_WEBAUTHN_RP_ID: "localhost",
+      AUTHSVC_WEBAUTHN_RP_DISPLAY_NAME: "Fuzz",
+      AUTHSVC_WEBAUTHN_RP_ORIGINS: "http://localhost:3000",
+      AUTHSVC_SMS_TEST_OTP: "+15555550100:123456",
+      AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: "1000000",
+      AUTHSVC_RATE_LIMIT_ANONYMOUS_USERS: "1000000",
+      AUTHSVC_RATE_LIMIT_PASSKEY: "1000000",
+      AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: "1000000"
+    }
+  })
+  const keys = yield* Effect.promise(async () => ({
+    anon: await SupabaseClientSupport.apiKey("anon"),
+    service: await SupabaseClientSupport.apiKey("service_role")
+  }))
+  return { baseUrl, keys }
+})
+
 describe("HTTP fuzz of the auth service", () => {
   it.live(
     "every answer is below 500 and in Supabase Auth's shape, and the server still serves afterwards",
     () =>
       Effect.gen(function* () {
-        const { baseUrl } = yield* AuthServerHarness.start({
-          env: {
-            AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED: "true",
-            AUTHSVC_PASSKEY_ENABLED: "true",
-            AUTHSVC_MFA_PHONE_ENROLL_ENABLED: "true",
-            AUTHSVC_MFA_PHONE_VERIFY_ENABLED: "true",
-            AUTHSVC_MFA_WEB_AUTHN_ENROLL_ENABLED: "true",
-            AUTHSVC_MFA_WEB_AUTHN_VERIFY_ENABLED: "true",
-            AUTHSVC_WEBAUTHN_RP_ID: "localhost",
-            AUTHSVC_WEBAUTHN_RP_DISPLAY_NAME: "Fuzz",
-            AUTHSVC_WEBAUTHN_RP_ORIGINS: "http://localhost:3000",
-            AUTHSVC_SMS_TEST_OTP: "+15555550100:123456",
-            AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: "1000000",
-            AUTHSVC_RATE_LIMIT_ANONYMOUS_USERS: "1000000",
-            AUTHSVC_RATE_LIMIT_PASSKEY: "1000000",
-            AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: "1000000"
-          }
-        })
-        const keys = yield* Effect.promise(async () => ({
-          anon: await SupabaseClientSupport.apiKey("anon"),
-          service: await SupabaseClientSupport.apiKey("service_role")
-        }))
+        const { baseUrl, keys } = yield* fuzzedService
         let account = yield* Effect.promise(() => newAccount(baseUrl, keys))
         let sent = 0
         yield* Effect.promise(() =>
@@ -800,6 +853,27 @@ describe("HTTP fuzz of the auth service", () => {
         // Still serving: a sign-up and its session.
         const after = yield* Effect.promise(() => newAccount(baseUrl, keys))
         expect(after.access).not.toBe(account.access)
+      }).pipe(Effect.scoped),
+    { timeout: 300_000 }
+  )
+
+  it.live(
+    "the same request twelve times at once: every answer below 500 and in Supabase Auth's shape",
+    () =>
+      Effect.gen(function* () {
+        const { baseUrl, keys } = yield* fuzzedService
+        // What a double-clicking user or a retrying client sends: once-only steps (an enrolment,
+        // a verify, a refresh, a deletion) meet themselves. The requests are a fixed sample; the
+        // order the copies land in is the server's, and every order must be answered well.
+        const requests = [...doubled, ...fc.sample(anyRequest, { seed: 2026_11_28, numRuns: 300 })]
+        for (const request of requests) {
+          const account = yield* Effect.promise(() => newAccount(baseUrl, keys))
+          const out = filled(request, account)
+          const answers = yield* Effect.promise(() =>
+            Promise.all(Array.from({ length: 12 }, () => RawHttp.send(baseUrl, out)))
+          )
+          for (const answer of answers) judge(out, answer)
+        }
       }).pipe(Effect.scoped),
     { timeout: 300_000 }
   )
