@@ -25,6 +25,7 @@ import * as RawHttp from "../../support/RawHttp.js"
  */
 const placeholders = {
   user: "$FUZZ_USER",
+  email: "$FUZZ_EMAIL",
   factor: "$FUZZ_FACTOR",
   access: "$FUZZ_ACCESS",
   refresh: "$FUZZ_REFRESH",
@@ -37,6 +38,7 @@ type Account = Record<keyof typeof placeholders, string>
 const filledIn = (text: string, account: Account) =>
   text
     .replaceAll(placeholders.user, account.user)
+    .replaceAll(placeholders.email, account.email)
     .replaceAll(placeholders.factor, account.factor)
     .replaceAll(placeholders.access, account.access)
     .replaceAll(placeholders.refresh, account.refresh)
@@ -255,6 +257,7 @@ const spoilt = (template: Readonly<Record<string, fc.Arbitrary<unknown>>>) =>
 
 const one = <A>(...values: ReadonlyArray<A>) => fc.constantFrom(...values)
 const email = one(
+  placeholders.email,
   "fuzz@example.com",
   "FUZZ@example.com",
   "new-fuzz@example.com",
@@ -729,10 +732,11 @@ const Enrolled = Schema.Struct({ id: Schema.String })
 
 /** A new account with a TOTP and a phone factor, signed in: what the next requests act on. */
 const newAccount = async (baseUrl: string, keys: { readonly anon: string; readonly service: string }) => {
+  const email = `fuzz-${randomUUID()}@example.com`
   const signedUp = await postJson(
     baseUrl,
     "/signup",
-    { email: `fuzz-${randomUUID()}@example.com`, password: "password-of-fuzz-1" },
+    { email, password: "password-of-fuzz-1" },
     { apikey: keys.anon }
   )
   expect(signedUp.status, JSON.stringify(signedUp.body)).toBe(200)
@@ -755,6 +759,7 @@ const newAccount = async (baseUrl: string, keys: { readonly anon: string; readon
   return {
     ...keys,
     user: session.user.id,
+    email,
     access: session.access_token,
     refresh: session.refresh_token,
     factor: Schema.decodeUnknownSync(Enrolled)(enrolled.body).id
@@ -781,6 +786,19 @@ const doubled: ReadonlyArray<RawHttp.Sent> = [
   asUser("GET", "/reauthenticate"),
   asUser("POST", "/logout"),
   asUser("POST", "/passkeys/registration/options", {}),
+  // Mails of one user: each writes a flow state and a token that refer to the user, then stamps the user.
+  ...["/recover", "/otp", "/magiclink"].map(
+    (path): RawHttp.Sent => ({
+      method: "POST",
+      path,
+      headers: { "content-type": "application/json", apikey: placeholders.anon },
+      body: JSON.stringify({
+        email: placeholders.email,
+        code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        code_challenge_method: "s256"
+      })
+    })
+  ),
   {
     method: "POST",
     path: "/token?grant_type=refresh_token",

@@ -51,12 +51,20 @@ export const toUser = (row: typeof UserRow.Type) => new User(row, true)
 export const liveWhereText = (name: Name, condition: string) =>
   `SELECT ${columns} FROM ${name("users")} WHERE ${condition} AND deleted_at IS NULL`
 
+/*
+ * The user's row is locked as an UPDATE of it locks it (`FOR NO KEY UPDATE`: its id never
+ * changes), not `FOR UPDATE`, which also waits for every transaction holding a row that refers to
+ * the user (a flow state, a token, a session just inserted). Two mails of one user at once each
+ * inserted such a row, then one waited here for the other, which waited for the first on the
+ * token's unique index: a deadlock.
+ */
+
 /** $1 user: the live user, locked for a read, merge and write. */
-export const lockText = (name: Name) => `${liveWhereText(name, "id = $1")} FOR UPDATE`
+export const lockText = (name: Name) => `${liveWhereText(name, "id = $1")} FOR NO KEY UPDATE`
 
 /** $1 user: the live user's id, locked, so that they stay live while something is added. */
 export const lockIdText = (name: Name) =>
-  `SELECT id FROM ${name("users")} WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`
+  `SELECT id FROM ${name("users")} WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE`
 
 /** $1 user ids: the password hashes of the live ones. */
 export const passwordHashesText = (name: Name) =>
