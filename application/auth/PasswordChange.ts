@@ -26,7 +26,8 @@ import { UserRepository } from "./ports/UserRepository.js"
 export const store = Telemetry.fn("PasswordChange.store")(
   (userId: UserId, hash: string, keep: Option.Option<SessionId>, now: Date) =>
     Effect.gen(function* () {
-      // The hash, and with the links ended below Supabase Auth forgets when they went out: one write.
+      // The new hash, and when links went out forgotten, as Supabase Auth does: one write. The
+      // links themselves end next.
       yield* (yield* UserRepository).changePassword(userId, hash, now)
       yield* (yield* OneTimeTokenStore).endAllOf(userId)
       const sessions = yield* SessionStore
