@@ -166,7 +166,6 @@ ${messages.length === 0 ? '<p class="empty">Nothing yet: the mail and texts the 
 </html>
 `
 
-/** Whether `message` went to `to` (compared without case, as mail addresses are). */
 /**
  * A recipient as `?to=` compares it: an address in any case; a number with or without its `+`
  * (texts go to `+<E.164>`, while supabase-js gives a user's `phone` without it, and an unencoded
@@ -174,6 +173,7 @@ ${messages.length === 0 ? '<p class="empty">Nothing yet: the mail and texts the 
  */
 const recipientKey = (recipient: string) => recipient.trim().replace(/^\+/, "").toLowerCase()
 
+/** Whether `message` went to `to`, each read as `recipientKey` reads it. */
 const sentTo = (message: Message, to: string) => {
   const wanted = recipientKey(to)
   return message.to.some((recipient) => recipientKey(recipient) === wanted)

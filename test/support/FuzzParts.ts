@@ -18,3 +18,11 @@ export const sometimes = <A>(arbitrary: fc.Arbitrary<A>, oneIn: number) =>
 
 /** JSON a parser must refuse or read with care: unfinished, a bare scalar, a number past a double, a BOM. */
 export const brokenJson = ["{", "[", '"', "null", "1e999999", "\ufeff{}"] as const
+
+/** Headers as a request sends them: those given, none of the absent ones. */
+export const withoutUndefined = <A>(headers: Readonly<Record<string, A | undefined>>): Record<string, A> =>
+  Object.fromEntries(
+    Object.entries(headers).flatMap(
+      ([name, value]): Array<[string, A]> => (value === undefined ? [] : [[name, value]])
+    )
+  )

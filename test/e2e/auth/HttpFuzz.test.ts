@@ -6,7 +6,7 @@ import * as fc from "fast-check"
 import * as Routes from "../../../adapters/http/auth/Routes.js"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
-import { brokenJson, percentEncoded, sometimes } from "../../support/FuzzParts.js"
+import { brokenJson, percentEncoded, sometimes, withoutUndefined } from "../../support/FuzzParts.js"
 import * as RawHttp from "../../support/RawHttp.js"
 
 /**
@@ -573,11 +573,6 @@ const contentTypes = fc.constantFrom(
   "multipart/form-data; boundary=x",
   ""
 )
-
-const withoutUndefined = (headers: Record<string, string | undefined>) =>
-  Object.fromEntries(
-    Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]]))
-  )
 
 const prefix = Routes.gatewayPrefix
 

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
 import * as Routes from "../../../adapters/http/oauth/Routes.js"
-import { brokenJson, percentEncoded, sometimes } from "../../support/FuzzParts.js"
+import { brokenJson, percentEncoded, sometimes, withoutUndefined } from "../../support/FuzzParts.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 import * as RawHttp from "../../support/RawHttp.js"
 
@@ -526,9 +526,7 @@ const generated = (route: string, parts: Parts): fc.Arbitrary<Generated> =>
       sent: {
         method,
         path: query === undefined ? path : `${path}?${query}`,
-        headers: Object.fromEntries(
-          Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]]))
-        ),
+        headers: withoutUndefined(headers),
         ...(body === undefined ? {} : { body })
       }
     }))
