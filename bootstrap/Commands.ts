@@ -7,6 +7,7 @@ import { pipe } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as AuthKeysCommand from "../adapters/cli/auth/KeysCommand.js"
 import * as AuthMigrateCommand from "../adapters/cli/auth/MigrateCommand.js"
+import * as AuthSourceOptions from "../adapters/cli/auth/SourceOptions.js"
 import * as AuthUsersCommand from "../adapters/cli/auth/UsersCommand.js"
 import * as CommandTree from "../adapters/cli/CommandTree.js"
 import * as OAuthClientsCommand from "../adapters/cli/oauth/ClientsCommand.js"
@@ -17,6 +18,7 @@ import * as PlainConsole from "../adapters/cli/PlainConsole.js"
 import * as JoseApiKeySigner from "../adapters/crypto/auth/JoseApiKeySigner.js"
 import * as AuthTables from "../adapters/postgres/auth/AuthTables.js"
 import * as Migrations from "../adapters/postgres/Migrations.js"
+import * as AuthEnvironment from "./auth/AuthEnvironment.js"
 import * as AuthLayers from "./auth/AuthLayers.js"
 import * as AuthServer from "./auth/AuthServer.js"
 import * as AuthStart from "./auth/AuthStart.js"
@@ -54,12 +56,16 @@ const authConfiguration = Layer.unwrapEffect(
   )
 )
 
-const authMigrate = AuthMigrateCommand.make(
-  Effect.map(AuthStart.loadDatabase, ({ db }) => AuthTables.migrationTarget(db.namespace))
+/** The auth database's configuration, read from the sources the command was given. */
+const authDatabase = (sources: AuthEnvironment.Sources) =>
+  Effect.provideService(AuthStart.loadDatabase, AuthEnvironment.ConfigSources, sources)
+
+const authMigrate = AuthMigrateCommand.make((sources) =>
+  Effect.map(authDatabase(sources), ({ db }) => AuthTables.migrationTarget(db.namespace))
 ).pipe(
-  Command.provide(
+  Command.provide((sources) =>
     Layer.unwrapEffect(
-      Effect.map(AuthStart.loadDatabase, (config) =>
+      Effect.map(authDatabase(sources), (config) =>
         Layer.merge(AuthLayers.database(config), NodeFileSystem.layer)
       )
     )
@@ -71,9 +77,9 @@ const auth = CommandTree.group(
   "The user management and authentication service (Supabase Auth compatible).",
   [
     CommandTree.leaf(
-      Command.make("serve", {}, () => Services.serveAuth).pipe(
-        Command.withDescription("Start the auth service (it applies its migrations first).")
-      ),
+      Command.make("serve", AuthSourceOptions.sources, (sources) =>
+        Effect.provideService(Services.serveAuth, AuthEnvironment.ConfigSources, sources)
+      ).pipe(Command.withDescription("Start the auth service (it applies its migrations first).")),
       Environment.authServe
     ),
     CommandTree.leaf(authMigrate, Environment.authDatabase),

@@ -1,33 +1,50 @@
-import { readFile } from "node:fs/promises"
 import * as Dotenv from "dotenv"
-import * as Cause from "effect/Cause"
-import * as ConfigError from "effect/ConfigError"
+import type * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as ConfigFiles from "./ConfigFiles.js"
 
 /**
- * Where the auth service's variables come from: a `.env` file in the working directory and the
- * process environment, the environment winning, as the spec and Supabase Auth both have it.
- * (Supabase Auth reads the environment first and adds only the file's variables it lacks.)
+ * Where the auth service's variables come from: a `.env` file in the working directory (or the
+ * file `--config` names), the files of a `--config-dir`, and the process environment. The
+ * environment wins, as the spec and Supabase Auth both have it for `.env`; then the directory's
+ * files, a later one over an earlier (ConfigFiles.ts), then the file. (Supabase Auth lets a
+ * `--config` file and the directory's files win over the environment: docs/compatibility.md.)
  */
 export type Variables = ReadonlyMap<string, string>
 
 export const defaultPath = ".env"
 
+/** What `latchkey auth serve` and `migrate` were told to read besides the environment. */
+export interface Sources {
+  /** A file of variables read in place of `.env` (`--config`); unlike `.env`, it must exist. */
+  readonly file: Option.Option<string>
+  /** A directory of `*.env` and `*.json` files read over the file (`--config-dir`). */
+  readonly directory: Option.Option<string>
+}
+
+/** The sources of the command running: by default `.env` alone. */
+export class ConfigSources extends Context.Reference<ConfigSources>()("latchkey/auth/ConfigSources", {
+  defaultValue: (): Sources => ({ file: Option.none(), directory: Option.none() })
+}) {}
+
 /**
- * The variables of the file's text (none when there is no file) overlaid with the environment.
- * An empty value counts as unset, wherever it comes from: an environment `AUTHSVC_X=` still
- * hides the file's `AUTHSVC_X`, and then the default applies, rather than failing a parser on
- * an empty string as Supabase Auth does.
+ * The variables of the file's text (none when there is no file), overlaid with those of the
+ * directory's files in order, then with the environment. An empty value counts as unset,
+ * wherever it comes from: an environment `AUTHSVC_X=` still hides the file's `AUTHSVC_X`, and
+ * then the default applies, rather than failing a parser on an empty string as Supabase Auth does.
  */
 export const merge = (
   fileText: Option.Option<string>,
-  env: Readonly<Record<string, string | undefined>>
+  env: Readonly<Record<string, string | undefined>>,
+  directory: ReadonlyArray<Record<string, string>> = []
 ): Variables => {
   const merged = new Map<string, string>(
     Object.entries(Option.match(fileText, { onNone: () => ({}), onSome: (text) => Dotenv.parse(text) }))
   )
+  for (const [name, value] of directory.flatMap((file) => Object.entries(file))) merged.set(name, value)
   for (const [name, value] of Object.entries(env)) {
     if (value !== undefined) merged.set(name, value)
   }
@@ -41,40 +58,21 @@ export const merge = (
 export const provider = (variables: Variables): ConfigProvider.ConfigProvider =>
   ConfigProvider.fromMap(new Map(variables))
 
-const reasons: Readonly<Record<string, string>> = {
-  EACCES: "permission denied",
-  EISDIR: "it is a directory",
-  EPERM: "operation not permitted"
-}
-
-const codeOf = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
-    ? error.code
-    : undefined
-
-/**
- * The file's text; none when it does not exist, which is the usual case in production. A file
- * that exists but cannot be read is a configuration error on one line, naming the file.
- */
-export const readDotenv = (path: string): Effect.Effect<Option.Option<string>, ConfigError.ConfigError> =>
-  Effect.tryPromise({
-    try: () => readFile(path, "utf8"),
-    catch: (error) => error
-  }).pipe(
-    Effect.map(Option.some),
-    Effect.catchAll((error) => {
-      const code = codeOf(error)
-      if (code === "ENOENT") return Effect.succeed(Option.none())
-      const reason = (code === undefined ? undefined : reasons[code]) ?? code ?? String(error)
-      return Effect.fail(
-        ConfigError.SourceUnavailable([path], `cannot be read (${reason})`, Cause.fail(error))
-      )
-    })
-  )
-
-/** The merged variables of `path` and `env`: what `AuthConfig` reads and `AuthVariables` checks. */
-export const load = (
-  path: string = defaultPath,
+/** The merged variables of `sources` and `env`: what `AuthConfig` reads and `AuthVariables` checks. */
+export const loadFrom = (
+  sources: Sources,
   env: Readonly<Record<string, string | undefined>> = process.env
 ): Effect.Effect<Variables, ConfigError.ConfigError> =>
-  Effect.map(readDotenv(path), (fileText) => merge(fileText, env))
+  Effect.all([
+    Option.match(sources.file, {
+      onNone: () => ConfigFiles.optional(defaultPath),
+      onSome: (path) => Effect.map(ConfigFiles.required(path), Option.some)
+    }),
+    Option.match(sources.directory, {
+      onNone: () => Effect.succeed([]),
+      onSome: ConfigFiles.directory
+    })
+  ]).pipe(Effect.map(([fileText, directory]) => merge(fileText, env, directory)))
+
+/** The merged variables of the running command's sources (`ConfigSources`) and the environment. */
+export const load = Effect.flatMap(ConfigSources, (sources) => loadFrom(sources))

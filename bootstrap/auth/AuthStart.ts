@@ -126,7 +126,7 @@ export const adjust = (
  * names read as ours (GoTrueNames), adjusted for `mode`.
  */
 export const variables = (mode: Mode): Effect.Effect<AuthEnvironment.Variables, ConfigError.ConfigError> =>
-  Effect.map(AuthEnvironment.load(), (loaded) => adjust(mode, GoTrueNames.translate(loaded).variables))
+  Effect.map(AuthEnvironment.load, (loaded) => adjust(mode, GoTrueNames.translate(loaded).variables))
 
 /** `db` with its URL's variable as the operator wrote it: Supabase Auth's name, if it was that. */
 const asWritten = (
@@ -207,14 +207,31 @@ export const fromVariables = (
  * development secret (devSecret) is read or made first.
  */
 export const load = (mode: Mode): Effect.Effect<Loaded, ConfigError.ConfigError> =>
-  Effect.flatMap(AuthEnvironment.load(), (loaded) =>
+  Effect.flatMap(AuthEnvironment.load, (loaded) =>
     mode === "dev" && !GoTrueNames.translate(loaded).variables.has("AUTHSVC_JWT_SECRET")
       ? Effect.flatMap(devSecret(devSecretPath(loaded)), (secret) => fromVariables(mode, loaded, secret))
       : fromVariables(mode, loaded)
+  ).pipe(
+    Effect.zipWith(AuthEnvironment.ConfigSources, (start, sources) => ({
+      ...start,
+      warnings: [...start.warnings, ...readOnce(sources)]
+    }))
   )
 
+/**
+ * Supabase Auth watches its `--config-dir` and reloads the API when a file changes; here the
+ * directory is read at start only, which an operator used to the reload needs telling.
+ */
+export const readOnce = (sources: AuthEnvironment.Sources): ReadonlyArray<string> =>
+  Option.match(sources.directory, {
+    onNone: () => [],
+    onSome: (directory) => [
+      `--config-dir ${directory} is read once, at start: a change to its files takes a restart (Supabase Auth reloads them)`
+    ]
+  })
+
 /** The database part only, for `latchkey auth migrate`. */
-export const loadDatabase = Effect.flatMap(AuthEnvironment.load(), (loaded) =>
+export const loadDatabase = Effect.flatMap(AuthEnvironment.load, (loaded) =>
   readFrom("alone", AuthConfig.database, loaded)
 )
 
@@ -254,4 +271,4 @@ export const operatorFromVariables = (
   })
 
 /** The operator commands' configuration (`operatorFromVariables`), from `.env` and the environment. */
-export const loadOperator = Effect.flatMap(AuthEnvironment.load(), operatorFromVariables)
+export const loadOperator = Effect.flatMap(AuthEnvironment.load, operatorFromVariables)

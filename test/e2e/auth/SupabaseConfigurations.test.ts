@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createClient } from "@supabase/supabase-js"
@@ -44,11 +44,11 @@ interface Running {
 }
 
 /**
- * Starts `latchkey auth serve` with `environment`, after replacing the gateway's address
- * (`gatewayHost`, as the configuration writes it) with the stand-in's, and the database, mail
- * server and port with the test's own.
+ * The test's stand-ins for what `environment` points at in its own stack: the gateway's address
+ * (`gatewayHost`, as the configuration writes it) replaced with the stand-in's throughout, and
+ * the database, mail server, port and data directory in `local`.
  */
-const startWith = (environment: Readonly<Record<string, string>>, gatewayHost: string) =>
+const standIns = (environment: Readonly<Record<string, string>>, gatewayHost: string) =>
   Effect.gen(function* () {
     const catcher = yield* SmtpCatcher.start
     const port = yield* freePort
@@ -56,18 +56,28 @@ const startWith = (environment: Readonly<Record<string, string>>, gatewayHost: s
     const database = yield* TestDatabase.freshUrl()
     const dataDir = mkdtempSync(join(tmpdir(), "latchkey-supabase-config-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
-    const env: Record<string, string> = {}
+    const stack: Record<string, string> = {}
     for (const [name, value] of Object.entries(environment)) {
-      env[name] = value.replaceAll(gatewayHost, `127.0.0.1:${gateway.port}`)
+      stack[name] = value.replaceAll(gatewayHost, `127.0.0.1:${gateway.port}`)
     }
-    env.GOTRUE_API_PORT = String(port)
-    env.GOTRUE_SMTP_HOST = "127.0.0.1"
-    env.GOTRUE_SMTP_PORT = String(catcher.port)
-    // The CLI's database URL names its own container; without a PostgreSQL server in this run,
-    // the service takes its embedded database, as it does with no URL at all.
-    if (Option.isSome(database)) env.GOTRUE_DB_DATABASE_URL = database.value
-    else delete env.GOTRUE_DB_DATABASE_URL
-    env.LATCHKEY_DATA_DIR = dataDir
+    const local: Record<string, string> = {
+      GOTRUE_API_PORT: String(port),
+      GOTRUE_SMTP_HOST: "127.0.0.1",
+      GOTRUE_SMTP_PORT: String(catcher.port),
+      // The configurations' database URLs name their own containers; without a PostgreSQL server
+      // in this run, the service takes its embedded database, as it does with no URL at all (an
+      // empty value is no value).
+      GOTRUE_DB_DATABASE_URL: Option.getOrElse(database, () => ""),
+      LATCHKEY_DATA_DIR: dataDir
+    }
+    return { catcher, port, gateway, stack, local }
+  })
+
+/** Starts `latchkey auth serve` with `environment` and the test's stand-ins (`standIns`). */
+const startWith = (environment: Readonly<Record<string, string>>, gatewayHost: string) =>
+  Effect.gen(function* () {
+    const { catcher, port, gateway, stack, local } = yield* standIns(environment, gatewayHost)
+    const env = { ...stack, ...local }
     const process = yield* CliProcess.spawnCli(["auth", "serve"], env)
     yield* CliProcess.waitUntilAnswering(process, `http://127.0.0.1:${port}/health`)
     return { gateway, catcher, process, environment: env } satisfies Running
@@ -234,5 +244,124 @@ describe("Supabase's self-hosting compose file (docker/docker-compose.yml with .
     const signedIn = await supabase.auth.signInWithPassword({ email, password })
     expect(signedIn.error).toBeNull()
     expect(signedIn.data.user?.email_confirmed_at).toBeTruthy()
+  })
+})
+
+/** `variables` as lines of a dotenv file, each value single-quoted (read as written). */
+const dotenv = (variables: Readonly<Record<string, string>>) => {
+  const quotable = Object.values(variables).every((value) => !/['\n]/.test(value))
+  if (!quotable) throw new Error("a value the test writes holds a quote or a line break")
+  return Object.entries(variables)
+    .map(([name, value]) => `${name}='${value}'`)
+    .join("\n")
+}
+
+describe("the self-hosting compose file's configuration in files, with Supabase Auth's --config and --config-dir", () => {
+  const compose = fixture("self-hosting-compose")
+  // What the directory's JSON file sets over the file, and what the environment sets over both.
+  const policy = { GOTRUE_DISABLE_SIGNUP: "true", GOTRUE_MAILER_AUTOCONFIRM: "true" }
+  const fromEnvironment = { GOTRUE_MAILER_AUTOCONFIRM: "false" }
+  let scope: Scope.CloseableScope
+  let running: Running
+  let migrated: { readonly code: number | null; readonly lines: ReadonlyArray<string> }
+  let folder: string
+
+  beforeAll(async () => {
+    scope = Effect.runSync(Scope.make())
+    folder = mkdtempSync(join(tmpdir(), "latchkey-config-files-"))
+    running = await Effect.runPromise(
+      Scope.extend(
+        Effect.gen(function* () {
+          const { catcher, port, gateway, stack, local } = yield* standIns(
+            compose.environment,
+            "localhost:8000"
+          )
+          const file = join(folder, "gotrue.env")
+          writeFileSync(file, dotenv(stack))
+          const directory = join(folder, "conf.d")
+          mkdirSync(directory)
+          writeFileSync(join(directory, "10-local.env"), dotenv(local))
+          writeFileSync(join(directory, "20-policy.json"), JSON.stringify(policy))
+          const migrate = yield* CliProcess.spawnCli(
+            ["auth", "migrate", "-c", file, "-d", directory],
+            fromEnvironment
+          )
+          migrated = { code: yield* migrate.exited, lines: migrate.lines() }
+          const process = yield* CliProcess.spawnCli(
+            ["auth", "serve", "--config", file, "--config-dir", directory],
+            fromEnvironment
+          )
+          yield* CliProcess.waitUntilAnswering(process, `http://127.0.0.1:${port}/health`)
+          return { gateway, catcher, process, environment: { ...stack, ...local } } satisfies Running
+        }),
+        scope
+      )
+    )
+  }, 90_000)
+
+  afterAll(async () => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    rmSync(folder, { recursive: true, force: true })
+  })
+
+  it("migrates with the files alone, and starts saying the directory is read once", () => {
+    expect(migrated.code).toBe(0)
+    expect(migrated.lines.join("\n")).toMatch(/auth schema is (at version|up to date)/)
+    expect(running.process.lines().filter((line) => line.includes("configuration:"))).toEqual([])
+    expect(running.process.lines().join("\n")).toMatch(/--config-dir \S+ is read once, at start/)
+  })
+
+  it("takes the directory's files over the file, and the environment over both", async () => {
+    const settings = (await (await fetch(`${running.gateway.url}/auth/v1/settings`)).json()) as Record<
+      string,
+      unknown
+    >
+    expect(settings).toMatchObject({
+      disable_signup: true,
+      mailer_autoconfirm: false,
+      phone_autoconfirm: true,
+      external: { email: true, phone: true }
+    })
+  })
+
+  it("refuses supabase-js's sign-up, and signs in a user the admin API made", async () => {
+    const supabase = await clientOf(running)
+    const email = freshEmail("files")
+    const refused = await supabase.auth.signUp({ email, password })
+    expect(refused.error?.code).toBe("signup_disabled")
+
+    const admin = createClient(
+      running.gateway.url,
+      await apiKey(running.environment.GOTRUE_JWT_SECRET ?? "", "service_role"),
+      { auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false } }
+    )
+    const created = await admin.auth.admin.createUser({ email, password, email_confirm: true })
+    expect(created.error).toBeNull()
+    const signedIn = await supabase.auth.signInWithPassword({ email, password })
+    expect(signedIn.error).toBeNull()
+    expect(signedIn.data.user?.email).toBe(email)
+  })
+
+  it("stops on a file or directory that cannot be read, naming it on one line", async () => {
+    const absent = join(folder, "absent.env")
+    const notJson = join(folder, "broken.d")
+    mkdirSync(notJson)
+    writeFileSync(join(notJson, "settings.json"), JSON.stringify({ GOTRUE_JWT_EXP: 3600 }))
+    for (const [args, line] of [
+      [["-c", absent], `latchkey: configuration: ${absent}: cannot be read (it does not exist)`],
+      [
+        ["-d", notJson],
+        `latchkey: configuration: ${join(notJson, "settings.json")}: expected a JSON object whose values are strings`
+      ]
+    ] as const) {
+      const result = await Effect.runPromise(
+        Effect.scoped(
+          Effect.flatMap(CliProcess.spawnCli(["auth", "serve", ...args], {}), (process) =>
+            Effect.map(process.exited, (code) => ({ code, lines: process.lines() }))
+          )
+        )
+      )
+      expect(result).toEqual({ code: 1, lines: [line] })
+    }
   })
 })
