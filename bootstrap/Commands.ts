@@ -38,23 +38,29 @@ const oauthOperator = Layer.provideMerge(Layer.effectDiscard(Migrations.ensureCu
 /**
  * The auth service's operator commands run the admin API's use cases on the configured
  * database, with the service's own settings (password policy, signing keys), once they find its
- * schema there. They read only what they use (AuthStart.loadOperator).
+ * schema there. They read only what they use (AuthStart.loadOperator), from `sources`.
  */
-const authOperator = Layer.unwrapEffect(
-  Effect.map(AuthStart.loadOperator, (config) =>
-    Layer.provideMerge(
-      Layer.effectDiscard(Migrations.ensureCurrent(AuthTables.migrationTarget(config.db.namespace))),
-      Layer.mergeAll(AuthServer.settings(config), AuthLayers.core(config))
+const authOperator = (sources: AuthEnvironment.Sources) =>
+  Layer.unwrapEffect(
+    Effect.map(operatorConfig(sources), (config) =>
+      Layer.provideMerge(
+        Layer.effectDiscard(Migrations.ensureCurrent(AuthTables.migrationTarget(config.db.namespace))),
+        Layer.mergeAll(AuthServer.settings(config), AuthLayers.core(config))
+      )
     )
   )
-)
 
 /** The auth service's settings alone, for `keys api`: no database is opened. */
-const authConfiguration = Layer.unwrapEffect(
-  Effect.map(AuthStart.loadOperator, (config) =>
-    Layer.mergeAll(AuthServer.settings(config), AuthLayers.jwtSettings(config), JoseApiKeySigner.layer)
+const authConfiguration = (sources: AuthEnvironment.Sources) =>
+  Layer.unwrapEffect(
+    Effect.map(operatorConfig(sources), (config) =>
+      Layer.mergeAll(AuthServer.settings(config), AuthLayers.jwtSettings(config), JoseApiKeySigner.layer)
+    )
   )
-)
+
+/** The operator commands' configuration, read from the sources the command was given. */
+const operatorConfig = (sources: AuthEnvironment.Sources) =>
+  Effect.provideService(AuthStart.loadOperator, AuthEnvironment.ConfigSources, sources)
 
 /** The auth database's configuration, read from the sources the command was given. */
 const authDatabase = (sources: AuthEnvironment.Sources) =>

@@ -4,6 +4,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type * as SourceOptions from "../../adapters/cli/auth/SourceOptions.js"
 import * as ConfigFiles from "./ConfigFiles.js"
 
 /**
@@ -17,13 +18,8 @@ export type Variables = ReadonlyMap<string, string>
 
 export const defaultPath = ".env"
 
-/** What `latchkey auth serve` and `migrate` were told to read besides the environment. */
-export interface Sources {
-  /** A file of variables read in place of `.env` (`--config`); unlike `.env`, it must exist. */
-  readonly file: Option.Option<string>
-  /** A directory of `*.env` and `*.json` files read over the file (`--config-dir`). */
-  readonly directory: Option.Option<string>
-}
+/** What the `latchkey auth` command running was told to read besides the environment. */
+export type Sources = SourceOptions.Sources
 
 /** The sources of the command running: by default `.env` alone. */
 export class ConfigSources extends Context.Reference<ConfigSources>()("latchkey/auth/ConfigSources", {

@@ -14,11 +14,12 @@ import { retireKey } from "../../../application/auth/keys/RetireKey.js"
 import { rotateKeys } from "../../../application/auth/keys/RotateKeys.js"
 import * as SigningKey from "../../../domain/auth/SigningKey.js"
 import * as CommandTree from "../CommandTree.js"
+import * as SourceOptions from "./SourceOptions.js"
 
 const when = (at: Option.Option<Date>) =>
   Option.match(at, { onNone: () => "-", onSome: (date) => date.toISOString() })
 
-const list = Command.make("list", {}, () =>
+const list = Command.make("list", { sources: SourceOptions.sources }, () =>
   Effect.gen(function* () {
     const keys = yield* listKeys
     yield* Console.log(["kid", "alg", "status", "signs", "published", "created", "verifies until"].join("\t"))
@@ -43,7 +44,7 @@ const algorithm = Options.choice("alg", ["RS256", "ES256", "EdDSA"]).pipe(
   Options.withDescription("The new key's algorithm, one AUTHSVC_JWT_VALID_METHODS allows (default: RS256)")
 )
 
-const add = Command.make("add", { algorithm }, ({ algorithm }) =>
+const add = Command.make("add", { algorithm, sources: SourceOptions.sources }, ({ algorithm }) =>
   Effect.gen(function* () {
     const key = yield* addKey(algorithm)
     yield* Console.log(
@@ -52,7 +53,7 @@ const add = Command.make("add", { algorithm }, ({ algorithm }) =>
   })
 ).pipe(Command.withDescription("Add a standby key: published in the JWKS at once, signing after a rotation."))
 
-const rotate = Command.make("rotate", {}, () =>
+const rotate = Command.make("rotate", { sources: SourceOptions.sources }, () =>
   Effect.gen(function* () {
     const rotation = yield* rotateKeys
     yield* Console.log(`${rotation.current} signs now (within the instances' key cache time)`)
@@ -71,7 +72,7 @@ const kid = Args.text({ name: "KID" }).pipe(
   Args.withDescription("The key to retire, by its kid as `latchkey auth keys list` shows it")
 )
 
-const retire = Command.make("retire", { kid }, ({ kid }) =>
+const retire = Command.make("retire", { kid, sources: SourceOptions.sources }, ({ kid }) =>
   Effect.gen(function* () {
     yield* retireKey(SigningKey.Kid.make(kid))
     yield* Console.log(`retired ${kid}: no longer published, its tokens no longer verify`)
@@ -89,7 +90,7 @@ const unavailable: Readonly<Record<ApiKeysUnavailable["reason"], string>> = {
     "AUTHSVC_JWT_VALID_METHODS leaves out HS256: the service would refuse API keys, which are HS256 JWTs. Add HS256 to it and run this again"
 }
 
-const api = Command.make("api", {}, () =>
+const api = Command.make("api", { sources: SourceOptions.sources }, () =>
   Effect.gen(function* () {
     const keys = yield* apiKeys.pipe(
       Effect.catchTag("ApiKeysUnavailable", (refused) => Effect.fail(new Error(unavailable[refused.reason])))
@@ -115,22 +116,23 @@ const api = Command.make("api", {}, () =>
 export type ApiServices = CommandTree.Needs<typeof api>
 
 /**
- * `latchkey auth keys`, each command given what it runs with once its words have parsed:
+ * `latchkey auth keys`, each command given what it runs with once its words have parsed, read
+ * from the sources its options name:
  * `services` the signing-key commands (the database), `configured` `keys api` (the
  * configuration alone).
  */
 export const command = <E1, E2>(
-  services: Layer.Layer<Services, E1>,
-  configured: Layer.Layer<ApiServices, E2>
+  services: (sources: SourceOptions.Sources) => Layer.Layer<Services, E1>,
+  configured: (sources: SourceOptions.Sources) => Layer.Layer<ApiServices, E2>
 ) =>
   CommandTree.group(
     "keys",
     "The auth service's JWT signing keys, stored in its database, and the API keys for its JWT secret.",
     [
-      CommandTree.leaf(Command.provide(list, services)),
-      CommandTree.leaf(Command.provide(add, services)),
-      CommandTree.leaf(Command.provide(rotate, services)),
-      CommandTree.leaf(Command.provide(retire, services)),
-      CommandTree.leaf(Command.provide(api, configured))
+      CommandTree.leaf(Command.provide(list, ({ sources }) => services(sources))),
+      CommandTree.leaf(Command.provide(add, ({ sources }) => services(sources))),
+      CommandTree.leaf(Command.provide(rotate, ({ sources }) => services(sources))),
+      CommandTree.leaf(Command.provide(retire, ({ sources }) => services(sources))),
+      CommandTree.leaf(Command.provide(api, ({ sources }) => configured(sources)))
     ]
   )

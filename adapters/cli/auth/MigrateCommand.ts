@@ -1,21 +1,14 @@
 import * as Command from "@effect/cli/Command"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
 import * as Migrations from "../../postgres/Migrations.js"
 import * as SourceOptions from "./SourceOptions.js"
-
-/** Where the variables were read from (SourceOptions). */
-export interface Sources {
-  readonly file: Option.Option<string>
-  readonly directory: Option.Option<string>
-}
 
 /**
  * `latchkey auth migrate`: the migrations `latchkey auth serve` applies at start, on their own
  * (idempotent; safe beside running instances), in the database `target` reads from the sources.
  */
-export const make = (target: (sources: Sources) => Effect.Effect<Migrations.Target, unknown>) =>
+export const make = (target: (sources: SourceOptions.Sources) => Effect.Effect<Migrations.Target, unknown>) =>
   Command.make("migrate", SourceOptions.sources, (sources) =>
     Effect.gen(function* () {
       const where = yield* target(sources)

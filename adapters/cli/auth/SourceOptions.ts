@@ -1,8 +1,17 @@
 import * as Options from "@effect/cli/Options"
+import type * as Option from "effect/Option"
+
+/** Where a command was told to read the auth service's variables from besides the environment. */
+export interface Sources {
+  /** A file of variables read in place of `.env` (`--config`); unlike `.env`, it must exist. */
+  readonly file: Option.Option<string>
+  /** A directory of `*.env` and `*.json` files read over the file (`--config-dir`). */
+  readonly directory: Option.Option<string>
+}
 
 /**
- * Where `latchkey auth serve` and `migrate` read variables from besides the environment, named as
- * Supabase Auth's own flags are, so that its command line works unchanged.
+ * The options every `latchkey auth` command reads its `Sources` from, named as Supabase Auth's
+ * own flags are, so that its command line works unchanged.
  */
 export const sources = {
   file: Options.text("config").pipe(

@@ -14,6 +14,7 @@ import * as FindUser from "../../../application/auth/admin/FindUser.js"
 import { listUsers } from "../../../application/auth/admin/ListUsers.js"
 import * as ErrorResponse from "../../http/auth/ErrorResponse.js"
 import * as CommandTree from "../CommandTree.js"
+import * as SourceOptions from "./SourceOptions.js"
 
 const email = Options.text("email").pipe(
   Options.withPseudoName("ADDRESS"),
@@ -43,35 +44,40 @@ const told = <A, E, R>(effect: Effect.Effect<A, E | AuthError.AuthError, R>) =>
     return Effect.fail(new Error(`${answer.code}: ${answer.message}`))
   })
 
-const create = Command.make("create", { email, phone, passwordEnv, confirmed }, (options) =>
-  told(
-    Effect.gen(function* () {
-      const password = yield* Option.match(options.passwordEnv, {
-        onNone: () => Effect.succeedNone,
-        onSome: (variable) =>
-          Effect.flatMap(Config.option(Config.redacted(variable)), (value) =>
-            Option.isSome(value)
-              ? Effect.succeed(Option.some(Redacted.value(value.value)))
-              : Effect.fail(new Error(`validation_failed: ${variable} is not set (--password-env names it)`))
-          )
+const create = Command.make(
+  "create",
+  { email, phone, passwordEnv, confirmed, sources: SourceOptions.sources },
+  (options) =>
+    told(
+      Effect.gen(function* () {
+        const password = yield* Option.match(options.passwordEnv, {
+          onNone: () => Effect.succeedNone,
+          onSome: (variable) =>
+            Effect.flatMap(Config.option(Config.redacted(variable)), (value) =>
+              Option.isSome(value)
+                ? Effect.succeed(Option.some(Redacted.value(value.value)))
+                : Effect.fail(
+                    new Error(`validation_failed: ${variable} is not set (--password-env names it)`)
+                  )
+            )
+        })
+        const created = yield* createUser({
+          id: "",
+          aud: "",
+          role: "",
+          email: Option.getOrElse(options.email, () => ""),
+          phone: Option.getOrElse(options.phone, () => ""),
+          password,
+          passwordHash: "",
+          emailConfirm: options.confirmed,
+          phoneConfirm: options.confirmed,
+          userMetadata: Option.none(),
+          appMetadata: Option.none(),
+          banDuration: ""
+        })
+        yield* Console.log(`created ${created.user.id}`)
       })
-      const created = yield* createUser({
-        id: "",
-        aud: "",
-        role: "",
-        email: Option.getOrElse(options.email, () => ""),
-        phone: Option.getOrElse(options.phone, () => ""),
-        password,
-        passwordHash: "",
-        emailConfirm: options.confirmed,
-        phoneConfirm: options.confirmed,
-        userMetadata: Option.none(),
-        appMetadata: Option.none(),
-        banDuration: ""
-      })
-      yield* Console.log(`created ${created.user.id}`)
-    })
-  )
+    )
 ).pipe(Command.withDescription("Create a user, as POST /admin/users does."))
 
 const page = Options.integer("page").pipe(
@@ -91,31 +97,34 @@ const filter = Options.text("filter").pipe(
   Options.withDescription("Only the users whose email address or full name contains TEXT (any case)")
 )
 
-const list = Command.make("list", { page, perPage, filter }, ({ page, perPage, filter }) =>
-  told(
-    Effect.gen(function* () {
-      const listed = yield* listUsers({
-        page: Math.max(1, page),
-        perPage: Math.max(1, perPage),
-        order: "desc",
-        filter
+const list = Command.make(
+  "list",
+  { page, perPage, filter, sources: SourceOptions.sources },
+  ({ page, perPage, filter }) =>
+    told(
+      Effect.gen(function* () {
+        const listed = yield* listUsers({
+          page: Math.max(1, page),
+          perPage: Math.max(1, perPage),
+          order: "desc",
+          filter
+        })
+        yield* Console.log(["id", "email", "phone", "created", "last sign-in"].join("\t"))
+        for (const { user } of listed.users) {
+          yield* Console.log(
+            [
+              user.id,
+              // A soft-deleted user is listed too, their address gone: said in its place.
+              Option.isSome(user.deletedAt) ? "(deleted)" : Option.getOrElse(user.email, () => "-"),
+              Option.getOrElse(user.phone, () => "-"),
+              user.createdAt.toISOString(),
+              Option.match(user.lastSignInAt, { onNone: () => "-", onSome: (at) => at.toISOString() })
+            ].join("\t")
+          )
+        }
+        yield* Console.log(`${listed.total} ${listed.total === 1 ? "user" : "users"}`)
       })
-      yield* Console.log(["id", "email", "phone", "created", "last sign-in"].join("\t"))
-      for (const { user } of listed.users) {
-        yield* Console.log(
-          [
-            user.id,
-            // A soft-deleted user is listed too, their address gone: said in its place.
-            Option.isSome(user.deletedAt) ? "(deleted)" : Option.getOrElse(user.email, () => "-"),
-            Option.getOrElse(user.phone, () => "-"),
-            user.createdAt.toISOString(),
-            Option.match(user.lastSignInAt, { onNone: () => "-", onSome: (at) => at.toISOString() })
-          ].join("\t")
-        )
-      }
-      yield* Console.log(`${listed.total} ${listed.total === 1 ? "user" : "users"}`)
-    })
-  )
+    )
 ).pipe(Command.withDescription("List users, newest first, as GET /admin/users does."))
 
 const userId = Args.text({ name: "USER_ID" }).pipe(
@@ -125,7 +134,7 @@ const soft = Options.boolean("soft").pipe(
   Options.withDescription("Keep the user's row with its identifying data removed (a soft delete)")
 )
 
-const remove = Command.make("delete", { userId, soft }, ({ userId, soft }) =>
+const remove = Command.make("delete", { userId, soft, sources: SourceOptions.sources }, ({ userId, soft }) =>
   told(
     Effect.gen(function* () {
       yield* deleteUser(yield* FindUser.parseId(userId), soft)
@@ -137,10 +146,13 @@ const remove = Command.make("delete", { userId, soft }, ({ userId, soft }) =>
 /** What the users commands run with: the admin API's use cases' services. */
 export type Services = CommandTree.Needs<typeof create | typeof list | typeof remove>
 
-/** `latchkey auth users`, each command given `services` once its words have parsed. */
-export const command = <E>(services: Layer.Layer<Services, E>) =>
+/**
+ * `latchkey auth users`, each command given `services` once its words have parsed, read from the
+ * sources its options name.
+ */
+export const command = <E>(services: (sources: SourceOptions.Sources) => Layer.Layer<Services, E>) =>
   CommandTree.group("users", "The auth service's users, through the admin API's use cases.", [
-    CommandTree.leaf(Command.provide(create, services)),
-    CommandTree.leaf(Command.provide(list, services)),
-    CommandTree.leaf(Command.provide(remove, services))
+    CommandTree.leaf(Command.provide(create, ({ sources }) => services(sources))),
+    CommandTree.leaf(Command.provide(list, ({ sources }) => services(sources))),
+    CommandTree.leaf(Command.provide(remove, ({ sources }) => services(sources)))
   ])

@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as jose from "jose"
 import * as AuthKeysCommand from "../../../../adapters/cli/auth/KeysCommand.js"
+import type * as SourceOptions from "../../../../adapters/cli/auth/SourceOptions.js"
 import * as AuthUsersCommand from "../../../../adapters/cli/auth/UsersCommand.js"
 import * as CommandTree from "../../../../adapters/cli/CommandTree.js"
 import * as JoseApiKeySigner from "../../../../adapters/crypto/auth/JoseApiKeySigner.js"
@@ -45,18 +46,27 @@ const configured = (options: {
     JoseApiKeySigner.layer
   )
 
+/** The sources each command was given its services for, in order. */
+const given: Array<SourceOptions.Sources> = []
+
 /**
  * `latchkey auth <args>`, its commands running on the services the test provides, `keys api`
- * on `keysApi`.
+ * on `keysApi`, whatever their sources (noted in `given`).
  */
 const cli =
   (keysApi: Layer.Layer<JwtSettings | AuthSettings | ApiKeySigner>) =>
   (...args: Array<string>) =>
     Effect.flatMap(Effect.context<AuthUsersCommand.Services | AuthKeysCommand.Services>(), (context) => {
       const provided = Layer.succeedContext(context)
+      const noting =
+        <A>(layer: A) =>
+        (sources: SourceOptions.Sources) => {
+          given.push(sources)
+          return layer
+        }
       const auth = CommandTree.group("auth", "The auth commands.", [
-        AuthUsersCommand.command(provided),
-        AuthKeysCommand.command(provided, keysApi)
+        AuthUsersCommand.command(noting(provided)),
+        AuthKeysCommand.command(noting(provided), noting(keysApi))
       ])
       return CliRun.capture(CommandTree.run(auth, { name: "latchkey", version: "test" }))(...args)
     })
@@ -157,6 +167,22 @@ describe("latchkey auth users and keys", () => {
       )
       if (hs256Off._tag === "Left") expect(String(hs256Off.left)).toContain("AUTHSVC_JWT_VALID_METHODS")
       expect(hs256Off._tag).toBe("Left")
+    }).pipe(Effect.provide(services))
+  )
+
+  it.effect("reads each command's services from the --config and --config-dir it names", () =>
+    Effect.gen(function* () {
+      given.length = 0
+      yield* run("users", "list", "-c", "/etc/auth.env")
+      yield* run("keys", "list", "--config-dir", "/etc/auth.d", "--config", "/etc/auth.env")
+      yield* run("keys", "api", "-d", "/etc/auth.d")
+      yield* run("users", "list")
+      expect(given).toEqual([
+        { file: Option.some("/etc/auth.env"), directory: Option.none() },
+        { file: Option.some("/etc/auth.env"), directory: Option.some("/etc/auth.d") },
+        { file: Option.none(), directory: Option.some("/etc/auth.d") },
+        { file: Option.none(), directory: Option.none() }
+      ])
     }).pipe(Effect.provide(services))
   )
 })
