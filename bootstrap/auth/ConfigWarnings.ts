@@ -7,6 +7,7 @@ import * as AuthConfigValues from "./AuthConfigValues.js"
 import type { Variables } from "./AuthEnvironment.js"
 import * as JwtKeys from "./JwtKeys.js"
 import * as MfaConfig from "./MfaConfig.js"
+import * as SmsConfig from "./SmsConfig.js"
 
 /**
  * What a configuration Supabase Auth starts with, and so this service starts with too, leaves
@@ -100,6 +101,13 @@ export const warnings = (
       `${written("AUTHSVC_SMS_PROVIDER")} is ${Option.getOrElse(config.sms.provider, () => "")}, but ${why.replace(/AUTHSVC_[A-Z0-9_]+/g, written)}: no text can be sent, and the phone flows answer 422 sms_send_failed "Unable to get SMS provider" (SMS_TEST_OTP numbers still work)`
     )
   })
+
+  const ignoredTestOtps = SmsConfig.ignoredTestOtps(variables.get("AUTHSVC_SMS_TEST_OTP") ?? "")
+  if (ignoredTestOtps.length > 0) {
+    lines.push(
+      `${written("AUTHSVC_SMS_TEST_OTP")} holds ${ignoredTestOtps.map((pair) => JSON.stringify(pair)).join(", ")}, which no sign-in can match (a phone number of 2 to 15 digits and a code are expected): ${ignoredTestOtps.length === 1 ? "it is" : "they are"} left out`
+    )
+  }
 
   Option.map(config.mfa.relyingParty, (party) => {
     const ceremonies = "every passkey and WebAuthn ceremony fails"

@@ -106,26 +106,40 @@ const gatewayField = Config.all({ provider: providerField, configured: SmsGatewa
 const testOtpExpected = "expected phone:code pairs separated by commas, e.g. 15555550100:123456"
 
 /**
- * `SMS_TEST_OTP` as Supabase Auth reads a map (`phone:code,phone:code`). Its numbers, written
- * with or without `+` (Supabase's `config.toml` writes `4152127777`), are read as clients'
- * numbers are and kept as phones are stored. One that is no number at all could never match a
- * user and is refused, where Supabase Auth keeps it silently (docs/compatibility.md).
+ * `SMS_TEST_OTP` as Supabase Auth reads a map (`phone:code,phone:code`): an item that is not one
+ * pair is refused, as there. Its numbers, written with or without `+` (Supabase's `config.toml`
+ * writes `4152127777`), are read as clients' numbers are and kept as phones are stored. A pair
+ * whose number is no number or whose code is empty (GoTrue's own example.env writes
+ * `<phone-1>:<otp-1>`) could never match a user: Supabase Auth keeps it silently, this service
+ * starts without it and says so (`ignoredTestOtps`, a warning at start).
  */
-export const parseTestOtp = (value: string): Either.Either<ReadonlyMap<Phone, string>, string> => {
+const readTestOtp = (
+  value: string
+): Either.Either<
+  { readonly codes: ReadonlyMap<Phone, string>; readonly ignored: ReadonlyArray<string> },
+  string
+> => {
   const codes = new Map<Phone, string>()
-  if (value.trim() === "") return Either.right(codes)
+  const ignored: Array<string> = []
+  if (value.trim() === "") return Either.right({ codes, ignored })
   for (const pair of value.split(",")) {
     const parts = pair.split(":")
+    if (parts.length !== 2) return Either.left(testOtpExpected)
     const phone = parts[0]?.trim() ?? ""
     const code = parts[1]?.trim() ?? ""
-    if (parts.length !== 2 || phone === "" || code === "") return Either.left(testOtpExpected)
     const normalized = parsePhone(phone)
-    if (Either.isLeft(normalized))
-      return Either.left(`expected phone numbers of 2 to 15 digits, with or without +, not ${phone}`)
-    codes.set(normalized.right, code)
+    if (code === "" || Either.isLeft(normalized)) ignored.push(pair.trim())
+    else codes.set(normalized.right, code)
   }
-  return Either.right(codes)
+  return Either.right({ codes, ignored })
 }
+
+export const parseTestOtp = (value: string): Either.Either<ReadonlyMap<Phone, string>, string> =>
+  Either.map(readTestOtp(value), ({ codes }) => codes)
+
+/** The pairs of an `SMS_TEST_OTP` the service starts without: no number, or no code. */
+export const ignoredTestOtps = (value: string): ReadonlyArray<string> =>
+  Either.match(readTestOtp(value), { onLeft: () => [], onRight: ({ ignored }) => ignored })
 
 // Go's time.Time reads text as RFC 3339: a date, a time with optional fraction, and a zone.
 const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/

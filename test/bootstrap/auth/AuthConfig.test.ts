@@ -988,4 +988,13 @@ describe("auth configuration", () => {
       expect(lines).toContain("LOG_LEVEL: expected one of panic, fatal, error, warn, info, debug, trace")
     })
   )
+
+  it.effect("warns of SMS_TEST_OTP pairs no sign-in can match, quoting them", () =>
+    Effect.gen(function* () {
+      expect(yield* warningsOf({ AUTHSVC_SMS_TEST_OTP: "<phone-1>:<otp-1>, 15555550100:123456" })).toEqual([
+        'AUTHSVC_SMS_TEST_OTP holds "<phone-1>:<otp-1>", which no sign-in can match (a phone number of 2 to 15 digits and a code are expected): it is left out'
+      ])
+      expect(yield* warningsOf({ AUTHSVC_SMS_TEST_OTP: "15555550100:123456" })).toEqual([])
+    })
+  )
 })

@@ -270,20 +270,32 @@ describe("SMS configuration", () => {
       })
     )
 
-    it.effect("refuses a pair without a code, and a number that is not one", () =>
+    it.effect("refuses an item that is not one phone:code pair, as Supabase Auth's map reading does", () =>
       Effect.gen(function* () {
         const expected = [
           "AUTHSVC_SMS_TEST_OTP: expected phone:code pairs separated by commas, e.g. 15555550100:123456"
         ]
         expect(yield* report({ AUTHSVC_SMS_TEST_OTP: "15555550100" })).toEqual(expected)
-        expect(yield* report({ AUTHSVC_SMS_TEST_OTP: "15555550100:123456,:1" })).toEqual(expected)
         expect(yield* report({ AUTHSVC_SMS_TEST_OTP: "15555550100:12:34" })).toEqual(expected)
-        expect(yield* report({ AUTHSVC_SMS_TEST_OTP: "phone:123456" })).toEqual([
-          "AUTHSVC_SMS_TEST_OTP: expected phone numbers of 2 to 15 digits, with or without +, not phone"
-        ])
-        expect(yield* report({ AUTHSVC_SMS_TEST_OTP: "+0155:123456" })).toEqual([
-          "AUTHSVC_SMS_TEST_OTP: expected phone numbers of 2 to 15 digits, with or without +, not +0155"
-        ])
+        expect(yield* report({ AUTHSVC_SMS_TEST_OTP: "15555550100:123456," })).toEqual(expected)
+      })
+    )
+
+    it.effect("starts without the pairs no sign-in can match: no number, or no code", () =>
+      Effect.gen(function* () {
+        // GoTrue's example.env, as it comes.
+        const example = "<phone-1>:<otp-1>, <phone-2>:<otp-2>..."
+        for (const [value, kept] of [
+          ["15555550100:123456,:1", [["15555550100", "123456"]]],
+          ["phone:123456, +0155:123456, 15555550101:", []],
+          [example, []]
+        ] as const) {
+          expect((yield* config({ AUTHSVC_SMS_TEST_OTP: value })).testOtp).toEqual(new Map(kept))
+        }
+        expect(SmsConfig.ignoredTestOtps("15555550100:123456,:1")).toEqual([":1"])
+        expect(SmsConfig.ignoredTestOtps(example)).toEqual(["<phone-1>:<otp-1>", "<phone-2>:<otp-2>..."])
+        expect(SmsConfig.ignoredTestOtps("15555550100:123456")).toEqual([])
+        expect(SmsConfig.ignoredTestOtps("15555550100")).toEqual([])
       })
     )
 
