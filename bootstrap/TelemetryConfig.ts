@@ -14,9 +14,9 @@ export interface TelemetryConfig {
   readonly logLevel: LogLevel.LogLevel
   /** `LOG_FILE`: JSON lines are also appended here. */
   readonly logFile: Option.Option<string>
-  /** `TRACING_ENABLED` with `TRACING_EXPORTER=opentelemetry`. */
+  /** `TRACING_ENABLED` with `TRACING_EXPORTER=opentelemetry` (another name: off, for the auth service). */
   readonly tracing: boolean
-  /** `METRICS_ENABLED` with `METRICS_EXPORTER`; none when metrics are off. */
+  /** `METRICS_ENABLED` with `METRICS_EXPORTER`; none when metrics are off or, for the auth service, the exporter is unknown. */
   readonly metrics: Option.Option<MetricsExporter>
   /** `REQUEST_ID_HEADER`: an incoming header to inherit the request id from. */
   readonly requestIdHeader: Option.Option<string>
@@ -36,6 +36,7 @@ const debugFlag = (name: string) =>
     Config.map((value) => ["1", "t", "T", "TRUE", "true", "True"].includes(value))
   )
 
+/** The exporter named: one of `allowed` (the first by default), or a configuration error. */
 const exporter = <A extends string>(name: string, allowed: ReadonlyArray<A>) =>
   Config.string(name).pipe(
     Config.withDefault(allowed[0] ?? ""),
@@ -43,18 +44,35 @@ const exporter = <A extends string>(name: string, allowed: ReadonlyArray<A>) =>
       const found = allowed.find((candidate) => candidate === value)
       return found === undefined
         ? Either.left(ConfigValues.invalid(name, `expected ${allowed.join(" or ")}`))
-        : Either.right(found)
+        : Either.right(Option.some(found))
     })
   )
+
+/**
+ * The exporter named as Supabase Auth reads it: a name it does not know is taken and exports
+ * nothing (its own test configuration turns tracing on with `TRACING_EXPORTER=default`), which
+ * ConfigWarnings says at start.
+ */
+const knownExporter = <A extends string>(name: string, allowed: ReadonlyArray<A>) =>
+  Config.string(name).pipe(
+    Config.withDefault(allowed[0] ?? ""),
+    Config.map((value) => Option.fromNullable(allowed.find((candidate) => candidate === value)))
+  )
+
+/** The exporters the auth service (`AUTHSVC_`, Supabase Auth's reading) and the oauth service take. */
+const exporterFor = (prefix: Prefix) => (prefix === "AUTHSVC_" ? knownExporter : exporter)
+
+export const tracingExporters = ["opentelemetry"] as const
+export const metricsExporters = ["opentelemetry", "prometheus"] as const
 
 export const read = (prefix: Prefix): Config.Config<TelemetryConfig> =>
   Config.all({
     logLevel: ConfigValues.logLevel,
     logFile: Config.option(Config.nonEmptyString(`${prefix}LOG_FILE`)),
     tracingEnabled: ConfigValues.bool(`${prefix}TRACING_ENABLED`, false),
-    tracingExporter: exporter(`${prefix}TRACING_EXPORTER`, ["opentelemetry"]),
+    tracingExporter: exporterFor(prefix)(`${prefix}TRACING_EXPORTER`, tracingExporters),
     metricsEnabled: ConfigValues.bool(`${prefix}METRICS_ENABLED`, false),
-    metricsExporter: exporter(`${prefix}METRICS_EXPORTER`, ["opentelemetry", "prometheus"]),
+    metricsExporter: exporterFor(prefix)(`${prefix}METRICS_EXPORTER`, metricsExporters),
     prometheusHost: ConfigValues.listenHost("OTEL_EXPORTER_PROMETHEUS_HOST", "0.0.0.0"),
     prometheusPort: ConfigValues.portNamed("OTEL_EXPORTER_PROMETHEUS_PORT", 9100),
     requestIdHeader: Config.option(ConfigValues.headerName(`${prefix}REQUEST_ID_HEADER`)),
@@ -64,14 +82,14 @@ export const read = (prefix: Prefix): Config.Config<TelemetryConfig> =>
       (values): TelemetryConfig => ({
         logLevel: values.logLevel,
         logFile: values.logFile,
-        tracing: values.tracingEnabled,
-        metrics: values.metricsEnabled
-          ? Option.some(
-              values.metricsExporter === "prometheus"
-                ? { _tag: "prometheus", host: values.prometheusHost, port: values.prometheusPort }
-                : { _tag: "opentelemetry" }
-            )
-          : Option.none(),
+        tracing: values.tracingEnabled && Option.isSome(values.tracingExporter),
+        metrics: Option.map(
+          Option.filter(values.metricsExporter, () => values.metricsEnabled),
+          (chosen): MetricsExporter =>
+            chosen === "prometheus"
+              ? { _tag: "prometheus", host: values.prometheusHost, port: values.prometheusPort }
+              : { _tag: "opentelemetry" }
+        ),
         requestIdHeader: values.requestIdHeader,
         debug: values.debug
       })

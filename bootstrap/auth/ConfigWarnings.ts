@@ -1,7 +1,9 @@
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Apple from "../../adapters/idp/providers/apple.js"
 import * as Mail from "../../domain/auth/Mail.js"
+import * as TelemetryConfig from "../TelemetryConfig.js"
 import * as AuthConfig from "./AuthConfig.js"
 import * as AuthConfigValues from "./AuthConfigValues.js"
 import type { Variables } from "./AuthEnvironment.js"
@@ -96,11 +98,34 @@ export const warnings = (
     })
   }
 
+  for (const provider of config.externalProviders) {
+    if (provider.name !== "apple" || Option.isSome(provider.unusable)) continue
+    Option.map(provider.secret, (secret) => {
+      if (!Apple.isClientSecretFor(provider.clientId, secret)) {
+        lines.push(
+          `${written("AUTHSVC_EXTERNAL_APPLE_SECRET")} is not a client secret JWT made for ${written("AUTHSVC_EXTERNAL_APPLE_CLIENT_ID")} (ES256, signed with the team's key, its sub the client id): Apple refuses every sign-in through its page (sign-ins with its ID tokens work)`
+        )
+      }
+    })
+  }
+
   Option.map(config.sms.unusable, (why) => {
     lines.push(
       `${written("AUTHSVC_SMS_PROVIDER")} is ${Option.getOrElse(config.sms.provider, () => "")}, but ${why.replace(/AUTHSVC_[A-Z0-9_]+/g, written)}: no text can be sent, and the phone flows answer 422 sms_send_failed "Unable to get SMS provider" (SMS_TEST_OTP numbers still work)`
     )
   })
+
+  for (const [name, known, what] of [
+    ["AUTHSVC_TRACING_EXPORTER", TelemetryConfig.tracingExporters, "traces"],
+    ["AUTHSVC_METRICS_EXPORTER", TelemetryConfig.metricsExporters, "metrics"]
+  ] as const) {
+    const value = variables.get(name)
+    if (value !== undefined && !known.some((exporter) => exporter === value)) {
+      lines.push(
+        `${written(name)} is ${value}: ${what} are exported only by ${known.join(" or ")}, so none are, as in Supabase Auth`
+      )
+    }
+  }
 
   const ignoredTestOtps = SmsConfig.ignoredTestOtps(variables.get("AUTHSVC_SMS_TEST_OTP") ?? "")
   if (ignoredTestOtps.length > 0) {

@@ -88,8 +88,6 @@ describe("telemetry configuration", () => {
       const lines = problems(
         yield* load("AUTHSVC_", {
           AUTHSVC_TRACING_ENABLED: "yes",
-          AUTHSVC_TRACING_EXPORTER: "jaeger",
-          AUTHSVC_METRICS_EXPORTER: "statsd",
           OTEL_EXPORTER_PROMETHEUS_PORT: "99999",
           AUTHSVC_REQUEST_ID_HEADER: "not a header",
           LOG_LEVEL: "verbose"
@@ -98,13 +96,48 @@ describe("telemetry configuration", () => {
       expect(lines).toEqual(
         expect.arrayContaining([
           "AUTHSVC_TRACING_ENABLED: expected true or false (also 1/0, t/f)",
-          "AUTHSVC_TRACING_EXPORTER: expected opentelemetry",
-          "AUTHSVC_METRICS_EXPORTER: expected opentelemetry or prometheus",
           "OTEL_EXPORTER_PROMETHEUS_PORT: expected a port number, 0 to 65535",
           "AUTHSVC_REQUEST_ID_HEADER: expected an HTTP header name, e.g. X-Request-Id",
           "LOG_LEVEL: expected one of panic, fatal, error, warn, info, debug, trace"
         ])
       )
     })
+  )
+
+  it.effect("refuses an exporter the oauth service does not know, naming what it expects", () =>
+    Effect.gen(function* () {
+      const lines = problems(yield* load("", { TRACING_EXPORTER: "jaeger", METRICS_EXPORTER: "statsd" }))
+      expect(lines).toEqual([
+        "TRACING_EXPORTER: expected opentelemetry",
+        "METRICS_EXPORTER: expected opentelemetry or prometheus"
+      ])
+    })
+  )
+
+  it.effect(
+    "takes an exporter the auth service does not know, as Supabase Auth does, exporting nothing",
+    () =>
+      Effect.gen(function* () {
+        // Supabase Auth's own test configuration (hack/test.env) turns tracing on so.
+        const config = Either.getOrThrow(
+          yield* load("AUTHSVC_", {
+            AUTHSVC_TRACING_ENABLED: "true",
+            AUTHSVC_TRACING_EXPORTER: "default",
+            AUTHSVC_METRICS_ENABLED: "true",
+            AUTHSVC_METRICS_EXPORTER: "statsd"
+          })
+        )
+        expect(config.tracing).toBe(false)
+        expect(config.metrics).toEqual(Option.none())
+        const known = Either.getOrThrow(
+          yield* load("AUTHSVC_", {
+            AUTHSVC_TRACING_ENABLED: "true",
+            AUTHSVC_METRICS_ENABLED: "true",
+            AUTHSVC_METRICS_EXPORTER: "prometheus"
+          })
+        )
+        expect(known.tracing).toBe(true)
+        expect(known.metrics).toEqual(Option.some({ _tag: "prometheus", host: "0.0.0.0", port: 9100 }))
+      })
   )
 })

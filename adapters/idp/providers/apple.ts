@@ -1,11 +1,9 @@
-import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { decodeJwt, decodeProtectedHeader } from "jose"
-import { UpstreamLoginFailed } from "../../../application/ports/UpstreamIdentityProvider.js"
 import * as IdentityData from "../IdentityData.js"
-import type { Credentials, ProviderEntry, ProviderTraits } from "../ProviderEntry.js"
+import type { ProviderEntry, ProviderTraits } from "../ProviderEntry.js"
 import * as Oidc from "./oidc.js"
 
 /**
@@ -73,23 +71,18 @@ export const profileOf = (login: Oidc.Login) => {
 }
 
 /**
- * Refuses at start-up a secret that cannot be Apple's client secret: not a JWT, or one made for
- * another client. Its expiry is Apple's to judge, at the token endpoint.
+ * Whether the secret can be Apple's client secret: a JWT signed with ES256 whose subject is the
+ * client. Supabase Auth starts with any secret and Apple refuses the code exchange; here the
+ * start says so (ConfigWarnings). Its expiry is Apple's to judge, at the token endpoint.
  */
-export const checkClientSecret = (credentials: Credentials): Effect.Effect<void, UpstreamLoginFailed> =>
-  Effect.try({
-    try: () => {
-      const secret = Redacted.value(credentials.clientSecret)
-      const header = decodeProtectedHeader(secret)
-      const claims = decodeJwt(secret)
-      if (header.alg !== "ES256" || claims.sub !== credentials.clientId) throw new Error("another client")
-    },
-    catch: () =>
-      new UpstreamLoginFailed({
-        message:
-          "The apple provider's secret must be the client secret JWT (ES256) signed with the team's key, whose sub is the client id"
-      })
-  })
+export const isClientSecretFor = (clientId: string, secret: Redacted.Redacted<string>): boolean => {
+  try {
+    const value = Redacted.value(secret)
+    return decodeProtectedHeader(value).alg === "ES256" && decodeJwt(value).sub === clientId
+  } catch {
+    return false
+  }
+}
 
 export const traits: ProviderTraits = {
   callback: "form_post",
@@ -104,30 +97,27 @@ export const entry: ProviderEntry = {
   name: "apple",
   traits,
   build: (credentials) =>
-    Effect.zipRight(
-      checkClientSecret(credentials),
-      Oidc.openId(
-        {
-          name: "apple",
-          scopes: ["name", "email"],
-          pkce: false,
-          nonce: true,
-          clientAuthentication: "client_secret_post",
-          // Apple requires it whenever `name` or `email` is asked for.
-          parameters: { response_mode: "form_post" },
-          userInfo: "never",
-          profile: profileOf
-        },
-        {
-          _tag: "Fixed",
-          metadata: {
-            issuer,
-            authorization_endpoint: `${issuer}/auth/authorize`,
-            token_endpoint: `${issuer}/auth/token`,
-            jwks_uri: `${issuer}/auth/keys`
-          }
-        },
-        credentials
-      )
+    Oidc.openId(
+      {
+        name: "apple",
+        scopes: ["name", "email"],
+        pkce: false,
+        nonce: true,
+        clientAuthentication: "client_secret_post",
+        // Apple requires it whenever `name` or `email` is asked for.
+        parameters: { response_mode: "form_post" },
+        userInfo: "never",
+        profile: profileOf
+      },
+      {
+        _tag: "Fixed",
+        metadata: {
+          issuer,
+          authorization_endpoint: `${issuer}/auth/authorize`,
+          token_endpoint: `${issuer}/auth/token`,
+          jwks_uri: `${issuer}/auth/keys`
+        }
+      },
+      credentials
     )
 }

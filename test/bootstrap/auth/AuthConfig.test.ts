@@ -582,6 +582,16 @@ describe("auth configuration", () => {
           expect(yield* warningsOf(google)).toEqual([
             `AUTHSVC_EXTERNAL_GOOGLE_SECRET is unset: sign-ins through google's page answer "Unsupported provider: missing OAuth secret" (sign-ins with its ID tokens work)`
           ])
+          // Supabase Auth's own test configuration (hack/test.env) writes `testsecret`: it starts.
+          const apple = {
+            AUTHSVC_EXTERNAL_APPLE_ENABLED: "true",
+            AUTHSVC_EXTERNAL_APPLE_CLIENT_ID: "testclientid",
+            AUTHSVC_EXTERNAL_APPLE_SECRET: "testsecret"
+          }
+          expect(yield* unusable(apple)).toEqual([["apple", Option.none()]])
+          expect(yield* warningsOf(apple)).toEqual([
+            "AUTHSVC_EXTERNAL_APPLE_SECRET is not a client secret JWT made for AUTHSVC_EXTERNAL_APPLE_CLIENT_ID (ES256, signed with the team's key, its sub the client id): Apple refuses every sign-in through its page (sign-ins with its ID tokens work)"
+          ])
           const keycloak = {
             AUTHSVC_EXTERNAL_KEYCLOAK_ENABLED: "true",
             AUTHSVC_EXTERNAL_KEYCLOAK_CLIENT_ID: "app",
@@ -995,6 +1005,22 @@ describe("auth configuration", () => {
         'AUTHSVC_SMS_TEST_OTP holds "<phone-1>:<otp-1>", which no sign-in can match (a phone number of 2 to 15 digits and a code are expected): it is left out'
       ])
       expect(yield* warningsOf({ AUTHSVC_SMS_TEST_OTP: "15555550100:123456" })).toEqual([])
+    })
+  )
+
+  it.effect("warns of a tracing or metrics exporter that exports nothing", () =>
+    Effect.gen(function* () {
+      expect(
+        yield* warningsOf({
+          AUTHSVC_TRACING_ENABLED: "true",
+          AUTHSVC_TRACING_EXPORTER: "default",
+          AUTHSVC_METRICS_EXPORTER: "statsd"
+        })
+      ).toEqual([
+        "AUTHSVC_TRACING_EXPORTER is default: traces are exported only by opentelemetry, so none are, as in Supabase Auth",
+        "AUTHSVC_METRICS_EXPORTER is statsd: metrics are exported only by opentelemetry or prometheus, so none are, as in Supabase Auth"
+      ])
+      expect(yield* warningsOf({ AUTHSVC_TRACING_EXPORTER: "opentelemetry" })).toEqual([])
     })
   )
 })
