@@ -247,6 +247,53 @@ describe("Supabase's self-hosting compose file (docker/docker-compose.yml with .
   })
 })
 
+describe("Supabase Auth's own test configuration (hack/test.env)", () => {
+  const own = fixture("supabase-auth-test-env")
+  let scope: Scope.CloseableScope
+  let running: Running
+
+  beforeAll(async () => {
+    scope = Effect.runSync(Scope.make())
+    running = await Effect.runPromise(Scope.extend(startWith(own.environment, "localhost:9999"), scope))
+  }, 90_000)
+
+  afterAll(async () => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  })
+
+  it("is read from supabase/auth's own file, and starts, with a warning for each setting that does nothing", () => {
+    expect(own.source.repository).toBe("supabase/auth")
+    const printed = running.process.lines()
+    expect(printed.filter((line) => line.includes("configuration:"))).toEqual([])
+    expect(printed.join("\n")).toContain(
+      "GOTRUE_TRACING_EXPORTER is default: traces are exported only by opentelemetry"
+    )
+    expect(printed.join("\n")).toContain("GOTRUE_EXTERNAL_APPLE_SECRET is not a client secret JWT")
+  })
+
+  it("signs a user up through supabase-js, the address to confirm, and signs in one the admin API made", async () => {
+    const supabase = await clientOf(running)
+    const email = freshEmail("own")
+    const signedUp = await supabase.auth.signUp({ email, password })
+    expect(signedUp.error).toBeNull()
+    expect(signedUp.data.session).toBeNull()
+    expect((await Mailbox.mailTo(running.catcher, email)).subject).toBeTruthy()
+
+    const admin = createClient(
+      running.gateway.url,
+      await apiKey(running.environment.GOTRUE_JWT_SECRET ?? "", "service_role"),
+      { auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false } }
+    )
+    const other = freshEmail("own-admin")
+    expect(
+      (await admin.auth.admin.createUser({ email: other, password, email_confirm: true })).error
+    ).toBeNull()
+    const signedIn = await supabase.auth.signInWithPassword({ email: other, password })
+    expect(signedIn.error).toBeNull()
+    expect(signedIn.data.user?.email).toBe(other)
+  })
+})
+
 /** `variables` as lines of a dotenv file, each value single-quoted (read as written). */
 const dotenv = (variables: Readonly<Record<string, string>>) => {
   const quotable = Object.values(variables).every((value) => !/['\n]/.test(value))
