@@ -6,6 +6,7 @@ import type * as Usage from "@effect/cli/Usage"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as HashSet from "effect/HashSet"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Help from "./Help.js"
 
@@ -142,6 +143,69 @@ export class UnknownCommand extends Schema.TaggedError<UnknownCommand>()("Unknow
 
 const isOption = (word: string) => word.startsWith("-")
 
+export class UsageProblem extends Schema.TaggedError<UsageProblem>()("UsageProblem", {
+  message: Schema.String
+}) {}
+
+/** An option of a command, under one of its names. */
+interface Named {
+  /** Its long name, which stands for all of them. */
+  readonly name: string
+  /** The name of its value (`FILE`); none for a switch. */
+  readonly value: Option.Option<string>
+  readonly repeatable: boolean
+}
+
+/** Every option of a command by each of its names, from its usage. */
+const optionsOf = (usage: Usage.Usage, repeatable = false): ReadonlyArray<readonly [string, Named]> => {
+  switch (usage._tag) {
+    case "Named": {
+      const name = usage.names.find((candidate) => candidate.startsWith("--")) ?? usage.names[0] ?? ""
+      const named: Named = {
+        name,
+        value: usage.acceptedValues,
+        repeatable
+      }
+      return usage.names.map((each) => [each, named] as const)
+    }
+    case "Optional":
+      return optionsOf(usage.usage, repeatable)
+    case "Repeated":
+      return optionsOf(usage.usage, true)
+    case "Alternation":
+    case "Concat":
+      return [...optionsOf(usage.left, repeatable), ...optionsOf(usage.right, repeatable)]
+    default:
+      return []
+  }
+}
+
+/**
+ * What @effect/cli would misreport in a command's `words` (those after its name): an option
+ * that takes a value given none, or none but the next option (it says "Received unknown
+ * argument"), and an option given twice that is not repeatable (the same). None: let it parse.
+ */
+export const usageProblem = (usage: Usage.Usage, words: ReadonlyArray<string>): Option.Option<string> => {
+  const options = new Map(optionsOf(usage))
+  const end = words.indexOf("--")
+  const read = end === -1 ? words : words.slice(0, end)
+  const seen = new Set<string>()
+  for (let at = 0; at < read.length; at++) {
+    const word = read[at] ?? ""
+    const option = options.get(word)
+    if (option === undefined) continue
+    if (seen.has(option.name) && !option.repeatable) return Option.some(`${option.name} is given twice`)
+    seen.add(option.name)
+    if (Option.isNone(option.value)) continue
+    const next = read[at + 1]
+    if (next === undefined || options.has(next) || next === "-h" || next === "--help") {
+      return Option.some(`${word} takes a value: ${word} ${option.value.value}`)
+    }
+    at += 1
+  }
+  return Option.none()
+}
+
 /** Whether the words ask for help: `-h` or `--help` before a `--`. */
 const asksForHelp = (words: ReadonlyArray<string>) => {
   const end = words.indexOf("--")
@@ -177,7 +241,13 @@ export const run =
     }
     const rest = words.slice(at)
     if (asksForHelp(rest)) return Console.log(helpOf(node, path, program))
-    if (node._tag === "Leaf") return node.run(rest, program)
+    if (node._tag === "Leaf") {
+      const named = [program.name, ...path].join(" ")
+      return Option.match(usageProblem(node.usage, rest), {
+        onNone: () => node.run(rest, program),
+        onSome: (problem) => Effect.fail(new UsageProblem({ message: `${problem}; see \`${named} --help\`` }))
+      })
+    }
     if (node === root && rest.length === 1 && rest[0] === "--version") return Console.log(program.version)
     const [first] = rest
     if (first !== undefined) {

@@ -107,6 +107,28 @@ describe("CommandTree", () => {
     }).pipe(Effect.provide(NodeContext.layer))
   )
 
+  it.effect("says which option lacks its value, or is given twice, in one line", () =>
+    Effect.gen(function* () {
+      const greeting = ["deep", "deeper", "greet"]
+      for (const [words, message] of [
+        [["--name"], "--name takes a value: --name NAME"],
+        [["--name", "--loud", "2"], "--name takes a value: --name NAME"],
+        [["--name", "ada", "--name", "bob", "2"], "--name is given twice"],
+        [["--loud", "--loud", "2"], "--loud is given twice"]
+      ] as const) {
+        const problem = yield* Effect.flip(run(...greeting, ...words))
+        expect(problem).toBeInstanceOf(CommandTree.UsageProblem)
+        expect(problem).toMatchObject({ message: `${message}; see \`tool deep deeper greet --help\`` })
+      }
+      // A value that looks like an option is a value when no option has that name; after `--`,
+      // nothing is an option.
+      expect(yield* run(...greeting, "--name", "-ada-", "1")).toBe("hello -ada-")
+      expect(yield* Effect.flip(run(...greeting, "--name", "ada", "--", "--name"))).not.toBeInstanceOf(
+        CommandTree.UsageProblem
+      )
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+
   it("tells a command without descriptions from a described one", () => {
     expect(Help.partsOf(CommandTree.leaf(undocumented))).toEqual({
       description: "",
