@@ -35,6 +35,14 @@ const oauthStorage = Layer.unwrapEffect(Effect.map(OAuthConfig.database, OAuthLa
 /** Storage on the configured database, for the oauth operator commands: the schema must be there. */
 const oauthOperator = Layer.provideMerge(Layer.effectDiscard(Migrations.ensureCurrent("oauth")), oauthStorage)
 
+/** The operator commands' configuration, read from the sources the command was given. */
+const operatorConfig = (sources: AuthEnvironment.Sources) =>
+  Effect.provideService(AuthStart.loadOperator, AuthEnvironment.ConfigSources, sources)
+
+/** The auth database's configuration, read from the sources the command was given. */
+const authDatabase = (sources: AuthEnvironment.Sources) =>
+  Effect.provideService(AuthStart.loadDatabase, AuthEnvironment.ConfigSources, sources)
+
 /**
  * The auth service's operator commands run the admin API's use cases on the configured
  * database, with the service's own settings (password policy, signing keys), once they find its
@@ -57,14 +65,6 @@ const authConfiguration = (sources: AuthEnvironment.Sources) =>
       Layer.mergeAll(AuthServer.settings(config), AuthLayers.jwtSettings(config), JoseApiKeySigner.layer)
     )
   )
-
-/** The operator commands' configuration, read from the sources the command was given. */
-const operatorConfig = (sources: AuthEnvironment.Sources) =>
-  Effect.provideService(AuthStart.loadOperator, AuthEnvironment.ConfigSources, sources)
-
-/** The auth database's configuration, read from the sources the command was given. */
-const authDatabase = (sources: AuthEnvironment.Sources) =>
-  Effect.provideService(AuthStart.loadDatabase, AuthEnvironment.ConfigSources, sources)
 
 const authMigrate = AuthMigrateCommand.make((sources) =>
   Effect.map(authDatabase(sources), ({ db }) => AuthTables.migrationTarget(db.namespace))

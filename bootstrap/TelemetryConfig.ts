@@ -59,7 +59,7 @@ const knownExporter = <A extends string>(name: string, allowed: ReadonlyArray<A>
     Config.map((value) => Option.fromNullable(allowed.find((candidate) => candidate === value)))
   )
 
-/** The exporters the auth service (`AUTHSVC_`, Supabase Auth's reading) and the oauth service take. */
+/** How each service reads an exporter's name: the auth service as Supabase Auth does, the oauth service strictly. */
 const exporterFor = (prefix: Prefix) => (prefix === "AUTHSVC_" ? knownExporter : exporter)
 
 export const tracingExporters = ["opentelemetry"] as const

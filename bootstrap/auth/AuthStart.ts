@@ -270,5 +270,8 @@ export const operatorFromVariables = (
     }
   })
 
-/** The operator commands' configuration (`operatorFromVariables`), from `.env` and the environment. */
+/**
+ * The operator commands' configuration (`operatorFromVariables`), from the command's sources
+ * (`.env` unless told otherwise) and the environment.
+ */
 export const loadOperator = Effect.flatMap(AuthEnvironment.load, operatorFromVariables)

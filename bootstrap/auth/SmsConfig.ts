@@ -109,7 +109,7 @@ const testOtpExpected = "expected phone:code pairs separated by commas, e.g. 155
  * `SMS_TEST_OTP` as Supabase Auth reads a map (`phone:code,phone:code`): an item that is not one
  * pair is refused, as there. Its numbers, written with or without `+` (Supabase's `config.toml`
  * writes `4152127777`), are read as clients' numbers are and kept as phones are stored. A pair
- * whose number is no number or whose code is empty (GoTrue's own example.env writes
+ * whose number is no number or whose code is empty (Supabase Auth's own example.env writes
  * `<phone-1>:<otp-1>`) could never match a user: Supabase Auth keeps it silently, this service
  * starts without it and says so (`ignoredTestOtps`, a warning at start).
  */
