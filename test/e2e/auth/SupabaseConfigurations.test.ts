@@ -96,6 +96,16 @@ const clientOf = async (running: Running) =>
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false }
   })
 
+/** supabase-js with the service_role key: the admin API's client. */
+const adminOf = async (running: Running) =>
+  createClient(
+    running.gateway.url,
+    await apiKey(running.environment.GOTRUE_JWT_SECRET ?? "", "service_role"),
+    {
+      auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false }
+    }
+  ).auth.admin
+
 const freshEmail = (what: string) => `${what}-${crypto.randomUUID()}@example.com`
 const password = "correct horse battery staple"
 
@@ -279,15 +289,9 @@ describe("Supabase Auth's own test configuration (hack/test.env)", () => {
     expect(signedUp.data.session).toBeNull()
     expect((await Mailbox.mailTo(running.catcher, email)).subject).toBeTruthy()
 
-    const admin = createClient(
-      running.gateway.url,
-      await apiKey(running.environment.GOTRUE_JWT_SECRET ?? "", "service_role"),
-      { auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false } }
-    )
+    const admin = await adminOf(running)
     const other = freshEmail("own-admin")
-    expect(
-      (await admin.auth.admin.createUser({ email: other, password, email_confirm: true })).error
-    ).toBeNull()
+    expect((await admin.createUser({ email: other, password, email_confirm: true })).error).toBeNull()
     const signedIn = await supabase.auth.signInWithPassword({ email: other, password })
     expect(signedIn.error).toBeNull()
     expect(signedIn.data.user?.email).toBe(other)
@@ -377,12 +381,8 @@ describe("the self-hosting compose file's configuration in files, with Supabase 
     const refused = await supabase.auth.signUp({ email, password })
     expect(refused.error?.code).toBe("signup_disabled")
 
-    const admin = createClient(
-      running.gateway.url,
-      await apiKey(running.environment.GOTRUE_JWT_SECRET ?? "", "service_role"),
-      { auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false } }
-    )
-    const created = await admin.auth.admin.createUser({ email, password, email_confirm: true })
+    const admin = await adminOf(running)
+    const created = await admin.createUser({ email, password, email_confirm: true })
     expect(created.error).toBeNull()
     const signedIn = await supabase.auth.signInWithPassword({ email, password })
     expect(signedIn.error).toBeNull()
@@ -403,7 +403,8 @@ describe("the self-hosting compose file's configuration in files, with Supabase 
     ] as const) {
       const result = await Effect.runPromise(
         Effect.scoped(
-          Effect.flatMap(CliProcess.spawnCli(["auth", "serve", ...args], {}), (process) =>
+          // In the test's folder: no `.env` of the working directory is read beside them.
+          Effect.flatMap(CliProcess.spawnCli(["auth", "serve", ...args], {}, { cwd: folder }), (process) =>
             Effect.map(process.exited, (code) => ({ code, lines: process.lines() }))
           )
         )
