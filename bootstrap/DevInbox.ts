@@ -51,7 +51,11 @@ const moved =
 /** The auth service's logger and level, for the inbox's own lines. */
 const logging = (config: AuthConfig) =>
   Layer.merge(
-    JsonLogger.layer({ file: Option.getOrUndefined(config.telemetry.logFile), variable: "AUTHSVC_LOG_FILE" }),
+    JsonLogger.layer({
+      file: Option.getOrUndefined(config.telemetry.logFile),
+      variable: "AUTHSVC_LOG_FILE",
+      unopenable: "warn"
+    }),
     Logger.minimumLogLevel(config.telemetry.logLevel)
   )
 

@@ -14,6 +14,8 @@ export interface TelemetryOptions {
   readonly prefix: Prefix
   /** Tests collect spans in memory instead of exporting them. */
   readonly spanProcessor?: SpanProcessor | undefined
+  /** `LOG_FILE`'s name as the operator wrote it (a `GOTRUE_` one), for the line about it. */
+  readonly logFileVariable?: string | undefined
 }
 
 /**
@@ -25,7 +27,9 @@ export const layer = (config: TelemetryConfig, options: TelemetryOptions) =>
   Layer.mergeAll(
     JsonLogger.layer({
       file: Option.getOrUndefined(config.logFile),
-      variable: `${options.prefix}LOG_FILE`
+      variable: options.logFileVariable ?? `${options.prefix}LOG_FILE`,
+      // The auth service starts as Supabase Auth does, which logs on without the file.
+      unopenable: options.prefix === "AUTHSVC_" ? "warn" : "refuse"
     }),
     config.tracing
       ? OpenTelemetry.tracing({

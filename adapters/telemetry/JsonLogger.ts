@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from "node:fs"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FiberRefs from "effect/FiberRefs"
 import * as HashMap from "effect/HashMap"
 import * as Inspectable from "effect/Inspectable"
@@ -46,34 +47,53 @@ export const format = (options: Logger.Logger.Options<unknown>): string => {
 
 /**
  * The services' logger: JSON lines on stdout and, with `LOG_FILE`, appended to that file too.
- * Writes are synchronous, so a line is out before the process can exit on a fatal error.
+ * Writes are synchronous, so a line is out before the process can exit on a fatal error. A file
+ * that cannot be opened stops the start (`unopenable: "refuse"`, the oauth service), or is left
+ * out with a warning line (`"warn"`, the auth service, as Supabase Auth logs on without it).
  */
 export const layer = (options: {
   readonly file: string | undefined
   /** The variable that named the file, for the one line that refuses it. */
   readonly variable: string
+  readonly unopenable?: "refuse" | "warn"
 }) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       const file = options.file
-      const fd =
+      const opened =
         file === undefined
-          ? undefined
-          : yield* Effect.acquireRelease(
-              Effect.try({
-                try: () => openSync(file, "a"),
-                catch: (cause) =>
-                  new LogFileError({
-                    message: `${options.variable}: cannot open ${file} for appending: ${String(cause)}`
-                  })
-              }),
-              (fd) => Effect.sync(() => closeSync(fd))
+          ? Either.right(undefined)
+          : yield* Effect.either(
+              Effect.acquireRelease(
+                Effect.try({
+                  try: () => openSync(file, "a"),
+                  catch: (cause) =>
+                    new LogFileError({
+                      message: `${options.variable}: cannot open ${file} for appending: ${String(cause)}`
+                    })
+                }),
+                (fd) => Effect.sync(() => closeSync(fd))
+              )
             )
-      const logger = Logger.make((entry) => {
-        const line = format(entry)
-        process.stdout.write(line)
-        if (fd !== undefined) writeSync(fd, line)
+      if (Either.isLeft(opened) && options.unopenable !== "warn") return yield* opened.left
+      const fd = Either.getOrUndefined(opened)
+      const replaced = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make((entry) => {
+          const line = format(entry)
+          process.stdout.write(line)
+          if (fd !== undefined) writeSync(fd, line)
+        })
+      )
+      return Either.match(opened, {
+        onRight: () => replaced,
+        onLeft: (error) =>
+          Layer.merge(
+            replaced,
+            Layer.effectDiscard(Effect.logWarning(`${error.message}: lines go to stdout only`)).pipe(
+              Layer.provide(replaced)
+            )
+          )
       })
-      return Logger.replace(Logger.defaultLogger, logger)
     })
   )

@@ -415,7 +415,8 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
       Telemetry.layer(config.telemetry, {
         serviceName,
         prefix: "AUTHSVC_",
-        spanProcessor: options.spanProcessor
+        spanProcessor: options.spanProcessor,
+        logFileVariable: written("AUTHSVC_LOG_FILE")
       })
     )
   )

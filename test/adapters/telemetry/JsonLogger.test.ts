@@ -1,4 +1,7 @@
-import { describe, expect, it } from "@effect/vitest"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it, vi } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
@@ -84,6 +87,67 @@ describe("JsonLogger.format", () => {
       )
       expect(lines.map(parse)).toEqual([
         expect.objectContaining({ level: "info", msg: "request completed", request_id: "r-9", status: "200" })
+      ])
+    })
+  )
+})
+
+describe("JsonLogger.layer", () => {
+  const folder = mkdtempSync(join(tmpdir(), "latchkey-log-"))
+  afterAll(() => rmSync(folder, { recursive: true, force: true }))
+
+  /** What the logger writes to stdout while `effect` runs with it, as parsed lines. */
+  const stdoutOf = <A, E>(effect: Effect.Effect<A, E>) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => {
+        const written: Array<string> = []
+        const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+          written.push(String(chunk))
+          return true
+        })
+        return { written, spy }
+      }),
+      ({ written }) => Effect.map(Effect.either(effect), (result) => ({ result, lines: written.map(parse) })),
+      ({ spy }) => Effect.sync(() => spy.mockRestore())
+    )
+
+  it.effect("appends each line to LOG_FILE as well as stdout", () =>
+    Effect.gen(function* () {
+      const file = join(folder, "service.log")
+      const { result } = yield* stdoutOf(
+        Effect.logInfo("started").pipe(
+          Effect.provide(JsonLogger.layer({ file, variable: "LOG_FILE", unopenable: "refuse" }))
+        )
+      )
+      expect(result._tag).toBe("Right")
+      expect(parse(readFileSync(file, "utf8"))).toMatchObject({ level: "info", msg: "started" })
+    })
+  )
+
+  it.effect("stops on a file it cannot open, or logs on without it, saying so, as it is told", () =>
+    Effect.gen(function* () {
+      const file = join(folder, "missing-folder", "service.log")
+      const refused = yield* stdoutOf(
+        Effect.logInfo("started").pipe(
+          Effect.provide(JsonLogger.layer({ file, variable: "LOG_FILE", unopenable: "refuse" }))
+        )
+      )
+      expect(refused.result).toMatchObject({ _tag: "Left", left: { _tag: "LogFileError" } })
+      expect(refused.lines).toEqual([])
+      const warned = yield* stdoutOf(
+        Effect.logInfo("started").pipe(
+          Effect.provide(JsonLogger.layer({ file, variable: "AUTHSVC_LOG_FILE", unopenable: "warn" }))
+        )
+      )
+      expect(warned.result._tag).toBe("Right")
+      expect(warned.lines).toEqual([
+        expect.objectContaining({
+          level: "warn",
+          msg: expect.stringMatching(
+            /^AUTHSVC_LOG_FILE: cannot open .*missing-folder\/service\.log for appending: .*: lines go to stdout only$/
+          )
+        }),
+        expect.objectContaining({ level: "info", msg: "started" })
       ])
     })
   )
