@@ -54,7 +54,8 @@ const logging = (config: AuthConfig) =>
     JsonLogger.layer({
       file: Option.getOrUndefined(config.telemetry.logFile),
       variable: "AUTHSVC_LOG_FILE",
-      unopenable: "warn"
+      // The auth service's own logger says when the file cannot be opened.
+      unopenable: "quiet"
     }),
     Logger.minimumLogLevel(config.telemetry.logLevel)
   )

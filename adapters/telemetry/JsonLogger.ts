@@ -2,8 +2,10 @@ import { closeSync, openSync, writeSync } from "node:fs"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as HashMap from "effect/HashMap"
+import * as HashSet from "effect/HashSet"
 import * as Inspectable from "effect/Inspectable"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -49,13 +51,14 @@ export const format = (options: Logger.Logger.Options<unknown>): string => {
  * The services' logger: JSON lines on stdout and, with `LOG_FILE`, appended to that file too.
  * Writes are synchronous, so a line is out before the process can exit on a fatal error. A file
  * that cannot be opened stops the start (`unopenable: "refuse"`, the oauth service), or is left
- * out with a warning line (`"warn"`, the auth service, as Supabase Auth logs on without it).
+ * out with a warning line (`"warn"`, the auth service, as Supabase Auth logs on without it), or
+ * without one (`"quiet"`, a logger beside the service's own, which says it).
  */
 export const layer = (options: {
   readonly file: string | undefined
   /** The variable that named the file, for the one line that refuses it. */
   readonly variable: string
-  readonly unopenable?: "refuse" | "warn"
+  readonly unopenable?: "refuse" | "warn" | "quiet"
 }) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
@@ -75,25 +78,22 @@ export const layer = (options: {
                 (fd) => Effect.sync(() => closeSync(fd))
               )
             )
-      if (Either.isLeft(opened) && options.unopenable !== "warn") return yield* opened.left
+      const unopenable = options.unopenable ?? "refuse"
+      if (Either.isLeft(opened) && unopenable === "refuse") return yield* opened.left
       const fd = Either.getOrUndefined(opened)
-      const replaced = Logger.replace(
-        Logger.defaultLogger,
-        Logger.make((entry) => {
-          const line = format(entry)
-          process.stdout.write(line)
-          if (fd !== undefined) writeSync(fd, line)
-        })
-      )
-      return Either.match(opened, {
-        onRight: () => replaced,
-        onLeft: (error) =>
-          Layer.merge(
-            replaced,
-            Layer.effectDiscard(Effect.logWarning(`${error.message}: lines go to stdout only`)).pipe(
-              Layer.provide(replaced)
-            )
-          )
+      const logger = Logger.make((entry) => {
+        const line = format(entry)
+        process.stdout.write(line)
+        if (fd !== undefined) writeSync(fd, line)
       })
+      const replaced = Logger.replace(Logger.defaultLogger, logger)
+      if (Either.isRight(opened) || unopenable === "quiet") return replaced
+      // Said through this logger alone, after it is in place, in turn: layers merged are built
+      // in fibers of their own, and a logger put in place there would outlive the layer's scope
+      // in the fiber that built the service.
+      const said = Effect.logWarning(`${opened.left.message}: lines go to stdout only`).pipe(
+        Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(logger))
+      )
+      return Layer.effectDiscard(said).pipe(Layer.provideMerge(replaced))
     })
   )

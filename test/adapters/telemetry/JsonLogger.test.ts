@@ -124,7 +124,7 @@ describe("JsonLogger.layer", () => {
     })
   )
 
-  it.effect("stops on a file it cannot open, or logs on without it, saying so, as it is told", () =>
+  it.effect("stops on a file it cannot open, or logs on without it, saying so or not, as it is told", () =>
     Effect.gen(function* () {
       const file = join(folder, "missing-folder", "service.log")
       const refused = yield* stdoutOf(
@@ -134,9 +134,11 @@ describe("JsonLogger.layer", () => {
       )
       expect(refused.result).toMatchObject({ _tag: "Left", left: { _tag: "LogFileError" } })
       expect(refused.lines).toEqual([])
+      // A line after the layer's scope is not the layer's: its logger is gone with it.
       const warned = yield* stdoutOf(
         Effect.logInfo("started").pipe(
-          Effect.provide(JsonLogger.layer({ file, variable: "AUTHSVC_LOG_FILE", unopenable: "warn" }))
+          Effect.provide(JsonLogger.layer({ file, variable: "AUTHSVC_LOG_FILE", unopenable: "warn" })),
+          Effect.zipRight(Effect.logInfo("after the layer"))
         )
       )
       expect(warned.result._tag).toBe("Right")
@@ -149,6 +151,13 @@ describe("JsonLogger.layer", () => {
         }),
         expect.objectContaining({ level: "info", msg: "started" })
       ])
+      const quiet = yield* stdoutOf(
+        Effect.logInfo("started").pipe(
+          Effect.provide(JsonLogger.layer({ file, variable: "AUTHSVC_LOG_FILE", unopenable: "quiet" }))
+        )
+      )
+      expect(quiet.result._tag).toBe("Right")
+      expect(quiet.lines).toEqual([expect.objectContaining({ level: "info", msg: "started" })])
     })
   )
 })
