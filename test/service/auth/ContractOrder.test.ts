@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as SiteVerifyFake from "../../support/auth/captcha/SiteVerifyFake.js"
 import { jsonObject } from "../../support/JsonBody.js"
 import * as CaptchaAuth from "../support/CaptchaAuth.js"
+import * as InProcessAuth from "../support/InProcessAuth.js"
 
 /*
  * Which check of an endpoint's contract answers when several would refuse, through the auth
  * service's own route table (adapters/http/auth/Routes.ts): the answers Supabase Auth gives,
  * whose endpoints count their rate limits at different points. Every limit here allows one
- * request per client address, custom providers are off, and the captcha provider passes any
- * token sent.
+ * request per client address in a window that the instance's standing clock never leaves,
+ * custom providers are off, and the captcha provider passes any token sent.
  */
 
 let auth: CaptchaAuth.CaptchaAuth
@@ -17,13 +18,17 @@ let anonKey = ""
 let serviceKey = ""
 
 beforeAll(async () => {
-  auth = await CaptchaAuth.start({
-    AUTHSVC_RATE_LIMIT_OTP: "1",
-    AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: "1",
-    AUTHSVC_RATE_LIMIT_VERIFY: "1",
-    AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: "1",
-    AUTHSVC_CUSTOM_OAUTH_ENABLED: "false"
-  })
+  auth = await CaptchaAuth.start(
+    {
+      AUTHSVC_RATE_LIMIT_OTP: "1",
+      AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: "1",
+      AUTHSVC_RATE_LIMIT_VERIFY: "1",
+      AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: "1",
+      AUTHSVC_CUSTOM_OAUTH_ENABLED: "false"
+    },
+    // Time stands still for the instance: each limit's window holds every request of the file.
+    { clock: InProcessAuth.standingClock(new Date()) }
+  )
   auth.hcaptcha.reply = SiteVerifyFake.pass
   baseUrl = auth.baseUrl
   anonKey = auth.anonKey

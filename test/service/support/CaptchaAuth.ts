@@ -1,3 +1,4 @@
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -26,12 +27,16 @@ export interface CaptchaAuth {
 }
 
 /** Starts both, for a test file's `beforeAll`, with `env` over the captcha's variables; `close` in its `afterAll`. */
-export const start = async (env: Readonly<Record<string, string>> = {}): Promise<CaptchaAuth> => {
+export const start = async (
+  env: Readonly<Record<string, string>> = {},
+  options: { readonly clock?: Clock.Clock } = {}
+): Promise<CaptchaAuth> => {
   const scope = Effect.runSync(Scope.make())
   const hcaptcha = await Effect.runPromise(Scope.extend(HCaptchaFake.start(secret), scope))
   const running = await Effect.runPromise(
     Scope.extend(
       InProcessAuth.start({
+        ...options,
         env: {
           AUTHSVC_SECURITY_CAPTCHA_ENABLED: "true",
           AUTHSVC_SECURITY_CAPTCHA_PROVIDER: "hcaptcha",

@@ -1,3 +1,4 @@
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -38,6 +39,8 @@ export const start = (
     readonly captcha?: Layer.Layer<CaptchaSettings | CaptchaVerifier>
     /** A local fake's origin per provider name: every endpoint of that provider goes there. */
     readonly providerOrigins?: Readonly<Record<string, URL>>
+    /** The time the instance reads (its Clock), over the real one: `standingClock`. */
+    readonly clock?: Clock.Clock
   } = {}
 ) =>
   Effect.gen(function* () {
@@ -50,7 +53,9 @@ export const start = (
           captcha: options.captcha,
           providerOrigins: options.providerOrigins
         })
-      ).pipe(Effect.orDie)
+      ).pipe(Effect.orDie, (launched) =>
+        options.clock === undefined ? launched : Effect.withClock(launched, options.clock)
+      )
     )
     yield* Effect.tryPromise(() => fetch(`${baseUrl}/health`)).pipe(
       Effect.filterOrFail((response) => response.ok),
@@ -70,3 +75,21 @@ export const startPair = (env: Readonly<Record<string, string | undefined>> = {}
       concurrency: "unbounded"
     })
   )
+
+/**
+ * A clock whose time stands at `at` while its sleeps take real time: for a test whose answers
+ * depend on windows of time (rate limits counted in fixed windows), so that no window can end
+ * between two of its requests however slowly they run.
+ */
+export const standingClock = (at: Date): Clock.Clock => {
+  const real = Clock.make()
+  const millis = at.getTime()
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => millis,
+    currentTimeMillis: Effect.succeed(millis),
+    unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
+    currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
+    sleep: (duration) => real.sleep(duration)
+  }
+}
