@@ -6,6 +6,7 @@ import * as fc from "fast-check"
 import * as Routes from "../../../adapters/http/auth/Routes.js"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+import type * as CliProcess from "../../support/CliProcess.js"
 import { brokenJson, percentEncoded, sometimes, withoutUndefined } from "../../support/FuzzParts.js"
 import * as RawHttp from "../../support/RawHttp.js"
 
@@ -815,7 +816,7 @@ const doubled: ReadonlyArray<RawHttp.Sent> = [
 
 /** The service as the fuzz runs see it: every feature with routes on, limits no run reaches. */
 const fuzzedService = Effect.gen(function* () {
-  const { baseUrl } = yield* AuthServerHarness.start({
+  const { baseUrl, process } = yield* AuthServerHarness.start({
     env: {
       AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED: "true",
       AUTHSVC_PASSKEY_ENABLED: "true",
@@ -837,29 +838,47 @@ const fuzzedService = Effect.gen(function* () {
     anon: await SupabaseClientSupport.apiKey("anon"),
     service: await SupabaseClientSupport.apiKey("service_role")
   }))
-  return { baseUrl, keys }
+  return { baseUrl, keys, process }
 })
+
+/**
+ * `run`, and when it fails with the server gone, that told with the server's last lines: a
+ * refused connection says nothing of why the process ended.
+ */
+const tellingTheEnd = async (server: CliProcess.Running, run: () => Promise<void>) => {
+  try {
+    await run()
+  } catch (error) {
+    if (!server.hasExited()) throw error
+    throw new Error(
+      `the server ended during the run; its last lines:\n${server.lines().slice(-60).join("\n")}`,
+      { cause: error }
+    )
+  }
+}
 
 describe("HTTP fuzz of the auth service", () => {
   it.live(
     "every answer is below 500 and in Supabase Auth's shape, and the server still serves afterwards",
     () =>
       Effect.gen(function* () {
-        const { baseUrl, keys } = yield* fuzzedService
+        const { baseUrl, keys, process } = yield* fuzzedService
         let account = yield* Effect.promise(() => newAccount(baseUrl, keys))
         let sent = 0
         yield* Effect.promise(() =>
-          fc.assert(
-            fc.asyncProperty(anyRequest, async (request) => {
-              // A new account every 20 requests: one of them may have deleted or signed out the last.
-              if (++sent % 20 === 0) account = await newAccount(baseUrl, keys)
-              const out = filled(request, account)
-              judge(out, await RawHttp.send(baseUrl, out))
-            }),
-            // A fixed seed and run count: the same requests on every run, so that a failure
-            // reproduces from its report; exploring other inputs is a deliberate change of the
-            // seed. Each request is judged on its own answer, never by a count over the run.
-            { seed: 2026_11_27, numRuns: 3_000 }
+          tellingTheEnd(process, () =>
+            fc.assert(
+              fc.asyncProperty(anyRequest, async (request) => {
+                // A new account every 20 requests: one of them may have deleted or signed out the last.
+                if (++sent % 20 === 0) account = await newAccount(baseUrl, keys)
+                const out = filled(request, account)
+                judge(out, await RawHttp.send(baseUrl, out))
+              }),
+              // A fixed seed and run count: the same requests on every run, so that a failure
+              // reproduces from its report; exploring other inputs is a deliberate change of the
+              // seed. Each request is judged on its own answer, never by a count over the run.
+              { seed: 2026_11_27, numRuns: 3_000 }
+            )
           )
         )
 
@@ -874,7 +893,7 @@ describe("HTTP fuzz of the auth service", () => {
     "the same request twelve times at once: every answer below 500 and in Supabase Auth's shape",
     () =>
       Effect.gen(function* () {
-        const { baseUrl, keys } = yield* fuzzedService
+        const { baseUrl, keys, process } = yield* fuzzedService
         // What a double-clicking user or a retrying client sends: once-only steps (an enrolment,
         // a verify, a refresh, a deletion) meet themselves. The requests are a fixed sample; the
         // order the copies land in is the server's, and every order must be answered well.
@@ -882,10 +901,12 @@ describe("HTTP fuzz of the auth service", () => {
         for (const request of requests) {
           const account = yield* Effect.promise(() => newAccount(baseUrl, keys))
           const out = filled(request, account)
-          const answers = yield* Effect.promise(() =>
-            Promise.all(Array.from({ length: 12 }, () => RawHttp.send(baseUrl, out)))
+          yield* Effect.promise(() =>
+            tellingTheEnd(process, async () => {
+              const answers = await Promise.all(Array.from({ length: 12 }, () => RawHttp.send(baseUrl, out)))
+              for (const answer of answers) judge(out, answer)
+            })
           )
-          for (const answer of answers) judge(out, answer)
         }
       }).pipe(Effect.scoped),
     { timeout: 300_000 }
