@@ -56,7 +56,7 @@ export const format = (options: Logger.Logger.Options<unknown>): string => {
  */
 export const layer = (options: {
   readonly file: string | undefined
-  /** The variable that named the file, for the one line that refuses it. */
+  /** The variable that named the file, for the one line about it. */
   readonly variable: string
   readonly unopenable?: "refuse" | "warn" | "quiet"
 }) =>
