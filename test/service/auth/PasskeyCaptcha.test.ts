@@ -2,17 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as SiteVerifyFake from "../../support/auth/captcha/SiteVerifyFake.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 import * as CaptchaAuth from "../support/CaptchaAuth.js"
+import * as InProcessAuth from "../support/InProcessAuth.js"
 
 let auth: CaptchaAuth.CaptchaAuth
 
 beforeAll(async () => {
-  auth = await CaptchaAuth.start({
-    AUTHSVC_PASSKEY_ENABLED: "true",
-    AUTHSVC_RATE_LIMIT_PASSKEY: "2",
-    AUTHSVC_WEBAUTHN_RP_ID: "localhost",
-    AUTHSVC_WEBAUTHN_RP_DISPLAY_NAME: "latchkey",
-    AUTHSVC_WEBAUTHN_RP_ORIGINS: "http://localhost:3000"
-  })
+  auth = await CaptchaAuth.start(
+    {
+      AUTHSVC_PASSKEY_ENABLED: "true",
+      AUTHSVC_RATE_LIMIT_PASSKEY: "2",
+      AUTHSVC_WEBAUTHN_RP_ID: "localhost",
+      AUTHSVC_WEBAUTHN_RP_DISPLAY_NAME: "latchkey",
+      AUTHSVC_WEBAUTHN_RP_ORIGINS: "http://localhost:3000"
+    },
+    // Time stands still for the instance: the limit's five-minute window holds all three requests.
+    { clock: InProcessAuth.standingClock(new Date()) }
+  )
 }, 60_000)
 
 afterAll(async () => {
