@@ -36,18 +36,6 @@ const debugFlag = (name: string) =>
     Config.map((value) => ["1", "t", "T", "TRUE", "true", "True"].includes(value))
   )
 
-/** The exporter named: one of `allowed` (the first by default), or a configuration error. */
-const exporter = <A extends string>(name: string, allowed: ReadonlyArray<A>) =>
-  Config.string(name).pipe(
-    Config.withDefault(allowed[0] ?? ""),
-    Config.mapOrFail((value) => {
-      const found = allowed.find((candidate) => candidate === value)
-      return found === undefined
-        ? Either.left(ConfigValues.invalid(name, `expected ${allowed.join(" or ")}`))
-        : Either.right(Option.some(found))
-    })
-  )
-
 /**
  * The exporter named as Supabase Auth reads it: a name it does not know is taken and exports
  * nothing (its own test configuration turns tracing on with `TRACING_EXPORTER=default`), which
@@ -57,6 +45,16 @@ const knownExporter = <A extends string>(name: string, allowed: ReadonlyArray<A>
   Config.string(name).pipe(
     Config.withDefault(allowed[0] ?? ""),
     Config.map((value) => Option.fromNullable(allowed.find((candidate) => candidate === value)))
+  )
+
+/** The exporter named: one of `allowed` (the first by default), or a configuration error. */
+const exporter = <A extends string>(name: string, allowed: ReadonlyArray<A>) =>
+  knownExporter(name, allowed).pipe(
+    Config.mapOrFail((found) =>
+      Option.isSome(found)
+        ? Either.right(found)
+        : Either.left(ConfigValues.invalid(name, `expected ${allowed.join(" or ")}`))
+    )
   )
 
 /** How each service reads an exporter's name: the auth service as Supabase Auth does, the oauth service strictly. */
