@@ -265,7 +265,8 @@ const databaseFields = Config.all({
   url: Config.option(preferring(namedUrl("AUTHSVC_DB_DATABASE_URL"), namedUrl("DATABASE_URL"))),
   dataDir: ConfigValues.dataDir("auth"),
   namespace: AuthConfigValues.tablePrefix("AUTHSVC_DB_NAMESPACE"),
-  maxPoolSize: AuthConfigValues.wholeNumberNamed("AUTHSVC_DB_MAX_POOL_SIZE", 0),
+  // Supabase Auth hands it to database/sql, where 0 or less means no limit of its own.
+  maxPoolSize: AuthConfigValues.integerNamed("AUTHSVC_DB_MAX_POOL_SIZE", 0),
   connMaxIdleTime: AuthConfigValues.optionalSecondsOrDuration("AUTHSVC_DB_CONN_MAX_IDLE_TIME"),
   preparedStatements: ConfigValues.bool("AUTHSVC_DB_PREPARED_STATEMENTS", true)
 }).pipe(
@@ -278,7 +279,7 @@ const databaseFields = Config.all({
       }),
       dataDir: fields.dataDir,
       namespace: fields.namespace,
-      maxPoolSize: fields.maxPoolSize === 0 ? Option.none() : Option.some(fields.maxPoolSize),
+      maxPoolSize: fields.maxPoolSize <= 0 ? Option.none() : Option.some(fields.maxPoolSize),
       connMaxIdleTime: fields.connMaxIdleTime,
       preparedStatements: fields.preparedStatements
     })
@@ -340,7 +341,7 @@ export const defaultSmtpPort = 587
  */
 const smtpFields = Config.all({
   host: Config.option(Config.string("AUTHSVC_SMTP_HOST")),
-  port: Config.option(ConfigValues.port("AUTHSVC_SMTP_PORT")),
+  port: Config.option(AuthConfigValues.portNumber("AUTHSVC_SMTP_PORT")),
   user: Config.option(Config.string("AUTHSVC_SMTP_USER")),
   pass: Config.option(Config.redacted("AUTHSVC_SMTP_PASS")),
   // As written: Supabase Auth puts it in the From header as it is when no sender name is set,
@@ -499,10 +500,7 @@ const mailerFields = Config.all({
 )
 
 const passwordPolicyField = Config.all({
-  minLength: AuthConfigValues.wholeNumberNamed(
-    "AUTHSVC_PASSWORD_MIN_LENGTH",
-    PasswordPolicy.defaultMinLength
-  ),
+  minLength: AuthConfigValues.integerNamed("AUTHSVC_PASSWORD_MIN_LENGTH", PasswordPolicy.defaultMinLength),
   requiredCharacters: Config.string("AUTHSVC_PASSWORD_REQUIRED_CHARACTERS").pipe(Config.withDefault(""))
 }).pipe(Config.map(PasswordPolicy.make))
 

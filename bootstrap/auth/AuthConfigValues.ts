@@ -4,6 +4,7 @@ import * as Either from "effect/Either"
 import type { Limit } from "../../application/ports/RateLimiter.js"
 import * as Ban from "../../domain/Ban.js"
 import * as ConfigValues from "../ConfigValues.js"
+import * as GoNumbers from "./GoNumbers.js"
 
 /**
  * Parsers for the auth service's variables, reading values as Supabase Auth does (Go's
@@ -11,22 +12,49 @@ import * as ConfigValues from "../ConfigValues.js"
  * only be a mistake. Each failure names its variable (ConfigReport prints one line per problem).
  */
 
-// Decimal only: Go's ParseInt(value, 0, …) would also take 0x10 and read 010 as octal 8, which
-// nobody means in a configuration file; those are refused rather than read differently.
-const wholeNumber = /^(?:0|[1-9][0-9]*)$/
-
+/** A whole number as Go's ParseInt reads it (GoNumbers), 0 or more. */
 const parseWhole = (value: string): number | undefined => {
-  const trimmed = value.trim()
-  const n = Number(trimmed)
-  return wholeNumber.test(trimmed) && Number.isSafeInteger(n) ? n : undefined
+  const n = GoNumbers.integer(value.trim())?.value
+  return n !== undefined && n >= 0 ? n : undefined
 }
 
-/** A whole number, 0 or more: Supabase Auth's `int` settings (`PASSWORD_MIN_LENGTH`, `DB_MAX_POOL_SIZE`). */
+const wholeExpected = "expected a whole number, 0 or more"
+
+/**
+ * A whole number, 0 or more: Supabase Auth's `int` settings (`JWT_EXP`, `DB_MAX_POOL_SIZE`),
+ * written as Go writes integers (`3600`, `0xE10`, `3_600`; `010` is octal 8).
+ */
 export const wholeNumberNamed = (name: string, fallback: number) =>
   ConfigValues.check(name, Config.string(name).pipe(Config.withDefault(String(fallback))), (value) => {
     const n = parseWhole(value)
-    return n === undefined ? Either.left("expected a whole number, 0 or more") : Either.right(n)
+    return n === undefined ? Either.left(wholeExpected) : Either.right(n)
   })
+
+/**
+ * A whole number of any sign, for the `int` settings where Supabase Auth gives a negative one a
+ * meaning (`PASSWORD_MIN_LENGTH` and the code lengths raised to their default, `DB_MAX_POOL_SIZE`
+ * no limit), so that `-1` means the same here.
+ */
+export const integerNamed = (name: string, fallback: number) =>
+  ConfigValues.check(name, Config.string(name).pipe(Config.withDefault(String(fallback))), (value) => {
+    const n = GoNumbers.integer(value.trim())?.value
+    return n === undefined ? Either.left("expected a whole number") : Either.right(n)
+  })
+
+/** A port kept as a Go `int` (`SMTP_PORT`), 0 to 65535. */
+export const portNumber = (name: string) =>
+  ConfigValues.check(name, Config.string(name), (value) => {
+    const n = parseWhole(value)
+    return n !== undefined && n <= 65_535
+      ? Either.right(n)
+      : Either.left("expected a port number, 0 to 65535")
+  })
+
+/** A number as Go's ParseFloat reads it (`30`, `2.5`, `1e3`), 0 or more. */
+export const parseCount = (value: string): number | undefined => {
+  const n = GoNumbers.float(value.trim())
+  return n !== undefined && n >= 0 ? n : undefined
+}
 
 /**
  * A Go duration (`10s`, `1h30m`, `1.5h`, `300ms`; units ns, us, µs, ms, s, m, h) through the
@@ -86,9 +114,6 @@ export const positiveDuration = (name: string, fallback: Duration.Duration) =>
 export const optionalPositiveDuration = (name: string) =>
   Config.option(ConfigValues.check(name, Config.string(name), parsePositiveDuration))
 
-// Go's ParseFloat takes more (exponents, hex, inf); a request count needs only decimals.
-const decimal = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/
-
 /**
  * A request count per `window`, a `float64` in Supabase Auth, which lets that many requests
  * through at once and refills at that rate; here a fixed window of `window` allows the count's
@@ -99,9 +124,9 @@ export const requestsPer = (name: string, fallback: number, window: Duration.Dur
     name,
     Config.string(name).pipe(Config.withDefault(String(fallback))),
     (value): Either.Either<Limit, string> => {
-      const trimmed = value.trim()
-      return decimal.test(trimmed)
-        ? Either.right({ max: Math.floor(Number(trimmed)), window })
+      const count = parseCount(value)
+      return count !== undefined
+        ? Either.right({ max: Math.floor(count), window })
         : Either.left(`expected a number of requests per ${unit}, e.g. ${fallback}`)
     }
   )
@@ -181,7 +206,7 @@ export const isCodeLength = (length: number): boolean => length >= 6 && length <
  * read as 6, as Supabase Auth reads it; ConfigWarnings says so.
  */
 export const codeLength = (name: string) =>
-  Config.map(wholeNumberNamed(name, defaultCodeLength), (length) =>
+  Config.map(integerNamed(name, defaultCodeLength), (length) =>
     isCodeLength(length) ? length : defaultCodeLength
   )
 
@@ -195,11 +220,11 @@ export const eventsPer = (name: string, fallback: number) =>
     Config.string(name).pipe(Config.withDefault(String(fallback))),
     (value): Either.Either<Limit, string> => {
       const expected = `expected a number of events per hour, or events over a Go duration, e.g. ${fallback} or 10/1m`
-      const trimmed = value.trim()
-      if (decimal.test(trimmed))
-        return Either.right({ max: Math.floor(Number(trimmed)), window: Duration.hours(1) })
-      const [events, over, ...rest] = trimmed.split("/")
-      const max = parseWhole(events ?? "")
+      const count = parseCount(value)
+      if (count !== undefined) return Either.right({ max: Math.floor(count), window: Duration.hours(1) })
+      const [events, over, ...rest] = value.trim().split("/")
+      // Decimal only in this form: Supabase Auth reads the events with ParseUint(…, 10, 52).
+      const max = /^[0-9]+$/.test(events ?? "") ? Number(events) : undefined
       if (max === undefined || over === undefined || rest.length > 0) return Either.left(expected)
       return Either.match(goDuration(over.trim()), {
         onLeft: () => Either.left(expected),

@@ -7,6 +7,7 @@ import * as TelemetryConfig from "../TelemetryConfig.js"
 import * as AuthConfig from "./AuthConfig.js"
 import * as AuthConfigValues from "./AuthConfigValues.js"
 import type { Variables } from "./AuthEnvironment.js"
+import * as GoNumbers from "./GoNumbers.js"
 import * as JwtKeys from "./JwtKeys.js"
 import * as MfaConfig from "./MfaConfig.js"
 import * as SmsConfig from "./SmsConfig.js"
@@ -22,6 +23,36 @@ import * as SmsConfig from "./SmsConfig.js"
 export const shortSecret = 32
 
 const codeLengths = ["AUTHSVC_MAILER_OTP_LENGTH", "AUTHSVC_SMS_OTP_LENGTH", "AUTHSVC_MFA_PHONE_OTP_LENGTH"]
+
+/**
+ * The settings read as Go reads an integer (GoNumbers), where a leading 0 makes one octal: those
+ * Supabase Auth keeps as `int` or `uint`, and the seconds of those it keeps as a duration (bare
+ * seconds are this service's reading; Go's would refuse them).
+ */
+const integerSettings = [
+  ...codeLengths,
+  "AUTHSVC_PASSWORD_MIN_LENGTH",
+  "AUTHSVC_JWT_EXP",
+  "AUTHSVC_DB_MAX_POOL_SIZE",
+  "AUTHSVC_DB_CONN_MAX_IDLE_TIME",
+  "AUTHSVC_SMTP_PORT",
+  "AUTHSVC_SMTP_MAX_FREQUENCY",
+  "AUTHSVC_MAILER_OTP_EXP",
+  "AUTHSVC_SMS_OTP_EXP",
+  "AUTHSVC_SMS_MAX_FREQUENCY",
+  "AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
+  "AUTHSVC_SESSIONS_TIMEBOX",
+  "AUTHSVC_SESSIONS_INACTIVITY_TIMEOUT",
+  "AUTHSVC_SESSIONS_ALLOW_LOW_AAL",
+  "AUTHSVC_CUSTOM_OAUTH_MAX_PROVIDERS",
+  "AUTHSVC_REAPER_INTERVAL",
+  "AUTHSVC_SECURITY_CAPTCHA_TIMEOUT",
+  "AUTHSVC_MFA_FACTOR_EXPIRY_DURATION",
+  "AUTHSVC_MFA_MAX_VERIFIED_FACTORS",
+  "AUTHSVC_MFA_PHONE_MAX_FREQUENCY",
+  "AUTHSVC_WEBAUTHN_CHALLENGE_EXPIRY_DURATION",
+  "AUTHSVC_PASSKEY_MAX_PASSKEYS_PER_USER"
+]
 
 export const warnings = (
   config: AuthConfig.AuthConfig,
@@ -59,10 +90,20 @@ export const warnings = (
 
   for (const name of codeLengths) {
     const value = variables.get(name)
-    const length = value === undefined ? Number.NaN : Number(value.trim())
-    if (Number.isInteger(length) && length !== 0 && !AuthConfigValues.isCodeLength(length)) {
+    const length = value === undefined ? undefined : GoNumbers.integer(value.trim())?.value
+    if (length !== undefined && length !== 0 && !AuthConfigValues.isCodeLength(length)) {
       lines.push(
         `${written(name)} is ${length}: codes have 6 to 10 digits, so they have ${AuthConfigValues.defaultCodeLength}, as Supabase Auth makes them`
+      )
+    }
+  }
+
+  for (const name of integerSettings) {
+    const value = variables.get(name)?.trim()
+    const read = value === undefined ? undefined : GoNumbers.integer(value)
+    if (read?.octal === true) {
+      lines.push(
+        `${written(name)} is ${value}, read as ${read.value}: a leading 0 makes a number octal, as in Supabase Auth; write ${read.value} if that is meant`
       )
     }
   }

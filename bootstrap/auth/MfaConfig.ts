@@ -101,14 +101,11 @@ export const variables: ReadonlyArray<string> = [
 /** Supabase Auth's least time between two texted factor codes to one factor. */
 export const defaultPhoneMaxFrequency = Duration.minutes(1)
 
-// Go's ParseFloat takes more (exponents, hex, inf); a number of seconds needs only decimals.
-const decimal = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/
-
-/** A Go `float64` setting: a decimal number, 0 or more. */
+/** A Go `float64` setting, 0 or more (`AuthConfigValues.parseCount`). */
 const decimalNamed = (name: string, fallback: number, expected: string) =>
   ConfigValues.check(name, Config.string(name).pipe(Config.withDefault(String(fallback))), (value) => {
-    const trimmed = value.trim()
-    return decimal.test(trimmed) ? Either.right(Number(trimmed)) : Either.left(expected)
+    const count = AuthConfigValues.parseCount(value)
+    return count !== undefined ? Either.right(count) : Either.left(expected)
   })
 
 const switchesField = Config.all(

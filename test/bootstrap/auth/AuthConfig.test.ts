@@ -202,7 +202,7 @@ describe("auth configuration", () => {
 
     it.effect("refuses anything else on one line", () =>
       Effect.gen(function* () {
-        for (const value of ["10 seconds", "-5s", "+5s", "none", "010", "0x10", "1d", "s", "1.5"]) {
+        for (const value of ["10 seconds", "-5s", "+5s", "-5", "none", "1d", "s", "1.5"]) {
           expect(yield* report({ AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: value })).toEqual([
             "AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: expected seconds or a Go duration, e.g. 10, 10s or 1m30s"
           ])
@@ -312,21 +312,66 @@ describe("auth configuration", () => {
       })
     )
 
-    it.effect("refuses signs, fractions, words and octal-looking numbers", () =>
+    it.effect("reads them as Go does: other bases, underscores, a plus sign", () =>
       Effect.gen(function* () {
-        for (const value of ["-1", "1.5", "ten", "010", "1e3"]) {
-          expect(
-            yield* report({
-              AUTHSVC_JWT_EXP: value,
-              AUTHSVC_PASSWORD_MIN_LENGTH: value,
-              AUTHSVC_DB_MAX_POOL_SIZE: value
-            })
-          ).toEqual([
-            "AUTHSVC_PASSWORD_MIN_LENGTH: expected a whole number, 0 or more",
-            "AUTHSVC_JWT_EXP: expected a whole number, 0 or more",
-            "AUTHSVC_DB_MAX_POOL_SIZE: expected a whole number, 0 or more"
+        for (const [value, seconds] of [
+          ["0xE10", 3600],
+          ["3_600", 3600],
+          ["+3600", 3600],
+          ["0o7020", 3600],
+          ["0b111000010000", 3600]
+        ] as const) {
+          expect((yield* config({ AUTHSVC_JWT_EXP: value })).jwt.expSeconds).toBe(seconds)
+        }
+        const reused = yield* config({ AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: "0x10" })
+        expect(Duration.toSeconds(reused.security.refreshTokenReuseInterval)).toBe(16)
+        expect((yield* config({ AUTHSVC_SMTP_HOST: "mail", AUTHSVC_SMTP_PORT: "0x24b" })).smtp).toEqual(
+          Option.some(expect.objectContaining({ port: 587 }))
+        )
+        expect(yield* warningsOf({ AUTHSVC_JWT_EXP: "0xE10", AUTHSVC_DB_MAX_POOL_SIZE: "1_0" })).toEqual([])
+      })
+    )
+
+    it.effect("read a leading 0 as octal, as Go does, and say so", () =>
+      Effect.gen(function* () {
+        const env = {
+          AUTHSVC_JWT_EXP: "07020",
+          AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: "010",
+          AUTHSVC_DB_MAX_POOL_SIZE: "0"
+        }
+        const c = yield* config(env)
+        expect(c.jwt.expSeconds).toBe(3600)
+        expect(Duration.toSeconds(c.security.refreshTokenReuseInterval)).toBe(8)
+        expect(yield* warningsOf(env)).toEqual([
+          "AUTHSVC_JWT_EXP is 07020, read as 3600: a leading 0 makes a number octal, as in Supabase Auth; write 3600 if that is meant",
+          "AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL is 010, read as 8: a leading 0 makes a number octal, as in Supabase Auth; write 8 if that is meant"
+        ])
+      })
+    )
+
+    it.effect("refuse fractions, words, what Go refuses, and a negative count", () =>
+      Effect.gen(function* () {
+        for (const value of ["-1", "1.5", "ten", "1e3", "08", "1__0", "0x", " - 1"]) {
+          expect(yield* report({ AUTHSVC_JWT_EXP: value })).toEqual([
+            "AUTHSVC_JWT_EXP: expected a whole number, 0 or more"
           ])
         }
+        for (const value of ["1.5", "ten", "1e3", "08"]) {
+          expect(
+            yield* report({ AUTHSVC_PASSWORD_MIN_LENGTH: value, AUTHSVC_DB_MAX_POOL_SIZE: value })
+          ).toEqual([
+            "AUTHSVC_PASSWORD_MIN_LENGTH: expected a whole number",
+            "AUTHSVC_DB_MAX_POOL_SIZE: expected a whole number"
+          ])
+        }
+      })
+    )
+
+    it.effect("take a negative password minimum or pool size as Supabase Auth does: 6, no limit", () =>
+      Effect.gen(function* () {
+        const c = yield* config({ AUTHSVC_PASSWORD_MIN_LENGTH: "-1", AUTHSVC_DB_MAX_POOL_SIZE: "-1" })
+        expect(c.passwordPolicy.minLength).toBe(6)
+        expect(c.db.maxPoolSize).toEqual(Option.none())
       })
     )
   })
@@ -364,6 +409,34 @@ describe("auth configuration", () => {
         expect(c.rateLimit.tokenRefresh).toEqual({ max: 300, window: Duration.minutes(5) })
         expect(c.rateLimit.anonymousUsers).toEqual({ max: 10, window: Duration.hours(1) })
         expect(c.rateLimit.header).toEqual(Option.some("X-Real-IP"))
+      })
+    )
+
+    it.effect("reads counts as Go's ParseFloat does: exponents, underscores, hexadecimal floats", () =>
+      Effect.gen(function* () {
+        const c = yield* config({
+          AUTHSVC_RATE_LIMIT_TOKEN_REFRESH: "1.5e2",
+          AUTHSVC_RATE_LIMIT_ANONYMOUS_USERS: "1_000",
+          AUTHSVC_RATE_LIMIT_OTP: "0x1p4",
+          // ParseFloat has no octal: a leading 0 is a decimal's, and no warning.
+          AUTHSVC_RATE_LIMIT_VERIFY: "010",
+          AUTHSVC_RATE_LIMIT_EMAIL_SENT: "010/1m",
+          AUTHSVC_MFA_MAX_ENROLLED_FACTORS: "2e1"
+        })
+        expect(c.rateLimit.tokenRefresh.max).toBe(150)
+        expect(c.rateLimit.anonymousUsers.max).toBe(1000)
+        expect(c.rateLimit.otp.max).toBe(16)
+        expect(c.rateLimit.verify.max).toBe(10)
+        expect(c.rateLimit.emailSent.max).toBe(10)
+        expect(Duration.toMillis(c.rateLimit.emailSent.window)).toBe(60_000)
+        expect(c.mfa.limits.maxEnrolled).toBe(20)
+        expect(yield* warningsOf({ AUTHSVC_RATE_LIMIT_VERIFY: "010" })).toEqual([])
+        // Go takes these two as well; no count can be infinite or not a number.
+        for (const value of ["inf", "NaN", "1e400"]) {
+          expect(yield* report({ AUTHSVC_RATE_LIMIT_OTP: value })).toEqual([
+            "AUTHSVC_RATE_LIMIT_OTP: expected a number of requests per 5 minutes, e.g. 30"
+          ])
+        }
       })
     )
 
@@ -505,7 +578,14 @@ describe("auth configuration", () => {
         const kept = yield* config({ AUTHSVC_MAILER_OTP_LENGTH: "8", AUTHSVC_SMS_OTP_LENGTH: "10" })
         expect([kept.mailer.otpLength, kept.sms.otpLength]).toEqual([8, 10])
         expect(yield* report({ AUTHSVC_SMS_OTP_LENGTH: "six" })).toEqual([
-          "AUTHSVC_SMS_OTP_LENGTH: expected a whole number, 0 or more"
+          "AUTHSVC_SMS_OTP_LENGTH: expected a whole number"
+        ])
+        // Read as Go reads an int, a negative length included (Supabase Auth's 6 too).
+        const negative = { AUTHSVC_MAILER_OTP_LENGTH: "-8", AUTHSVC_SMS_OTP_LENGTH: "0x8" }
+        const read = yield* config(negative)
+        expect([read.mailer.otpLength, read.sms.otpLength]).toEqual([6, 8])
+        expect(yield* warningsOf(negative)).toEqual([
+          "AUTHSVC_MAILER_OTP_LENGTH is -8: codes have 6 to 10 digits, so they have 6, as Supabase Auth makes them"
         ])
       })
     )
@@ -518,7 +598,7 @@ describe("auth configuration", () => {
           "AUTHSVC_MFA_PHONE_OTP_LENGTH is 5: codes have 6 to 10 digits, so they have 6, as Supabase Auth makes them"
         ])
         expect(yield* report({ AUTHSVC_MFA_PHONE_OTP_LENGTH: "six" })).toEqual([
-          "AUTHSVC_MFA_PHONE_OTP_LENGTH: expected a whole number, 0 or more"
+          "AUTHSVC_MFA_PHONE_OTP_LENGTH: expected a whole number"
         ])
       })
     )
