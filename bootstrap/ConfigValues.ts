@@ -172,6 +172,9 @@ export const invalid = (name: string, message: string) => ConfigError.InvalidDat
 const truthy = new Set(["1", "t", "T", "TRUE", "true", "True"])
 const falsy = new Set(["0", "f", "F", "FALSE", "false", "False"])
 
+/** Whether a boolean setting's value reads as true (`bool`'s reading of a value it takes). */
+export const isTrue = (value: string | undefined): boolean => value !== undefined && truthy.has(value)
+
 /** A boolean as GoTrue (Go's strconv.ParseBool) reads it: 1/0, t/f, true/false in three cases. */
 export const bool = (name: string, fallback: boolean) =>
   check(name, Config.string(name).pipe(Config.withDefault(String(fallback))), (value) =>
@@ -182,25 +185,29 @@ export const bool = (name: string, fallback: boolean) =>
         : Either.left("expected true or false (also 1/0, t/f)")
   )
 
+/** A port number, 0 to 65535, in decimal. */
+export const parsePort = (value: string): Either.Either<number, string> => {
+  const n = Number(value)
+  return /^\d+$/.test(value) && n >= 0 && n <= 65_535
+    ? Either.right(n)
+    : Either.left("expected a port number, 0 to 65535")
+}
+
 /** A port number under any variable name, without a default (for a name that has a fallback). */
-export const port = (name: string) =>
-  check(name, Config.string(name), (value) => {
-    const n = Number(value)
-    return /^\d+$/.test(value) && n >= 0 && n <= 65_535
-      ? Either.right(n)
-      : Either.left("expected a port number, 0 to 65535")
-  })
+export const port = (name: string) => check(name, Config.string(name), parsePort)
 
 /** A port number under any variable name. */
 export const portNamed = (name: string, fallback: number) => Config.withDefault(port(name), fallback)
 
+/** A host or address to listen on, an IPv6 address without its brackets. */
+export const parseListenHost = (value: string): Either.Either<string, string> =>
+  /^[A-Za-z0-9.:_-]+$/.test(value) || /^\[[0-9A-Fa-f:.]+\]$/.test(value)
+    ? Either.right(value.replace(/^\[(.*)\]$/, "$1"))
+    : Either.left("expected a host name or an IP address, e.g. 0.0.0.0 or 127.0.0.1")
+
 /** A host or address to listen on. */
 export const listenHost = (name: string, fallback: string) =>
-  check(name, Config.string(name).pipe(Config.withDefault(fallback)), (value) =>
-    /^[A-Za-z0-9.:_-]+$/.test(value) || /^\[[0-9A-Fa-f:.]+\]$/.test(value)
-      ? Either.right(value.replace(/^\[(.*)\]$/, "$1"))
-      : Either.left("expected a host name or an IP address, e.g. 0.0.0.0 or 127.0.0.1")
-  )
+  check(name, Config.string(name).pipe(Config.withDefault(fallback)), parseListenHost)
 
 /** A comma-separated list, entries trimmed, empty ones dropped (as GoTrue splits lists). */
 export const list = (name: string) =>
@@ -222,10 +229,11 @@ export const list = (name: string) =>
 export const privateAddresses = (name: string) =>
   check(name, list(name), (entries) => PrivateAddresses.parse(entries, name))
 
+/** An HTTP header name (RFC 9110 token), trimmed. */
+export const parseHeaderName = (value: string): Either.Either<string, string> =>
+  /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value.trim())
+    ? Either.right(value.trim())
+    : Either.left("expected an HTTP header name, e.g. X-Request-Id")
+
 /** An HTTP header name (RFC 9110 token). */
-export const headerName = (name: string) =>
-  check(name, Config.string(name), (value) =>
-    /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value.trim())
-      ? Either.right(value.trim())
-      : Either.left("expected an HTTP header name, e.g. X-Request-Id")
-  )
+export const headerName = (name: string) => check(name, Config.string(name), parseHeaderName)

@@ -16,9 +16,12 @@ export interface TelemetryConfig {
   readonly logFile: Option.Option<string>
   /** `TRACING_ENABLED` with `TRACING_EXPORTER=opentelemetry` (another name: off, for the auth service). */
   readonly tracing: boolean
-  /** `METRICS_ENABLED` with `METRICS_EXPORTER`; none when metrics are off or, for the auth service, the exporter is unknown. */
+  /**
+   * `METRICS_ENABLED` with `METRICS_EXPORTER`; none when metrics are off or, for the auth service,
+   * the exporter is unknown or Prometheus's address unusable.
+   */
   readonly metrics: Option.Option<MetricsExporter>
-  /** `REQUEST_ID_HEADER`: an incoming header to inherit the request id from. */
+  /** `REQUEST_ID_HEADER`: an incoming header to inherit the request id from (for the auth service, none when no header can have its name). */
   readonly requestIdHeader: Option.Option<string>
   /** `DEBUG=true`: the telemetry SDK's own diagnostics. */
   readonly debug: boolean
@@ -60,6 +63,25 @@ const exporter = <A extends string>(name: string, allowed: ReadonlyArray<A>) =>
 /** How each service reads an exporter's name: the auth service as Supabase Auth does, the oauth service strictly. */
 const exporterFor = (prefix: Prefix) => (prefix === "AUTHSVC_" ? knownExporter : exporter)
 
+/**
+ * A value Supabase Auth takes without a check, as each service reads it: the auth service as
+ * Supabase Auth does, a value that cannot be used being none (a request-id header no request can
+ * carry, a Prometheus address no listener can take; ConfigWarnings names it at start); the oauth
+ * service strictly, a configuration error.
+ */
+const checkedFor =
+  (prefix: Prefix) =>
+  <A>(name: string, parse: (value: string) => Either.Either<A, string>, fallback?: string) => {
+    const raw =
+      fallback === undefined ? Config.string(name) : Config.string(name).pipe(Config.withDefault(fallback))
+    return prefix === "AUTHSVC_"
+      ? Config.map(raw, (value) => Either.getRight(parse(value)))
+      : Config.map(ConfigValues.check(name, raw, parse), Option.some)
+  }
+
+export const prometheusHostName = "OTEL_EXPORTER_PROMETHEUS_HOST"
+export const prometheusPortName = "OTEL_EXPORTER_PROMETHEUS_PORT"
+
 export const tracingExporters = ["opentelemetry"] as const
 export const metricsExporters = ["opentelemetry", "prometheus"] as const
 
@@ -71,9 +93,11 @@ export const read = (prefix: Prefix): Config.Config<TelemetryConfig> =>
     tracingExporter: exporterFor(prefix)(`${prefix}TRACING_EXPORTER`, tracingExporters),
     metricsEnabled: ConfigValues.bool(`${prefix}METRICS_ENABLED`, false),
     metricsExporter: exporterFor(prefix)(`${prefix}METRICS_EXPORTER`, metricsExporters),
-    prometheusHost: ConfigValues.listenHost("OTEL_EXPORTER_PROMETHEUS_HOST", "0.0.0.0"),
-    prometheusPort: ConfigValues.portNamed("OTEL_EXPORTER_PROMETHEUS_PORT", 9100),
-    requestIdHeader: Config.option(ConfigValues.headerName(`${prefix}REQUEST_ID_HEADER`)),
+    prometheusHost: checkedFor(prefix)(prometheusHostName, ConfigValues.parseListenHost, "0.0.0.0"),
+    prometheusPort: checkedFor(prefix)(prometheusPortName, ConfigValues.parsePort, "9100"),
+    requestIdHeader: Config.option(
+      checkedFor(prefix)(`${prefix}REQUEST_ID_HEADER`, ConfigValues.parseHeaderName)
+    ),
     debug: debugFlag(`${prefix}DEBUG`)
   }).pipe(
     Config.map(
@@ -81,14 +105,17 @@ export const read = (prefix: Prefix): Config.Config<TelemetryConfig> =>
         logLevel: values.logLevel,
         logFile: values.logFile,
         tracing: values.tracingEnabled && Option.isSome(values.tracingExporter),
-        metrics: Option.map(
+        metrics: Option.flatMap(
           Option.filter(values.metricsExporter, () => values.metricsEnabled),
-          (chosen): MetricsExporter =>
+          (chosen): Option.Option<MetricsExporter> =>
             chosen === "prometheus"
-              ? { _tag: "prometheus", host: values.prometheusHost, port: values.prometheusPort }
-              : { _tag: "opentelemetry" }
+              ? Option.map(
+                  Option.all({ host: values.prometheusHost, port: values.prometheusPort }),
+                  ({ host, port }) => ({ _tag: "prometheus", host, port })
+                )
+              : Option.some({ _tag: "opentelemetry" })
         ),
-        requestIdHeader: values.requestIdHeader,
+        requestIdHeader: Option.flatten(values.requestIdHeader),
         debug: values.debug
       })
     )

@@ -1,8 +1,10 @@
 import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Apple from "../../adapters/idp/providers/apple.js"
 import * as Mail from "../../domain/auth/Mail.js"
+import * as ConfigValues from "../ConfigValues.js"
 import * as TelemetryConfig from "../TelemetryConfig.js"
 import * as AuthConfig from "./AuthConfig.js"
 import * as AuthConfigValues from "./AuthConfigValues.js"
@@ -164,6 +166,29 @@ export const warnings = (
     if (value !== undefined && !known.some((exporter) => exporter === value)) {
       lines.push(
         `${written(name)} is ${value}: ${what} are exported only by ${known.join(" or ")}, so none are, as in Supabase Auth`
+      )
+    }
+  }
+
+  const requestIdHeader = variables.get("AUTHSVC_REQUEST_ID_HEADER")
+  if (requestIdHeader !== undefined && Either.isLeft(ConfigValues.parseHeaderName(requestIdHeader))) {
+    lines.push(
+      `${written("AUTHSVC_REQUEST_ID_HEADER")} is ${JSON.stringify(requestIdHeader)}, which no HTTP header can be named: no request carries it, so every request's id is made here, as in Supabase Auth`
+    )
+  }
+
+  const prometheusServes =
+    ConfigValues.isTrue(variables.get("AUTHSVC_METRICS_ENABLED")) &&
+    variables.get("AUTHSVC_METRICS_EXPORTER") === "prometheus"
+  const prometheusProblems: ReadonlyArray<readonly [string, (value: string) => boolean]> = [
+    [TelemetryConfig.prometheusHostName, (value) => Either.isLeft(ConfigValues.parseListenHost(value))],
+    [TelemetryConfig.prometheusPortName, (value) => Either.isLeft(ConfigValues.parsePort(value))]
+  ]
+  for (const [name, unusable] of prometheusProblems) {
+    const value = variables.get(name)
+    if (value !== undefined && unusable(value)) {
+      lines.push(
+        `${written(name)} is ${JSON.stringify(value)}, which no listener can take: ${prometheusServes ? "no Prometheus endpoint is served, as Supabase Auth serves none when its listener cannot start" : "unread while metrics are not exported to Prometheus, and no endpoint would be served"}`
       )
     }
   }

@@ -86,22 +86,56 @@ describe("telemetry configuration", () => {
   it.effect("refuses wrong values with one line naming each variable and what it expects", () =>
     Effect.gen(function* () {
       const lines = problems(
-        yield* load("AUTHSVC_", {
-          AUTHSVC_TRACING_ENABLED: "yes",
+        yield* load("", {
+          TRACING_ENABLED: "yes",
+          OTEL_EXPORTER_PROMETHEUS_HOST: "local host",
           OTEL_EXPORTER_PROMETHEUS_PORT: "99999",
-          AUTHSVC_REQUEST_ID_HEADER: "not a header",
+          REQUEST_ID_HEADER: "not a header",
           LOG_LEVEL: "verbose"
         })
       )
       expect(lines).toEqual(
         expect.arrayContaining([
-          "AUTHSVC_TRACING_ENABLED: expected true or false (also 1/0, t/f)",
+          "TRACING_ENABLED: expected true or false (also 1/0, t/f)",
+          "OTEL_EXPORTER_PROMETHEUS_HOST: expected a host name or an IP address, e.g. 0.0.0.0 or 127.0.0.1",
           "OTEL_EXPORTER_PROMETHEUS_PORT: expected a port number, 0 to 65535",
-          "AUTHSVC_REQUEST_ID_HEADER: expected an HTTP header name, e.g. X-Request-Id",
+          "REQUEST_ID_HEADER: expected an HTTP header name, e.g. X-Request-Id",
           "LOG_LEVEL: expected one of panic, fatal, error, warn, info, debug, trace"
         ])
       )
+      expect(
+        problems(yield* load("AUTHSVC_", { AUTHSVC_TRACING_ENABLED: "yes", LOG_LEVEL: "verbose" }))
+      ).toEqual([
+        "LOG_LEVEL: expected one of panic, fatal, error, warn, info, debug, trace",
+        "AUTHSVC_TRACING_ENABLED: expected true or false (also 1/0, t/f)"
+      ])
     })
+  )
+
+  it.effect(
+    "takes what Supabase Auth never checks: a request-id header or Prometheus address no use can have",
+    () =>
+      Effect.gen(function* () {
+        const config = Either.getOrThrow(
+          yield* load("AUTHSVC_", {
+            AUTHSVC_METRICS_ENABLED: "true",
+            AUTHSVC_METRICS_EXPORTER: "prometheus",
+            OTEL_EXPORTER_PROMETHEUS_PORT: "99999",
+            AUTHSVC_REQUEST_ID_HEADER: "not a header"
+          })
+        )
+        // Supabase Auth logs its listener's failure and serves on without metrics; no request can
+        // carry such a header, so every request's id is made.
+        expect(config.metrics).toEqual(Option.none())
+        expect(config.requestIdHeader).toEqual(Option.none())
+        const otlp = Either.getOrThrow(
+          yield* load("AUTHSVC_", {
+            AUTHSVC_METRICS_ENABLED: "true",
+            OTEL_EXPORTER_PROMETHEUS_HOST: "local host"
+          })
+        )
+        expect(otlp.metrics).toEqual(Option.some({ _tag: "opentelemetry" }))
+      })
   )
 
   it.effect("refuses an exporter the oauth service does not know, naming what it expects", () =>

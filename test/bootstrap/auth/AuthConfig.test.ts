@@ -1103,4 +1103,34 @@ describe("auth configuration", () => {
       expect(yield* warningsOf({ AUTHSVC_TRACING_EXPORTER: "opentelemetry" })).toEqual([])
     })
   )
+
+  it.effect("warns of a request-id header or Prometheus address no use can have, and starts", () =>
+    Effect.gen(function* () {
+      expect(
+        yield* warningsOf({
+          AUTHSVC_REQUEST_ID_HEADER: "Request Id",
+          OTEL_EXPORTER_PROMETHEUS_PORT: "99999"
+        })
+      ).toEqual([
+        'AUTHSVC_REQUEST_ID_HEADER is "Request Id", which no HTTP header can be named: no request carries it, so every request\'s id is made here, as in Supabase Auth',
+        'OTEL_EXPORTER_PROMETHEUS_PORT is "99999", which no listener can take: unread while metrics are not exported to Prometheus, and no endpoint would be served'
+      ])
+      expect(
+        yield* warningsOf({
+          AUTHSVC_METRICS_ENABLED: "true",
+          AUTHSVC_METRICS_EXPORTER: "prometheus",
+          OTEL_EXPORTER_PROMETHEUS_HOST: "[::1"
+        })
+      ).toEqual([
+        'OTEL_EXPORTER_PROMETHEUS_HOST is "[::1", which no listener can take: no Prometheus endpoint is served, as Supabase Auth serves none when its listener cannot start'
+      ])
+      expect(
+        yield* warningsOf({
+          AUTHSVC_REQUEST_ID_HEADER: "X-Request-Id",
+          OTEL_EXPORTER_PROMETHEUS_HOST: "[::1]",
+          OTEL_EXPORTER_PROMETHEUS_PORT: "9464"
+        })
+      ).toEqual([])
+    })
+  )
 })
