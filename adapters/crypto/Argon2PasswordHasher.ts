@@ -6,6 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { PasswordHasher, type Verification } from "../../application/ports/PasswordHasher.js"
 import * as Telemetry from "../../application/Telemetry.js"
+import * as FirebaseScrypt from "./FirebaseScrypt.js"
 import * as HashingGate from "./HashingGate.js"
 import * as HashingThreads from "./HashingThreads.js"
 
@@ -25,12 +26,41 @@ const mismatch: Verification = { matches: false, needsRehash: false }
 
 /**
  * Where a stored hash comes from. Ours are argon2id; Supabase Auth stores bcrypt (`$2a$` from
- * Go, `$2b$` and `$2y$` from hashes it imported in turn). `$2x$` is left out on purpose: it
- * names PHP's old sign-extension bug, which the bcrypt package does not reproduce, so such a
- * hash would be checked with the wrong algorithm.
+ * Go, `$2b$` and `$2y$` from hashes it imported in turn) and imports Firebase's (`$fbscrypt$`).
+ * `$2x$` is left out on purpose: it names PHP's old sign-extension bug, which the bcrypt package
+ * does not reproduce, so such a hash would be checked with the wrong algorithm.
  */
-const formatOf = (stored: string): "argon2" | "bcrypt" | undefined =>
-  stored.startsWith("$argon2") ? "argon2" : /^\$2[aby]\$/.test(stored) ? "bcrypt" : undefined
+const formatOf = (stored: string): "argon2" | "bcrypt" | "fbscrypt" | undefined =>
+  stored.startsWith("$argon2")
+    ? "argon2"
+    : /^\$2[aby]\$/.test(stored)
+      ? "bcrypt"
+      : FirebaseScrypt.isFirebaseHash(stored)
+        ? "fbscrypt"
+        : undefined
+
+/**
+ * Whether an argon2 hash may be imported: well formed, and within the bounds Supabase Auth puts
+ * on one (at most 1 GiB, 20 passes, 16 lanes), so that no sign-in against it can hold a hashing
+ * thread for minutes or ask for more memory than a machine has.
+ */
+const importableArgon2 = (stored: string): boolean => {
+  const match = /^\$argon2(?:id|i|d)\$v=\d+\$m=(\d+),t=(\d+),p=(\d+)\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/.exec(
+    stored
+  )
+  if (match === null) return false
+  const [memory, passes, lanes] = match.slice(1).map(Number)
+  return (
+    memory !== undefined &&
+    passes !== undefined &&
+    lanes !== undefined &&
+    memory <= 1024 * 1024 &&
+    passes >= 1 &&
+    passes <= 20 &&
+    lanes >= 1 &&
+    lanes <= 16
+  )
+}
 
 /** Whether an argon2 hash was made with less than `current` asks (or cannot be read at all). */
 const weakerThanCurrent = (stored: string): boolean => {
@@ -97,6 +127,16 @@ export const make = (
                 gate.run(threads.verifyBcrypt(Redacted.value(password), stored)),
                 (matches) => ({ matches, needsRehash: matches })
               )
+            case "fbscrypt": {
+              const firebase = FirebaseScrypt.parse(stored)
+              // Like bcrypt's, replaced by an argon2id hash at the sign-in that matched.
+              return firebase === undefined
+                ? unreadable(stored)
+                : Effect.map(
+                    gate.run(threads.verifyFirebase(Redacted.value(password), firebase)),
+                    (matches) => ({ matches, needsRehash: matches })
+                  )
+            }
             case undefined:
               return unreadable(stored)
           }
@@ -111,12 +151,12 @@ export const make = (
         Effect.sync(() => {
           switch (formatOf(stored)) {
             case "argon2":
-              return /^\$argon2(id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/.test(
-                stored
-              )
+              return importableArgon2(stored)
             case "bcrypt":
               // A cost of 4 to 31 and the 53 characters of salt and digest bcrypt writes.
               return /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/.test(stored)
+            case "fbscrypt":
+              return FirebaseScrypt.parse(stored) !== undefined
             case undefined:
               return false
           }

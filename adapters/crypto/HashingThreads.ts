@@ -3,8 +3,9 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { Piscina } from "piscina"
+import type * as FirebaseScrypt from "./FirebaseScrypt.js"
 
-/** What a hashing thread does (HashingThread.mjs): argon2id hashes, argon2 and bcrypt checks. */
+/** What a hashing thread does (HashingThread.mjs): argon2id hashes, argon2, bcrypt and Firebase checks. */
 export type Task =
   | {
       readonly kind: "argon2.hash"
@@ -13,6 +14,11 @@ export type Task =
     }
   | { readonly kind: "argon2.verify"; readonly password: string; readonly stored: string }
   | { readonly kind: "bcrypt.verify"; readonly password: string; readonly stored: string }
+  | {
+      readonly kind: "fbscrypt.verify"
+      readonly password: string
+      readonly hash: FirebaseScrypt.FirebaseHash
+    }
 
 export interface HashingThreads {
   /** The PHC string of an argon2 hash made with `options`. */
@@ -24,6 +30,8 @@ export interface HashingThreads {
   readonly verifyArgon2: (password: string, stored: string) => Effect.Effect<boolean | undefined>
   /** Whether `password` matches a bcrypt hash; false for one that cannot be parsed. */
   readonly verifyBcrypt: (password: string, stored: string) => Effect.Effect<boolean>
+  /** Whether `password` matches a Firebase scrypt hash. */
+  readonly verifyFirebase: (password: string, hash: FirebaseScrypt.FirebaseHash) => Effect.Effect<boolean>
 }
 
 /**
@@ -134,6 +142,10 @@ export const make = (
       verifyBcrypt: (password, stored) =>
         Effect.flatMap(run({ kind: "bcrypt.verify", password, stored }), (value) =>
           typeof value === "boolean" ? Effect.succeed(value) : unexpected("bcrypt.verify", value)
+        ),
+      verifyFirebase: (password, hash) =>
+        Effect.flatMap(run({ kind: "fbscrypt.verify", password, hash }), (value) =>
+          typeof value === "boolean" ? Effect.succeed(value) : unexpected("fbscrypt.verify", value)
         )
     }
     return hashing

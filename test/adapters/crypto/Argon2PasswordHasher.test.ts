@@ -13,6 +13,7 @@ import * as Argon2PasswordHasher from "../../../adapters/crypto/Argon2PasswordHa
 import * as HashingGate from "../../../adapters/crypto/HashingGate.js"
 import * as HashingThreads from "../../../adapters/crypto/HashingThreads.js"
 import { PasswordHasher } from "../../../application/ports/PasswordHasher.js"
+import * as FirebaseHashes from "../../support/auth/FirebaseHashes.js"
 import { passwordHasherContract } from "../contract/PasswordHasherContract.js"
 
 const password = Redacted.make("correct horse")
@@ -47,6 +48,78 @@ layer(Argon2PasswordHasher.layer())("Argon2PasswordHasher", (it) => {
       }
     })
   )
+
+  it.effect("imports argon2 hashes within Supabase Auth's bounds only: 1 GiB, 20 passes, 16 lanes", () =>
+    Effect.gen(function* () {
+      const hasher = yield* PasswordHasher
+      const hash = (parameters: string, scheme = "argon2id") =>
+        `$${scheme}$v=19$${parameters}$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA`
+      for (const stored of [
+        hash("m=65536,t=3,p=4"),
+        hash("m=1048576,t=20,p=16"),
+        hash("m=16,t=2,p=1", "argon2i")
+      ]) {
+        expect(yield* hasher.canVerify(stored)).toBe(true)
+      }
+      for (const stored of [
+        hash("m=4294967295,t=4294967295,p=255"),
+        hash("m=1048577,t=2,p=1"),
+        hash("m=65536,t=21,p=1"),
+        hash("m=65536,t=0,p=1"),
+        hash("m=65536,t=2,p=17"),
+        hash("m=65536,t=2,p=0")
+      ]) {
+        expect(yield* hasher.canVerify(stored)).toBe(false)
+      }
+    })
+  )
+
+  describe("Firebase's scrypt hashes, as Supabase Auth imports them", () => {
+    const { hash: firebase, salt, signerKey, vector } = FirebaseHashes
+    const imported = Redacted.make(FirebaseHashes.password)
+
+    it.effect("verifies one, and asks for its replacement", () =>
+      Effect.gen(function* () {
+        const hasher = yield* PasswordHasher
+        expect(yield* hasher.canVerify(vector)).toBe(true)
+        expect(yield* hasher.verify(imported, vector)).toEqual(replace)
+        expect(yield* hasher.verify(Redacted.make("import me from Firebase!"), vector)).toEqual(mismatch)
+        // Another signer key, salt separator or salt: another hash.
+        const otherKey = firebase(`n=14,r=8,p=1,ss=Bw==,sk=${signerKey.replace("AQID", "AQIE")}`)
+        expect(yield* hasher.verify(imported, otherKey)).toEqual(mismatch)
+        expect(yield* hasher.verify(imported, firebase(`n=14,r=8,p=1,ss=CA==,sk=${signerKey}`))).toEqual(
+          mismatch
+        )
+      })
+    )
+
+    it.effect(
+      "refuses to import a malformed one, or one a sign-in could not afford; never fails on one",
+      () =>
+        Effect.gen(function* () {
+          const hasher = yield* PasswordHasher
+          for (const stored of [
+            vector.replace("v=1", "v=2"),
+            firebase(`n=0,r=8,p=1,ss=Bw==,sk=${signerKey}`),
+            firebase(`n=14,r=0,p=1,ss=Bw==,sk=${signerKey}`),
+            firebase(`n=14,r=8,p=0,ss=Bw==,sk=${signerKey}`),
+            // More passes than Supabase Auth allows an argon2 hash threads, more than 1 GiB.
+            firebase(`n=14,r=8,p=17,ss=Bw==,sk=${signerKey}`),
+            firebase(`n=21,r=8,p=1,ss=Bw==,sk=${signerKey}`),
+            firebase(`n=14,r=8,p=1,ss=!!!,sk=${signerKey}`),
+            firebase("n=14,r=8,p=1,ss=Bw==,sk=!!!"),
+            firebase(`n=14,r=8,p=1,ss=Bw==,sk=${signerKey}`, "!!!"),
+            firebase(`n=14,r=8,p=1,ss=Bw==,sk=${signerKey}`, salt, "!!!"),
+            `$fbscrypt$v=1,n=14,r=8,p=1$${salt}`
+          ]) {
+            expect(yield* hasher.canVerify(stored)).toBe(false)
+            expect(yield* hasher.verify(imported, stored)).toEqual(mismatch)
+          }
+          // The largest it takes: 1 GiB of scrypt (n=20, r=8) is still imported.
+          expect(yield* hasher.canVerify(firebase(`n=20,r=8,p=1,ss=Bw==,sk=${signerKey}`))).toBe(true)
+        })
+    )
+  })
 
   it.effect("verifies published bcrypt vectors, not only its own library's output", () =>
     Effect.gen(function* () {
@@ -90,7 +163,8 @@ layer(Argon2PasswordHasher.layer())("Argon2PasswordHasher", (it) => {
       const capture = Logger.make(({ annotations, logLevel, message }) => {
         lines.push(`${logLevel.label} ${String(message)} ${JSON.stringify([...annotations])}`)
       })
-      const stored = "$fbscrypt$v=1,n=14,r=8,p=1,ss=Bw==,sk=c2VjcmV0$c2FsdA==$aGFzaA=="
+      // Passlib's scrypt, which Supabase Auth does not import either.
+      const stored = "$scrypt$ln=16,r=8,p=1$c2VjcmV0$aGFzaA"
       const verification = yield* hasher
         .verify(password, stored)
         .pipe(
@@ -100,7 +174,7 @@ layer(Argon2PasswordHasher.layer())("Argon2PasswordHasher", (it) => {
       expect(verification).toEqual(mismatch)
       expect(lines).toHaveLength(1)
       expect(lines[0]).toContain("DEBUG")
-      expect(lines[0]).toContain("$fbscrypt$")
+      expect(lines[0]).toContain("$scrypt$")
       expect(lines[0]).not.toContain("c2VjcmV0")
     })
   )

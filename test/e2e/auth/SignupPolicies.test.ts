@@ -4,6 +4,7 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as FirebaseHashes from "../../support/auth/FirebaseHashes.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 
 let scope: Scope.CloseableScope
@@ -128,6 +129,34 @@ describe("sign-up policies", () => {
       email_confirm: true
     })
     expect(SupabaseClientSupport.apiError(garbled.error)).toMatchObject({
+      status: 400,
+      code: "validation_failed"
+    })
+  })
+
+  it("a user imported with Firebase's scrypt hash signs in with their password, again and again", async () => {
+    const admin = SupabaseClientSupport.client(confirming, serviceKey).auth.admin
+    const email = freshEmail()
+    const imported = await admin.createUser({
+      email,
+      password_hash: FirebaseHashes.vector,
+      email_confirm: true
+    })
+    expect(imported.error).toBeNull()
+    const supabase = SupabaseClientSupport.client(confirming, anonKey)
+    const password = FirebaseHashes.password
+    expect((await supabase.auth.signInWithPassword({ email, password })).error).toBeNull()
+    // Replaced by an argon2id hash at that sign-in, as bcrypt's are.
+    expect((await supabase.auth.signInWithPassword({ email, password })).error).toBeNull()
+    const wrong = await supabase.auth.signInWithPassword({ email, password: `${password}!` })
+    expect(SupabaseClientSupport.apiError(wrong.error)).toMatchObject({ code: "invalid_credentials" })
+    // A hash no sign-in could afford (2^24 scrypt blocks of 1 KiB: 16 GiB) is refused.
+    const costly = await admin.createUser({
+      email: freshEmail(),
+      password_hash: FirebaseHashes.hash(`n=24,r=8,p=1,ss=Bw==,sk=${FirebaseHashes.signerKey}`),
+      email_confirm: true
+    })
+    expect(SupabaseClientSupport.apiError(costly.error)).toMatchObject({
       status: 400,
       code: "validation_failed"
     })
