@@ -4,20 +4,25 @@ import * as Oidc from "./oidc.js"
 
 /**
  * LinkedIn through "Sign In with LinkedIn using OpenID Connect", as Supabase Auth's
- * `linkedin_oidc` does (LinkedIn retired the older profile API); the key stays `linkedin`.
- * A fixed issuer; the profile is the ID token's, whose `email_verified` LinkedIn sends as a
- * string. LinkedIn takes no PKCE from web apps and no nonce. A configured URL is ignored.
+ * `linkedin_oidc` does (LinkedIn retired the older profile API), under two keys: `linkedin`, the
+ * spec's, and `linkedin_oidc`, Supabase Auth's (its clients and identities name it so), each
+ * configured by its own `EXTERNAL_<KEY>_*` variables. A fixed issuer; the profile is the ID
+ * token's, whose `email_verified` LinkedIn sends as a string. LinkedIn takes no PKCE from web
+ * apps and no nonce. A configured URL is ignored.
  */
 
 export const issuer = "https://www.linkedin.com/oauth"
 
-export const profileOf = (login: Oidc.Login) => {
+/** The keys this sign-in is known by. */
+export type Key = "linkedin" | "linkedin_oidc"
+
+export const profileOf = (login: Oidc.Login, key: Key = "linkedin") => {
   const { claims } = login
   const email = IdentityData.text(claims.email)
   const givenName = IdentityData.text(claims.given_name)
   const familyName = IdentityData.text(claims.family_name)
   return IdentityData.profileOf(
-    "linkedin",
+    key,
     {
       iss: login.issuer,
       sub: login.subject,
@@ -40,19 +45,19 @@ export const traits: ProviderTraits = {
   parameters: {}
 }
 
-export const entry: ProviderEntry = {
-  name: "linkedin",
+const entryFor = (key: Key): ProviderEntry => ({
+  name: key,
   traits,
   build: (credentials) =>
     Oidc.openId(
       {
-        name: "linkedin",
+        name: key,
         scopes: ["openid", "profile", "email"],
         pkce: false,
         nonce: false,
         clientAuthentication: "client_secret_post",
         userInfo: "when-email-missing",
-        profile: profileOf
+        profile: (login) => profileOf(login, key)
       },
       {
         _tag: "Fixed",
@@ -66,4 +71,7 @@ export const entry: ProviderEntry = {
       },
       credentials
     )
-}
+})
+
+export const entry = entryFor("linkedin")
+export const oidcEntry = entryFor("linkedin_oidc")

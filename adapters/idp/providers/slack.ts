@@ -3,8 +3,9 @@ import type { ProviderEntry, ProviderTraits } from "../ProviderEntry.js"
 import * as Oidc from "./oidc.js"
 
 /**
- * Slack through "Sign in with Slack" (OpenID Connect), as Supabase Auth's `slack_oidc` does; the
- * key stays `slack`. A fixed issuer; the ID token holds the profile, the user's id and team as
+ * Slack through "Sign in with Slack" (OpenID Connect), as Supabase Auth's `slack_oidc` does,
+ * under two keys: `slack`, the spec's, and `slack_oidc`, Supabase Auth's (its clients and
+ * identities name it so), each configured by its own `EXTERNAL_<KEY>_*` variables. A fixed issuer; the ID token holds the profile, the user's id and team as
  * `https://slack.com/...` claims. Slack answers token errors with HTTP 200 and `"ok": false`,
  * which the shared client reads as the error it is. A configured URL is ignored.
  */
@@ -13,14 +14,17 @@ export const issuer = "https://slack.com"
 /** Supabase Auth records Slack's API address as `iss`. */
 export const api = "https://slack.com/api"
 
-export const profileOf = (login: Oidc.Login) => {
+/** The keys this sign-in is known by. */
+export type Key = "slack" | "slack_oidc"
+
+export const profileOf = (login: Oidc.Login, key: Key = "slack") => {
   const { claims } = login
   const subject = IdentityData.text(claims["https://slack.com/user_id"]) ?? login.subject
   const name = IdentityData.text(claims.name)
   const picture = IdentityData.text(claims.picture)
   const email = IdentityData.text(claims.email)
   return IdentityData.profileOf(
-    "slack",
+    key,
     {
       iss: api,
       sub: subject,
@@ -45,19 +49,19 @@ export const traits: ProviderTraits = {
   parameters: { team: "team" }
 }
 
-export const entry: ProviderEntry = {
-  name: "slack",
+const entryFor = (key: Key): ProviderEntry => ({
+  name: key,
   traits,
   build: (credentials) =>
     Oidc.openId(
       {
-        name: "slack",
+        name: key,
         scopes: ["openid", "profile", "email"],
         pkce: false,
         nonce: true,
         clientAuthentication: "client_secret_post",
         userInfo: "when-email-missing",
-        profile: profileOf
+        profile: (login) => profileOf(login, key)
       },
       {
         _tag: "Fixed",
@@ -71,4 +75,7 @@ export const entry: ProviderEntry = {
       },
       credentials
     )
-}
+})
+
+export const entry = entryFor("slack")
+export const oidcEntry = entryFor("slack_oidc")

@@ -70,6 +70,80 @@ export const json =
   (body: unknown): FakeProvider.Route =>
   () => ({ json: body })
 
+/** LinkedIn's OpenID sign-in under `name`, for a member of its own. */
+const linkedinCase = (name: "linkedin" | "linkedin_oidc", subject: string, email: string): Case => ({
+  name,
+  authorize: "/oauth/v2/authorization",
+  scope: "openid profile email",
+  token: "/oauth/v2/accessToken",
+  auth: "post",
+  tokenReply: async (flow) => ({
+    id_token: await idToken(flow, "https://www.linkedin.com/oauth", {
+      sub: subject,
+      email,
+      email_verified: "true",
+      given_name: "Linked",
+      family_name: "In",
+      locale: "en_US",
+      picture: "https://linkedin.example/p.jpg"
+    })
+  }),
+  subject,
+  email,
+  emailVerified: true,
+  data: () => ({
+    iss: "https://www.linkedin.com/oauth",
+    sub: subject,
+    provider_id: subject,
+    name: "Linked In",
+    given_name: "Linked",
+    family_name: "In",
+    locale: "en_US",
+    picture: "https://linkedin.example/p.jpg",
+    email,
+    email_verified: true,
+    phone_verified: false
+  })
+})
+
+/** Sign in with Slack under `name`, for a member of its own. */
+const slackCase = (name: "slack" | "slack_oidc", subject: string, email: string): Case => ({
+  name,
+  authorize: "/openid/connect/authorize",
+  scope: "openid profile email",
+  token: "/api/openid.connect.token",
+  auth: "post",
+  tokenReply: async (flow) => ({
+    ok: true,
+    token_type: "Bearer",
+    id_token: await idToken(flow, "https://slack.com", {
+      sub: subject,
+      "https://slack.com/user_id": subject,
+      "https://slack.com/team_id": "T0R7GR",
+      email,
+      email_verified: true,
+      name: "Sla Ck",
+      picture: "https://slack.example/p.png"
+    })
+  }),
+  subject,
+  email,
+  emailVerified: true,
+  data: () => ({
+    iss: "https://slack.com/api",
+    sub: subject,
+    provider_id: subject,
+    name: "Sla Ck",
+    full_name: "Sla Ck",
+    picture: "https://slack.example/p.png",
+    avatar_url: "https://slack.example/p.png",
+    custom_claims: { "https://slack.com/team_id": "T0R7GR" },
+    email,
+    email_verified: true,
+    phone_verified: false
+  })
+})
+
 export const cases: ReadonlyArray<Case> = [
   {
     name: "apple",
@@ -444,40 +518,8 @@ export const cases: ReadonlyArray<Case> = [
       phone_verified: false
     })
   },
-  {
-    name: "linkedin",
-    authorize: "/oauth/v2/authorization",
-    scope: "openid profile email",
-    token: "/oauth/v2/accessToken",
-    auth: "post",
-    tokenReply: async (flow) => ({
-      id_token: await idToken(flow, "https://www.linkedin.com/oauth", {
-        sub: "li-782bbtaQ",
-        email: "linked@example.com",
-        email_verified: "true",
-        given_name: "Linked",
-        family_name: "In",
-        locale: "en_US",
-        picture: "https://linkedin.example/p.jpg"
-      })
-    }),
-    subject: "li-782bbtaQ",
-    email: "linked@example.com",
-    emailVerified: true,
-    data: () => ({
-      iss: "https://www.linkedin.com/oauth",
-      sub: "li-782bbtaQ",
-      provider_id: "li-782bbtaQ",
-      name: "Linked In",
-      given_name: "Linked",
-      family_name: "In",
-      locale: "en_US",
-      picture: "https://linkedin.example/p.jpg",
-      email: "linked@example.com",
-      email_verified: true,
-      phone_verified: false
-    })
-  },
+  linkedinCase("linkedin", "li-782bbtaQ", "linked@example.com"),
+  linkedinCase("linkedin_oidc", "li-9oidcXz", "linked-oidc@example.com"),
   {
     name: "notion",
     authorize: "/v1/oauth/authorize",
@@ -526,42 +568,8 @@ export const cases: ReadonlyArray<Case> = [
       phone_verified: false
     })
   },
-  {
-    name: "slack",
-    authorize: "/openid/connect/authorize",
-    scope: "openid profile email",
-    token: "/api/openid.connect.token",
-    auth: "post",
-    tokenReply: async (flow) => ({
-      ok: true,
-      token_type: "Bearer",
-      id_token: await idToken(flow, "https://slack.com", {
-        sub: "U0R7JM",
-        "https://slack.com/user_id": "U0R7JM",
-        "https://slack.com/team_id": "T0R7GR",
-        email: "slack@example.com",
-        email_verified: true,
-        name: "Sla Ck",
-        picture: "https://slack.example/p.png"
-      })
-    }),
-    subject: "U0R7JM",
-    email: "slack@example.com",
-    emailVerified: true,
-    data: () => ({
-      iss: "https://slack.com/api",
-      sub: "U0R7JM",
-      provider_id: "U0R7JM",
-      name: "Sla Ck",
-      full_name: "Sla Ck",
-      picture: "https://slack.example/p.png",
-      avatar_url: "https://slack.example/p.png",
-      custom_claims: { "https://slack.com/team_id": "T0R7GR" },
-      email: "slack@example.com",
-      email_verified: true,
-      phone_verified: false
-    })
-  },
+  slackCase("slack", "U0R7JM", "slack@example.com"),
+  slackCase("slack_oidc", "U0OIDC", "slack-oidc@example.com"),
   {
     name: "snapchat",
     authorize: "/accounts/oauth2/auth",
