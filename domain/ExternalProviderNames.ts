@@ -1,7 +1,8 @@
 /**
- * The external providers of the spec, by the key recorded on identities and shown under
- * `external` in the auth service's /settings answer, and the two keys Supabase Auth gives the
- * same LinkedIn and Slack sign-ins (`linkedin_oidc`, `slack_oidc`), which its clients use. The provider catalog has one entry for
+ * The external providers, by the key recorded on identities and shown under `external` in the
+ * auth service's /settings answer: the spec's eighteen, the two keys Supabase Auth gives the
+ * same LinkedIn and Slack sign-ins (`linkedin_oidc`, `slack_oidc`), and the further providers
+ * Supabase Auth and supabase-js know (`fly`, `kakao`, `x`, `zoom`). The provider catalog has one entry for
  * each (adapters/idp), which both services build their upstreams from.
  */
 export const externalProviderNames = [
@@ -11,9 +12,11 @@ export const externalProviderNames = [
   "discord",
   "facebook",
   "figma",
+  "fly",
   "github",
   "gitlab",
   "google",
+  "kakao",
   "keycloak",
   "linkedin",
   "linkedin_oidc",
@@ -24,7 +27,9 @@ export const externalProviderNames = [
   "spotify",
   "twitch",
   "twitter",
-  "workos"
+  "workos",
+  "x",
+  "zoom"
 ] as const
 
 export type ExternalProviderName = (typeof externalProviderNames)[number]

@@ -29,6 +29,9 @@ export interface Claims {
   readonly preferred_username?: string | undefined
   readonly picture?: string | undefined
   readonly locale?: string | undefined
+  /** The user's page at the provider, and their own website (X). */
+  readonly profile?: string | undefined
+  readonly website?: string | undefined
   readonly full_name?: string | undefined
   readonly avatar_url?: string | undefined
   readonly slug?: string | undefined

@@ -10,9 +10,11 @@ import * as Bitbucket from "./providers/bitbucket.js"
 import * as Discord from "./providers/discord.js"
 import * as Facebook from "./providers/facebook.js"
 import * as Figma from "./providers/figma.js"
+import * as Fly from "./providers/fly.js"
 import * as GitHub from "./providers/github.js"
 import * as GitLab from "./providers/gitlab.js"
 import * as Google from "./providers/google.js"
+import * as Kakao from "./providers/kakao.js"
 import * as Keycloak from "./providers/keycloak.js"
 import * as LinkedIn from "./providers/linkedin.js"
 import * as Notion from "./providers/notion.js"
@@ -23,6 +25,8 @@ import * as Spotify from "./providers/spotify.js"
 import * as Twitch from "./providers/twitch.js"
 import * as Twitter from "./providers/twitter.js"
 import * as WorkOS from "./providers/workos.js"
+import * as X from "./providers/x.js"
+import * as Zoom from "./providers/zoom.js"
 
 export { takeHandshake } from "./OAuth1Client.js"
 export type { Credentials, ProviderEntry, ProviderTraits, Upstream } from "./ProviderEntry.js"
@@ -46,9 +50,11 @@ const catalog: { readonly [Name in ProviderName]: ProviderEntry } = {
   discord: Discord.entry,
   facebook: Facebook.entry,
   figma: Figma.entry,
+  fly: Fly.entry,
   github: GitHub.entry,
   gitlab: GitLab.entry,
   google: Google.entry,
+  kakao: Kakao.entry,
   keycloak: Keycloak.entry,
   linkedin: LinkedIn.entry,
   linkedin_oidc: LinkedIn.oidcEntry,
@@ -60,7 +66,9 @@ const catalog: { readonly [Name in ProviderName]: ProviderEntry } = {
   spotify: Spotify.entry,
   twitch: Twitch.entry,
   twitter: Twitter.entry,
-  workos: WorkOS.entry
+  workos: WorkOS.entry,
+  x: X.entry,
+  zoom: Zoom.entry
 }
 
 /** For a name read from configuration; `Option.none()` for a provider we do not know. */

@@ -21,9 +21,11 @@ export const noProviders: Readonly<Record<ProviderKey, boolean>> = {
   discord: false,
   facebook: false,
   figma: false,
+  fly: false,
   github: false,
   gitlab: false,
   google: false,
+  kakao: false,
   keycloak: false,
   linkedin: false,
   linkedin_oidc: false,
@@ -34,7 +36,9 @@ export const noProviders: Readonly<Record<ProviderKey, boolean>> = {
   spotify: false,
   twitch: false,
   twitter: false,
-  workos: false
+  workos: false,
+  x: false,
+  zoom: false
 }
 
 /**

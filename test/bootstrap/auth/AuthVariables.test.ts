@@ -34,8 +34,8 @@ describe("auth variables", () => {
     ])
   })
 
-  it("reads each setting of each provider: the spec's eighteen, and Supabase Auth's linkedin_oidc and slack_oidc", () => {
-    expect(AuthVariables.providers).toHaveLength(20)
+  it("reads each setting of each provider: the spec's eighteen, and six more of Supabase Auth's", () => {
+    expect(AuthVariables.providers).toHaveLength(24)
     for (const provider of AuthVariables.providers) {
       for (const setting of [
         "ENABLED",
@@ -105,13 +105,13 @@ describe("auth variables", () => {
           "AUTHSVC_SITEURL",
           "AUTHSVC_SESSIONS_TAGS",
           "AUTHSVC_EXTERNAL_MASTODON_ENABLED",
-          "AUTHSVC_EXTERNAL_ZOOM_ENABLED",
+          "AUTHSVC_EXTERNAL_VERCEL_MARKETPLACE_ENABLED",
           "GOTRUE_SITE_URL",
           "PATH"
         ])
       )
     ).toEqual([
-      "ignored until their feature lands: AUTHSVC_EXTERNAL_ZOOM_ENABLED, AUTHSVC_SESSIONS_TAGS",
+      "ignored until their feature lands: AUTHSVC_EXTERNAL_VERCEL_MARKETPLACE_ENABLED, AUTHSVC_SESSIONS_TAGS",
       "unknown variables, ignored: AUTHSVC_EXTERNAL_MASTODON_ENABLED, AUTHSVC_SITEURL"
     ])
   })

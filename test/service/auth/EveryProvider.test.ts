@@ -14,8 +14,8 @@ import * as TwitterFake from "../../support/idp/TwitterFake.js"
 import * as AuthServerHarness from "../support/InProcessAuth.js"
 
 /**
- * Every one of the twenty external provider keys (the spec's eighteen, Supabase Auth's
- * `linkedin_oidc` and `slack_oidc`) signs in through the auth service over HTTP, each
+ * Every one of the twenty-four external provider keys (the spec's eighteen, Supabase Auth's
+ * `linkedin_oidc`, `slack_oidc`, `fly`, `kakao`, `x` and `zoom`) signs in through the auth service over HTTP, each
  * played by a local fake of it: GET /authorize sends the browser to the fake, the fake's answer
  * comes back to /callback (POSTed as a form for Apple), the service exchanges the code at the
  * fake and reads the profile, and the browser goes to the application with the session in the
@@ -259,7 +259,7 @@ describe("every external provider signs in through the auth service against a lo
   )
   const withoutEmail = ProviderCases.cases.filter((testCase) => testCase.email === undefined)
 
-  it("covers all twenty provider keys: the OAuth 2.0 ones of the table, and twitter", () => {
+  it("covers all twenty-four provider keys: the OAuth 2.0 ones of the table, and twitter", () => {
     expect([...ProviderCases.cases.map((testCase) => testCase.name), "twitter"].sort()).toEqual(
       [...ProviderCatalog.ExternalProviderName.literals].sort()
     )

@@ -379,6 +379,45 @@ export const cases: ReadonlyArray<Case> = [
     })
   },
   {
+    name: "fly",
+    authorize: "/oauth/authorize",
+    scope: "read",
+    token: "/oauth/token",
+    auth: "basic",
+    routes: () => ({
+      "GET /oauth/token/info": json({
+        resource_owner_id: "ro-1",
+        user_id: "fly-user-1",
+        user_name: "Fly Er",
+        email: "fly@example.com",
+        organizations: [{ id: "org-1", role: "admin" }],
+        scope: ["read"],
+        application: { uid: "app-1" },
+        expires_in: 7200,
+        created_at: 1732000000
+      })
+    }),
+    subject: "fly-user-1",
+    email: "fly@example.com",
+    emailVerified: true,
+    data: () => ({
+      iss: "https://api.fly.io",
+      sub: "fly-user-1",
+      provider_id: "fly-user-1",
+      full_name: "Fly Er",
+      custom_claims: {
+        resource_owner_id: "ro-1",
+        organizations: [{ id: "org-1", role: "admin" }],
+        application: { uid: "app-1" },
+        scope: ["read"],
+        created_at: 1732000000
+      },
+      email: "fly@example.com",
+      email_verified: true,
+      phone_verified: false
+    })
+  },
+  {
     name: "github",
     authorize: "/login/oauth/authorize",
     scope: "read:user user:email",
@@ -479,6 +518,41 @@ export const cases: ReadonlyArray<Case> = [
       avatar_url: "https://google.example/p.png",
       custom_claims: { hd: "example.com" },
       email: "goo@example.com",
+      email_verified: true,
+      phone_verified: false
+    })
+  },
+  {
+    name: "kakao",
+    authorize: "/oauth/authorize",
+    scope: "account_email profile_image profile_nickname",
+    token: "/oauth/token",
+    auth: "post",
+    routes: () => ({
+      "GET /v2/user/me": json({
+        id: 2_834_512_991,
+        connected_at: "2026-11-01T00:00:00Z",
+        kakao_account: {
+          profile: { nickname: "Ka Kao", profile_image_url: "https://kakao.example/p.jpg" },
+          email: "kakao@example.com",
+          is_email_valid: true,
+          is_email_verified: true
+        }
+      })
+    }),
+    subject: "2834512991",
+    email: "kakao@example.com",
+    emailVerified: true,
+    data: () => ({
+      iss: "https://kapi.kakao.com",
+      sub: "2834512991",
+      provider_id: "2834512991",
+      name: "Ka Kao",
+      full_name: "Ka Kao",
+      preferred_username: "Ka Kao",
+      user_name: "Ka Kao",
+      avatar_url: "https://kakao.example/p.jpg",
+      email: "kakao@example.com",
       email_verified: true,
       phone_verified: false
     })
@@ -735,6 +809,86 @@ export const cases: ReadonlyArray<Case> = [
       },
       email: "todd@example.com",
       email_verified: true,
+      phone_verified: false
+    })
+  },
+  {
+    name: "x",
+    authorize: "/i/oauth2/authorize",
+    scope: "users.email tweet.read users.read offline.access",
+    token: "/2/oauth2/token",
+    auth: "basic",
+    routes: () => ({
+      "GET /2/users/me": (request) =>
+        request.query.get("user.fields") ===
+        "id,name,username,confirmed_email,profile_image_url,url,created_at"
+          ? {
+              json: {
+                data: {
+                  id: "1460000000000000000",
+                  name: "Ex Ample",
+                  username: "example",
+                  confirmed_email: "x@example.com",
+                  profile_image_url: "https://x.example/p.jpg",
+                  url: "https://example.com",
+                  created_at: "2021-11-15T00:00:00.000Z"
+                }
+              }
+            }
+          : { status: 400, json: { title: "Invalid Request" } }
+    }),
+    subject: "1460000000000000000",
+    email: "x@example.com",
+    emailVerified: true,
+    data: () => ({
+      iss: "https://api.x.com",
+      sub: "1460000000000000000",
+      provider_id: "1460000000000000000",
+      name: "Ex Ample",
+      full_name: "Ex Ample",
+      preferred_username: "example",
+      user_name: "example",
+      picture: "https://x.example/p.jpg",
+      avatar_url: "https://x.example/p.jpg",
+      profile: "https://x.com/example",
+      website: "https://example.com",
+      custom_claims: { created_at: "2021-11-15T00:00:00.000Z" },
+      email: "x@example.com",
+      email_verified: true,
+      phone_verified: false
+    })
+  },
+  {
+    name: "zoom",
+    authorize: "/oauth/authorize",
+    scope: "",
+    token: "/oauth/token",
+    auth: "basic",
+    routes: () => ({
+      "GET /v2/users/me": json({
+        id: "zoom-KDcuGIm1QgePTO8WbOqwIQ",
+        first_name: "Zo",
+        last_name: "Om",
+        email: "zoom@example.com",
+        // Signed in to Zoom with the address and a password, which Zoom has not verified.
+        login_type: "100",
+        verified: 0,
+        pic_url: "https://zoom.example/p.jpg"
+      })
+    }),
+    subject: "zoom-KDcuGIm1QgePTO8WbOqwIQ",
+    email: "zoom@example.com",
+    emailVerified: false,
+    data: () => ({
+      iss: "https://api.zoom.us/v2",
+      sub: "zoom-KDcuGIm1QgePTO8WbOqwIQ",
+      provider_id: "zoom-KDcuGIm1QgePTO8WbOqwIQ",
+      name: "Zo Om",
+      full_name: "Zo Om",
+      picture: "https://zoom.example/p.jpg",
+      avatar_url: "https://zoom.example/p.jpg",
+      email: "zoom@example.com",
+      email_verified: false,
       phone_verified: false
     })
   }

@@ -309,12 +309,13 @@ describe("provider configuration", () => {
       })
   )
 
-  it("knows the twenty provider keys and oidc by the name recorded on identities", () => {
+  it("knows the twenty-four provider keys and oidc by the name recorded on identities", () => {
     for (const name of [...ProviderCatalog.ExternalProviderName.literals, "oidc"]) {
       expect(Option.map(ProviderCatalog.find(name), (entry) => entry.name)).toEqual(Option.some(name))
     }
-    // The spec's eighteen, and Supabase Auth's keys for the LinkedIn and Slack sign-ins.
-    expect(ProviderCatalog.ExternalProviderName.literals).toHaveLength(20)
+    // The spec's eighteen, Supabase Auth's keys for the LinkedIn and Slack sign-ins, and its
+    // fly, kakao, x and zoom.
+    expect(ProviderCatalog.ExternalProviderName.literals).toHaveLength(24)
     expect(ProviderCatalog.find("myspace")).toEqual(Option.none())
     expect(ProviderCatalog.find("toString")).toEqual(Option.none())
     expect(ProviderCatalog.traits("workos").parameters).toMatchObject({ workos_provider: "provider" })

@@ -1,0 +1,85 @@
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as IdentityData from "../IdentityData.js"
+import * as OAuth2Provider from "../OAuth2Provider.js"
+import type { ProviderEntry, ProviderTraits } from "../ProviderEntry.js"
+
+/**
+ * Kakao Login is plain OAuth 2.0 (client credentials in the form). Who logged in comes from
+ * `/v2/user/me`; the Kakao account's address counts as verified when Kakao says it is both
+ * verified and valid. A configured URL is ignored.
+ */
+
+export const auth = "https://kauth.kakao.com"
+export const api = "https://kapi.kakao.com"
+
+export const User = Schema.Struct({
+  id: Schema.Int,
+  kakao_account: Schema.optional(
+    Schema.NullOr(
+      Schema.Struct({
+        profile: Schema.optional(
+          Schema.NullOr(
+            Schema.Struct({
+              nickname: Schema.optional(Schema.NullOr(Schema.String)),
+              profile_image_url: Schema.optional(Schema.NullOr(Schema.String))
+            })
+          )
+        ),
+        email: Schema.optional(Schema.NullOr(Schema.String)),
+        is_email_valid: Schema.optional(Schema.NullOr(Schema.Boolean)),
+        is_email_verified: Schema.optional(Schema.NullOr(Schema.Boolean))
+      })
+    )
+  )
+})
+
+export const profileOf = (user: typeof User.Type) => {
+  const account = user.kakao_account ?? undefined
+  const nickname = IdentityData.text(account?.profile?.nickname)
+  const picture = IdentityData.text(account?.profile?.profile_image_url)
+  const subject = String(user.id)
+  return IdentityData.profileOf(
+    "kakao",
+    {
+      iss: api,
+      sub: subject,
+      name: nickname,
+      full_name: nickname,
+      preferred_username: nickname,
+      user_name: nickname,
+      avatar_url: picture
+    },
+    IdentityData.single(
+      IdentityData.text(account?.email),
+      account?.is_email_verified === true && account.is_email_valid === true
+    )
+  )
+}
+
+export const traits: ProviderTraits = {
+  callback: "query",
+  protocol: "oauth2",
+  pkce: false,
+  nonce: false,
+  url: "ignored",
+  parameters: {}
+}
+
+export const entry: ProviderEntry = {
+  name: "kakao",
+  traits,
+  build: (credentials) =>
+    OAuth2Provider.make(
+      {
+        name: "kakao",
+        authorizationEndpoint: `${auth}/oauth/authorize`,
+        tokenEndpoint: `${auth}/oauth/token`,
+        scopes: ["account_email", "profile_image", "profile_nickname"],
+        clientAuthentication: "client_secret_post",
+        pkce: false,
+        profile: (session) => Effect.flatMap(session.get(`${api}/v2/user/me`, User), profileOf)
+      },
+      credentials
+    )
+}
