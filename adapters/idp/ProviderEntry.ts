@@ -66,4 +66,10 @@ export interface ProviderEntry {
    * first login. Network work (discovery) is deferred to the first login.
    */
   readonly build: (credentials: Credentials) => Effect.Effect<Upstream, UpstreamLoginFailed>
+  /**
+   * For a provider whose ID tokens apps sign in with (`grant_type=id_token`) and whose tokens
+   * stray from OpenID's standard claims (`name`, `email_verified`): its claims in that form, as
+   * Supabase Auth reads them. Absent: the claims as they are.
+   */
+  readonly idTokenClaims?: (claims: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
 }

@@ -143,7 +143,7 @@ export const externalProviders = (config: AuthConfig, testing: Pick<ServeOptions
           redirectUri: Option.getOrElse(provider.redirectUri, () => `${config.api.externalUrl}/callback`),
           emailOptional: provider.emailOptional,
           audiences: provider.clientIds,
-          shapeClaims: (claims) => claims,
+          shapeClaims: entry.value.idTokenClaims ?? ((claims) => claims),
           // Facebook's Limited Login tokens carry no nonce we could check, as Supabase Auth notes.
           skipNonceCheck: provider.skipNonceCheck || provider.name === "facebook",
           idTokenIssuer: ExternalConfig.idTokenIssuer(provider),

@@ -3,8 +3,8 @@ import * as Option from "effect/Option"
 
 /**
  * Which issuer an application's ID token of a provider must come from (`grant_type=id_token`),
- * as Supabase Auth decides it: one fixed issuer (Google, Facebook, Snapchat, a Keycloak realm,
- * a custom OpenID provider), or — for Apple, which signs under two names, and Azure, whose
+ * as Supabase Auth decides it: one fixed issuer (Google, Facebook, Kakao, Snapchat, a Keycloak
+ * realm, a custom OpenID provider), or — for Apple, which signs under two names, and Azure, whose
  * issuer names the user's tenant — the issuer the token itself names, if it is one of the
  * provider's. Either way the token is then checked against that issuer's published keys.
  */
@@ -53,6 +53,7 @@ export const azureFor = (tenantUrl: Option.Option<string>): Rule =>
 
 export const google = fixed("https://accounts.google.com")
 export const facebook = fixed("https://www.facebook.com")
+export const kakao = fixed("https://kauth.kakao.com")
 export const snapchat = fixed("https://accounts.snapchat.com/accounts/oauth2/token")
 
 /**
@@ -70,6 +71,8 @@ export const forProvider = (name: string, realm: Option.Option<string>): Option.
       return Option.some(google)
     case "facebook":
       return Option.some(facebook)
+    case "kakao":
+      return Option.some(kakao)
     case "snapchat":
       return Option.some(snapchat)
     case "keycloak":
@@ -80,7 +83,7 @@ export const forProvider = (name: string, realm: Option.Option<string>): Option.
 }
 
 /** The providers a request may name by issuer alone, in Supabase Auth's order. */
-export const byIssuer = ["apple", "google", "azure", "facebook", "keycloak", "snapchat"] as const
+export const byIssuer = ["apple", "google", "azure", "facebook", "keycloak", "kakao", "snapchat"] as const
 
 /** Whether a request that names only `issuer` means the provider of this rule. */
 export const names = (rule: Rule, issuer: string): boolean =>

@@ -7,7 +7,8 @@ import type { ProviderEntry, ProviderTraits } from "../ProviderEntry.js"
 /**
  * Kakao Login is plain OAuth 2.0 (client credentials in the form). Who logged in comes from
  * `/v2/user/me`; the Kakao account's address counts as verified when Kakao says it is both
- * verified and valid. A configured URL is ignored.
+ * verified and valid. A configured URL is ignored. Apps that signed in with Kakao's SDK (its
+ * OpenID Connect) may sign in with the ID token it gave them (domain/auth/IdTokenIssuer's `kakao`).
  */
 
 export const auth = "https://kauth.kakao.com"
@@ -57,6 +58,21 @@ export const profileOf = (user: typeof User.Type) => {
   )
 }
 
+/**
+ * A Kakao ID token's claims in OpenID's standard form, as Supabase Auth reads them: the nickname
+ * is the name, and an address in it counts as verified (Kakao puts in no `email_verified`).
+ */
+export const idTokenClaims = (
+  claims: Readonly<Record<string, unknown>>
+): Readonly<Record<string, unknown>> => {
+  const nickname = IdentityData.text(claims.nickname)
+  return {
+    ...claims,
+    ...(nickname === undefined ? {} : { name: nickname, preferred_username: nickname }),
+    email_verified: IdentityData.text(claims.email) !== undefined
+  }
+}
+
 export const traits: ProviderTraits = {
   callback: "query",
   protocol: "oauth2",
@@ -69,6 +85,7 @@ export const traits: ProviderTraits = {
 export const entry: ProviderEntry = {
   name: "kakao",
   traits,
+  idTokenClaims,
   build: (credentials) =>
     OAuth2Provider.make(
       {

@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as Kakao from "../../../adapters/idp/providers/kakao.js"
 import * as AuthError from "../../../application/auth/AuthError.js"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
 import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
@@ -80,6 +81,21 @@ const providers = Layer.succeed(ExternalProviders, {
 })
 
 const services = Layer.mergeAll(MemoryServices.layer(), verifier, providers)
+
+/** Kakao as the auth service builds it: its ID tokens' claims read as Supabase Auth reads them. */
+const kakao: ExternalProvider = {
+  ...keycloak,
+  shapeClaims: Kakao.idTokenClaims,
+  idTokenIssuer: Option.some(IdTokenIssuer.kakao)
+}
+
+const kakaoServices = Layer.mergeAll(
+  MemoryServices.layer(),
+  verifier,
+  Layer.succeed(ExternalProviders, {
+    find: (name: string) => Effect.succeed(name === "kakao" ? Option.some(kakao) : Option.none())
+  })
+)
 
 const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex")
 
@@ -156,6 +172,39 @@ describe("signInWithIdToken on memory adapters under TestClock", () => {
         yield* describedFailureOf(signInWithIdToken(request(nonced, { nonce: "the right nonce" })))
       ).toBe("ok")
     }).pipe(Effect.provide(services))
+  )
+
+  it.effect("a Kakao token signs in with its nickname as the name and its address verified", () =>
+    Effect.gen(function* () {
+      yield* ensureSigningKey
+      const email = `kakao-${crypto.randomUUID()}@example.com`
+      // Kakao's ID tokens name no `email_verified`; Supabase Auth counts their address verified.
+      const token = yield* idToken({
+        iss: "https://kauth.kakao.com",
+        email,
+        email_verified: undefined,
+        nickname: "Ka Kao",
+        picture: "https://kakao.example/p.jpg"
+      })
+      const answer = yield* signInWithIdToken(request(token, { provider: "kakao" }))
+      expect(answer.user.email).toEqual(Option.some(email))
+      expect(Option.isSome(answer.user.emailConfirmedAt)).toBe(true)
+      expect(answer.user.userMetadata).toMatchObject({
+        name: "Ka Kao",
+        full_name: "Ka Kao",
+        preferred_username: "Ka Kao",
+        email_verified: true
+      })
+      // Found by its issuer alone, too.
+      const byIssuer = yield* idToken({ iss: "https://kauth.kakao.com", nickname: "Ka Kao" })
+      expect(
+        yield* describedFailureOf(
+          signInWithIdToken(
+            request(byIssuer, { provider: "", issuer: "https://kauth.kakao.com", clientId: "native-app" })
+          )
+        )
+      ).toBe("ok")
+    }).pipe(Effect.provide(kakaoServices))
   )
 
   describe("with link_identity (supabase-js linkIdentity({ provider, token }))", () => {

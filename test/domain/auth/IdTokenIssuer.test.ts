@@ -56,5 +56,8 @@ describe("IdTokenIssuer", () => {
     expect(IdTokenIssuer.names(unsetRealm, "")).toBe(false)
     expect(IdTokenIssuer.forProvider("github", Option.none())).toEqual(Option.none())
     expect(IdTokenIssuer.forProvider("snapchat", Option.none())).toEqual(Option.some(IdTokenIssuer.snapchat))
+    expect(IdTokenIssuer.forProvider("kakao", Option.none())).toEqual(Option.some(IdTokenIssuer.kakao))
+    expect(IdTokenIssuer.names(IdTokenIssuer.kakao, "https://kauth.kakao.com")).toBe(true)
+    expect(IdTokenIssuer.byIssuer).toContain("kakao")
   })
 })
