@@ -66,7 +66,7 @@ describe.runIf(process.platform !== "win32")("ensure-installed", () => {
   it("installs the locked dependencies on a fresh clone, for npm start and npm test alike, and says so", () => {
     for (const command of ["start", "test"] as const) {
       const { printed, calls } = run(checkout("none"), command)
-      expect(calls).toEqual(["ci --no-audit --no-fund"])
+      expect(calls).toEqual(["ci --no-audit --no-fund --loglevel=error"])
       expect(printed).toContain("no node_modules yet: installing the locked dependencies (npm ci)")
     }
   })
@@ -78,7 +78,7 @@ describe.runIf(process.platform !== "win32")("ensure-installed", () => {
     expect(tested.printed).toContain("run `npm ci`")
 
     const started = run(checkout("older than the lock"), "start")
-    expect(started.calls).toEqual(["ci --no-audit --no-fund"])
+    expect(started.calls).toEqual(["ci --no-audit --no-fund --loglevel=error"])
     expect(started.printed).toContain("package-lock.json is newer than what node_modules holds: installing")
   })
 
