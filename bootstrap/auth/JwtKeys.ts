@@ -2,7 +2,7 @@ import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
 
 /** The signing algorithms the auth service issues and accepts tokens with. */
-export const algorithms = ["HS256", "RS256", "ES256", "EdDSA"] as const
+export const algorithms = ["HS256", "RS256", "ES256", "EdDSA", "RS512", "ES512"] as const
 export type Algorithm = (typeof algorithms)[number]
 
 export const isAlgorithm = (value: string): value is Algorithm =>
@@ -13,7 +13,9 @@ const keyTypeOf: Readonly<Record<Algorithm, string>> = {
   HS256: "oct",
   RS256: "RSA",
   ES256: "EC",
-  EdDSA: "OKP"
+  EdDSA: "OKP",
+  RS512: "RSA",
+  ES512: "EC"
 }
 
 /**

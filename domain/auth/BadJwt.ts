@@ -52,7 +52,9 @@ const verificationErrors: Readonly<Record<string, string>> = {
   RS256: "crypto/rsa: verification error",
   ES256: "crypto/ecdsa: verification error",
   EdDSA: "ed25519: verification error",
-  HS256: "signature is invalid"
+  HS256: "signature is invalid",
+  RS512: "crypto/rsa: verification error",
+  ES512: "crypto/ecdsa: verification error"
 }
 
 /** The signature does not match the key named by `kid` (or the secret). */

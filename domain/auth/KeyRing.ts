@@ -51,7 +51,9 @@ const shapes: Readonly<
   RS256: { kty: "RSA", verify: ["n", "e"], sign: ["d"] },
   ES256: { kty: "EC", crv: "P-256", verify: ["x", "y"], sign: ["d"] },
   EdDSA: { kty: "OKP", crv: "Ed25519", verify: ["x"], sign: ["d"] },
-  HS256: { kty: "oct", verify: ["k"], sign: ["k"] }
+  HS256: { kty: "oct", verify: ["k"], sign: ["k"] },
+  RS512: { kty: "RSA", verify: ["n", "e"], sign: ["d"] },
+  ES512: { kty: "EC", crv: "P-521", verify: ["x", "y"], sign: ["d"] }
 }
 
 const isAlgorithm = Schema.is(SigningKey.Algorithm)

@@ -9,7 +9,7 @@ import * as Time from "../Time.js"
 import { Timestamp } from "../Timestamp.js"
 
 /** The JWS algorithms the auth service signs and verifies access tokens with. */
-export const Algorithm = Schema.Literal("RS256", "ES256", "EdDSA", "HS256")
+export const Algorithm = Schema.Literal("RS256", "ES256", "EdDSA", "HS256", "RS512", "ES512")
 export type Algorithm = typeof Algorithm.Type
 
 /**
@@ -26,7 +26,14 @@ export const defaultAlgorithm: StoredAlgorithm = "RS256"
  * What `JWT_VALID_METHODS` allows when it is not set: every algorithm a key may have. HS256
  * stays in for compatibility: tokens signed with `JWT_SECRET` by other tools keep working.
  */
-export const defaultValidMethods: ReadonlyArray<Algorithm> = ["RS256", "ES256", "EdDSA", "HS256"]
+export const defaultValidMethods: ReadonlyArray<Algorithm> = [
+  "RS256",
+  "ES256",
+  "EdDSA",
+  "HS256",
+  "RS512",
+  "ES512"
+]
 
 /** A key id, the JWS header's `kid`: printable ASCII, as it travels in headers and URLs. */
 export const Kid = Schema.String.pipe(

@@ -20,7 +20,7 @@ const base64url = /^[A-Za-z0-9_-]*$/
  * Synchronous, with node:crypto: WebCrypto (jose's path) runs every verification as a job on
  * libuv's thread pool, and the hop there and back cost more than the verification itself — on
  * the bench it halved `GET /user`'s throughput (docs/decisions/0011-auth-hot-paths.md). ES256
- * signatures in a JWS are r‖s (IEEE P1363), not DER.
+ * and ES512 signatures in a JWS are r‖s (IEEE P1363), not DER.
  */
 export const verifies = (
   alg: SigningKey.Algorithm,
@@ -46,6 +46,10 @@ export const verifies = (
         return verify("sha256", data, { key, dsaEncoding: "ieee-p1363" }, presented)
       case "EdDSA":
         return verify(null, data, key, presented)
+      case "RS512":
+        return verify("sha512", data, key, presented)
+      case "ES512":
+        return verify("sha512", data, { key, dsaEncoding: "ieee-p1363" }, presented)
     }
   } catch {
     // A key of another type than `alg` wants, which the key ring rules out: not a match either.
@@ -80,6 +84,10 @@ export const signature = (alg: SigningKey.Algorithm, signingInput: string, key: 
         return sign("sha256", data, { key, dsaEncoding: "ieee-p1363" }, done)
       case "EdDSA":
         return sign(null, data, key, done)
+      case "RS512":
+        return sign("sha512", data, key, done)
+      case "ES512":
+        return sign("sha512", data, { key, dsaEncoding: "ieee-p1363" }, done)
     }
   })
 }

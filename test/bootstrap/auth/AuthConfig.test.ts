@@ -758,13 +758,13 @@ describe("auth configuration", () => {
 
     it.effect("takes methods it does not verify with in JWT_VALID_METHODS, naming them in a warning", () =>
       Effect.gen(function* () {
-        const env = { AUTHSVC_JWT_VALID_METHODS: "RS256,RS512,none" }
+        const env = { AUTHSVC_JWT_VALID_METHODS: "RS256,PS256,none" }
         expect((yield* config(env)).jwt.validMethods).toEqual(Option.some(["RS256"]))
         expect(yield* warningsOf(env)).toEqual([
-          "AUTHSVC_JWT_VALID_METHODS names RS512, none, which this service does not verify: tokens signed so are refused (403 bad_jwt); it verifies HS256, RS256, ES256, EdDSA"
+          "AUTHSVC_JWT_VALID_METHODS names PS256, none, which this service does not verify: tokens signed so are refused (403 bad_jwt); it verifies HS256, RS256, ES256, EdDSA, RS512, ES512"
         ])
         expect(yield* report({ AUTHSVC_JWT_VALID_METHODS: " , " })).toEqual([
-          "AUTHSVC_JWT_VALID_METHODS: expected a comma-separated list of HS256, RS256, ES256, EdDSA"
+          "AUTHSVC_JWT_VALID_METHODS: expected a comma-separated list of HS256, RS256, ES256, EdDSA, RS512, ES512"
         ])
       })
     )

@@ -61,9 +61,9 @@ describe("JWT_KEYS", () => {
       "key 1: expected kid, a non-empty string"
     ],
     [
-      "an algorithm outside the four",
-      JSON.stringify([rsaSigning, { ...edVerifying, alg: "RS512" }]),
-      "key 2: expected alg HS256, RS256, ES256, EdDSA"
+      "an algorithm Supabase Auth cannot sign with either",
+      JSON.stringify([rsaSigning, { ...edVerifying, alg: "PS256" }]),
+      "key 2: expected alg HS256, RS256, ES256, EdDSA, RS512, ES512"
     ],
     [
       "a key type that does not fit the algorithm",
@@ -125,7 +125,7 @@ describe("JWT_VALID_METHODS", () => {
 
   it.each([",", " , "])("refuses %j, which names no method", (text) => {
     expect(JwtKeys.parseMethods(text)).toEqual(
-      Either.left("expected a comma-separated list of HS256, RS256, ES256, EdDSA")
+      Either.left("expected a comma-separated list of HS256, RS256, ES256, EdDSA, RS512, ES512")
     )
   })
 })

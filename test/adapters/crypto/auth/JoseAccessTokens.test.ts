@@ -373,6 +373,58 @@ describe("JoseAccessTokens", () => {
     )
   )
 
+  // Supabase Auth signs with a configured key of these too (conf.GetSigningAlg).
+  for (const [alg, options] of [
+    ["RS512", { modulusLength: 2048 }],
+    ["ES512", { crv: "P-521" }]
+  ] as const) {
+    it.effect(`a configured ${alg} key signs, verifies what it signed and is published`, () =>
+      Effect.gen(function* () {
+        const { privateKey, publicKey } = yield* Effect.promise(() =>
+          jose.generateKeyPair(alg, { ...options, extractable: true })
+        )
+        const privateJwk = yield* Effect.promise(() => jose.exportJWK(privateKey))
+        const configured = { ...privateJwk, kid: `configured-${alg}`, alg, key_ops: ["sign", "verify"] }
+        const tokens = yield* Effect.provide(
+          Effect.gen(function* () {
+            expect((yield* EnsureSigningKey.ensureSigningKey)._tag).toBe("Configured")
+            const token = yield* signNow
+            const service = yield* AccessTokens
+            return { token, verified: yield* service.verify(token), jwks: yield* service.jwks }
+          }),
+          layerWith({ keys: [configured] })
+        )
+        expect(jose.decodeProtectedHeader(tokens.token)).toEqual({
+          alg,
+          kid: `configured-${alg}`,
+          typ: "JWT"
+        })
+        expect(tokens.verified.alg).toBe(alg)
+        // Checked by another implementation too, with the public key alone.
+        const checked = yield* Effect.promise(() =>
+          jose.jwtVerify(tokens.token, publicKey, { algorithms: [alg], currentDate: new Date(0) })
+        )
+        expect(checked.payload.sub).toBe(user.id)
+        const published = tokens.jwks.keys.find((key) => key.kid === `configured-${alg}`)
+        expect(published).toMatchObject({ alg, use: "sig", key_ops: ["verify"] })
+        expect(published).not.toHaveProperty("d")
+        // The signature over other claims does not pass.
+        const [header, payload, signature] = tokens.token.split(".")
+        const claims = JSON.parse(Buffer.from(payload ?? "", "base64url").toString())
+        const elevated = Buffer.from(JSON.stringify({ ...claims, role: "service_role" })).toString(
+          "base64url"
+        )
+        const forged = `${header}.${elevated}.${signature}`
+        expect(
+          yield* Effect.provide(
+            Effect.flip(Effect.flatMap(AccessTokens, (service) => service.verify(forged))),
+            layerWith({ keys: [configured] })
+          )
+        ).toMatchObject({ reason: "bad_signature" })
+      })
+    )
+  }
+
   it.effect("reads the stored keys once per cache lifetime, not per request", () =>
     Effect.gen(function* () {
       yield* currentKey("ES256")
