@@ -24,10 +24,21 @@ describe("the auth service through supabase-js", () => {
       phone_autoconfirm: true,
       sms_provider: "",
       saml_enabled: false,
-      external: { email: true, phone: true, anonymous_users: true, github: false, workos: false }
+      external: {
+        email: true,
+        phone: true,
+        anonymous_users: true,
+        github: false,
+        workos: false,
+        linkedin_oidc: false,
+        slack_oidc: false,
+        kakao: false,
+        x: false
+      }
     })
     const external = settings.external
-    expect(typeof external === "object" && external !== null ? Object.keys(external).length : 0).toBe(21)
+    // The twenty-four providers, email, phone and anonymous users.
+    expect(typeof external === "object" && external !== null ? Object.keys(external).length : 0).toBe(27)
   })
 
   it("signs up (confirmed at once), reads the user, signs out, signs in and refreshes", async () => {
