@@ -21,7 +21,10 @@ export interface TelemetryConfig {
    * the exporter is unknown or Prometheus's address unusable.
    */
   readonly metrics: Option.Option<MetricsExporter>
-  /** `REQUEST_ID_HEADER`: an incoming header to inherit the request id from (for the auth service, none when no header can have its name). */
+  /**
+   * `REQUEST_ID_HEADER`: an incoming header to inherit the request id from (for the auth service,
+   * none when no header can have its name).
+   */
   readonly requestIdHeader: Option.Option<string>
   /** `DEBUG=true`: the telemetry SDK's own diagnostics. */
   readonly debug: boolean

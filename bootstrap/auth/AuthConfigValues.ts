@@ -18,8 +18,6 @@ const parseWhole = (value: string): number | undefined => {
   return n !== undefined && n >= 0 ? n : undefined
 }
 
-const wholeExpected = "expected a whole number, 0 or more"
-
 /**
  * A whole number, 0 or more: Supabase Auth's `int` settings (`JWT_EXP`, `DB_MAX_POOL_SIZE`),
  * written as Go writes integers (`3600`, `0xE10`, `3_600`; `010` is octal 8).
@@ -27,7 +25,7 @@ const wholeExpected = "expected a whole number, 0 or more"
 export const wholeNumberNamed = (name: string, fallback: number) =>
   ConfigValues.check(name, Config.string(name).pipe(Config.withDefault(String(fallback))), (value) => {
     const n = parseWhole(value)
-    return n === undefined ? Either.left(wholeExpected) : Either.right(n)
+    return n === undefined ? Either.left("expected a whole number, 0 or more") : Either.right(n)
   })
 
 /**

@@ -103,7 +103,8 @@ export const warnings = (
   for (const name of integerSettings) {
     const value = variables.get(name)?.trim()
     const read = value === undefined ? undefined : GoNumbers.integer(value)
-    if (read?.octal === true) {
+    // `007` is 7 either way; `010` is where the readings part.
+    if (read?.octal === true && read.value !== Number.parseInt((value ?? "").replaceAll("_", ""), 10)) {
       lines.push(
         `${written(name)} is ${value}, read as ${read.value}: a leading 0 makes a number octal, as in Supabase Auth; write ${read.value} if that is meant`
       )

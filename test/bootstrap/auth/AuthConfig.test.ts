@@ -337,11 +337,14 @@ describe("auth configuration", () => {
         const env = {
           AUTHSVC_JWT_EXP: "07020",
           AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: "010",
-          AUTHSVC_DB_MAX_POOL_SIZE: "0"
+          AUTHSVC_DB_MAX_POOL_SIZE: "0",
+          // Octal too, but the same number read either way: nothing to say.
+          AUTHSVC_MAILER_OTP_LENGTH: "007"
         }
         const c = yield* config(env)
         expect(c.jwt.expSeconds).toBe(3600)
         expect(Duration.toSeconds(c.security.refreshTokenReuseInterval)).toBe(8)
+        expect(c.mailer.otpLength).toBe(7)
         expect(yield* warningsOf(env)).toEqual([
           "AUTHSVC_JWT_EXP is 07020, read as 3600: a leading 0 makes a number octal, as in Supabase Auth; write 3600 if that is meant",
           "AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL is 010, read as 8: a leading 0 makes a number octal, as in Supabase Auth; write 8 if that is meant"
