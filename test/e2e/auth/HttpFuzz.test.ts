@@ -5,6 +5,7 @@ import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
 import * as Routes from "../../../adapters/http/auth/Routes.js"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import * as FirebaseHashes from "../../support/auth/FirebaseHashes.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 import type * as CliProcess from "../../support/CliProcess.js"
 import { brokenJson, percentEncoded, sometimes, withoutUndefined } from "../../support/FuzzParts.js"
@@ -411,6 +412,9 @@ const bodies: Readonly<Record<string, ReadonlyArray<Readonly<Record<string, fc.A
         "$argon2id$v=19$m=4294967295,t=4294967295,p=255$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",
         "$argon2i$v=19$m=16,t=2,p=1$c2FsdHNhbHQ$aGFzaA",
         "$pbkdf2-sha256$i=1000,l=32$c2FsdA$aGFzaA",
+        FirebaseHashes.vector,
+        FirebaseHashes.hash(`n=30,r=8,p=1,ss=Bw==,sk=${FirebaseHashes.signerKey}`),
+        "$fbscrypt$v=1,n=14,r=8,p=1,ss=!!,sk=AA==$c2FsdA==$aGFzaA==",
         "$2y$99$abcdefghijklmnopqrstuuJ8bC0aBzN8tTHGd4i5yB3L5A2c6Lk1u"
       )
     }
