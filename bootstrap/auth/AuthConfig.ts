@@ -97,6 +97,11 @@ export interface SecurityConfig {
   readonly manualLinkingEnabled: boolean
   /** `SECURITY_SVC_FORWARDED_FOR_ENABLED`: trust `Svc-Forwarded-For` for the client address. */
   readonly svcForwardedForEnabled: boolean
+  /**
+   * `SECURITY_SB_FORWARDED_FOR_ENABLED`: Supabase Auth's name of the same switch, for its header
+   * `Sb-Forwarded-For`, which the proxies of a Supabase deployment set.
+   */
+  readonly sbForwardedForEnabled: boolean
 }
 
 /** `CUSTOM_OAUTH_*`: the admin API's custom providers. */
@@ -600,7 +605,8 @@ const fields = Config.all({
       false
     ),
     manualLinkingEnabled: ConfigValues.bool("AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED", false),
-    svcForwardedForEnabled: ConfigValues.bool("AUTHSVC_SECURITY_SVC_FORWARDED_FOR_ENABLED", false)
+    svcForwardedForEnabled: ConfigValues.bool("AUTHSVC_SECURITY_SVC_FORWARDED_FOR_ENABLED", false),
+    sbForwardedForEnabled: ConfigValues.bool("AUTHSVC_SECURITY_SB_FORWARDED_FOR_ENABLED", false)
   }),
   sessions: Config.all({
     timebox: AuthConfigValues.optionalPositiveDuration("AUTHSVC_SESSIONS_TIMEBOX"),

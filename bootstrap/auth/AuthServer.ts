@@ -252,11 +252,16 @@ export const mfaSettings = (config: AuthConfig) =>
 
 /**
  * The address a request's limits count against: the header a trusted proxy sets
- * (`RATE_LIMIT_HEADER`), else `Svc-Forwarded-For` when it is trusted, else the socket's.
+ * (`RATE_LIMIT_HEADER`), else `Svc-Forwarded-For` or Supabase Auth's `Sb-Forwarded-For` when
+ * it is trusted, else the socket's.
  */
 const clientIpHeader = (config: AuthConfig): Option.Option<string> =>
   Option.orElse(config.rateLimit.header, () =>
-    config.security.svcForwardedForEnabled ? Option.some("Svc-Forwarded-For") : Option.none()
+    config.security.svcForwardedForEnabled
+      ? Option.some("Svc-Forwarded-For")
+      : config.security.sbForwardedForEnabled
+        ? Option.some("Sb-Forwarded-For")
+        : Option.none()
   )
 
 /**

@@ -58,7 +58,8 @@ describe("auth configuration", () => {
         updatePasswordRequireReauthentication: false,
         updatePasswordRequireCurrentPassword: false,
         manualLinkingEnabled: false,
-        svcForwardedForEnabled: false
+        svcForwardedForEnabled: false,
+        sbForwardedForEnabled: false
       })
       expect(c.api).toEqual({ host: "0.0.0.0", port: 8081, externalUrl: "https://auth.example.com" })
       expect(Option.isNone(c.jwt.secret)).toBe(true)
@@ -144,7 +145,8 @@ describe("auth configuration", () => {
           AUTHSVC_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: "True",
           AUTHSVC_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD: "true",
           AUTHSVC_SECURITY_MANUAL_LINKING_ENABLED: "true",
-          AUTHSVC_SECURITY_SVC_FORWARDED_FOR_ENABLED: "true"
+          AUTHSVC_SECURITY_SVC_FORWARDED_FOR_ENABLED: "true",
+          AUTHSVC_SECURITY_SB_FORWARDED_FOR_ENABLED: "1"
         })
         expect([c.mailerAutoconfirm, c.smsAutoconfirm, c.external.phone, c.external.anonymousUsers]).toEqual([
           true,
@@ -157,6 +159,7 @@ describe("auth configuration", () => {
         expect(c.security.updatePasswordRequireCurrentPassword).toBe(true)
         expect(c.security.manualLinkingEnabled).toBe(true)
         expect(c.security.svcForwardedForEnabled).toBe(true)
+        expect(c.security.sbForwardedForEnabled).toBe(true)
       })
     )
 

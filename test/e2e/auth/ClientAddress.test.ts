@@ -7,11 +7,30 @@ import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 
 let scope: Scope.CloseableScope
 let baseUrl = ""
+/** Configured as a Supabase deployment trusts its proxy: Supabase Auth's name, its header. */
+let behindSupabaseProxy = ""
 
 beforeAll(async () => {
   scope = Effect.runSync(Scope.make())
-  const started = AuthServerHarness.start({ env: { AUTHSVC_RATE_LIMIT_HEADER: "X-Forwarded-For" } })
-  baseUrl = (await Effect.runPromise(Scope.extend(started, scope))).baseUrl
+  const [forwarded, supabase] = await Effect.runPromise(
+    Scope.extend(
+      Effect.all(
+        [
+          AuthServerHarness.start({ env: { AUTHSVC_RATE_LIMIT_HEADER: "X-Forwarded-For" } }),
+          AuthServerHarness.start({
+            env: {
+              GOTRUE_SECURITY_SB_FORWARDED_FOR_ENABLED: "true",
+              AUTHSVC_RATE_LIMIT_ANONYMOUS_USERS: "1"
+            }
+          })
+        ],
+        { concurrency: "unbounded" }
+      ),
+      scope
+    )
+  )
+  baseUrl = forwarded.baseUrl
+  behindSupabaseProxy = supabase.baseUrl
 }, 60_000)
 
 afterAll(async () => {
@@ -46,5 +65,23 @@ describe("the client address behind a proxy (RATE_LIMIT_HEADER)", () => {
       )
       expect(signedIn.status).toBe(200)
     }
+  })
+})
+
+describe("the client address behind a Supabase proxy (SECURITY_SB_FORWARDED_FOR_ENABLED)", () => {
+  const anonymously = (sbForwardedFor: string) =>
+    fetch(`${behindSupabaseProxy}/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "sb-forwarded-for": sbForwardedFor },
+      body: JSON.stringify({ data: {} })
+    })
+
+  it("counts each address Sb-Forwarded-For names apart: one anonymous sign-in an hour each here", async () => {
+    expect((await anonymously("198.51.100.7, 10.0.0.1")).status).toBe(200)
+    const again = await anonymously("198.51.100.7")
+    expect(again.status).toBe(429)
+    expect(await again.json()).toMatchObject({ error_code: "over_request_rate_limit" })
+    // Another client behind the same proxy, so from the same socket address, is its own count.
+    expect((await anonymously("198.51.100.8")).status).toBe(200)
   })
 })
