@@ -5,9 +5,10 @@ import * as Oidc from "./oidc.js"
 /**
  * Slack through "Sign in with Slack" (OpenID Connect), as Supabase Auth's `slack_oidc` does,
  * under two keys: `slack`, the spec's, and `slack_oidc`, Supabase Auth's (its clients and
- * identities name it so), each configured by its own `EXTERNAL_<KEY>_*` variables. A fixed issuer; the ID token holds the profile, the user's id and team as
- * `https://slack.com/...` claims. Slack answers token errors with HTTP 200 and `"ok": false`,
- * which the shared client reads as the error it is. A configured URL is ignored.
+ * identities name it so), each configured by its own `EXTERNAL_<KEY>_*` variables. A fixed
+ * issuer; the ID token holds the profile, the user's id and team as `https://slack.com/...`
+ * claims. Slack answers token errors with HTTP 200 and `"ok": false`, which the shared client
+ * reads as the error it is. A configured URL is ignored.
  */
 
 export const issuer = "https://slack.com"
