@@ -448,6 +448,11 @@ export class FactorChallengeExpired extends reason<FactorChallengeExpired>()("Fa
 export class FactorVerificationFailed extends reason<FactorVerificationFailed>()("FactorVerificationFailed", {
   factorType: SwitchedFactorType
 }) {}
+/**
+ * A TOTP factor's secret sealed under a key the service was not given (or altered): the
+ * operator's to mend, so Supabase Auth's 500.
+ */
+export class FactorSecretUnreadable extends reason<FactorSecretUnreadable>()("FactorSecretUnreadable", {}) {}
 /** The MFA-verification-attempt hook refused, in its words. */
 export class FactorVerificationRejected extends reason<FactorVerificationRejected>()(
   "FactorVerificationRejected",
@@ -631,6 +636,7 @@ export type AuthError =
   | ChallengeUsedOrMoved
   | FactorChallengeExpired
   | FactorVerificationFailed
+  | FactorSecretUnreadable
   | FactorVerificationRejected
   | RecoveryCodesLocked
   | PasskeysDisabled

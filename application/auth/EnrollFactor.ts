@@ -18,6 +18,7 @@ import { AuthSettings } from "./AuthSettings.js"
 import { requireNotAnonymous, sessionAal } from "./FactorInput.js"
 import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore } from "./ports/FactorStore.js"
+import { SecretsAtRest } from "./ports/SecretsAtRest.js"
 import { TotpCodes } from "./ports/TotpCodes.js"
 import { Transactions } from "./ports/Transactions.js"
 
@@ -116,7 +117,11 @@ export const enrollFactor = Telemetry.fn("EnrollFactor.enrollFactor")(
         updatedAt: now
       })
       const totp = factorType === "totp" ? Option.some(yield* newTotp(request.issuer, user)) : Option.none()
-      const secret = Option.map(totp, ({ secret }) => secret)
+      // Sealed under the operator's key when secrets are encrypted at rest, bound to this factor.
+      const atRest = yield* SecretsAtRest
+      const secret = Option.isSome(totp)
+        ? Option.some(yield* atRest.seal(factor.id, totp.value.secret))
+        : Option.none<string>()
       yield* Effect.flatMap(Transactions, (transactions) =>
         transactions.run(
           Effect.gen(function* () {

@@ -20,6 +20,7 @@ import * as IssueSession from "./IssueSession.js"
 import { MfaSettings } from "./MfaSettings.js"
 import { FactorStore, type Registration, type StoredFactor } from "./ports/FactorStore.js"
 import { MailOutbox } from "./ports/MailOutbox.js"
+import { SecretsAtRest } from "./ports/SecretsAtRest.js"
 import { SessionStore } from "./ports/SessionStore.js"
 import { StepUps } from "./ports/StepUps.js"
 import { TotpCodes } from "./ports/TotpCodes.js"
@@ -70,7 +71,17 @@ const totpProof = (stored: StoredFactor, code: string, now: Date) =>
     // Made only when refused: an error captures a stack trace, which a right code need not pay for.
     const failed = () => new AuthError.FactorVerificationFailed({ factorType: "totp" })
     if (Option.isNone(stored.secret) || !Totp.isWellFormed(code)) return yield* failed()
-    const secret = Redacted.make(stored.secret.value)
+    const kept = stored.secret.value
+    const secret = Redacted.make(
+      yield* Effect.flatMap(SecretsAtRest, (atRest) => atRest.open(stored.factor.id, kept)).pipe(
+        Effect.tapError((unreadable) =>
+          Effect.logError("a TOTP factor's secret cannot be opened").pipe(
+            Effect.annotateLogs({ "factor.id": stored.factor.id, key_id: unreadable.keyId ?? "" })
+          )
+        ),
+        Effect.mapError(() => new AuthError.FactorSecretUnreadable())
+      )
+    )
     const matching = Totp.window(now).filter((step) => constantTimeEqual(codes.codeAt(secret, step), code))
     const decision = Totp.decide(matching, stored.lastTotpStep)
     if (decision._tag !== "Accepted") return yield* failed()

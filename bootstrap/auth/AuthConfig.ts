@@ -5,6 +5,7 @@ import * as Either from "effect/Either"
 import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
+import type * as DatabaseEncryption from "../../adapters/crypto/auth/DatabaseEncryption.js"
 import type * as SmtpMailer from "../../adapters/mail/auth/SmtpMailer.js"
 import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComposer.js"
 import type * as PrivateAddresses from "../../adapters/outbound/PrivateAddresses.js"
@@ -17,6 +18,7 @@ import * as ConfigValues from "../ConfigValues.js"
 import * as TelemetryConfig from "../TelemetryConfig.js"
 import * as AuthConfigValues from "./AuthConfigValues.js"
 import * as CaptchaConfig from "./CaptchaConfig.js"
+import * as DbEncryptionConfig from "./DbEncryptionConfig.js"
 import * as ExternalProviderConfig from "./ExternalConfig.js"
 import * as JwtKeys from "./JwtKeys.js"
 import * as MfaConfig from "./MfaConfig.js"
@@ -233,6 +235,8 @@ export interface AuthConfig {
   readonly mfa: MfaConfig.MfaConfig
   /** `SECURITY_CAPTCHA_*`; none while captcha protection is off. */
   readonly captcha: Option.Option<CaptchaConfig.CaptchaConfig>
+  /** `SECURITY_DB_ENCRYPTION_*`: the keys secrets at rest are sealed and opened with. */
+  readonly atRestKeys: DatabaseEncryption.Keys
   readonly rateLimit: RateLimitConfig
   readonly security: SecurityConfig
   /**
@@ -562,6 +566,7 @@ const fields = Config.all({
   sms: SmsConfig.sms,
   mfa: MfaConfig.mfa,
   captcha: CaptchaConfig.captcha,
+  atRestKeys: DbEncryptionConfig.keys,
   rateLimit: Config.all({
     header: Config.option(ConfigValues.headerName("AUTHSVC_RATE_LIMIT_HEADER")),
     tokenRefresh: AuthConfigValues.requestsPer(

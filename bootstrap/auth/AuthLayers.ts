@@ -5,6 +5,7 @@ import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Argon2PasswordHasher from "../../adapters/crypto/Argon2PasswordHasher.js"
+import * as DatabaseEncryption from "../../adapters/crypto/auth/DatabaseEncryption.js"
 import * as JoseAccessTokens from "../../adapters/crypto/auth/JoseAccessTokens.js"
 import * as OtpauthTotpCodes from "../../adapters/crypto/auth/OtpauthTotpCodes.js"
 import * as NodeSecrets from "../../adapters/crypto/NodeSecrets.js"
@@ -89,6 +90,7 @@ export const core = (
     tokens,
     NodeSecrets.layer,
     OtpauthTotpCodes.layer,
+    DatabaseEncryption.layer(config.atRestKeys),
     SimpleWebAuthnCeremonies.layer.pipe(Layer.provide(NodeSecrets.layer)),
     Argon2PasswordHasher.layer(),
     NodeFileSystem.layer

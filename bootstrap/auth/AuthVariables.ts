@@ -2,6 +2,7 @@ import * as SmsGateways from "../../adapters/sms/auth/SmsGateways.js"
 import { providerKeys } from "../../application/auth/AuthSettings.js"
 import * as Mail from "../../domain/auth/Mail.js"
 import type { Variables } from "./AuthEnvironment.js"
+import * as DbEncryptionConfig from "./DbEncryptionConfig.js"
 import * as ExternalConfig from "./ExternalConfig.js"
 import * as MfaConfig from "./MfaConfig.js"
 
@@ -90,6 +91,7 @@ export const read: ReadonlySet<string> = new Set(
     ...SmsGateways.variables.map((name) => name.slice(prefix.length)),
     ...ExternalConfig.variables.map((name) => name.slice("AUTHSVC_".length)),
     ...MfaConfig.variables.map((name) => name.slice(prefix.length)),
+    ...DbEncryptionConfig.variables.map((name) => name.slice(prefix.length)),
     "SECURITY_CAPTCHA_ENABLED",
     "SECURITY_CAPTCHA_PROVIDER",
     "SECURITY_CAPTCHA_SECRET",

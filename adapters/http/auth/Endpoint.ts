@@ -25,6 +25,7 @@ import type { MailOutbox } from "../../../application/auth/ports/MailOutbox.js"
 import type { OneTimeTokenStore } from "../../../application/auth/ports/OneTimeTokenStore.js"
 import type { PasskeyStore } from "../../../application/auth/ports/PasskeyStore.js"
 import type { ProviderEndpoints } from "../../../application/auth/ports/ProviderEndpoints.js"
+import type { SecretsAtRest } from "../../../application/auth/ports/SecretsAtRest.js"
 import type { SessionStore } from "../../../application/auth/ports/SessionStore.js"
 import type { SmsSender } from "../../../application/auth/ports/SmsSender.js"
 import type { StepUps } from "../../../application/auth/ports/StepUps.js"
@@ -73,6 +74,7 @@ export type Services =
   | FactorStore
   | MfaSettings
   | TotpCodes
+  | SecretsAtRest
   | PasskeyStore
   | WebAuthnCeremonies
   | StepUps

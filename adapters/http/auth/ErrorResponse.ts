@@ -680,6 +680,7 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
     ),
   FactorVerificationFailed: (reason) =>
     answer("mfa_verification_failed", verificationFailed[reason.factorType]),
+  FactorSecretUnreadable: () => answer("unexpected_failure", "Database error verifying MFA TOTP secret"),
   FactorVerificationRejected: (reason) => answer("mfa_verification_rejected", reason.message),
   RecoveryCodesLocked: (reason) =>
     answer(

@@ -4,11 +4,21 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as DatabaseEncryption from "../../../adapters/crypto/auth/DatabaseEncryption.js"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
 import { enrollFactor } from "../../../application/auth/EnrollFactor.js"
 import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import { signInAnonymously } from "../../../application/auth/SignInAnonymously.js"
-import { atAal2, request, signedInUser, totp, verified, world } from "./support/Factors.js"
+import {
+  atAal2,
+  atRestKeys,
+  request,
+  sealingWorld,
+  signedInUser,
+  totp,
+  verified,
+  world
+} from "./support/Factors.js"
 import { describedFailureOf, failureOf } from "./support/Failure.js"
 import { client } from "./support/Scenarios.js"
 
@@ -35,6 +45,27 @@ describe("EnrollFactor (POST /factors), on memory adapters", () => {
       )
       expect(Option.flatMap(stored, (found) => found.secret)).toEqual(Option.some(secret))
     }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("seals a TOTP secret at rest under SECURITY_DB_ENCRYPTION's key, bound to the factor", () =>
+    Effect.gen(function* () {
+      const signedIn = yield* signedInUser("cy@example.com")
+      const enrolled = yield* enrollFactor(signedIn, request("totp"))
+      if (enrolled._tag !== "Totp") return yield* Effect.dieMessage("a TOTP enrolment")
+      const stored = yield* Effect.flatMap(FactorStore, (store) =>
+        store.find(signedIn.user.id, enrolled.factor.id)
+      )
+      const kept = Option.getOrThrow(Option.flatMap(stored, (found) => found.secret))
+      // Supabase Auth's sealed form, which neither shows the secret nor opens for another row.
+      expect(JSON.parse(kept)).toMatchObject({ key_id: "key-1", alg: "aes-gcm-hkdf" })
+      expect(kept).not.toContain(Redacted.value(enrolled.secret))
+      expect(yield* DatabaseEncryption.open(atRestKeys, enrolled.factor.id, kept)).toBe(
+        Redacted.value(enrolled.secret)
+      )
+      expect(yield* failureOf(DatabaseEncryption.open(atRestKeys, "another-factor", kept))).toBe(
+        "SecretUnreadable"
+      )
+    }).pipe(Effect.provide(sealingWorld()))
   )
 
   it.effect("takes SITE_URL's host as the issuer when none is given", () =>

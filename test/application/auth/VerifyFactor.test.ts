@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as DatabaseEncryption from "../../../adapters/crypto/auth/DatabaseEncryption.js"
 import type { SignedIn } from "../../../application/auth/Authenticate.js"
 import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import { SessionStore } from "../../../application/auth/ports/SessionStore.js"
@@ -13,7 +14,15 @@ import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import type { FactorId } from "../../../domain/auth/Factor.js"
 import * as SentTexts from "../../support/auth/SentTexts.js"
-import { challengeAs, codeNow, enrolled, services, signedInAs, verifyAs } from "./support/Factors.js"
+import {
+  atRestKeys,
+  challengeAs,
+  codeNow,
+  enrolled,
+  services,
+  signedInAs,
+  verifyAs
+} from "./support/Factors.js"
 import { describedFailureOf, failureOf } from "./support/Failure.js"
 import { client, freshEmail, mailsTo, password, signedUp, standing } from "./support/Scenarios.js"
 
@@ -57,6 +66,29 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
       const again = yield* refreshSession(Redacted.value(refreshed.refreshToken))
       const claims = (yield* signedInAs(again)).claims
       expect([claims.aal, claims.amr]).toEqual([raised.claims.aal, raised.claims.amr])
+    }).pipe(Effect.provide(services()))
+  )
+
+  it.effect("a secret sealed at rest opens with its key; under a key not given, a 500 and no session", () =>
+    Effect.gen(function* () {
+      yield* TestClock.adjust(Duration.days(1))
+      const grant = yield* signedUp(freshEmail())
+      const signedIn = yield* signedInAs(grant)
+      const sealed = yield* enrolled(signedIn.user.id, "totp", { sealedUnder: atRestKeys })
+      const verified = yield* challengeAndVerify(
+        signedIn,
+        sealed.factor.id,
+        yield* codeNow(sealed.secret)
+      ).pipe(Effect.provide(DatabaseEncryption.layer(atRestKeys)))
+      expect((yield* signedInAs(verified)).claims.aal).toBe("aal2")
+
+      const other = yield* enrolled(signedIn.user.id, "totp", { sealedUnder: atRestKeys })
+      const refused = yield* describedFailureOf(
+        challengeAndVerify(signedIn, other.factor.id, yield* codeNow(other.secret)).pipe(
+          Effect.provide(DatabaseEncryption.layer(DatabaseEncryption.none))
+        )
+      )
+      expect(refused).toBe("unexpected_failure: Database error verifying MFA TOTP secret")
     }).pipe(Effect.provide(services()))
   )
 

@@ -610,6 +610,56 @@ describe("auth configuration", () => {
     )
   })
 
+  describe("secrets at rest (SECURITY_DB_ENCRYPTION_*)", () => {
+    const key = Buffer.alloc(32, 1).toString("base64url")
+    const older = Buffer.alloc(32, 2).toString("base64url")
+
+    it.effect("are kept as they are by default; with ENCRYPT on, sealed under the named key", () =>
+      Effect.gen(function* () {
+        const off = yield* config({})
+        expect([Option.isNone(off.atRestKeys.sealing), off.atRestKeys.opening.size]).toEqual([true, 0])
+        const on = yield* config({
+          AUTHSVC_SECURITY_DB_ENCRYPTION_ENCRYPT: "true",
+          AUTHSVC_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID: "key-2",
+          AUTHSVC_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY: key,
+          AUTHSVC_SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS: `key-1:${older}`
+        })
+        expect(Option.map(on.atRestKeys.sealing, (sealing) => sealing.keyId)).toEqual(Option.some("key-2"))
+        // The older key opens what it sealed; the sealing key opens too, listed or not.
+        expect([...on.atRestKeys.opening.keys()].sort()).toEqual(["key-1", "key-2"])
+        // Decryption keys alone: a Supabase project's sealed secrets are read, new ones kept as they are.
+        const readOnly = yield* config({
+          AUTHSVC_SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS: `key-1:${older}, key-2:${key}`
+        })
+        expect([Option.isNone(readOnly.atRestKeys.sealing), readOnly.atRestKeys.opening.size]).toEqual([
+          true,
+          2
+        ])
+      })
+    )
+
+    it.effect("refuse a missing or malformed key on one line each, never quoting a key", () =>
+      Effect.gen(function* () {
+        expect(yield* report({ AUTHSVC_SECURITY_DB_ENCRYPTION_ENCRYPT: "true" })).toEqual([
+          "AUTHSVC_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID: is required with AUTHSVC_SECURITY_DB_ENCRYPTION_ENCRYPT",
+          "AUTHSVC_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY: is required with AUTHSVC_SECURITY_DB_ENCRYPTION_ENCRYPT"
+        ])
+        const short = Buffer.alloc(16, 1).toString("base64url")
+        const lines = yield* report({
+          AUTHSVC_SECURITY_DB_ENCRYPTION_ENCRYPT: "true",
+          AUTHSVC_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID: "key-2",
+          AUTHSVC_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY: short,
+          AUTHSVC_SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS: `key-1:${short}`
+        })
+        expect(lines).toEqual([
+          "AUTHSVC_SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS: expected id:key pairs separated by commas, each key 256 bits in unpadded base64url (not so: key-1)",
+          "AUTHSVC_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY: expected a 256-bit key in unpadded base64url (43 characters)"
+        ])
+        expect(lines.join("\n")).not.toContain(short)
+      })
+    )
+  })
+
   describe("outbound calls", () => {
     it.effect("reach no private address by default; the list reads IPv4 and IPv6 addresses and ranges", () =>
       Effect.gen(function* () {

@@ -1,6 +1,7 @@
 import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as DatabaseEncryption from "../../../adapters/crypto/auth/DatabaseEncryption.js"
 import * as JoseAccessTokens from "../../../adapters/crypto/auth/JoseAccessTokens.js"
 import * as OtpauthTotpCodes from "../../../adapters/crypto/auth/OtpauthTotpCodes.js"
 import * as NodeSecrets from "../../../adapters/crypto/NodeSecrets.js"
@@ -128,6 +129,7 @@ export const layer = (overrides: Partial<Settings> = {}) =>
     AuthStorageMemory.layer,
     NodeSecrets.layer,
     OtpauthTotpCodes.layer,
+    DatabaseEncryption.layer(DatabaseEncryption.none),
     SimpleWebAuthnCeremonies.layer.pipe(Layer.provide(NodeSecrets.layer)),
     PasswordHasherMemory.layer,
     SentTexts.layer,

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as DatabaseEncryption from "../../../../adapters/crypto/auth/DatabaseEncryption.js"
 import * as Authenticate from "../../../../application/auth/Authenticate.js"
 import { type ChallengeRequest, challengeFactor } from "../../../../application/auth/ChallengeFactor.js"
 import { type EnrollRequest, enrollFactor } from "../../../../application/auth/EnrollFactor.js"
@@ -73,7 +74,12 @@ export const codeNow = (secret: string, offset = 0) =>
 export const enrolled = (
   userId: UserId,
   factorType: FactorType,
-  fields: { readonly phone?: string; readonly friendlyName?: string } = {}
+  fields: {
+    readonly phone?: string
+    readonly friendlyName?: string
+    /** A TOTP secret stored sealed under these keys, as with `SECURITY_DB_ENCRYPTION_ENCRYPT`. */
+    readonly sealedUnder?: DatabaseEncryption.Keys
+  } = {}
 ) =>
   Effect.gen(function* () {
     const now = new Date(yield* Clock.currentTimeMillis)
@@ -90,10 +96,28 @@ export const enrolled = (
       updatedAt: now
     })
     yield* Effect.flatMap(FactorStore, (store) =>
-      store.enrol(factor, factorType === "totp" ? Option.some(secret) : Option.none(), defaultLimits)
+      store.enrol(
+        factor,
+        factorType === "totp"
+          ? Option.some(
+              DatabaseEncryption.seal(fields.sealedUnder ?? DatabaseEncryption.none, factor.id, secret)
+            )
+          : Option.none(),
+        defaultLimits
+      )
     )
     return { factor, secret }
   })
+
+/** The keys of `SECURITY_DB_ENCRYPTION_*` switched on: `key-1` seals, and opens. */
+export const atRestKeys: DatabaseEncryption.Keys = {
+  sealing: Option.some({ keyId: "key-1", key: new Uint8Array(32).fill(1) }),
+  opening: new Map([["key-1", new Uint8Array(32).fill(1)]])
+}
+
+/** The memory world with secrets sealed at rest under `atRestKeys`. */
+export const sealingWorld = (mfa: Parameters<typeof MemoryServices.mfaSettings>[0] = {}) =>
+  Layer.merge(world(mfa), DatabaseEncryption.layer(atRestKeys))
 
 /** The signed-in user a grant's access token names. */
 export const signedInAs = (grant: IssueSession.Grant) => Authenticate.user(Redacted.value(grant.access.token))
