@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import pg from "pg"
 import { inject } from "vitest"
 import * as AuthTables from "../../adapters/postgres/auth/AuthTables.js"
 import * as Database from "../../adapters/postgres/Database.js"
@@ -142,4 +143,19 @@ export const holdingRows = (
     )
     yield* Deferred.await(holding)
     return Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(holder))
+  })
+
+/**
+ * Runs a statement on the database at `url` over a connection of its own, closed afterwards:
+ * for end-to-end tests that set up or read rows beside the service they started.
+ */
+export const query = (url: string, text: string, values: ReadonlyArray<unknown> = []) =>
+  Effect.promise(async () => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      return (await client.query(text, [...values])).rows
+    } finally {
+      await client.end()
+    }
   })

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import pg from "pg"
 import { codeOfStep } from "../../application/auth/support/Factors.js"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
@@ -14,18 +13,6 @@ import * as TestDatabase from "../../support/TestDatabase.js"
  * factor's secret is stored sealed under the encryption key and verifies; a factor a Supabase
  * project sealed under its older key (`DECRYPTION_KEYS`) verifies too.
  */
-
-/** Runs a statement on the service's database, one connection, closed afterwards. */
-const query = (url: string, text: string, values: ReadonlyArray<unknown> = []) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      return (await client.query(text, [...values])).rows
-    } finally {
-      await client.end()
-    }
-  })
 
 // Sealed by Supabase Auth's scheme in Go (test/adapters/crypto/auth/DatabaseEncryption.test.ts)
 // for the factor `supabaseFactorId` under `key-1`.
@@ -66,7 +53,9 @@ describe("TOTP secrets sealed at rest", () => {
           if (enrolment.data === null || enrolment.data.type !== "totp") throw new Error("a TOTP enrolment")
           return enrolment.data
         })
-        const [row] = yield* query(url, `SELECT secret FROM ${factors} WHERE id = $1`, [enrolled.id])
+        const [row] = yield* TestDatabase.query(url, `SELECT secret FROM ${factors} WHERE id = $1`, [
+          enrolled.id
+        ])
         const stored = String(row?.secret)
         expect(JSON.parse(stored)).toMatchObject({ key_id: "key-2", alg: "aes-gcm-hkdf" })
         expect(stored).not.toContain(enrolled.totp.secret)
@@ -84,7 +73,7 @@ describe("TOTP secrets sealed at rest", () => {
           if (enrolment.data === null) throw new Error("a TOTP enrolment")
           return enrolment.data.id
         })
-        yield* query(url, `UPDATE ${factors} SET id = $1, secret = $2 WHERE id = $3`, [
+        yield* TestDatabase.query(url, `UPDATE ${factors} SET id = $1, secret = $2 WHERE id = $3`, [
           supabaseFactorId,
           sealedBySupabase,
           second
@@ -101,7 +90,10 @@ describe("TOTP secrets sealed at rest", () => {
           return third.data.id
         }).pipe(
           Effect.tap((third) =>
-            query(url, `UPDATE ${factors} SET secret = $1 WHERE id = $2`, [sealedBySupabase, third])
+            TestDatabase.query(url, `UPDATE ${factors} SET secret = $1 WHERE id = $2`, [
+              sealedBySupabase,
+              third
+            ])
           ),
           Effect.flatMap((third) =>
             Effect.promise(async () => {

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import pg from "pg"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 import * as TestDatabase from "../../support/TestDatabase.js"
@@ -13,18 +12,6 @@ import * as TestDatabase from "../../support/TestDatabase.js"
  * signed out a day ago, a refresh token retired a day ago and an anonymous user 30 days old
  * (anonymous sign-ins on) are deleted while the service serves, and the API sees them gone.
  */
-
-/** Runs a statement on the service's database, one connection, closed afterwards. */
-const query = (url: string, text: string, values: ReadonlyArray<unknown> = []) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      return (await client.query(text, [...values])).rows
-    } finally {
-      await client.end()
-    }
-  })
 
 const password = "correct horse battery staple"
 
@@ -86,23 +73,23 @@ describe("the auth service's reaper", () => {
           expect(challenge.error).toBeNull()
           return challenge.data?.id ?? ""
         })
-        yield* query(
+        yield* TestDatabase.query(
           url,
           `UPDATE ${table("mfa_challenges")} SET created_at = now() - interval '25 hours' WHERE id = $1`,
           [challengeId]
         )
-        yield* query(
+        yield* TestDatabase.query(
           url,
           `UPDATE ${table("mfa_factors")} SET created_at = now() - interval '1 hour' WHERE id = $1`,
           [abandoned]
         )
-        yield* query(
+        yield* TestDatabase.query(
           url,
           `UPDATE ${table("sessions")} SET revoked_at = now() - interval '25 hours' WHERE revoked_at IS NOT NULL
              AND user_id = (SELECT id FROM ${table("users")} WHERE email = $1)`,
           [email]
         )
-        yield* query(
+        yield* TestDatabase.query(
           url,
           `UPDATE ${table("refresh_tokens")} SET updated_at = now() - interval '25 hours' WHERE revoked
              AND user_id = (SELECT id FROM ${table("users")} WHERE email = $1)`,
@@ -113,14 +100,15 @@ describe("the auth service's reaper", () => {
           [expired.id, "31 days"],
           [young.id, "29 days"]
         ]) {
-          yield* query(url, `UPDATE ${table("users")} SET created_at = now() - $2::interval WHERE id = $1`, [
-            user,
-            age
-          ])
+          yield* TestDatabase.query(
+            url,
+            `UPDATE ${table("users")} SET created_at = now() - $2::interval WHERE id = $1`,
+            [user, age]
+          )
         }
 
         // Within a few runs of the reaper, the aged rows are gone (bounded: 15 s).
-        const left = query(
+        const left = TestDatabase.query(
           url,
           `SELECT (SELECT count(*) FROM ${table("mfa_challenges")} WHERE id = $1)::int AS challenges,
                   (SELECT count(*) FROM ${table("mfa_factors")} WHERE id = $2)::int AS factors,

@@ -6,7 +6,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { hashSync } from "@node-rs/bcrypt"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import pg from "pg"
 import * as Server from "../../support/auth/AuthServerHarness.js"
 import * as Supabase from "../../support/auth/SupabaseClient.js"
 import * as DocBlocks from "../../support/DocBlocks.js"
@@ -146,18 +145,6 @@ VALUES
   values: [ada, phoneUser, grace, hopper]
 }
 
-/** Runs statements on a database, one connection, closed afterwards. */
-const query = (url: string, text: string, values: ReadonlyArray<unknown> = []) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      return (await client.query(text, [...values])).rows
-    } finally {
-      await client.end()
-    }
-  })
-
 /** A documented shell block, run by bash in `folder` with exactly `env` (over a path). */
 const runDocumented = (block: string, folder: string, env: Readonly<Record<string, string>>) => {
   const result = spawnSync("bash", ["-euo", "pipefail", "-c", block], {
@@ -177,11 +164,11 @@ describe("moving users from a Supabase project (docs/deployment.md)", () => {
     () =>
       Effect.gen(function* () {
         const supabaseUrl = Option.getOrThrow(yield* TestDatabase.freshUrl())
-        yield* query(supabaseUrl, supabaseSchema)
+        yield* TestDatabase.query(supabaseUrl, supabaseSchema)
         const users = supabaseUsers()
-        yield* query(supabaseUrl, users.text, users.values)
-        yield* query(supabaseUrl, supabaseIdentities.text, supabaseIdentities.values)
-        yield* query(supabaseUrl, supabaseSoftDeleted.text, supabaseSoftDeleted.values)
+        yield* TestDatabase.query(supabaseUrl, users.text, users.values)
+        yield* TestDatabase.query(supabaseUrl, supabaseIdentities.text, supabaseIdentities.values)
+        yield* TestDatabase.query(supabaseUrl, supabaseSoftDeleted.text, supabaseSoftDeleted.values)
 
         const { baseUrl, databaseUrl } = yield* Server.start()
         const latchkeyUrl = Option.getOrThrow(databaseUrl)
@@ -215,7 +202,7 @@ describe("moving users from a Supabase project (docs/deployment.md)", () => {
           app_metadata: { provider: "email", providers: ["email"] }
         })
         // Rehashed at that sign-in: argon2id from now on, and the password still works.
-        const [stored] = yield* query(
+        const [stored] = yield* TestDatabase.query(
           latchkeyUrl,
           "SELECT encrypted_password FROM auth.users WHERE id = $1",
           [ada]
@@ -289,7 +276,10 @@ describe("moving users from a Supabase project (docs/deployment.md)", () => {
         // All or nothing: the same import again changes nothing.
         const twice = runDocumented(importBlock, folder, { DATABASE_URL: latchkeyUrl })
         expect(twice.code).not.toBe(0)
-        const [count] = yield* query(latchkeyUrl, "SELECT count(*)::int AS users FROM auth.users")
+        const [count] = yield* TestDatabase.query(
+          latchkeyUrl,
+          "SELECT count(*)::int AS users FROM auth.users"
+        )
         expect(count?.users).toBe(5)
       }).pipe(Effect.scoped),
     { timeout: 120_000 }
