@@ -41,7 +41,10 @@ export class ChallengedTooSoon extends Schema.TaggedError<ChallengedTooSoon>()("
 /** A factor with what only its verification reads, never shown to its user. */
 export interface StoredFactor {
   readonly factor: Factor
-  /** A TOTP factor's base32 secret, as Supabase Auth stores it (docs/decisions/0015). */
+  /**
+   * A TOTP factor's base32 secret as stored, as Supabase Auth stores it (docs/decisions/0015):
+   * in the clear, or sealed under the operator's key (SecretsAtRest opens it).
+   */
   readonly secret: Option.Option<string>
   /** The time step of the last TOTP code accepted (`Totp.decide`). */
   readonly lastTotpStep: Option.Option<number>
@@ -92,7 +95,8 @@ export interface RecoveryAttempt {
 /**
  * The factors of the users (`Factor`, Supabase Auth's `mfa_factors`), their challenges
  * (`FactorChallenge`) and the recovery codes of the recovery-code factor. Texted codes and
- * recovery codes are kept as digests; TOTP secrets as they are (they compute codes).
+ * recovery codes are kept as digests; TOTP secrets as they are given (they compute codes: in
+ * the clear, or sealed by SecretsAtRest).
  *
  * The once-only transitions are single conditional steps, so of concurrent attempts exactly one
  * wins: `markVerified`, `useChallenge`, `takeChallenge`, `advanceWebAuthnCounter` and a
