@@ -1,13 +1,4 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  hkdfSync,
-  randomBytes,
-  randomInt,
-  randomUUID,
-  timingSafeEqual
-} from "node:crypto"
+import { createHash, hkdfSync, randomBytes, randomInt, randomUUID, timingSafeEqual } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -15,6 +6,7 @@ import * as Redacted from "effect/Redacted"
 import { SealedSecret, Secrets } from "../../application/ports/Secrets.js"
 import { SecretHash } from "../../domain/Ids.js"
 import * as TokenKind from "../../domain/TokenKind.js"
+import * as AesGcm from "./AesGcm.js"
 
 // Minting.
 
@@ -50,20 +42,14 @@ const verify = (secret: Redacted.Redacted<string>, stored: SecretHash): boolean 
 /** Names what the derived key is for, so that it can never serve another purpose. */
 const info = Buffer.from("latchkey auth sealed refresh token v1", "utf8")
 const version = "v1."
-const nonceBytes = 12
-const tagBytes = 16
 
 // The key material is a 256-bit random token, so HKDF needs no salt to be uniform.
 const keyUnder = (under: Redacted.Redacted<string>) =>
   Buffer.from(hkdfSync("sha256", Buffer.from(Redacted.value(under), "utf8"), Buffer.alloc(0), info, 32))
 
 const seal = (under: Redacted.Redacted<string>, secret: Redacted.Redacted<string>): SealedSecret => {
-  const nonce = randomBytes(nonceBytes)
-  const cipher = createCipheriv("aes-256-gcm", keyUnder(under), nonce)
-  const sealed = Buffer.concat([cipher.update(Redacted.value(secret), "utf8"), cipher.final()])
-  return SealedSecret.make(
-    `${version}${Buffer.concat([nonce, sealed, cipher.getAuthTag()]).toString("base64url")}`
-  )
+  const { nonce, ciphertext, tag } = AesGcm.encrypt(keyUnder(under), Redacted.value(secret))
+  return SealedSecret.make(`${version}${Buffer.concat([nonce, ciphertext, tag]).toString("base64url")}`)
 }
 
 const unseal = (
@@ -72,19 +58,18 @@ const unseal = (
 ): Option.Option<Redacted.Redacted<string>> => {
   if (!sealed.startsWith(version)) return Option.none()
   const bytes = Buffer.from(sealed.slice(version.length), "base64url")
-  if (bytes.length < nonceBytes + tagBytes) return Option.none()
-  const decipher = createDecipheriv("aes-256-gcm", keyUnder(under), bytes.subarray(0, nonceBytes))
-  decipher.setAuthTag(bytes.subarray(bytes.length - tagBytes))
-  try {
-    const opened = Buffer.concat([
-      decipher.update(bytes.subarray(nonceBytes, bytes.length - tagBytes)),
-      decipher.final()
-    ])
-    return Option.some(Redacted.make(opened.toString("utf8")))
-  } catch {
-    // The tag did not verify: another token, or altered data.
-    return Option.none()
-  }
+  if (bytes.length < AesGcm.nonceBytes + AesGcm.tagBytes) return Option.none()
+  // None when the tag does not verify: another token, or altered data.
+  return Option.map(
+    Option.fromNullable(
+      AesGcm.decrypt(keyUnder(under), {
+        nonce: bytes.subarray(0, AesGcm.nonceBytes),
+        ciphertext: bytes.subarray(AesGcm.nonceBytes, bytes.length - AesGcm.tagBytes),
+        tag: bytes.subarray(bytes.length - AesGcm.tagBytes)
+      })
+    ),
+    (opened) => Redacted.make(opened.toString("utf8"))
+  )
 }
 
 /** `Secrets` on node:crypto. */

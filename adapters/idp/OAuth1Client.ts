@@ -1,8 +1,9 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto"
+import { createHmac, hkdfSync, randomBytes } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { UpstreamLoginFailed } from "../../application/ports/UpstreamIdentityProvider.js"
+import * as AesGcm from "../crypto/AesGcm.js"
 import * as GuardedFetch from "../outbound/GuardedFetch.js"
 import * as UpstreamFailure from "./UpstreamFailure.js"
 
@@ -152,22 +153,23 @@ const sealKey = (codeVerifier: string, state: string): Buffer =>
  * service's flow state, or in a URL) learns nothing and cannot forge one for another login.
  */
 export const seal = (token: Credential, codeVerifier: string, state: string): string => {
-  const iv = randomBytes(12)
-  const cipher = createCipheriv("aes-256-gcm", sealKey(codeVerifier, state), iv)
-  const sealed = Buffer.concat([
-    cipher.update(JSON.stringify([token.key, token.secret]), "utf8"),
-    cipher.final()
-  ])
-  return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString("base64url")
+  const { nonce, tag, ciphertext } = AesGcm.encrypt(
+    sealKey(codeVerifier, state),
+    JSON.stringify([token.key, token.secret])
+  )
+  return Buffer.concat([nonce, tag, ciphertext]).toString("base64url")
 }
 
 export const unseal = (sealed: string, codeVerifier: string, state: string): Option.Option<Credential> => {
   try {
     const bytes = Buffer.from(sealed, "base64url")
-    const decipher = createDecipheriv("aes-256-gcm", sealKey(codeVerifier, state), bytes.subarray(0, 12))
-    decipher.setAuthTag(bytes.subarray(12, 28))
-    const plain = Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString("utf8")
-    const parsed: unknown = JSON.parse(plain)
+    const plain = AesGcm.decrypt(sealKey(codeVerifier, state), {
+      nonce: bytes.subarray(0, AesGcm.nonceBytes),
+      tag: bytes.subarray(AesGcm.nonceBytes, AesGcm.nonceBytes + AesGcm.tagBytes),
+      ciphertext: bytes.subarray(AesGcm.nonceBytes + AesGcm.tagBytes)
+    })
+    if (plain === undefined) return Option.none()
+    const parsed: unknown = JSON.parse(plain.toString("utf8"))
     return Array.isArray(parsed) && typeof parsed[0] === "string" && typeof parsed[1] === "string"
       ? Option.some({ key: parsed[0], secret: parsed[1] })
       : Option.none()

@@ -1,8 +1,9 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto"
+import { hkdfSync } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { SecretsAtRest, SecretUnreadable } from "../../../application/auth/ports/SecretsAtRest.js"
+import * as AesGcm from "../AesGcm.js"
 
 /**
  * Supabase Auth's encryption of secrets at rest (`SECURITY_DB_ENCRYPTION_*`), so that a
@@ -23,7 +24,6 @@ export interface Keys {
 export const none: Keys = { sealing: Option.none(), opening: new Map() }
 
 const algorithm = "aes-gcm-hkdf"
-const tagBytes = 16
 
 const keyFor = (key: Uint8Array, id: string): Buffer =>
   Buffer.from(hkdfSync("sha256", key, new Uint8Array(), id, 32))
@@ -54,20 +54,18 @@ const sealedOf = (stored: string): Sealed | undefined => {
   if (typeof data !== "string" || typeof nonce !== "string" || !base64.test(data) || !base64.test(nonce))
     return undefined
   const sealed = { keyId, data: Buffer.from(data, "base64"), nonce: Buffer.from(nonce, "base64") }
-  return sealed.data.length > 0 && sealed.nonce.length === 12 ? sealed : undefined
+  return sealed.data.length > 0 && sealed.nonce.length === AesGcm.nonceBytes ? sealed : undefined
 }
 
 export const seal = (keys: Keys, id: string, plaintext: string): string =>
   Option.match(keys.sealing, {
     onNone: () => plaintext,
     onSome: ({ keyId, key }) => {
-      const nonce = randomBytes(12)
-      const cipher = createCipheriv("aes-256-gcm", keyFor(key, id), nonce)
-      const data = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()])
+      const { nonce, ciphertext, tag } = AesGcm.encrypt(keyFor(key, id), plaintext)
       return JSON.stringify({
         key_id: keyId,
         alg: algorithm,
-        data: data.toString("base64"),
+        data: Buffer.concat([ciphertext, tag]).toString("base64"),
         nonce: nonce.toString("base64")
       })
     }
@@ -77,20 +75,20 @@ export const open = (keys: Keys, id: string, stored: string): Effect.Effect<stri
   const sealed = sealedOf(stored)
   if (sealed === undefined) return Effect.succeed(stored)
   const key = keys.opening.get(sealed.keyId)
-  if (key === undefined || sealed.data.length <= tagBytes)
-    return Effect.fail(new SecretUnreadable({ keyId: sealed.keyId }))
-  try {
-    const decipher = createDecipheriv("aes-256-gcm", keyFor(key, id), sealed.nonce)
-    decipher.setAuthTag(sealed.data.subarray(sealed.data.length - tagBytes))
-    const plain = Buffer.concat([
-      decipher.update(sealed.data.subarray(0, sealed.data.length - tagBytes)),
-      decipher.final()
-    ])
-    return Effect.succeed(plain.toString("utf8"))
-  } catch {
-    // The tag did not match: another row's secret, another key under the same name, or altered.
-    return Effect.fail(new SecretUnreadable({ keyId: sealed.keyId }))
-  }
+  const { data } = sealed
+  // `data` is the ciphertext and its tag; a tag that does not verify means another row's
+  // secret, another key under the same name, or an altered value.
+  const plain =
+    key === undefined || data.length <= AesGcm.tagBytes
+      ? undefined
+      : AesGcm.decrypt(keyFor(key, id), {
+          nonce: sealed.nonce,
+          ciphertext: data.subarray(0, data.length - AesGcm.tagBytes),
+          tag: data.subarray(data.length - AesGcm.tagBytes)
+        })
+  return plain === undefined
+    ? Effect.fail(new SecretUnreadable({ keyId: sealed.keyId }))
+    : Effect.succeed(plain.toString("utf8"))
 }
 
 export const layer = (keys: Keys) =>
