@@ -72,16 +72,24 @@ const totpProof = (stored: StoredFactor, code: string, now: Date) =>
     const failed = () => new AuthError.FactorVerificationFailed({ factorType: "totp" })
     if (Option.isNone(stored.secret) || !Totp.isWellFormed(code)) return yield* failed()
     const kept = stored.secret.value
-    const secret = Redacted.make(
-      yield* Effect.flatMap(SecretsAtRest, (atRest) => atRest.open(stored.factor.id, kept)).pipe(
-        Effect.tapError((unreadable) =>
-          Effect.logError("a TOTP factor's secret cannot be opened").pipe(
-            Effect.annotateLogs({ "factor.id": stored.factor.id, key_id: unreadable.keyId ?? "" })
-          )
-        ),
-        Effect.mapError(() => new AuthError.FactorSecretUnreadable())
-      )
+    const atRest = yield* SecretsAtRest
+    const plaintext = yield* atRest.open(stored.factor.id, kept).pipe(
+      Effect.tapError((unreadable) =>
+        Effect.logError("a TOTP factor's secret cannot be opened").pipe(
+          Effect.annotateLogs({ "factor.id": stored.factor.id, key_id: unreadable.keyId ?? "" })
+        )
+      ),
+      Effect.mapError(() => new AuthError.FactorSecretUnreadable())
     )
+    // A secret kept in the clear, or under a key since rotated, is sealed under the sealing key
+    // at its first use, whether or not the code is right (as Supabase Auth does). A concurrent
+    // verify may have done it first: then this write finds another stored form and does nothing.
+    const resealed = yield* atRest.reseal(stored.factor.id, kept, plaintext)
+    if (Option.isSome(resealed))
+      yield* Effect.flatMap(FactorStore, (store) =>
+        store.replaceSecret(stored.factor.id, kept, resealed.value)
+      )
+    const secret = Redacted.make(plaintext)
     const matching = Totp.window(now).filter((step) => constantTimeEqual(codes.codeAt(secret, step), code))
     const decision = Totp.decide(matching, stored.lastTotpStep)
     if (decision._tag !== "Accepted") return yield* failed()

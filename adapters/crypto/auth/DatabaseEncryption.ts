@@ -91,8 +91,14 @@ export const open = (keys: Keys, id: string, stored: string): Effect.Effect<stri
     : Effect.succeed(plain.toString("utf8"))
 }
 
+export const reseal = (keys: Keys, id: string, stored: string, plaintext: string): Option.Option<string> =>
+  Option.flatMap(keys.sealing, ({ keyId }) =>
+    sealedOf(stored)?.keyId === keyId ? Option.none() : Option.some(seal(keys, id, plaintext))
+  )
+
 export const layer = (keys: Keys) =>
   Layer.succeed(SecretsAtRest, {
     seal: (id, plaintext) => Effect.sync(() => seal(keys, id, plaintext)),
-    open: (id, stored) => open(keys, id, stored)
+    open: (id, stored) => open(keys, id, stored),
+    reseal: (id, stored, plaintext) => Effect.sync(() => reseal(keys, id, stored, plaintext))
   })

@@ -228,6 +228,13 @@ export const layer = Layer.effect(
             .slice(0, limit)
           return [gone.length, without(tables, gone)]
         }),
+      replaceSecret: (factorId, from, to) =>
+        Ref.modify(state, (tables): [boolean, Tables] => {
+          const found = tables.factors.find((row) => row.factor.id === factorId)
+          if (found === undefined || !Option.contains(found.secret, from)) return [false, tables]
+          return [true, replaceFactor(tables, { ...found, secret: Option.some(to) })]
+        }),
+
       advanceWebAuthnCounter: (factorId, signCount) =>
         Ref.modify(state, (tables): [boolean, Tables] => {
           const found = tables.factors.find((row) => row.factor.id === factorId)

@@ -233,6 +233,15 @@ export const layer = Layer.effect(
         )
       ),
 
+      replaceSecret: Telemetry.fn("FactorStorePg.replaceSecret")((factorId, from, to) =>
+        sql`UPDATE ${factors} SET secret = ${to}
+            WHERE id = ${factorId} AND secret = ${from}
+            RETURNING id`.pipe(
+          decodeAll(IdRow),
+          Effect.map((rows) => rows.length > 0)
+        )
+      ),
+
       createChallenge: Telemetry.fn("FactorStorePg.createChallenge")(
         (challenge, lastBefore) =>
           sql

@@ -161,6 +161,12 @@ export class FactorStore extends Context.Tag("latchkey/auth/FactorStore")<
      * concurrent verify that recorded a later counter — or when the factor has no credential.
      */
     readonly advanceWebAuthnCounter: (factorId: FactorId, signCount: number) => Effect.Effect<boolean>
+    /**
+     * Writes a TOTP factor's secret in a new stored form (`SecretsAtRest.reseal`) if it is still
+     * stored as `from`: true when it was written, false when the factor is gone or its secret
+     * changed meanwhile (a concurrent verify resealed it first).
+     */
+    readonly replaceSecret: (factorId: FactorId, from: string, to: string) => Effect.Effect<boolean>
 
     /**
      * Stores a challenge and stamps its factor's `last_challenged_at` with its creation time —

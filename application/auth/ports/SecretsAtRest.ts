@@ -1,5 +1,6 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 /**
@@ -24,5 +25,13 @@ export class SecretsAtRest extends Context.Tag("latchkey/auth/SecretsAtRest")<
     readonly seal: (id: string, plaintext: string) => Effect.Effect<string>
     /** The secret of the row `id` from its stored form, sealed or not. */
     readonly open: (id: string, stored: string) => Effect.Effect<string, SecretUnreadable>
+    /**
+     * The stored form to write in place of `stored` (which opened to `plaintext`) when sealing
+     * is on and it is not sealed under the sealing key: kept in the clear, or sealed under an
+     * older key. None when it is as it should be, or when sealing is off (a sealed secret stays
+     * sealed: the service can still open it). So a key rotation reaches a secret when it is next
+     * used, as in Supabase Auth.
+     */
+    readonly reseal: (id: string, stored: string, plaintext: string) => Effect.Effect<Option.Option<string>>
   }
 >() {}

@@ -92,6 +92,47 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
     }).pipe(Effect.provide(services()))
   )
 
+  it.effect(
+    "a secret in the clear or under an older key is resealed at its first use, code right or wrong",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.adjust(Duration.days(1))
+        const signedIn = yield* signedInAs(yield* signedUp(freshEmail()))
+        const older = new Uint8Array(32).fill(9)
+        const rotated: DatabaseEncryption.Keys = {
+          sealing: atRestKeys.sealing,
+          opening: new Map([...atRestKeys.opening, ["key-0", older]])
+        }
+        const storedSecret = (factorId: FactorId) =>
+          Effect.flatMap(FactorStore, (store) => store.find(signedIn.user.id, factorId)).pipe(
+            Effect.map((found) => Option.getOrThrow(Option.flatMap(found, (one) => one.secret)))
+          )
+        const clear = yield* enrolled(signedIn.user.id, "totp")
+        const underOlder = yield* enrolled(signedIn.user.id, "totp", {
+          sealedUnder: { sealing: Option.some({ keyId: "key-0", key: older }), opening: new Map() }
+        })
+        // A wrong code for the one, a right one for the other: both are sealed under key-1 after.
+        const wrong = yield* describedFailureOf(
+          challengeAndVerify(signedIn, clear.factor.id, "000000").pipe(
+            Effect.provide(DatabaseEncryption.layer(rotated))
+          )
+        )
+        expect(wrong).toBe("mfa_verification_failed: Invalid TOTP code entered")
+        yield* challengeAndVerify(signedIn, underOlder.factor.id, yield* codeNow(underOlder.secret)).pipe(
+          Effect.provide(DatabaseEncryption.layer(rotated))
+        )
+        for (const { factor, secret } of [clear, underOlder]) {
+          const kept = yield* storedSecret(factor.id)
+          expect(JSON.parse(kept)).toMatchObject({ key_id: "key-1" })
+          expect(yield* DatabaseEncryption.open(atRestKeys, factor.id, kept)).toBe(secret)
+        }
+        // Without a sealing key nothing is rewritten: a clear secret stays clear.
+        const unsealed = yield* enrolled(signedIn.user.id, "totp")
+        yield* Effect.ignore(challengeAndVerify(signedIn, unsealed.factor.id, "000000"))
+        expect(yield* storedSecret(unsealed.factor.id)).toBe(unsealed.secret)
+      }).pipe(Effect.provide(services()))
+  )
+
   it.effect("the verify, the refreshes and a new sign-in answer with the user's factors", () =>
     Effect.gen(function* () {
       const { email, factor, grant, secret, signedIn } = yield* withTotp

@@ -11,7 +11,8 @@ import * as TestDatabase from "../../support/TestDatabase.js"
  * TOTP secrets sealed at rest, configured as a Supabase Auth deployment configures it
  * (`GOTRUE_SECURITY_DB_ENCRYPTION_*`), through supabase-js against the built service: a new
  * factor's secret is stored sealed under the encryption key and verifies; a factor a Supabase
- * project sealed under its older key (`DECRYPTION_KEYS`) verifies too.
+ * project sealed under its older key (`DECRYPTION_KEYS`) verifies too, and is sealed again
+ * under the encryption key.
  */
 
 // Sealed by Supabase Auth's scheme in Go (test/adapters/crypto/auth/DatabaseEncryption.test.ts)
@@ -28,7 +29,7 @@ describe("TOTP secrets sealed at rest", () => {
   // Rows are read and set over a second connection: a PostgreSQL server is needed (CI sets
   // TEST_DATABASE_URL); the embedded database admits the service's connection alone.
   it.live.skipIf(TestDatabase.isEmbedded("server"))(
-    "a new factor's secret is stored sealed and verifies; one Supabase sealed under an older key too",
+    "a new factor's secret is stored sealed and verifies; one sealed under an older key too, then resealed",
     () =>
       Effect.gen(function* () {
         const running = yield* AuthServerHarness.start({
@@ -84,6 +85,13 @@ describe("TOTP secrets sealed at rest", () => {
             code: codeNow(supabaseSecret)
           })
           expect(verified.error).toBeNull()
+        })
+        // Used once, it is sealed again under the key of the moment.
+        const [resealed] = yield* TestDatabase.query(url, `SELECT secret FROM ${factors} WHERE id = $1`, [
+          supabaseFactorId
+        ])
+        expect(JSON.parse(String(resealed?.secret))).toMatchObject({ key_id: "key-2", alg: "aes-gcm-hkdf" })
+        yield* Effect.promise(async () => {
           // Sealed for another factor, it is no secret of this one: a 500, as Supabase Auth answers.
           const third = await supabase.auth.mfa.enroll({ factorType: "totp", friendlyName: "moved" })
           if (third.data === null) throw new Error("a TOTP enrolment")

@@ -464,6 +464,27 @@ export const factorStoreContract = (it: It) =>
       })
     )
 
+    it.effect(
+      `a secret is replaced only from its stored form; of ${concurrently} at once, one replaces it`,
+      () =>
+        Effect.gen(function* () {
+          const store = yield* FactorStore
+          const factor = yield* enrolled()
+          const secretOf = (id: FactorId) =>
+            Effect.map(
+              store.find(factor.userId, id),
+              Option.flatMap((found) => found.secret)
+            )
+          const kept = Option.getOrThrow(yield* secretOf(factor.id))
+          expect(yield* store.replaceSecret(factor.id, "another form", "resealed")).toBe(false)
+          expect(yield* secretOf(factor.id)).toEqual(Option.some(kept))
+          const contested = yield* atOnce(store.replaceSecret(factor.id, kept, "resealed"))
+          expect(contested.filter((won) => won)).toHaveLength(1)
+          expect(yield* secretOf(factor.id)).toEqual(Option.some("resealed"))
+          expect(yield* store.replaceSecret(FactorId.make(randomUUID()), kept, "resealed")).toBe(false)
+        })
+    )
+
     it.effect("a challenge is stored with its digest or ceremony and stamps its factor", () =>
       Effect.gen(function* () {
         const store = yield* FactorStore

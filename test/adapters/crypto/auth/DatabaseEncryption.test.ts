@@ -56,4 +56,29 @@ describe("secrets at rest in Supabase Auth's sealed form", () => {
       right: '{"key_id":"key-1"}'
     })
   })
+
+  it("reseals a secret in the clear or under an older key when sealing is on, and only then", () => {
+    const newer = Buffer.alloc(32, 2)
+    const rotated: DatabaseEncryption.Keys = {
+      sealing: Option.some({ keyId: "key-2", key: newer }),
+      opening: new Map([
+        ["key-1", key],
+        ["key-2", newer]
+      ])
+    }
+    for (const stored of [secret, sealedByGo]) {
+      const resealed = DatabaseEncryption.reseal(rotated, factorId, stored, secret)
+      if (Option.isNone(resealed)) throw new Error(`resealed: ${stored}`)
+      expect(JSON.parse(resealed.value)).toMatchObject({ key_id: "key-2", alg: "aes-gcm-hkdf" })
+      expect(opened(rotated, factorId, resealed.value)).toMatchObject({ _tag: "Right", right: secret })
+    }
+    // Under the sealing key already: left as it is.
+    const current = DatabaseEncryption.seal(rotated, factorId, secret)
+    expect(DatabaseEncryption.reseal(rotated, factorId, current, secret)).toEqual(Option.none())
+    // Sealing off: nothing is resealed, nor unsealed.
+    const openingOnly = { sealing: Option.none(), opening: rotated.opening }
+    for (const stored of [secret, sealedByGo, current]) {
+      expect(DatabaseEncryption.reseal(openingOnly, factorId, stored, secret)).toEqual(Option.none())
+    }
+  })
 })
