@@ -132,6 +132,11 @@ export class AuthSettings extends Context.Tag("latchkey/auth/AuthSettings")<
      * `_SINGLE_PER_USER`).
      */
     readonly sessionLimits: Session.Limits
+    /**
+     * `EXTERNAL_FLOW_STATE_EXPIRY_DURATION`: how long an authorization code may wait for its
+     * exchange (`FlowState.lifetime`), and the provider login page at least as long.
+     */
+    readonly flowStateLifetime: Duration.Duration
     readonly providers: Readonly<Record<ProviderKey, boolean>>
   }
 >() {}

@@ -7,6 +7,7 @@ import * as Ban from "../../domain/Ban.js"
 import { SealedSecret, Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import * as AuthError from "./AuthError.js"
+import { AuthSettings } from "./AuthSettings.js"
 import * as IssueSession from "./IssueSession.js"
 import * as ProviderTokenSeal from "./ProviderTokenSeal.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
@@ -33,7 +34,8 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
       if (Option.isNone(taken)) return yield* new AuthError.FlowStateNotFound()
       const flow = taken.value
       const now = new Date(yield* Clock.currentTimeMillis)
-      if (FlowState.isExpired(flow, now)) return yield* new AuthError.FlowStateExpired()
+      const { flowStateLifetime } = yield* AuthSettings
+      if (FlowState.isExpired(flow, now, flowStateLifetime)) return yield* new AuthError.FlowStateExpired()
       if (!(yield* FlowState.answers(flow, codeVerifier))) return yield* new AuthError.BadCodeVerifier()
       const user = yield* Effect.flatMap(UserRepository, (users) => users.findById(flow.userId))
       if (Option.isNone(user)) return yield* new AuthError.FlowStateNotFound()

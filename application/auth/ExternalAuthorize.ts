@@ -107,7 +107,7 @@ export const authorize = Telemetry.fn("ExternalAuthorize.authorize")((request: A
           linkingUserId: Option.fromNullable(request.linkingUserId),
           handshake,
           createdAt: now,
-          expiresAt: ExternalLogin.expiryFor(now)
+          expiresAt: ExternalLogin.expiryFor(now, settings.flowStateLifetime)
         })
       )
     )

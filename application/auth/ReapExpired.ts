@@ -3,6 +3,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Factor from "../../domain/auth/Factor.js"
+import * as FlowState from "../../domain/auth/FlowState.js"
 import type * as Session from "../../domain/auth/Session.js"
 import * as Reaping from "../Reaping.js"
 import * as Telemetry from "../Telemetry.js"
@@ -99,7 +100,9 @@ export const reapExpired = Telemetry.fn("ReapExpired.reapExpired")(() =>
         factors.removeAbandoned(before(now, Factor.unverifiedLifetime(mfa.unverifiedLifetime)), limit)
       ),
       passkeyChallenges: yield* drain((limit) => passkeys.reapChallenges(now, limit)),
-      flowStates: yield* drain((limit) => flows.purge(before(now, keptFor), limit)),
+      flowStates: yield* drain((limit) =>
+        flows.purge(before(now, Duration.max(keptFor, FlowState.lifetime(settings.flowStateLifetime))), limit)
+      ),
       endedSessions: yield* drain((limit) => sessions.reapEnded(before(now, keptFor), limit)),
       outlivedSessions: yield* outlived(settings.sessionLimits, now, drain, sessions),
       retiredRefreshTokens: yield* drain((limit) =>

@@ -11,6 +11,7 @@ import * as TemplateMailComposer from "../../adapters/mail/auth/TemplateMailComp
 import type * as PrivateAddresses from "../../adapters/outbound/PrivateAddresses.js"
 import * as DeliverMail from "../../application/auth/DeliverMail.js"
 import type { Limit } from "../../application/ports/RateLimiter.js"
+import * as FlowState from "../../domain/auth/FlowState.js"
 import * as Mail from "../../domain/auth/Mail.js"
 import type * as Session from "../../domain/auth/Session.js"
 import * as PasswordPolicy from "../../domain/PasswordPolicy.js"
@@ -122,6 +123,11 @@ export interface ExternalConfig {
   readonly phone: boolean
   /** `EXTERNAL_ANONYMOUS_USERS_ENABLED`. */
   readonly anonymousUsers: boolean
+  /**
+   * `EXTERNAL_FLOW_STATE_EXPIRY_DURATION`, as written (`FlowState.lifetime` raises it to 300 s,
+   * as Supabase Auth does): how long an authorization code waits for its exchange.
+   */
+  readonly flowStateExpiry: Duration.Duration
 }
 
 /** The mail server (what the SMTP adapter needs); the service sends no mail without `SMTP_HOST`. */
@@ -553,7 +559,11 @@ const fields = Config.all({
   external: Config.all({
     email: ConfigValues.bool("AUTHSVC_EXTERNAL_EMAIL_ENABLED", true),
     phone: ConfigValues.bool("AUTHSVC_EXTERNAL_PHONE_ENABLED", false),
-    anonymousUsers: ConfigValues.bool("AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", false)
+    anonymousUsers: ConfigValues.bool("AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", false),
+    flowStateExpiry: AuthConfigValues.secondsOrDuration(
+      "AUTHSVC_EXTERNAL_FLOW_STATE_EXPIRY_DURATION",
+      FlowState.minimumLifetime
+    )
   }),
   externalProviders: ExternalProviderConfig.providers,
   customOAuth: Config.all({

@@ -223,6 +223,7 @@ export const settings = (config: AuthConfig) => {
       reuseInterval: config.security.refreshTokenReuseInterval
     }),
     sessionLimits: config.sessions,
+    flowStateLifetime: config.external.flowStateExpiry,
     providers: {
       ...noProviders,
       ...Object.fromEntries(config.externalProviders.map((provider) => [provider.name, true]))

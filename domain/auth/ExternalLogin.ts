@@ -3,7 +3,7 @@ import * as Schema from "effect/Schema"
 import { SecretHash, UserId } from "../Ids.js"
 import * as Time from "../Time.js"
 import { Timestamp } from "../Timestamp.js"
-import { ChallengeMethod } from "./FlowState.js"
+import * as FlowState from "./FlowState.js"
 
 /**
  * A sign-in at an external provider on its way (`GET /authorize` → the provider → `/callback`):
@@ -19,7 +19,7 @@ export class ExternalLogin extends Schema.Class<ExternalLogin>("ExternalLogin")(
   redirectTo: Schema.String,
   /** The application's PKCE challenge (supabase-js `flowType: "pkce"`); none: implicit flow. */
   codeChallenge: Schema.OptionFromNullOr(Schema.String),
-  codeChallengeMethod: Schema.OptionFromNullOr(ChallengeMethod),
+  codeChallengeMethod: Schema.OptionFromNullOr(FlowState.ChallengeMethod),
   /** Manual linking (`GET /user/identities/authorize`): the signed-in user the identity joins. */
   linkingUserId: Schema.OptionFromNullOr(UserId),
   /** What an OAuth 1.0a provider needs back at the callback (its request token's secret, sealed). */
@@ -28,7 +28,13 @@ export class ExternalLogin extends Schema.Class<ExternalLogin>("ExternalLogin")(
   expiresAt: Timestamp
 }) {}
 
-/** How long a person may take at the provider's login page. */
-export const lifetime = Duration.minutes(10)
+/**
+ * How long a person may take at the provider's login page: ten minutes, or the flow states'
+ * lifetime (`EXTERNAL_FLOW_STATE_EXPIRY_DURATION`, which Supabase Auth gives its OAuth state)
+ * when that is longer.
+ */
+export const lifetime = (flowStateLifetime: Duration.Duration): Duration.Duration =>
+  Duration.max(Duration.minutes(10), FlowState.lifetime(flowStateLifetime))
 
-export const expiryFor = (createdAt: Date): Date => Time.plus(createdAt, Duration.toMillis(lifetime))
+export const expiryFor = (createdAt: Date, flowStateLifetime: Duration.Duration): Date =>
+  Time.plus(createdAt, Duration.toMillis(lifetime(flowStateLifetime)))

@@ -37,17 +37,25 @@ export class FlowState extends Schema.Class<FlowState>("FlowState")({
   createdAt: Timestamp
 }) {}
 
-/** How long an authorization code may wait for its exchange (Supabase Auth's 300 s). */
-export const codeLifetime = Duration.minutes(5)
+/** The shortest time an authorization code may wait for its exchange: Supabase Auth's 300 s. */
+export const minimumLifetime = Duration.seconds(300)
 
 /**
- * Whether the code is past its lifetime at `now`, counted from when the link was followed: the
- * mail itself may wait a day (`MAILER_OTP_EXP`) before it is opened.
+ * How long an authorization code may wait for its exchange: `EXTERNAL_FLOW_STATE_EXPIRY_DURATION`,
+ * raised to the minimum as Supabase Auth raises it.
  */
-export const isExpired = (flow: FlowState, now: Date): boolean =>
+export const lifetime = (configured: Duration.Duration): Duration.Duration =>
+  Duration.max(configured, minimumLifetime)
+
+/**
+ * Whether the code is past its lifetime (`configured`, as `lifetime` reads it) at `now`, counted
+ * from when the link was followed: the mail itself may wait a day (`MAILER_OTP_EXP`) before it
+ * is opened.
+ */
+export const isExpired = (flow: FlowState, now: Date, configured: Duration.Duration): boolean =>
   Option.match(flow.authCodeIssuedAt, {
     onNone: () => true,
-    onSome: (issued) => now.getTime() > Time.plus(issued, Duration.toMillis(codeLifetime)).getTime()
+    onSome: (issued) => now.getTime() > Time.plus(issued, Duration.toMillis(lifetime(configured))).getTime()
   })
 
 /** Whether `verifier` answers the flow's challenge (RFC 7636 §4.6; `plain` compared as is). */

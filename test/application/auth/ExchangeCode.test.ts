@@ -60,4 +60,20 @@ describe("ExchangeCode (POST /token?grant_type=pkce), on memory adapters under T
       expect(yield* failureOf(exchangeCode(late.code, verifier, client))).toBe("flow_state_expired")
     }).pipe(Effect.provide(MemoryServices.layer()))
   )
+
+  it.effect("a code waits as long as EXTERNAL_FLOW_STATE_EXPIRY_DURATION allows, never under 300 s", () =>
+    Effect.gen(function* () {
+      const waited = (lifetime: Duration.Duration, wait: Duration.Duration) =>
+        Effect.gen(function* () {
+          const { code } = yield* authorizationCode
+          yield* TestClock.adjust(wait)
+          return yield* failureOf(exchangeCode(code, verifier, client))
+        }).pipe(Effect.provide(MemoryServices.layer({ flowStateLifetime: lifetime })))
+      expect(yield* waited(Duration.hours(1), Duration.minutes(59))).toBe("ok")
+      expect(yield* waited(Duration.hours(1), Duration.minutes(61))).toBe("flow_state_expired")
+      // Shorter than 300 s is 300 s, as in Supabase Auth.
+      expect(yield* waited(Duration.seconds(30), Duration.minutes(4))).toBe("ok")
+      expect(yield* waited(Duration.seconds(30), Duration.seconds(301))).toBe("flow_state_expired")
+    })
+  )
 })

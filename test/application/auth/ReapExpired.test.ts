@@ -236,6 +236,24 @@ describe("ReapExpired, on memory adapters under TestClock", () => {
     }).pipe(Effect.provide(world))
   )
 
+  it.effect("keeps flow states while an EXTERNAL_FLOW_STATE_EXPIRY_DURATION over a day lets them wait", () =>
+    Effect.gen(function* () {
+      const flows = yield* FlowStateStore
+      const userId = (yield* signedInUser()).user.id
+      yield* flows.create(flowOf(userId, new Date(yield* Clock.currentTimeMillis)))
+      const reapedFlows = Effect.map(
+        reapExpired,
+        Option.map((reaped) => reaped.flowStates)
+      )
+      yield* TestClock.adjust(Duration.hours(47))
+      expect(yield* reapedFlows).toEqual(Option.some(0))
+      yield* TestClock.adjust(Duration.hours(2))
+      expect(yield* reapedFlows).toEqual(Option.some(1))
+    }).pipe(
+      Effect.provide(Layer.merge(services({ flowStateLifetime: Duration.hours(48) }), JobLockMemory.layer))
+    )
+  )
+
   it.effect("skips while another run holds the lock", () =>
     Effect.gen(function* () {
       const lock = yield* JobLock

@@ -48,7 +48,12 @@ describe("auth configuration", () => {
       expect(c.smsAutoconfirm).toBe(false)
       expect(c.passwordPolicy.minLength).toBe(6)
       expect(c.passwordPolicy.requiredCharacters).toEqual([])
-      expect(c.external).toEqual({ email: true, phone: false, anonymousUsers: false })
+      expect(c.external).toEqual({
+        email: true,
+        phone: false,
+        anonymousUsers: false,
+        flowStateExpiry: Duration.seconds(300)
+      })
       expect(Option.isNone(c.rateLimit.header)).toBe(true)
       expect(c.rateLimit.tokenRefresh).toEqual({ max: 150, window: Duration.minutes(5) })
       expect(c.rateLimit.anonymousUsers).toEqual({ max: 30, window: Duration.hours(1) })
@@ -279,6 +284,31 @@ describe("auth configuration", () => {
         ])
         expect(yield* report({ AUTHSVC_REAPER_INTERVAL: "hourly" })).toEqual([
           "AUTHSVC_REAPER_INTERVAL: expected seconds or a Go duration, e.g. 10, 10s or 1m30s"
+        ])
+      })
+    )
+  })
+
+  describe("the flow states' lifetime (EXTERNAL_FLOW_STATE_EXPIRY_DURATION)", () => {
+    it.effect("is a Go duration (or seconds), 300 s unless set", () =>
+      Effect.gen(function* () {
+        const read = (value: string) =>
+          Effect.map(config({ AUTHSVC_EXTERNAL_FLOW_STATE_EXPIRY_DURATION: value }), (c) =>
+            Duration.toMillis(c.external.flowStateExpiry)
+          )
+        expect(yield* read("300s")).toBe(300_000)
+        expect(yield* read("1h30m")).toBe(5_400_000)
+        expect(yield* read("900")).toBe(900_000)
+        // Supabase Auth starts with a shorter one and raises it to 300 s; so does FlowState.lifetime.
+        expect(yield* read("30s")).toBe(30_000)
+        expect(yield* read("0")).toBe(0)
+      })
+    )
+
+    it.effect("stops the start at anything not a duration, naming the variable", () =>
+      Effect.gen(function* () {
+        expect(yield* report({ AUTHSVC_EXTERNAL_FLOW_STATE_EXPIRY_DURATION: "five minutes" })).toEqual([
+          "AUTHSVC_EXTERNAL_FLOW_STATE_EXPIRY_DURATION: expected seconds or a Go duration, e.g. 10, 10s or 1m30s"
         ])
       })
     )

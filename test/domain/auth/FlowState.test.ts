@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as FlowState from "../../../domain/auth/FlowState.js"
@@ -37,9 +38,19 @@ describe("FlowState", () => {
 
   it("a code lives five minutes from when the link was followed; none issued is no code", () => {
     const coded = flow("s256", s256, Option.some(issued))
-    expect(FlowState.isExpired(coded, Time.plus(issued, "5 minutes"))).toBe(false)
-    expect(FlowState.isExpired(coded, Time.plus(issued, "301 seconds"))).toBe(true)
-    expect(FlowState.isExpired(flow("s256", s256, Option.none()), issued)).toBe(true)
+    const fiveMinutes = FlowState.minimumLifetime
+    expect(FlowState.isExpired(coded, Time.plus(issued, "5 minutes"), fiveMinutes)).toBe(false)
+    expect(FlowState.isExpired(coded, Time.plus(issued, "301 seconds"), fiveMinutes)).toBe(true)
+    expect(FlowState.isExpired(flow("s256", s256, Option.none()), issued, fiveMinutes)).toBe(true)
+  })
+
+  it("lives as long as EXTERNAL_FLOW_STATE_EXPIRY_DURATION says, never under five minutes", () => {
+    const coded = flow("s256", s256, Option.some(issued))
+    expect(FlowState.isExpired(coded, Time.plus(issued, "59 minutes"), Duration.hours(1))).toBe(false)
+    expect(FlowState.isExpired(coded, Time.plus(issued, "3601 seconds"), Duration.hours(1))).toBe(true)
+    // Shorter is raised to 300 s, as Supabase Auth raises it.
+    expect(FlowState.isExpired(coded, Time.plus(issued, "4 minutes"), Duration.seconds(30))).toBe(false)
+    expect(FlowState.isExpired(coded, Time.plus(issued, "301 seconds"), Duration.seconds(30))).toBe(true)
   })
 
   it("reads the method as Supabase Auth does, in any case", () => {

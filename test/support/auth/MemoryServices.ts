@@ -13,6 +13,7 @@ import * as SimpleWebAuthnCeremonies from "../../../adapters/webauthn/auth/Simpl
 import { AuthSettings, noProviders } from "../../../application/auth/AuthSettings.js"
 import { JwtSettings } from "../../../application/auth/JwtSettings.js"
 import { MfaSettings } from "../../../application/auth/MfaSettings.js"
+import * as FlowState from "../../../domain/auth/FlowState.js"
 import type * as Mail from "../../../domain/auth/Mail.js"
 import { authPolicy } from "../../../domain/auth/RefreshPolicy.js"
 import * as Session from "../../../domain/auth/Session.js"
@@ -73,6 +74,7 @@ export const settings = (overrides: Partial<Settings> = {}) =>
     passwordPolicy: PasswordPolicy.make({}),
     refreshPolicy: authPolicy({ rotationEnabled: true, reuseInterval }),
     sessionLimits: Session.unlimited,
+    flowStateLifetime: FlowState.minimumLifetime,
     providers: noProviders,
     ...overrides
   })

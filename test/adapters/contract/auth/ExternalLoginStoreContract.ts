@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from "node:crypto"
 import { describe, expect } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ExternalLoginStore } from "../../../../application/auth/ports/ExternalLoginStore.js"
@@ -23,7 +24,7 @@ const login = (fields: Partial<ConstructorParameters<typeof ExternalLogin>[0]> =
     linkingUserId: Option.none(),
     handshake: Option.none(),
     createdAt: Fixtures.t0,
-    expiresAt: expiryFor(Fixtures.t0),
+    expiresAt: expiryFor(Fixtures.t0, Duration.zero),
     ...fields
   })
 
