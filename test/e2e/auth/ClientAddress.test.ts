@@ -4,6 +4,7 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import { anHour, awayFromWindowEdge } from "../../support/WindowEdge.js"
 
 let scope: Scope.CloseableScope
 let baseUrl = ""
@@ -77,6 +78,7 @@ describe("the client address behind a Supabase proxy (SECURITY_SB_FORWARDED_FOR_
     })
 
   it("counts each address Sb-Forwarded-For names apart: one anonymous sign-in an hour each here", async () => {
+    await awayFromWindowEdge(anHour)
     expect((await anonymously("198.51.100.7, 10.0.0.1")).status).toBe(200)
     const again = await anonymously("198.51.100.7")
     expect(again.status).toBe(429)

@@ -3,6 +3,7 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
+import { awayFromWindowEdge, fiveMinutes } from "../../support/WindowEdge.js"
 
 // Several instances need a PostgreSQL server they all reach; CI always has one.
 const hasServer = inject("postgresUrl") !== null
@@ -30,17 +31,6 @@ afterAll(async () => {
   if (hasServer) await Effect.runPromise(Scope.close(scope, Exit.void))
 })
 
-/**
- * The limits count in fixed windows of 5 minutes (and the mail cap in hours, which start on
- * 5-minute boundaries too): the sequence below must not straddle one, or the counts would start
- * over half-way. Waiting out the last 20 s of a window keeps the outcome the same every run.
- */
-const awayFromWindowEdge = async () => {
-  const window = 5 * 60_000
-  const left = window - (Date.now() % window)
-  if (left < 20_000) await new Promise((resolve) => setTimeout(resolve, left + 100))
-}
-
 const post = async (url: string, body: unknown) => {
   const response = await fetch(url, {
     method: "POST",
@@ -56,7 +46,9 @@ const freshEmail = () => `user-${crypto.randomUUID()}@example.com`
 
 describe.runIf(hasServer)("message limits shared by two instances on one database", () => {
   it("RATE_LIMIT_EMAIL_SENT, RATE_LIMIT_OTP and RATE_LIMIT_VERIFY count every instance's requests together", async () => {
-    await awayFromWindowEdge()
+    // The limits count in windows of 5 minutes, the mail cap in hours (which start on 5-minute
+    // boundaries too).
+    await awayFromWindowEdge(fiveMinutes)
     // Three mails, whichever instance sends them; the fourth is over the hourly cap.
     for (const base of [a, b, a])
       expect(await post(`${base}/otp`, { email: freshEmail() })).toEqual({ status: 200, code: undefined })

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as FirebaseHashes from "../../support/auth/FirebaseHashes.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+import { anHour, awayFromWindowEdge } from "../../support/WindowEdge.js"
 
 let scope: Scope.CloseableScope
 /** Email confirmation required (no autoconfirm). */
@@ -79,6 +80,7 @@ describe("sign-up policies", () => {
   })
 
   it("anonymous sign-ins are limited per client address (RATE_LIMIT_ANONYMOUS_USERS)", async () => {
+    await awayFromWindowEdge(anHour)
     const attempts = []
     for (let i = 0; i < 3; i++)
       attempts.push(await SupabaseClientSupport.client(confirming, anonKey).auth.signInAnonymously())
