@@ -41,7 +41,11 @@ export class CustomProvider extends Schema.Class<CustomProvider>("CustomProvider
   identifier: Schema.String,
   name: Schema.String,
   clientId: Schema.String,
-  /** Presented to the provider at every code exchange, so kept as it is, never shown. */
+  /**
+   * Presented to the provider at every code exchange, so never a digest: as kept at rest, sealed
+   * under the operator's key when secrets are encrypted at rest (opened where it is presented),
+   * else as given. Never shown.
+   */
   clientSecret: Schema.Redacted(Schema.String),
   /** Further audiences its ID tokens may name (a mobile app's own client id). */
   acceptableClientIds: Strings,
@@ -263,6 +267,9 @@ const stringsOf = (params: Readonly<Record<string, unknown>> | undefined): Recor
   for (const [key, value] of Object.entries(params ?? {})) if (typeof value === "string") strings[key] = value
   return strings
 }
+
+/** Whether an update gives a new client secret (an empty one keeps the stored secret). */
+export const givesSecret = (params: Params): boolean => given(params.clientSecret)
 
 const redactedOf = (secret: string) => Schema.decodeSync(Schema.Redacted(Schema.String))(secret)
 

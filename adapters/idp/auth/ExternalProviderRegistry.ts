@@ -2,11 +2,13 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { CustomProviderStore } from "../../../application/auth/ports/CustomProviderStore.js"
 import {
   type ExternalProvider,
   ExternalProviders
 } from "../../../application/auth/ports/ExternalProviders.js"
+import { SecretsAtRest } from "../../../application/auth/ports/SecretsAtRest.js"
 import * as CustomProvider from "../../../domain/auth/CustomProvider.js"
 import * as IdTokenIssuer from "../../../domain/auth/IdTokenIssuer.js"
 import * as CustomUpstream from "./CustomUpstream.js"
@@ -18,17 +20,32 @@ export interface CustomSettings extends CustomUpstream.Reach {
   readonly redirectUri: string
 }
 
+/** A custom provider whose client secret does not open: every sign-in with it is refused. */
+const unopened = (identifier: string): ExternalProvider => ({
+  upstream: Either.left(`error decrypting client secret for provider ${identifier}`),
+  redirectUri: "",
+  emailOptional: false,
+  passThrough: {},
+  audiences: [],
+  shapeClaims: (claims) => claims,
+  skipNonceCheck: false,
+  idTokenIssuer: Option.none(),
+  takeHandshake: (url) => ({ url, handshake: Option.none() })
+})
+
 /**
  * The providers a sign-in may name: the configured ones, built at start, and the custom ones,
  * read from the database at each sign-in (one indexed row) so that a provider saved, changed,
  * disabled or deleted through any instance counts at once everywhere. What is built of a custom
- * provider is kept per identifier and reused while the row's `updated_at` is the same.
+ * provider is kept per identifier and reused while the row's `updated_at` is the same. Its client
+ * secret is opened here (SecretsAtRest), the one place that presents it.
  */
 export const layer = (configured: ReadonlyMap<string, ExternalProvider>, custom: CustomSettings) =>
   Layer.effect(
     ExternalProviders,
     Effect.gen(function* () {
       const store = yield* CustomProviderStore
+      const atRest = yield* SecretsAtRest
       const built = new Map<string, { readonly version: string; readonly provider: ExternalProvider }>()
 
       const lookUp = (identifier: string) =>
@@ -42,9 +59,23 @@ export const layer = (configured: ReadonlyMap<string, ExternalProvider>, custom:
           const version = `${saved.id}@${saved.updatedAt.getTime()}`
           const kept = built.get(identifier)
           if (kept !== undefined && kept.version === version) return Option.some(kept.provider)
+          // A client secret sealed under a key this instance was not given cannot be presented:
+          // the sign-in is refused as Supabase Auth refuses it, naming the provider, and the log
+          // names the key; nothing is kept, so a restart with the key needs no further step.
+          const secret = yield* atRest.open(saved.id, Redacted.value(saved.clientSecret)).pipe(Effect.either)
+          if (Either.isLeft(secret)) {
+            yield* Effect.logError("a custom provider's client secret cannot be opened").pipe(
+              Effect.annotateLogs({ provider: identifier, key_id: secret.left.keyId ?? "" })
+            )
+            return Option.some(unopened(identifier))
+          }
+          const usable = new CustomProvider.CustomProvider({
+            ...saved,
+            clientSecret: Redacted.make(secret.right)
+          })
           // A provider saved before a rule it breaks existed must not turn sign-ins into 500s:
           // it is unusable, as if it were off, and the log says why at each try.
-          const upstream = yield* Effect.suspend(() => CustomUpstream.build(saved, custom)).pipe(
+          const upstream = yield* Effect.suspend(() => CustomUpstream.build(usable, custom)).pipe(
             Effect.catchAllDefect((defect) =>
               Effect.fail({ message: defect instanceof Error ? defect.message : "invalid provider" })
             ),

@@ -53,7 +53,7 @@ export const createCustomProvider = Telemetry.fn("admin.CreateCustomProvider")(
         createdAt: now,
         updatedAt: now
       })
-      yield* store.create(provider, settings.customProviders.quota).pipe(
+      yield* store.create(yield* Rules.sealSecret(provider), settings.customProviders.quota).pipe(
         Effect.catchTags({
           IdentifierTaken: () => Effect.fail(taken()),
           OverProviderQuota: () => Effect.fail(overQuota())

@@ -1,9 +1,11 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type * as CustomProvider from "../../../domain/auth/CustomProvider.js"
+import * as Redacted from "effect/Redacted"
+import * as CustomProvider from "../../../domain/auth/CustomProvider.js"
 import * as AuthError from "../AuthError.js"
 import { AuthSettings } from "../AuthSettings.js"
 import { ProviderEndpoints } from "../ports/ProviderEndpoints.js"
+import { SecretsAtRest } from "../ports/SecretsAtRest.js"
 
 /** What every `/admin/custom-providers` use case checks first: the feature is on. */
 export const requireEnabled = Effect.flatMap(AuthSettings, (settings) =>
@@ -36,3 +38,15 @@ export const discover = (discoveryUrl: string, issuer: string) =>
       Effect.fail(new AuthError.ProviderEndpointRefused({ message: refused.message }))
     )
   )
+
+/**
+ * The provider as it is stored: its client secret sealed under the operator's key, bound to the
+ * provider's id, when secrets are encrypted at rest (`SECURITY_DB_ENCRYPTION_ENCRYPT`), as
+ * Supabase Auth stores it; else as given. The sign-in opens it (ExternalProviders).
+ */
+export const sealSecret = (provider: CustomProvider.CustomProvider) =>
+  Effect.gen(function* () {
+    const atRest = yield* SecretsAtRest
+    const sealed = yield* atRest.seal(provider.id, Redacted.value(provider.clientSecret))
+    return new CustomProvider.CustomProvider({ ...provider, clientSecret: Redacted.make(sealed) })
+  })

@@ -40,7 +40,9 @@ export const updateCustomProvider = Telemetry.fn("admin.UpdateCustomProvider")(
             )
           })
         : provider
-      if (!(yield* store.update(discovered))) return yield* Rules.notFound()
+      // Without a new secret the stored one, sealed or not, stays as it is.
+      const stored = CustomProvider.givesSecret(params) ? yield* Rules.sealSecret(discovered) : discovered
+      if (!(yield* store.update(stored))) return yield* Rules.notFound()
       return discovered
     })
 )

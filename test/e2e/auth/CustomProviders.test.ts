@@ -1,6 +1,7 @@
 import type { SupabaseClient } from "@supabase/supabase-js"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
@@ -9,6 +10,7 @@ import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
 import { freePort } from "../../support/FreePort.js"
 import * as FakeProvider from "../../support/idp/FakeProvider.js"
 import { loginThroughForm } from "../../support/oauth/DevUpstreamLogin.js"
+import * as TestDatabase from "../../support/TestDatabase.js"
 
 /**
  * Custom providers (`/admin/custom-providers`) end to end: an operator adds an OpenID provider
@@ -27,6 +29,8 @@ let anonKey = ""
 let admin: SupabaseClient
 let issuer = ""
 let fake: FakeProvider.FakeProvider
+let databaseUrl: Option.Option<string> = Option.none()
+let providersTable = ""
 
 beforeAll(async () => {
   scope = Effect.runSync(Scope.make())
@@ -41,13 +45,20 @@ beforeAll(async () => {
         env: {
           AUTHSVC_CUSTOM_OAUTH_MAX_PROVIDERS: "50",
           // Both providers are on loopback, which the outbound guard refuses unless listed.
-          AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1"
+          AUTHSVC_OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1",
+          // Client secrets sealed at rest, as a Supabase deployment may configure it: every
+          // sign-in below presents a secret the service had to open first.
+          GOTRUE_SECURITY_DB_ENCRYPTION_ENCRYPT: "true",
+          GOTRUE_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID: "key-1",
+          GOTRUE_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64url")
         }
       }),
       scope
     )
   )
   baseUrl = running.baseUrl
+  databaseUrl = running.databaseUrl
+  providersTable = `auth."${running.config.db.namespace}custom_oauth_providers"`
   anonKey = await SupabaseClientSupport.apiKey("anon")
   admin = SupabaseClientSupport.client(baseUrl, await SupabaseClientSupport.apiKey("service_role"))
 }, 60_000)
@@ -135,6 +146,55 @@ describe("custom providers through supabase-js", () => {
       email_verified: true
     })
   })
+
+  // The row is read and changed over a second connection: a PostgreSQL server is needed (CI sets
+  // TEST_DATABASE_URL); the embedded database admits the service's connection alone.
+  it.skipIf(TestDatabase.isEmbedded("server"))(
+    "a client secret is stored sealed; one sealed under a key not given refuses the sign-in",
+    async () => {
+      const url = Option.getOrThrow(databaseUrl)
+      const storedSecret = async (identifier: string) => {
+        const [row] = await Effect.runPromise(
+          TestDatabase.query(url, `SELECT client_secret FROM ${providersTable} WHERE identifier = $1`, [
+            identifier
+          ])
+        )
+        return String(row?.client_secret)
+      }
+      expect((await createOidc("custom:sealed")).error).toBeNull()
+      const sealed = await storedSecret("custom:sealed")
+      expect(JSON.parse(sealed)).toMatchObject({ key_id: "key-1", alg: "aes-gcm-hkdf" })
+      expect(sealed).not.toContain(clientSecret)
+      // A new secret given by an update is sealed too (each seal has its own nonce).
+      const updated = await admin.auth.admin.customProviders.updateProvider("custom:sealed", {
+        client_secret: clientSecret
+      })
+      expect(updated.error).toBeNull()
+      const resealed = await storedSecret("custom:sealed")
+      expect(JSON.parse(resealed)).toMatchObject({ key_id: "key-1" })
+      expect(resealed).not.toBe(sealed)
+
+      // As a Supabase project's row brings it, sealed under a key this service was not given.
+      expect((await createOidc("custom:foreign")).error).toBeNull()
+      const foreign = JSON.stringify({ ...JSON.parse(await storedSecret("custom:foreign")), key_id: "key-0" })
+      await Effect.runPromise(
+        TestDatabase.query(url, `UPDATE ${providersTable} SET client_secret = $1 WHERE identifier = $2`, [
+          foreign,
+          "custom:foreign"
+        ])
+      )
+      const started = await SupabaseClientSupport.client(baseUrl, anonKey).auth.signInWithOAuth({
+        provider: "custom:foreign",
+        options: { redirectTo: `${siteUrl}/welcome`, skipBrowserRedirect: true }
+      })
+      const refused = await fetch(started.data.url ?? "", { redirect: "manual" })
+      expect(refused.status).toBe(400)
+      expect(await refused.json()).toMatchObject({
+        error_code: "validation_failed",
+        msg: "Unsupported provider: error decrypting client secret for provider custom:foreign"
+      })
+    }
+  )
 
   it("lists, reads, updates and deletes providers; a disabled or deleted one signs nobody in", async () => {
     const created = await createOidc("custom:lifecycle")

@@ -1,13 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as DatabaseEncryption from "../../../../adapters/crypto/auth/DatabaseEncryption.js"
 import { createCustomProvider } from "../../../../application/auth/admin/CreateCustomProvider.js"
 import { getCustomProvider } from "../../../../application/auth/admin/GetCustomProvider.js"
 import { updateCustomProvider } from "../../../../application/auth/admin/UpdateCustomProvider.js"
 import { CustomProviderStore } from "../../../../application/auth/ports/CustomProviderStore.js"
 import * as CustomProviderFixtures from "../../../support/auth/CustomProviderFixtures.js"
+import { atRestKeys } from "../support/Factors.js"
 import { describedFailureOf } from "../support/Failure.js"
 import { disabled, services } from "../support/ProviderDirectory.js"
 
@@ -65,6 +68,30 @@ describe("UpdateCustomProvider (admin), on the memory store", () => {
         ).toBe("validation_failed: Cannot override reserved OAuth parameter: state")
       }).pipe(Effect.provide(layer))
     })
+  )
+
+  it.effect(
+    "with secrets encrypted at rest, the client secret is stored sealed; an update without one keeps it",
+    () =>
+      Effect.gen(function* () {
+        const { layer } = services()
+        yield* Effect.gen(function* () {
+          const store = yield* CustomProviderStore
+          const stored = Effect.map(store.find("custom:sealed"), (found) =>
+            Redacted.value(Option.getOrThrow(found).clientSecret)
+          )
+          const created = yield* createCustomProvider(oidc("custom:sealed"))
+          const sealed = yield* stored
+          expect(JSON.parse(sealed)).toMatchObject({ key_id: "key-1", alg: "aes-gcm-hkdf" })
+          expect(yield* DatabaseEncryption.open(atRestKeys, created.id, sealed)).toBe("secret")
+          yield* updateCustomProvider("custom:sealed", { name: "Renamed" })
+          expect(yield* stored).toBe(sealed)
+          yield* updateCustomProvider("custom:sealed", { clientSecret: "another secret" })
+          const resealed = yield* stored
+          expect(JSON.parse(resealed)).toMatchObject({ key_id: "key-1" })
+          expect(yield* DatabaseEncryption.open(atRestKeys, created.id, resealed)).toBe("another secret")
+        }).pipe(Effect.provide(Layer.merge(layer, DatabaseEncryption.layer(atRestKeys))))
+      })
   )
 
   it.effect("with CUSTOM_OAUTH_ENABLED off answers feature_disabled", () =>
