@@ -26,6 +26,14 @@ export interface RegistrationRequest {
 
 export type GrantType = "authorization_code" | "refresh_token"
 
+/**
+ * What every public client may use at /token: a public client receives a refresh token with its
+ * code's exchange, whatever it asked, so the registration response says both (RFC 7591 §3.2.1
+ * lets the server replace a requested value; echoing `["authorization_code"]` would tell the
+ * client it gets no refresh token, which it then does).
+ */
+const granted: ReadonlyArray<GrantType> = ["authorization_code", "refresh_token"]
+
 /** The registered client and what the registration response tells it (RFC 7591 §3.2.1). */
 export interface Registered {
   readonly client: Client
@@ -63,11 +71,8 @@ export const register = Telemetry.fn("Register.register")(
       if (Either.isLeft(redirectUris)) {
         return yield* metadataError("invalid_redirect_uri", redirectUris.left.message)
       }
-      const grantTypes = Option.getOrElse(
-        metadata.grantTypes,
-        (): ReadonlyArray<GrantType> => ["authorization_code", "refresh_token"]
-      )
-      if (!grantTypes.includes("authorization_code")) {
+      const requested = Option.getOrElse(metadata.grantTypes, (): ReadonlyArray<GrantType> => granted)
+      if (!requested.includes("authorization_code")) {
         return yield* metadataError("invalid_client_metadata", "grant_types must include authorization_code")
       }
       const secrets = yield* Secrets
@@ -90,6 +95,6 @@ export const register = Telemetry.fn("Register.register")(
         Effect.catchTag("ClientAlreadyExists", () => Effect.dieMessage("random client id collided"))
       )
       yield* Metric.increment(OAuthMetrics.registrations)
-      return { client, grantTypes } satisfies Registered
+      return { client, grantTypes: granted } satisfies Registered
     })
 )

@@ -26,6 +26,13 @@ describe("Register (POST /register, RFC 7591), on memory adapters", () => {
       expect(registered.client.type).toBe("public")
       expect(registered.client.origin).toBe("dynamic")
       expect(registered.grantTypes).toEqual(["authorization_code", "refresh_token"])
+      // Asked for the code grant alone, it is told of the refresh token it will receive.
+      const codeOnly = yield* register(
+        request(["http://127.0.0.1/callback"], Option.some(["authorization_code"])),
+        "192.0.2.10",
+        Harness.registerRateLimit
+      )
+      expect(codeOnly.grantTypes).toEqual(["authorization_code", "refresh_token"])
     }).pipe(Effect.provide(Harness.layer))
   )
 

@@ -36,7 +36,9 @@ describe("dynamic client registration (RFC 7591)", () => {
           client_name: "MCP inspector",
           redirect_uris: ["http://127.0.0.1/callback", "https://app.example.com/cb"],
           token_endpoint_auth_method: "none",
-          grant_types: ["authorization_code"],
+          // What the client will be granted, not what it asked: a public client receives a
+          // refresh token with its code's exchange (RFC 7591 §3.2.1 lets the server say so).
+          grant_types: ["authorization_code", "refresh_token"],
           response_types: ["code"]
         })
         const { client_id, client_id_issued_at } = Schema.decodeUnknownSync(Issued)(body)
