@@ -10,11 +10,12 @@ import * as AuthorizationCode from "../../domain/oauth/AuthorizationCode.js"
 import type { Client } from "../../domain/oauth/Client.js"
 import * as ClientRules from "../../domain/oauth/Client.js"
 import { oauthPolicy } from "../../domain/oauth/RefreshPolicy.js"
+import * as ResourceIndicator from "../../domain/oauth/ResourceIndicator.js"
 import * as Pkce from "../../domain/Pkce.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
-import { invalidGrant, invalidRequest } from "./OAuthError.js"
+import { invalidGrant, invalidRequest, OAuthError } from "./OAuthError.js"
 import * as OAuthMetrics from "./OAuthMetrics.js"
 import { AuthorizationCodeStore } from "./ports/AuthorizationCodeStore.js"
 import { TokenStore } from "./ports/TokenStore.js"
@@ -24,6 +25,8 @@ export interface ExchangeCodeRequest {
   readonly code: Option.Option<string>
   readonly redirectUri: Option.Option<string>
   readonly codeVerifier: Option.Option<string>
+  /** RFC 8707 §2.2: the resource the tokens are for; the grant's when absent. */
+  readonly resource?: Option.Option<string>
 }
 
 /**
@@ -68,6 +71,10 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
         return yield* invalidGrant("code_verifier given, but the authorization request had no code_challenge")
       }
 
+      const resource = ResourceIndicator.atExchange(code.resource, request.resource ?? Option.none())
+      if (Either.isLeft(resource))
+        return yield* new OAuthError({ code: "invalid_target", description: resource.left })
+
       const accessToken = yield* secrets.token("access")
       const access = new AccessToken.AccessToken({
         hash: yield* secrets.hash(accessToken),
@@ -76,7 +83,7 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
         grantId: Option.some(code.grantId),
         familyId: Option.none(),
         scope: code.scope,
-        resource: code.resource,
+        resource: resource.right,
         issuedAt: now,
         expiresAt: AccessToken.expiryFor(now),
         revokedAt: Option.none()
@@ -94,7 +101,7 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
           clientId: Option.some(client.id),
           grantId: Option.some(code.grantId),
           scope: code.scope,
-          resource: code.resource
+          resource: resource.right
         },
         oauthPolicy,
         now

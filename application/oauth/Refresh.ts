@@ -1,11 +1,13 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as AccessToken from "../../domain/oauth/AccessToken.js"
 import type { Client } from "../../domain/oauth/Client.js"
 import { oauthPolicy } from "../../domain/oauth/RefreshPolicy.js"
+import * as ResourceIndicator from "../../domain/oauth/ResourceIndicator.js"
 import * as Scope from "../../domain/oauth/Scope.js"
 import * as RefreshTokenFamily from "../../domain/RefreshTokenFamily.js"
 import { Secrets } from "../ports/Secrets.js"
@@ -18,6 +20,8 @@ import { accessTokenSeconds, type TokenResponse } from "./TokenResponse.js"
 export interface RefreshRequest {
   readonly refreshToken: Option.Option<string>
   readonly scope: Option.Option<string>
+  /** RFC 8707 §2.2: the resource the tokens are for; none or the grant's own. */
+  readonly resource?: Option.Option<string>
 }
 
 const refusal = (decision: RefreshTokenFamily.Decision): string =>
@@ -47,19 +51,24 @@ export const refresh = Telemetry.fn("Refresh.refresh")(
         secrets.token("access")
       ])
       const tokens = yield* TokenStore
-      if (Option.isSome(request.scope)) {
-        // Checked before rotating, so a refused scope does not cost the client its token. Only
-        // requests that carry a scope pay for this extra read.
+      const resourceAsked = request.resource ?? Option.none()
+      if (Option.isSome(request.scope) || Option.isSome(resourceAsked)) {
+        // Checked before rotating, so a refused scope or resource does not cost the client its
+        // token. Only requests that carry one pay for this extra read.
         const state = yield* tokens.findRefresh(presented)
-        const granted = state.pipe(
-          Option.flatMap(({ family }) => family.scope),
-          Option.getOrElse(() => "")
-        )
-        if (Option.isSome(state) && !Scope.isSubsetOf(request.scope.value, granted)) {
-          return yield* new OAuthError({
-            code: "invalid_scope",
-            description: "scope exceeds the original grant"
-          })
+        if (Option.isSome(state)) {
+          const { family } = state.value
+          const granted = Option.getOrElse(family.scope, () => "")
+          if (Option.isSome(request.scope) && !Scope.isSubsetOf(request.scope.value, granted)) {
+            return yield* new OAuthError({
+              code: "invalid_scope",
+              description: "scope exceeds the original grant"
+            })
+          }
+          const resource = ResourceIndicator.atRefresh(family.resource, resourceAsked)
+          if (Either.isLeft(resource)) {
+            return yield* new OAuthError({ code: "invalid_target", description: resource.left })
+          }
         }
       }
       const [childHash, accessHash] = yield* Effect.all([secrets.hash(child), secrets.hash(access)])

@@ -5,6 +5,7 @@ import { ClientId } from "../Ids.js"
 import { CodeChallenge, parseChallenge } from "../Pkce.js"
 import * as Client from "./Client.js"
 import * as RedirectUri from "./RedirectUri.js"
+import * as ResourceIndicator from "./ResourceIndicator.js"
 import * as Scope from "./Scope.js"
 
 /**
@@ -85,17 +86,6 @@ export const clientIdOf = (request: Parameters): Either.Either<string, Refusal> 
   })
 }
 
-/** RFC 8707 §2: an absolute URI without a fragment. */
-const isResourceIndicator = (value: string): boolean => {
-  if (value.includes("#")) return false
-  try {
-    new URL(value)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /**
  * The protocol's rules for one client's request: its redirect URI must be registered, then
  * `code` is the only response type, public clients must use PKCE with S256 (RFC 9700 §2.1.1),
@@ -111,9 +101,16 @@ export const validate = (request: Parameters, client: Client.Client): Either.Eit
   }
   const toClient = (code: OAuthErrorCode, description: string): Either.Either<never, Refusal> =>
     Either.left({ _tag: "ToClient", redirectUri, state: request.state, code, description })
+  // RFC 8707 §2 lets a client name several resources; a server that takes one at a time
+  // refuses more with `invalid_target`. Any other parameter twice is malformed.
+  if (request.repeated.includes("resource")) {
+    return toClient("invalid_target", "one resource per request is supported")
+  }
   const repeated = request.repeated[0]
   if (repeated !== undefined) return toClient("invalid_request", `${repeated} is repeated`)
-  if (!Option.contains(request.responseType, "code")) {
+  // A missing parameter is malformed (RFC 6749 §4.1.2.1); another type is one not supported.
+  if (Option.isNone(request.responseType)) return toClient("invalid_request", "response_type is required")
+  if (request.responseType.value !== "code") {
     return toClient("unsupported_response_type", "response_type must be code")
   }
   let codeChallenge = Option.none<CodeChallenge>()
@@ -132,7 +129,7 @@ export const validate = (request: Parameters, client: Client.Client): Either.Eit
   if (Option.isSome(request.scope) && !Scope.isValid(request.scope.value)) {
     return toClient("invalid_scope", "malformed scope")
   }
-  if (Option.isSome(request.resource) && !isResourceIndicator(request.resource.value)) {
+  if (Option.isSome(request.resource) && !ResourceIndicator.isResourceIndicator(request.resource.value)) {
     return toClient("invalid_target", "resource must be an absolute URI without a fragment")
   }
   return Either.right({

@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { invalidRequest, type OAuthError } from "../../../application/oauth/OAuthError.js"
+import { invalidRequest, OAuthError } from "../../../application/oauth/OAuthError.js"
 
 /** Parameters that appeared once, and the names of those that appeared more often (RFC 6749 §3.1). */
 export interface Params {
@@ -35,6 +35,11 @@ export const get = (params: Params, name: string): Option.Option<string> =>
 /** A token-endpoint style form: every parameter at most once (RFC 6749 §3.2). */
 export const unrepeated = (text: string): Effect.Effect<Params, OAuthError> => {
   const params = parse(text)
+  // RFC 8707 §2 lets a client name several resources; one at a time is taken here.
+  if (params.duplicates.includes("resource"))
+    return Effect.fail(
+      new OAuthError({ code: "invalid_target", description: "one resource per request is supported" })
+    )
   const repeated = params.duplicates[0]
   return repeated === undefined
     ? Effect.succeed(params)

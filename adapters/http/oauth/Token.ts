@@ -41,11 +41,13 @@ export const handle = (params: Form.Params, _: undefined, request: HttpRequest) 
         ? yield* exchangeCode(client, {
             code: Form.get(params, "code"),
             redirectUri: Form.get(params, "redirect_uri"),
-            codeVerifier: Form.get(params, "code_verifier")
+            codeVerifier: Form.get(params, "code_verifier"),
+            resource: Form.get(params, "resource")
           })
         : yield* refresh(client, {
             refreshToken: Form.get(params, "refresh_token"),
-            scope: Form.get(params, "scope")
+            scope: Form.get(params, "scope"),
+            resource: Form.get(params, "resource")
           })
     return json(body(tokens))
   })

@@ -34,6 +34,18 @@ describe("Authorize refusals, on memory adapters", () => {
       const base = { client_id: client.id, redirect_uri: Harness.redirectUri, state: "s1" }
       const cases: Array<[Record<string, string>, Array<string>, string]> = [
         [{ ...base, response_type: "token" }, [], "unsupported_response_type"],
+        [base, [], "invalid_request"],
+        [
+          {
+            ...base,
+            response_type: "code",
+            code_challenge: "x".repeat(43),
+            code_challenge_method: "S256",
+            resource: "https://rs.example/"
+          },
+          ["resource"],
+          "invalid_target"
+        ],
         [{ ...base, response_type: "code" }, [], "invalid_request"],
         [
           { ...base, response_type: "code", code_challenge: "x".repeat(43), code_challenge_method: "plain" },

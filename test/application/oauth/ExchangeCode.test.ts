@@ -54,4 +54,50 @@ describe("ExchangeCode (POST /token, authorization_code), on memory adapters", (
       expect(Either.isLeft(retry) && retry.left.code).toBe("invalid_grant")
     }).pipe(Effect.provide(Harness.layer))
   )
+
+  it.effect("a resource at /token is the granted one, or restricts a grant that named none (RFC 8707)", () =>
+    Effect.gen(function* () {
+      const client = yield* Harness.publicClient
+      const authenticated = yield* authenticate({ clientId: Option.some(client.id), secret: Option.none() })
+      const exchange = (back: URL, resource: Option.Option<string>) =>
+        exchangeCode(authenticated, {
+          code: codeOf(back),
+          redirectUri: Option.some(Harness.redirectUri),
+          codeVerifier: Option.some(Harness.verifier),
+          resource
+        })
+      const audienceOf = (tokens: { readonly accessToken: Redacted.Redacted<string> }) =>
+        Effect.map(introspect(Redacted.value(tokens.accessToken), Option.none()), (info) =>
+          info.active ? info.resource : Option.some("inactive")
+        )
+
+      const same = yield* exchange(
+        yield* Harness.loginFlow(client.id),
+        Option.some("https://api.example.com")
+      )
+      expect(yield* audienceOf(same)).toEqual(Option.some("https://api.example.com"))
+      const other = yield* Effect.either(
+        exchange(yield* Harness.loginFlow(client.id), Option.some("https://other.example/"))
+      )
+      expect(Either.isLeft(other) && [other.left.code, other.left.description]).toEqual([
+        "invalid_target",
+        "resource is not the one granted"
+      ])
+      const malformed = yield* Effect.either(
+        exchange(yield* Harness.loginFlow(client.id), Option.some("https://api.example.com/#x"))
+      )
+      expect(Either.isLeft(malformed) && malformed.left.code).toBe("invalid_target")
+      const open = yield* Harness.loginFlow(client.id, { resource: null })
+      const restricted = yield* exchange(open, Option.some("https://other.example/"))
+      expect(yield* audienceOf(restricted)).toEqual(Option.some("https://other.example/"))
+      // The refresh token of that grant carries the restriction on.
+      const refreshed = yield* Harness.refreshWith(client.id, Option.getOrThrow(restricted.refreshToken))
+      expect(yield* audienceOf(refreshed)).toEqual(Option.some("https://other.example/"))
+      const unrestricted = yield* exchange(
+        yield* Harness.loginFlow(client.id, { resource: null }),
+        Option.none()
+      )
+      expect(yield* audienceOf(unrestricted)).toEqual(Option.none())
+    }).pipe(Effect.provide(Harness.layer))
+  )
 })

@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import { authenticate } from "../../../application/oauth/ClientAuthentication.js"
+import { exchangeCode } from "../../../application/oauth/ExchangeCode.js"
 import { introspect } from "../../../application/oauth/Introspect.js"
 import { type RefreshRequest, refresh } from "../../../application/oauth/Refresh.js"
 import { revoke } from "../../../application/oauth/Revoke.js"
@@ -75,6 +76,32 @@ describe("Refresh (POST /token, refresh_token), on memory adapters", () => {
         yield* answerOf(refresh(client, { ...request, scope: Option.some("openid email profile") }))
       ).toBe("invalid_scope: scope exceeds the original grant")
       expect(yield* answerOf(refresh(client, { ...request, scope: Option.some("email") }))).toBe("ok")
+    }).pipe(Effect.provide(Harness.layer))
+  )
+
+  it.effect("a resource must be the grant's own; another is refused without spending the token", () =>
+    Effect.gen(function* () {
+      const { client, request } = yield* loggedIn
+      expect(
+        yield* answerOf(refresh(client, { ...request, resource: Option.some("https://other.example/") }))
+      ).toBe("invalid_target: resource is not the one granted")
+      expect(
+        yield* answerOf(refresh(client, { ...request, resource: Option.some("https://api.example.com") }))
+      ).toBe("ok")
+
+      // A grant that named no resource cannot be restricted at a refresh: the rotation carries
+      // the grant's audience, so the token would be for more than was asked.
+      const open = yield* Harness.loginFlow(client.id, { resource: null })
+      const tokens = yield* exchangeCode(client, {
+        code: Option.fromNullable(open.searchParams.get("code")),
+        redirectUri: Option.some(Harness.redirectUri),
+        codeVerifier: Option.some(Harness.verifier)
+      })
+      const openRequest = { ...request, refreshToken: Option.map(tokens.refreshToken, Redacted.value) }
+      expect(
+        yield* answerOf(refresh(client, { ...openRequest, resource: Option.some("https://api.example.com") }))
+      ).toBe("invalid_target: the grant names no resource")
+      expect(yield* answerOf(refresh(client, openRequest))).toBe("ok")
     }).pipe(Effect.provide(Harness.layer))
   )
 

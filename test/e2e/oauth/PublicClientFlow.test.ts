@@ -47,7 +47,9 @@ describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh 
             code,
             redirect_uri: redirectUri,
             client_id: clientId,
-            code_verifier: verifier
+            code_verifier: verifier,
+            // As MCP clients send it: the resource of the authorization request again (RFC 8707).
+            resource: "https://mcp.example.com"
           })
           expect(exchanged.status).toBe(200)
           expect(exchanged.headers.get("cache-control")).toBe("no-store")
@@ -78,6 +80,19 @@ describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh 
           })
           const refreshActive = Schema.decodeUnknownSync(ActiveToken)(refreshInfo)
           expect(refreshActive.exp - refreshActive.iat).toBe(30 * 24 * 60 * 60)
+
+          // Another resource than the grant's is refused, and costs the client nothing.
+          const elsewhere = await Browser.form(baseUrl, "/token", {
+            grant_type: "refresh_token",
+            client_id: clientId,
+            refresh_token: tokens.refresh_token ?? "",
+            resource: "https://other.example/"
+          })
+          expect(elsewhere.status).toBe(400)
+          expect(await elsewhere.json()).toMatchObject({
+            error: "invalid_target",
+            error_description: "resource is not the one granted"
+          })
 
           const rotated = await Browser.form(baseUrl, "/token", {
             grant_type: "refresh_token",

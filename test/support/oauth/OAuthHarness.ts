@@ -98,7 +98,7 @@ export const dynamicClient = register(
 /** Authorize → upstream login → callback: the client's redirect with our code. */
 export const loginFlow = (
   clientId: string,
-  options: { email?: string; withPkce?: boolean; redirect?: string } = {}
+  options: { email?: string; withPkce?: boolean; redirect?: string; resource?: string | null } = {}
 ) =>
   Effect.gen(function* () {
     const challenge = yield* Pkce.challengeOf(verifier)
@@ -107,9 +107,10 @@ export const loginFlow = (
       redirect_uri: options.redirect ?? redirectUri,
       response_type: "code",
       state: "client-state",
-      scope: "openid email",
-      resource: "https://api.example.com"
+      scope: "openid email"
     }
+    // The resource server the tokens are for (RFC 8707); `null`: the request names none.
+    if (options.resource !== null) params.resource = options.resource ?? "https://api.example.com"
     if (options.withPkce !== false) {
       params.code_challenge = challenge
       params.code_challenge_method = "S256"
