@@ -20,11 +20,20 @@ export class Refused extends Data.TaggedError("Refused")<{ readonly response: Ht
 
 const disabled = json({ error: "not_found", error_description: "introspection is disabled" }, 404)
 
-const refused = json(
-  { error: "invalid_client", error_description: "present the introspection secret as a Bearer token" },
-  401,
-  { "www-authenticate": 'Bearer realm="latchkey"' }
-)
+/**
+ * RFC 6750 §3.1: a request that presented no credentials is told the scheme only; one that
+ * presented a wrong one is also told `invalid_token`.
+ */
+const refused = (presented: boolean) =>
+  json(
+    { error: "invalid_client", error_description: "present the introspection secret as a Bearer token" },
+    401,
+    {
+      "www-authenticate": presented
+        ? 'Bearer realm="latchkey", error="invalid_token"'
+        : 'Bearer realm="latchkey"'
+    }
+  )
 
 /** The resource server presents INTROSPECTION_TOKEN as a Bearer token (RFC 6750 §2.1). */
 const presentsSecret = (request: HttpRequest, secret: Redacted.Redacted<string>) => {
@@ -45,7 +54,8 @@ const allowed = Effect.succeed(undefined)
 const resourceServer = (request: HttpRequest) =>
   Effect.flatMap(OAuthHttpConfig, (config) => {
     if (Option.isNone(config.introspectionToken)) return new Refused({ response: disabled })
-    if (!presentsSecret(request, config.introspectionToken.value)) return new Refused({ response: refused })
+    if (!presentsSecret(request, config.introspectionToken.value))
+      return new Refused({ response: refused(header(request, "authorization") !== undefined) })
     return allowed
   })
 

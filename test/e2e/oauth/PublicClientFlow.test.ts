@@ -67,6 +67,20 @@ describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh 
             iss: baseUrl,
             token_type: "Bearer"
           })
+          // A resource server without the secret is told the scheme; with a wrong one, also why.
+          const unauthenticated = await Browser.form(baseUrl, "/introspect", { token: tokens.access_token })
+          expect(unauthenticated.status).toBe(401)
+          expect(unauthenticated.headers.get("www-authenticate")).toBe('Bearer realm="latchkey"')
+          const wrongSecret = await Browser.form(
+            baseUrl,
+            "/introspect",
+            { token: tokens.access_token },
+            { authorization: "Bearer not-the-secret" }
+          )
+          expect(wrongSecret.status).toBe(401)
+          expect(wrongSecret.headers.get("www-authenticate")).toBe(
+            'Bearer realm="latchkey", error="invalid_token"'
+          )
           const active = Schema.decodeUnknownSync(ActiveToken)(info)
           expect(active.sub).toMatch(/^[0-9a-f-]{36}$/)
           expect(active.exp - active.iat).toBe(7 * 24 * 60 * 60)
