@@ -70,7 +70,12 @@ export const dataDir = (service: string) =>
 
 const isLoopbackHost = (host: string) => host === "127.0.0.1" || host === "[::1]" || host === "localhost"
 
-/** An http(s) URL without query or fragment, no trailing slash; http only on loopback hosts. */
+/**
+ * An http(s) URL without path, query or fragment, no trailing slash; http only on loopback hosts.
+ * The service answers at the root of its host, and an issuer with a path would have its metadata
+ * at `/.well-known/oauth-authorization-server/<path>` (RFC 8414 §3.1), which a proxy forwarding
+ * paths unchanged would not bring to it: such a URL could not work.
+ */
 export const publicUrl = (name: string, fallback: string) =>
   check(name, Config.string(name).pipe(Config.withDefault(fallback)), (value) => {
     let url: URL
@@ -84,6 +89,9 @@ export const publicUrl = (name: string, fallback: string) =>
     }
     if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
       return Either.left("expected an https URL (http only on 127.0.0.1, [::1] or localhost)")
+    }
+    if (url.pathname !== "/") {
+      return Either.left("expected a URL without a path: the service answers at the root of its host")
     }
     return Either.right(url.toString().replace(/\/+$/, ""))
   })

@@ -58,6 +58,21 @@ describe("oauth configuration", () => {
     )
   const oidc = { OAUTH2_PROVIDER: "oidc", OAUTH2_CLIENT_ID: "app", OAUTH2_CLIENT_SECRET: "s3cret" }
 
+  it.effect("takes a BASE_URL at the root of its host, and refuses one with a path on one line", () =>
+    Effect.gen(function* () {
+      const base = (value: string) =>
+        Effect.map(
+          loadServer({ ...oidc, OAUTH2_ISSUER_URL: "https://id.example.com", BASE_URL: value }),
+          Either.map((c) => c.baseUrl)
+        )
+      expect(yield* base("https://auth.example.com/")).toEqual(Either.right("https://auth.example.com"))
+      expect(yield* base("http://127.0.0.1:8080")).toEqual(Either.right("http://127.0.0.1:8080"))
+      expect(yield* base("https://example.com/auth")).toEqual(
+        Either.left(["BASE_URL: expected a URL without a path: the service answers at the root of its host"])
+      )
+    })
+  )
+
   it.effect("takes an https issuer, or http on a loopback host, for the oidc upstream", () =>
     Effect.gen(function* () {
       for (const issuer of ["https://id.example.com", "http://127.0.0.1:9000/realms/dev"]) {
