@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as client from "openid-client"
 import {
+  isServerFailure,
   UpstreamLoginFailed,
   type UpstreamRequest
 } from "../../application/ports/UpstreamIdentityProvider.js"
@@ -66,7 +67,10 @@ export const getJson = <A, I>(
         )
         if (!response.ok) {
           await response.body?.cancel()
-          throw new UpstreamLoginFailed({ message: `${context}: HTTP ${response.status}` })
+          throw new UpstreamLoginFailed({
+            message: `${context}: HTTP ${response.status}`,
+            unavailable: isServerFailure(response.status)
+          })
         }
         return response.json()
       },

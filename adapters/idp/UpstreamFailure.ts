@@ -1,5 +1,5 @@
 import * as client from "openid-client"
-import { UpstreamLoginFailed } from "../../application/ports/UpstreamIdentityProvider.js"
+import { isServerFailure, UpstreamLoginFailed } from "../../application/ports/UpstreamIdentityProvider.js"
 import {
   AnswerRefused,
   AnswerTooLarge,
@@ -66,8 +66,21 @@ const describe = (cause: unknown): string => {
   return "an unexpected error occurred"
 }
 
+/** Whether the call failed for want of an upstream that answers: worth trying again. */
+const isUnavailability = (cause: unknown): boolean => {
+  const outbound = cause instanceof client.ClientError ? cause.cause : cause
+  if (isOutboundFailure(outbound))
+    return outbound._tag === "DestinationUnreachable" || outbound._tag === "OutboundTimedOut"
+  if (cause instanceof client.ResponseBodyError) return isServerFailure(cause.status)
+  if (cause instanceof DOMException) return cause.name === "TimeoutError" || cause.name === "AbortError"
+  return cause instanceof TypeError && hasCode(cause.cause)
+}
+
 /** Maps any rejection to an `UpstreamLoginFailed` whose message says where and why. */
 export const failed =
   (context: string) =>
   (cause: unknown): UpstreamLoginFailed =>
-    new UpstreamLoginFailed({ message: `${context}: ${describe(cause)}` })
+    new UpstreamLoginFailed({
+      message: `${context}: ${describe(cause)}`,
+      unavailable: isUnavailability(cause)
+    })

@@ -101,11 +101,15 @@ export const callback = Telemetry.fn("Callback.callback")((callbackUrl: URL) =>
         settings.issuer
       )
 
+    // RFC 6749 §4.1.2.1: the client hears whether the user declined, whether trying again may
+    // help, or that the login failed.
     const upstreamError = callbackUrl.searchParams.get("error")
     if (upstreamError !== null) {
       return upstreamError === "access_denied"
         ? fail("access_denied", "the user declined at the identity provider")
-        : fail("server_error", "the identity provider reported an error")
+        : upstreamError === "temporarily_unavailable"
+          ? fail("temporarily_unavailable", "the identity provider is unavailable; try again later")
+          : fail("server_error", "the identity provider reported an error")
     }
     const secrets = yield* UpstreamSecrets.fromState(state)
     const upstream = yield* UpstreamIdentityProvider
@@ -114,7 +118,9 @@ export const callback = Telemetry.fn("Callback.callback")((callbackUrl: URL) =>
     )
     if (Either.isLeft(profile)) {
       yield* Effect.logWarning("upstream login failed", profile.left.message)
-      return fail("access_denied", "login at the identity provider failed")
+      return profile.left.unavailable
+        ? fail("temporarily_unavailable", "the identity provider could not be reached; try again later")
+        : fail("access_denied", "login at the identity provider failed")
     }
 
     const { uuid } = yield* Secrets

@@ -5,8 +5,16 @@ import type { UpstreamProfile } from "../../domain/UpstreamProfile.js"
 
 export class UpstreamLoginFailed extends Schema.TaggedError<UpstreamLoginFailed>()("UpstreamLoginFailed", {
   /** Safe to show to the user and to log: never a token, code or secret. */
-  message: Schema.String
+  message: Schema.String,
+  /**
+   * The upstream could not be reached, did not answer in time, or failed on its side (HTTP 5xx):
+   * the login may succeed if tried again, unlike one the upstream refused.
+   */
+  unavailable: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }) {}
+
+/** Whether an upstream's HTTP status is a failure on its side, worth trying again. */
+export const isServerFailure = (status: number): boolean => status >= 500
 
 /** What binds one round trip to the upstream: sent on the way out, checked on the way back. */
 export interface UpstreamRequest {

@@ -138,6 +138,8 @@ layer(Layer.scoped(Upstream, startUpstream()))("oidc provider against the dev up
       )
       expect(error).toBeInstanceOf(UpstreamLoginFailed)
       expect(error.message).toMatch(/invalid_grant/)
+      // Refused, not unavailable: trying again would not help.
+      expect(error.unavailable).toBe(false)
       const code = callbackUrl.searchParams.get("code") ?? "no code"
       expect(error.message).not.toContain(code)
     })
@@ -158,6 +160,7 @@ layer(Layer.scoped(Upstream, startUpstream()))("oidc provider against the dev up
       const error = yield* Effect.flip(upstream.exchange(callbackUrl, request))
       expect(error).toBeInstanceOf(UpstreamLoginFailed)
       expect(error.message).toContain('"access_denied"')
+      expect(error.unavailable).toBe(false)
       expect(error.message).not.toContain("<b>")
     })
   )
@@ -243,6 +246,8 @@ describe("oidc provider", () => {
         expect(error).toBeInstanceOf(UpstreamLoginFailed)
         expect(error.message).toContain(`Discovery of the oidc provider at http://127.0.0.1:${port}/ failed`)
         expect(error.message).toContain("ECONNREFUSED")
+        // Unreachable: the login may work when tried again.
+        expect(error.unavailable).toBe(true)
       }
     })
   )

@@ -28,6 +28,13 @@ export const layer = Layer.succeed(UpstreamIdentityProvider, {
       }
       const email = callbackUrl.searchParams.get("code")
       if (email === null) return yield* new UpstreamLoginFailed({ message: "no code" })
+      // The code `unreachable`: the upstream's token endpoint cannot be reached.
+      if (email === "unreachable") {
+        return yield* new UpstreamLoginFailed({
+          message: "the upstream could not be reached",
+          unavailable: true
+        })
+      }
       return {
         provider: "fake",
         subject: `sub-${email}`,
