@@ -28,9 +28,9 @@ export type GrantType = "authorization_code" | "refresh_token"
 
 /**
  * What every public client may use at /token: a public client receives a refresh token with its
- * code's exchange, whatever it asked, so the registration response says both (RFC 7591 §3.2.1
- * lets the server replace a requested value; echoing `["authorization_code"]` would tell the
- * client it gets no refresh token, which it then does).
+ * code's exchange whatever it asked, so the registration response names both grants (RFC 7591
+ * §3.2.1 lets the server replace a requested value). Echoing `["authorization_code"]` would tell
+ * the client that no refresh token comes, and one would.
  */
 const granted: ReadonlyArray<GrantType> = ["authorization_code", "refresh_token"]
 

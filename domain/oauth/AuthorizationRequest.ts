@@ -130,7 +130,7 @@ export const validate = (request: Parameters, client: Client.Client): Either.Eit
     return toClient("invalid_scope", "malformed scope")
   }
   if (Option.isSome(request.resource) && !ResourceIndicator.isResourceIndicator(request.resource.value)) {
-    return toClient("invalid_target", "resource must be an absolute URI without a fragment")
+    return toClient("invalid_target", ResourceIndicator.malformed)
   }
   return Either.right({
     clientId: client.id,

@@ -18,7 +18,8 @@ export const isResourceIndicator = (value: string): boolean => {
   }
 }
 
-const malformed = "resource must be an absolute URI without a fragment"
+/** What a request naming something else as its resource is told. */
+export const malformed = "resource must be an absolute URI without a fragment"
 
 /**
  * The audience of the tokens a code's exchange issues, given the resource the authorization
