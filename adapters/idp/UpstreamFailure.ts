@@ -66,14 +66,19 @@ const describe = (cause: unknown): string => {
   return "an unexpected error occurred"
 }
 
-/** Whether the call failed for want of an upstream that answers: worth trying again. */
+/**
+ * Whether the call failed for want of an upstream that answers: unreachable, no answer in time,
+ * or a failure on its side (HTTP 5xx). openid-client wraps what its fetch threw, and an answer it
+ * could not read (a proxy's HTML 503), in a `ClientError` whose cause is that error or response.
+ */
 const isUnavailability = (cause: unknown): boolean => {
-  const outbound = cause instanceof client.ClientError ? cause.cause : cause
-  if (isOutboundFailure(outbound))
-    return outbound._tag === "DestinationUnreachable" || outbound._tag === "OutboundTimedOut"
   if (cause instanceof client.ResponseBodyError) return isServerFailure(cause.status)
-  if (cause instanceof DOMException) return cause.name === "TimeoutError" || cause.name === "AbortError"
-  return cause instanceof TypeError && hasCode(cause.cause)
+  const inner = cause instanceof client.ClientError ? cause.cause : cause
+  if (isOutboundFailure(inner))
+    return inner._tag === "DestinationUnreachable" || inner._tag === "OutboundTimedOut"
+  if (inner instanceof Response) return isServerFailure(inner.status)
+  if (inner instanceof DOMException) return inner.name === "TimeoutError" || inner.name === "AbortError"
+  return inner instanceof TypeError && hasCode(inner.cause)
 }
 
 /** Maps any rejection to an `UpstreamLoginFailed` whose message says where and why. */

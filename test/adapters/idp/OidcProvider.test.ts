@@ -1,3 +1,4 @@
+import { createServer } from "node:http"
 import { describe, expect, it, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -249,6 +250,51 @@ describe("oidc provider", () => {
         // Unreachable: the login may work when tried again.
         expect(error.unavailable).toBe(true)
       }
+    })
+  )
+
+  it.scoped("a token endpoint behind a proxy answering an HTML 503 is an outage, not a refusal", () =>
+    Effect.gen(function* () {
+      // An issuer whose discovery works and whose token endpoint is down behind its proxy.
+      let origin = ""
+      const server = createServer((request, response) => {
+        if (request.url === "/.well-known/openid-configuration") {
+          response.writeHead(200, { "content-type": "application/json" })
+          response.end(
+            JSON.stringify({
+              issuer: origin,
+              authorization_endpoint: `${origin}/auth`,
+              token_endpoint: `${origin}/token`,
+              jwks_uri: `${origin}/jwks`,
+              response_types_supported: ["code"]
+            })
+          )
+          return
+        }
+        response.writeHead(503, { "content-type": "text/html" })
+        response.end("<html><body><h1>503 Service Unavailable</h1></body></html>")
+      })
+      const port = yield* freePort
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => {
+          server.listen(port, "127.0.0.1", () => resume(Effect.void))
+        }),
+        () =>
+          Effect.async<void>((resume) => {
+            server.close(() => resume(Effect.void))
+          })
+      )
+      origin = `http://127.0.0.1:${port}`
+      const issuer = new URL(origin)
+      const upstream = yield* oidcAt(issuer)
+      const request = newRequest()
+      yield* upstream.authorizationUrl(request)
+      const callbackUrl = new URL(redirectUri)
+      callbackUrl.search = new URLSearchParams({ code: "a-code", state: request.state }).toString()
+      const error = yield* Effect.flip(upstream.exchange(callbackUrl, request))
+      expect(error).toBeInstanceOf(UpstreamLoginFailed)
+      expect(error.unavailable).toBe(true)
+      expect(error.message).not.toContain("Service Unavailable")
     })
   )
 
