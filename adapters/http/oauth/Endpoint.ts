@@ -35,14 +35,12 @@ const refused = (presented: boolean) =>
     }
   )
 
-/** The resource server presents INTROSPECTION_TOKEN as a Bearer token (RFC 6750 §2.1). */
-const presentsSecret = (request: HttpRequest, secret: Redacted.Redacted<string>) => {
+/** The Bearer credential the request presented (RFC 6750 §2.1); none for another scheme. */
+const bearerOf = (request: HttpRequest): string | undefined => {
   const [scheme, presented] = (header(request, "authorization") ?? "").split(" ")
-  return (
-    scheme?.toLowerCase() === "bearer" &&
-    presented !== undefined &&
-    constantTimeEqual(presented, Redacted.value(secret))
-  )
+  return scheme?.toLowerCase() === "bearer" && presented !== undefined && presented !== ""
+    ? presented
+    : undefined
 }
 
 const allowed = Effect.succeed(undefined)
@@ -54,8 +52,13 @@ const allowed = Effect.succeed(undefined)
 const resourceServer = (request: HttpRequest) =>
   Effect.flatMap(OAuthHttpConfig, (config) => {
     if (Option.isNone(config.introspectionToken)) return new Refused({ response: disabled })
-    if (!presentsSecret(request, config.introspectionToken.value))
-      return new Refused({ response: refused(header(request, "authorization") !== undefined) })
+    // The resource server presents INTROSPECTION_TOKEN as a Bearer token.
+    const presented = bearerOf(request)
+    if (
+      presented === undefined ||
+      !constantTimeEqual(presented, Redacted.value(config.introspectionToken.value))
+    )
+      return new Refused({ response: refused(presented !== undefined) })
     return allowed
   })
 
@@ -81,5 +84,8 @@ export const endpoint = Pipeline.make<Callers, never, OAuthError | Refused, Serv
 
 /** A token-endpoint style form: every parameter at most once (RFC 6749 §3.2). */
 export const form = (request: HttpRequest) => Form.unrepeated(request.body)
+
+/** The token endpoint's form (`Form.tokenRequest`). */
+export const tokenForm = (request: HttpRequest) => Form.tokenRequest(request.body)
 
 export { none } from "../Pipeline.js"

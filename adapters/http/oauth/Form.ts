@@ -35,13 +35,19 @@ export const get = (params: Params, name: string): Option.Option<string> =>
 /** A token-endpoint style form: every parameter at most once (RFC 6749 §3.2). */
 export const unrepeated = (text: string): Effect.Effect<Params, OAuthError> => {
   const params = parse(text)
-  // RFC 8707 §2 lets a client name several resources; one at a time is taken here.
-  if (params.duplicates.includes("resource"))
-    return Effect.fail(
-      new OAuthError({ code: "invalid_target", description: "one resource per request is supported" })
-    )
   const repeated = params.duplicates[0]
   return repeated === undefined
     ? Effect.succeed(params)
     : Effect.fail(invalidRequest(`${repeated} is repeated`))
 }
+
+/**
+ * The token endpoint's form: as `unrepeated`, but several `resource` parameters, which RFC 8707
+ * §2 lets a client send, are `invalid_target` from a server that takes one at a time.
+ */
+export const tokenRequest = (text: string): Effect.Effect<Params, OAuthError> =>
+  parse(text).duplicates.includes("resource")
+    ? Effect.fail(
+        new OAuthError({ code: "invalid_target", description: "one resource per request is supported" })
+      )
+    : unrepeated(text)

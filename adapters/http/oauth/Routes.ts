@@ -18,7 +18,7 @@ import * as Route from "../Route.js"
 import * as Authorize from "./Authorize.js"
 import * as Callback from "./Callback.js"
 import * as Consent from "./Consent.js"
-import { type Callers, endpoint, form, none, type Refused } from "./Endpoint.js"
+import { type Callers, endpoint, form, none, type Refused, tokenForm } from "./Endpoint.js"
 import { problems } from "./ErrorResponse.js"
 import * as Health from "./Health.js"
 import * as Introspect from "./Introspect.js"
@@ -67,7 +67,7 @@ const route = <K extends keyof Callers, In>(
  * (authorize, callback, consent) and the health answers do not.
  */
 export const routes: ReadonlyArray<Route.Route<Services>> = [
-  route("POST", "/token", { caller: "anyone", input: form }, Token.handle, formApi),
+  route("POST", "/token", { caller: "anyone", input: tokenForm }, Token.handle, formApi),
   route("POST", "/introspect", { caller: "resourceServer", input: form }, Introspect.handle, formApi),
   route("POST", "/revoke", { caller: "anyone", input: form }, Revoke.handle, formApi),
   route("POST", "/register", { caller: "anyone", input: Register.json }, Register.handle, { accepts: ["application/json"], cors: true }),

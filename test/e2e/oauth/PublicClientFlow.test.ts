@@ -12,6 +12,9 @@ const introspect = (baseUrl: string, token: string) =>
     { authorization: `Bearer ${Server.introspectionToken}` }
   ).then((r) => r.json())
 
+/** An OAuth error answer (RFC 6749 §5.2). */
+const OAuthErrorBody = Schema.Struct({ error: Schema.String })
+
 /** The fields of an active token's introspection these checks read (RFC 7662 §2.2). */
 const ActiveToken = Schema.Struct({ sub: Schema.String, exp: Schema.Number, iat: Schema.Number })
 
@@ -81,6 +84,15 @@ describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh 
           expect(wrongSecret.headers.get("www-authenticate")).toBe(
             'Bearer realm="latchkey", error="invalid_token"'
           )
+          // Another scheme presents no Bearer credential: the scheme only (RFC 6750 §3.1).
+          const otherScheme = await Browser.form(
+            baseUrl,
+            "/introspect",
+            { token: tokens.access_token },
+            { authorization: "Basic bm90OnRoZS1zZWNyZXQ=" }
+          )
+          expect(otherScheme.status).toBe(401)
+          expect(otherScheme.headers.get("www-authenticate")).toBe('Bearer realm="latchkey"')
           const active = Schema.decodeUnknownSync(ActiveToken)(info)
           expect(active.sub).toMatch(/^[0-9a-f-]{36}$/)
           expect(active.exp - active.iat).toBe(7 * 24 * 60 * 60)
@@ -107,6 +119,29 @@ describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh 
             error: "invalid_target",
             error_description: "resource is not the one granted"
           })
+
+          // Two resources at once: the token endpoint takes one (RFC 8707 §2); elsewhere a
+          // repeated parameter is malformed.
+          const twice = (path: string) => {
+            const body = new URLSearchParams({
+              grant_type: "refresh_token",
+              client_id: clientId,
+              refresh_token: tokens.refresh_token ?? "",
+              token: tokens.refresh_token ?? ""
+            })
+            body.append("resource", "https://mcp.example.com")
+            body.append("resource", "https://other.example/")
+            return fetch(`${baseUrl}${path}`, {
+              method: "POST",
+              headers: { "content-type": "application/x-www-form-urlencoded" },
+              body: body.toString()
+            }).then(async (answer) => [
+              answer.status,
+              Schema.decodeUnknownSync(OAuthErrorBody)(await answer.json()).error
+            ])
+          }
+          expect(await twice("/token")).toEqual([400, "invalid_target"])
+          expect(await twice("/revoke")).toEqual([400, "invalid_request"])
 
           const rotated = await Browser.form(baseUrl, "/token", {
             grant_type: "refresh_token",
