@@ -20,19 +20,6 @@ export interface CustomSettings extends CustomUpstream.Reach {
   readonly redirectUri: string
 }
 
-/** A custom provider whose client secret does not open: every sign-in with it is refused. */
-const unopened = (identifier: string): ExternalProvider => ({
-  upstream: Either.left(`error decrypting client secret for provider ${identifier}`),
-  redirectUri: "",
-  emailOptional: false,
-  passThrough: {},
-  audiences: [],
-  shapeClaims: (claims) => claims,
-  skipNonceCheck: false,
-  idTokenIssuer: Option.none(),
-  takeHandshake: (url) => ({ url, handshake: Option.none() })
-})
-
 /**
  * The providers a sign-in may name: the configured ones, built at start, and the custom ones,
  * read from the database at each sign-in (one indexed row) so that a provider saved, changed,
@@ -48,6 +35,31 @@ export const layer = (configured: ReadonlyMap<string, ExternalProvider>, custom:
       const atRest = yield* SecretsAtRest
       const built = new Map<string, { readonly version: string; readonly provider: ExternalProvider }>()
 
+      /** A saved provider as sign-ins use it, with its upstream or why it has none. */
+      const providerOf = (
+        saved: CustomProvider.CustomProvider,
+        upstream: ExternalProvider["upstream"]
+      ): ExternalProvider => ({
+        upstream,
+        redirectUri: custom.redirectUri,
+        emailOptional: saved.emailOptional,
+        passThrough: {},
+        audiences: CustomProvider.audiencesOf(saved),
+        shapeClaims: (claims) => CustomProvider.shapeClaims(saved, claims),
+        skipNonceCheck: saved.skipNonceCheck,
+        idTokenIssuer:
+          saved.providerType === "oidc"
+            ? Option.map(
+                Option.orElse(
+                  Option.map(saved.discovery, (document) => document.issuer),
+                  () => saved.issuer
+                ),
+                IdTokenIssuer.fixed
+              )
+            : Option.none(),
+        takeHandshake: (url) => ({ url, handshake: Option.none() })
+      })
+
       const lookUp = (identifier: string) =>
         Effect.gen(function* () {
           const found = Option.filter(yield* store.find(identifier), (provider) => provider.enabled)
@@ -60,14 +72,17 @@ export const layer = (configured: ReadonlyMap<string, ExternalProvider>, custom:
           const kept = built.get(identifier)
           if (kept !== undefined && kept.version === version) return Option.some(kept.provider)
           // A client secret sealed under a key this instance was not given cannot be presented:
-          // the sign-in is refused as Supabase Auth refuses it, naming the provider, and the log
-          // names the key; nothing is kept, so a restart with the key needs no further step.
+          // the redirect flow is refused as Supabase Auth refuses it, naming the provider, and
+          // the log names the key; an ID token, which needs no secret, still signs in. Nothing is
+          // kept, so a restart with the key needs no further step.
           const secret = yield* atRest.open(saved.id, Redacted.value(saved.clientSecret)).pipe(Effect.either)
           if (Either.isLeft(secret)) {
             yield* Effect.logError("a custom provider's client secret cannot be opened").pipe(
               Effect.annotateLogs({ provider: identifier, key_id: secret.left.keyId ?? "" })
             )
-            return Option.some(unopened(identifier))
+            return Option.some(
+              providerOf(saved, Either.left(`error decrypting client secret for provider ${identifier}`))
+            )
           }
           const usable = new CustomProvider.CustomProvider({
             ...saved,
@@ -85,26 +100,7 @@ export const layer = (configured: ReadonlyMap<string, ExternalProvider>, custom:
             Effect.option
           )
           if (Option.isNone(upstream)) return Option.none<ExternalProvider>()
-          const provider: ExternalProvider = {
-            upstream: Either.right(upstream.value),
-            redirectUri: custom.redirectUri,
-            emailOptional: saved.emailOptional,
-            passThrough: {},
-            audiences: CustomProvider.audiencesOf(saved),
-            shapeClaims: (claims) => CustomProvider.shapeClaims(saved, claims),
-            skipNonceCheck: saved.skipNonceCheck,
-            idTokenIssuer:
-              saved.providerType === "oidc"
-                ? Option.map(
-                    Option.orElse(
-                      Option.map(saved.discovery, (document) => document.issuer),
-                      () => saved.issuer
-                    ),
-                    IdTokenIssuer.fixed
-                  )
-                : Option.none(),
-            takeHandshake: (url) => ({ url, handshake: Option.none() })
-          }
+          const provider = providerOf(saved, Either.right(upstream.value))
           built.set(identifier, { version, provider })
           return Option.some(provider)
         })

@@ -175,7 +175,27 @@ describe("custom providers through supabase-js", () => {
       expect(resealed).not.toBe(sealed)
 
       // As a Supabase project's row brings it, sealed under a key this service was not given.
-      expect((await createOidc("custom:foreign")).error).toBeNull()
+      const fakeIssuer = fake.origin.origin
+      fake.routes.set("GET /.well-known/openid-configuration", () => ({
+        json: {
+          issuer: fakeIssuer,
+          authorization_endpoint: `${fakeIssuer}/authorize`,
+          token_endpoint: `${fakeIssuer}/token`,
+          jwks_uri: `${fakeIssuer}/jwks`,
+          response_types_supported: ["code"]
+        }
+      }))
+      fake.routes.set("GET /jwks", () => ({ json: fake.jwks }))
+      const created = await admin.auth.admin.customProviders.createProvider({
+        provider_type: "oidc",
+        identifier: "custom:foreign",
+        name: "Foreign",
+        client_id: "foreign-client",
+        client_secret: "foreign-secret",
+        issuer: fakeIssuer,
+        skip_nonce_check: true
+      })
+      expect(created.error).toBeNull()
       const foreign = JSON.stringify({ ...JSON.parse(await storedSecret("custom:foreign")), key_id: "key-0" })
       await Effect.runPromise(
         TestDatabase.query(url, `UPDATE ${providersTable} SET client_secret = $1 WHERE identifier = $2`, [
@@ -183,7 +203,8 @@ describe("custom providers through supabase-js", () => {
           "custom:foreign"
         ])
       )
-      const started = await SupabaseClientSupport.client(baseUrl, anonKey).auth.signInWithOAuth({
+      const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
+      const started = await supabase.auth.signInWithOAuth({
         provider: "custom:foreign",
         options: { redirectTo: `${siteUrl}/welcome`, skipBrowserRedirect: true }
       })
@@ -193,6 +214,18 @@ describe("custom providers through supabase-js", () => {
         error_code: "validation_failed",
         msg: "Unsupported provider: error decrypting client secret for provider custom:foreign"
       })
+      // An ID token needs no client secret: it still signs in.
+      const email = freshEmail()
+      const token = await fake.idToken({
+        iss: fakeIssuer,
+        aud: "foreign-client",
+        sub: "foreign-1",
+        email,
+        email_verified: true
+      })
+      const signedIn = await supabase.auth.signInWithIdToken({ provider: "custom:foreign", token })
+      expect(signedIn.error).toBeNull()
+      expect(signedIn.data.user?.email).toBe(email)
     }
   )
 
