@@ -42,6 +42,20 @@ export const keptFor = Duration.hours(24)
  */
 export const anonymousLifetime = Duration.days(30)
 
+/**
+ * How long a flow state is kept from its creation: a day, or as long as it can still be used if
+ * longer. A mailed link's flow is made when the mail is sent, its code when the link is followed
+ * (up to `MAILER_OTP_EXP` later), and the code then waits up to `EXTERNAL_FLOW_STATE_EXPIRY_DURATION`.
+ */
+export const flowStateKeptFor = (settings: {
+  readonly verification: { readonly lifetime: Duration.Duration }
+  readonly flowStateLifetime: Duration.Duration
+}): Duration.Duration =>
+  Duration.max(
+    keptFor,
+    Duration.sum(settings.verification.lifetime, FlowState.lifetime(settings.flowStateLifetime))
+  )
+
 /** The lock's name: one run at a time across the instances sharing the database. */
 export const lockName = "auth.reaper"
 
@@ -71,7 +85,8 @@ const outlived = (
  * `MFA_CHALLENGE_EXPIRY_DURATION`, if longer), as Supabase Auth's cleanup; then the unverified
  * factors without a challenge older than `MFA_FACTOR_EXPIRY_DURATION` (the enrolment's own rule,
  * which the reaped challenges now let go too; Supabase Auth's cleanup deletes unverified factors a
- * day old, challenged or not); expired passkey challenges; flow states older than a day; sessions
+ * day old, challenged or not); expired passkey challenges; flow states older than a day, or than
+ * their mail's and their code's lifetimes together if longer (`flowStateKeptFor`); sessions
  * that ended a day ago, with their tokens (Supabase Auth deletes a session at its logout), and
  * those a day past the session limits (`outlived`); and
  * refresh tokens retired a day ago (or `SECURITY_REFRESH_TOKEN_REUSE_INTERVAL` ago, if longer), as its
@@ -100,9 +115,7 @@ export const reapExpired = Telemetry.fn("ReapExpired.reapExpired")(() =>
         factors.removeAbandoned(before(now, Factor.unverifiedLifetime(mfa.unverifiedLifetime)), limit)
       ),
       passkeyChallenges: yield* drain((limit) => passkeys.reapChallenges(now, limit)),
-      flowStates: yield* drain((limit) =>
-        flows.purge(before(now, Duration.max(keptFor, FlowState.lifetime(settings.flowStateLifetime))), limit)
-      ),
+      flowStates: yield* drain((limit) => flows.purge(before(now, flowStateKeptFor(settings)), limit)),
       endedSessions: yield* drain((limit) => sessions.reapEnded(before(now, keptFor), limit)),
       outlivedSessions: yield* outlived(settings.sessionLimits, now, drain, sessions),
       retiredRefreshTokens: yield* drain((limit) =>

@@ -128,7 +128,9 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
         }
         // Without a sealing key nothing is rewritten: a clear secret stays clear.
         const unsealed = yield* enrolled(signedIn.user.id, "totp")
-        yield* Effect.ignore(challengeAndVerify(signedIn, unsealed.factor.id, "000000"))
+        expect(yield* describedFailureOf(challengeAndVerify(signedIn, unsealed.factor.id, "000000"))).toBe(
+          "mfa_verification_failed: Invalid TOTP code entered"
+        )
         expect(yield* storedSecret(unsealed.factor.id)).toBe(unsealed.secret)
       }).pipe(Effect.provide(services()))
   )
