@@ -4,20 +4,26 @@ import { callback } from "../../../application/oauth/Callback.js"
 import * as FakeUpstream from "../../support/oauth/FakeUpstream.js"
 import * as Harness from "../../support/oauth/OAuthHarness.js"
 
+/** An authorize request of the client, and the callback the upstream sends back after a login. */
+const upstreamCallback = (clientId: string) =>
+  Effect.gen(function* () {
+    const started = yield* Harness.authorizeWith({
+      client_id: clientId,
+      redirect_uri: Harness.redirectUri,
+      response_type: "code",
+      code_challenge: "x".repeat(43),
+      code_challenge_method: "S256"
+    })
+    if (started._tag !== "RedirectToUpstream")
+      return yield* Effect.dieMessage("expected an upstream redirect")
+    return FakeUpstream.callbackFor(started.location, "ada@example.com")
+  })
+
 describe("Callback (the upstream's redirect back), on memory adapters", () => {
   it.effect("a callback with an unknown or reused state shows an error", () =>
     Effect.gen(function* () {
       const client = yield* Harness.publicClient
-      const started = yield* Harness.authorizeWith({
-        client_id: client.id,
-        redirect_uri: Harness.redirectUri,
-        response_type: "code",
-        code_challenge: "x".repeat(43),
-        code_challenge_method: "S256"
-      })
-      if (started._tag !== "RedirectToUpstream")
-        return yield* Effect.dieMessage("expected an upstream redirect")
-      const callbackUrl = FakeUpstream.callbackFor(started.location, "ada@example.com")
+      const callbackUrl = yield* upstreamCallback(client.id)
       expect((yield* callback(callbackUrl))._tag).toBe("RedirectToClient")
       expect((yield* callback(callbackUrl))._tag).toBe("ShowError")
       expect((yield* callback(new URL("https://auth.example.com/callback?code=x")))._tag).toBe("ShowError")
@@ -30,16 +36,7 @@ describe("Callback (the upstream's redirect back), on memory adapters", () => {
       /** The error a callback shaped by `shape` sends back to the client. */
       const errorAfter = (shape: (callbackUrl: URL) => URL) =>
         Effect.gen(function* () {
-          const started = yield* Harness.authorizeWith({
-            client_id: client.id,
-            redirect_uri: Harness.redirectUri,
-            response_type: "code",
-            code_challenge: "x".repeat(43),
-            code_challenge_method: "S256"
-          })
-          if (started._tag !== "RedirectToUpstream")
-            return yield* Effect.dieMessage("expected an upstream redirect")
-          const back = yield* callback(shape(FakeUpstream.callbackFor(started.location, "ada@example.com")))
+          const back = yield* callback(shape(yield* upstreamCallback(client.id)))
           if (back._tag !== "RedirectToClient") return yield* Effect.dieMessage("expected a client redirect")
           return new URL(back.location).searchParams.get("error")
         })

@@ -69,6 +69,22 @@ afterAll(async () => {
 
 const freshEmail = () => `person-${crypto.randomUUID()}@example.com`
 
+/** The local fake as an OpenID provider: its discovery document and keys; its issuer. */
+const fakeOpenIdProvider = () => {
+  const fakeIssuer = fake.origin.origin
+  fake.routes.set("GET /.well-known/openid-configuration", () => ({
+    json: {
+      issuer: fakeIssuer,
+      authorization_endpoint: `${fakeIssuer}/authorize`,
+      token_endpoint: `${fakeIssuer}/token`,
+      jwks_uri: `${fakeIssuer}/jwks`,
+      response_types_supported: ["code"]
+    }
+  }))
+  fake.routes.set("GET /jwks", () => ({ json: fake.jwks }))
+  return fakeIssuer
+}
+
 const createOidc = (identifier: string, extra: Record<string, unknown> = {}) =>
   admin.auth.admin.customProviders.createProvider({
     provider_type: "oidc",
@@ -175,17 +191,7 @@ describe("custom providers through supabase-js", () => {
       expect(resealed).not.toBe(sealed)
 
       // As a Supabase project's row brings it, sealed under a key this service was not given.
-      const fakeIssuer = fake.origin.origin
-      fake.routes.set("GET /.well-known/openid-configuration", () => ({
-        json: {
-          issuer: fakeIssuer,
-          authorization_endpoint: `${fakeIssuer}/authorize`,
-          token_endpoint: `${fakeIssuer}/token`,
-          jwks_uri: `${fakeIssuer}/jwks`,
-          response_types_supported: ["code"]
-        }
-      }))
-      fake.routes.set("GET /jwks", () => ({ json: fake.jwks }))
+      const fakeIssuer = fakeOpenIdProvider()
       const created = await admin.auth.admin.customProviders.createProvider({
         provider_type: "oidc",
         identifier: "custom:foreign",
@@ -362,17 +368,7 @@ describe("custom providers through supabase-js", () => {
   })
 
   it("signInWithIdToken takes an ID token of a custom OpenID provider, for its client ids only", async () => {
-    const fakeIssuer = fake.origin.origin
-    fake.routes.set("GET /.well-known/openid-configuration", () => ({
-      json: {
-        issuer: fakeIssuer,
-        authorization_endpoint: `${fakeIssuer}/authorize`,
-        token_endpoint: `${fakeIssuer}/token`,
-        jwks_uri: `${fakeIssuer}/jwks`,
-        response_types_supported: ["code"]
-      }
-    }))
-    fake.routes.set("GET /jwks", () => ({ json: fake.jwks }))
+    const fakeIssuer = fakeOpenIdProvider()
     const created = await admin.auth.admin.customProviders.createProvider({
       provider_type: "oidc",
       identifier: "custom:native",
