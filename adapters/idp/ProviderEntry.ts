@@ -56,6 +56,19 @@ export interface ProviderTraits {
   readonly parameters: Readonly<Record<string, string>>
 }
 
+/**
+ * The traits of a plain OAuth 2.0 provider at a fixed address: the callback a GET with a query,
+ * no PKCE, no ID token, no `EXTERNAL_<X>_URL`, no parameters passed along.
+ */
+export const plainOAuth2: ProviderTraits = {
+  callback: "query",
+  protocol: "oauth2",
+  pkce: false,
+  nonce: false,
+  url: "ignored",
+  parameters: {}
+}
+
 export interface ProviderEntry {
   /** The provider key recorded on identities (`Upstream.name`). */
   readonly name: string

@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as IdentityData from "../IdentityData.js"
 import * as OAuth2Provider from "../OAuth2Provider.js"
-import type { ProviderEntry, ProviderTraits } from "../ProviderEntry.js"
+import { type ProviderEntry, type ProviderTraits, plainOAuth2 } from "../ProviderEntry.js"
 
 /**
  * Figma is plain OAuth 2.0 (client credentials in HTTP Basic on api.figma.com's token
@@ -35,14 +35,7 @@ export const profileOf = (user: typeof User.Type) => {
   )
 }
 
-export const traits: ProviderTraits = {
-  callback: "query",
-  protocol: "oauth2",
-  pkce: false,
-  nonce: false,
-  url: "ignored",
-  parameters: {}
-}
+export const traits: ProviderTraits = plainOAuth2
 
 export const entry: ProviderEntry = {
   name: "figma",

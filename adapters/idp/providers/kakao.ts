@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as IdentityData from "../IdentityData.js"
 import * as OAuth2Provider from "../OAuth2Provider.js"
-import type { ProviderEntry, ProviderTraits } from "../ProviderEntry.js"
+import { type ProviderEntry, type ProviderTraits, plainOAuth2 } from "../ProviderEntry.js"
 
 /**
  * Kakao Login is plain OAuth 2.0 (client credentials in the form). Who logged in comes from
@@ -73,14 +73,7 @@ export const idTokenClaims = (
   }
 }
 
-export const traits: ProviderTraits = {
-  callback: "query",
-  protocol: "oauth2",
-  pkce: false,
-  nonce: false,
-  url: "ignored",
-  parameters: {}
-}
+export const traits: ProviderTraits = plainOAuth2
 
 export const entry: ProviderEntry = {
   name: "kakao",

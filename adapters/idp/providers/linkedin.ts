@@ -1,5 +1,5 @@
 import * as IdentityData from "../IdentityData.js"
-import type { ProviderEntry, ProviderTraits } from "../ProviderEntry.js"
+import { type ProviderEntry, type ProviderTraits, plainOAuth2 } from "../ProviderEntry.js"
 import * as Oidc from "./oidc.js"
 
 /**
@@ -36,14 +36,7 @@ export const profileOf = (login: Oidc.Login, key: Key = "linkedin") => {
   )
 }
 
-export const traits: ProviderTraits = {
-  callback: "query",
-  protocol: "oauth2",
-  pkce: false,
-  nonce: false,
-  url: "ignored",
-  parameters: {}
-}
+export const traits: ProviderTraits = plainOAuth2
 
 const entryFor = (key: Key): ProviderEntry => ({
   name: key,

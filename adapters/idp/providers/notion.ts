@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as IdentityData from "../IdentityData.js"
 import * as OAuth2Provider from "../OAuth2Provider.js"
-import type { ProviderEntry, ProviderTraits } from "../ProviderEntry.js"
+import { type ProviderEntry, type ProviderTraits, plainOAuth2 } from "../ProviderEntry.js"
 
 /**
  * Notion is plain OAuth 2.0 for public integrations (client credentials in HTTP Basic, no
@@ -54,14 +54,7 @@ export const profileOf = (bot: typeof Bot.Type) => {
   )
 }
 
-export const traits: ProviderTraits = {
-  callback: "query",
-  protocol: "oauth2",
-  pkce: false,
-  nonce: false,
-  url: "ignored",
-  parameters: {}
-}
+export const traits: ProviderTraits = plainOAuth2
 
 export const entry: ProviderEntry = {
   name: "notion",

@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as IdentityData from "../IdentityData.js"
 import * as OAuth2Provider from "../OAuth2Provider.js"
-import type { ProviderEntry, ProviderTraits } from "../ProviderEntry.js"
+import { type ProviderEntry, type ProviderTraits, plainOAuth2 } from "../ProviderEntry.js"
 
 /**
  * Snapchat (Login Kit) is plain OAuth 2.0 with PKCE (client credentials in HTTP Basic). Who
@@ -47,14 +47,7 @@ export const profileOf = ({ data: { me } }: typeof Me.Type) => {
   )
 }
 
-export const traits: ProviderTraits = {
-  callback: "query",
-  protocol: "oauth2",
-  pkce: true,
-  nonce: false,
-  url: "ignored",
-  parameters: {}
-}
+export const traits: ProviderTraits = { ...plainOAuth2, pkce: true }
 
 export const entry: ProviderEntry = {
   name: "snapchat",

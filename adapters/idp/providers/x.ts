@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as IdentityData from "../IdentityData.js"
 import * as OAuth2Provider from "../OAuth2Provider.js"
-import type { ProviderEntry, ProviderTraits } from "../ProviderEntry.js"
+import { type ProviderEntry, type ProviderTraits, plainOAuth2 } from "../ProviderEntry.js"
 
 /**
  * X (formerly Twitter) through its OAuth 2.0 sign-in, Supabase Auth's `x` (its `twitter` is the
@@ -52,14 +52,7 @@ export const profileOf = ({ data: user }: typeof User.Type) => {
   )
 }
 
-export const traits: ProviderTraits = {
-  callback: "query",
-  protocol: "oauth2",
-  pkce: true,
-  nonce: false,
-  url: "ignored",
-  parameters: {}
-}
+export const traits: ProviderTraits = { ...plainOAuth2, pkce: true }
 
 export const entry: ProviderEntry = {
   name: "x",
