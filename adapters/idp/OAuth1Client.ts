@@ -2,7 +2,7 @@ import { createHmac, hkdfSync, randomBytes } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { isServerFailure, UpstreamLoginFailed } from "../../application/ports/UpstreamIdentityProvider.js"
+import { UpstreamLoginFailed } from "../../application/ports/UpstreamIdentityProvider.js"
 import * as AesGcm from "../crypto/AesGcm.js"
 import * as GuardedFetch from "../outbound/GuardedFetch.js"
 import * as UpstreamFailure from "./UpstreamFailure.js"
@@ -126,10 +126,7 @@ export const send = (
     )
     if (response.status < 200 || response.status >= 300) {
       // The body may echo our request; only the status is safe to show.
-      return yield* new UpstreamLoginFailed({
-        message: `${context}: HTTP ${response.status}`,
-        unavailable: isServerFailure(response.status)
-      })
+      return yield* UpstreamFailure.httpStatus(context, response.status)
     }
     return GuardedFetch.text(response)
   })

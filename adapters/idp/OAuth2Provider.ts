@@ -2,7 +2,6 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as client from "openid-client"
 import {
-  isServerFailure,
   UpstreamLoginFailed,
   type UpstreamRequest
 } from "../../application/ports/UpstreamIdentityProvider.js"
@@ -67,10 +66,7 @@ export const getJson = <A, I>(
         )
         if (!response.ok) {
           await response.body?.cancel()
-          throw new UpstreamLoginFailed({
-            message: `${context}: HTTP ${response.status}`,
-            unavailable: isServerFailure(response.status)
-          })
+          throw UpstreamFailure.httpStatus(context, response.status)
         }
         return response.json()
       },

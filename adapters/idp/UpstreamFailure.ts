@@ -1,5 +1,5 @@
 import * as client from "openid-client"
-import { isServerFailure, UpstreamLoginFailed } from "../../application/ports/UpstreamIdentityProvider.js"
+import { UpstreamLoginFailed } from "../../application/ports/UpstreamIdentityProvider.js"
 import {
   AnswerRefused,
   AnswerTooLarge,
@@ -65,6 +65,16 @@ const describe = (cause: unknown): string => {
   }
   return "an unexpected error occurred"
 }
+
+/** Whether an upstream's HTTP status is a failure on its side, worth trying again. */
+const isServerFailure = (status: number): boolean => status >= 500
+
+/**
+ * An answer of the upstream with a status other than success. Only the status is shown: the body
+ * may echo our request.
+ */
+export const httpStatus = (context: string, status: number): UpstreamLoginFailed =>
+  new UpstreamLoginFailed({ message: `${context}: HTTP ${status}`, unavailable: isServerFailure(status) })
 
 /**
  * Whether the call failed for want of an upstream that answers: unreachable, no answer in time,

@@ -13,9 +13,6 @@ export class UpstreamLoginFailed extends Schema.TaggedError<UpstreamLoginFailed>
   unavailable: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }) {}
 
-/** Whether an upstream's HTTP status is a failure on its side, worth trying again. */
-export const isServerFailure = (status: number): boolean => status >= 500
-
 /** What binds one round trip to the upstream: sent on the way out, checked on the way back. */
 export interface UpstreamRequest {
   /** Our `state` at the upstream (opaque, high-entropy). */
