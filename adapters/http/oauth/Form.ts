@@ -32,22 +32,26 @@ export const parse = (text: string): Params => collect(new URLSearchParams(text)
 export const get = (params: Params, name: string): Option.Option<string> =>
   Option.fromNullable(params.values[name])
 
-/** A token-endpoint style form: every parameter at most once (RFC 6749 §3.2). */
-export const unrepeated = (text: string): Effect.Effect<Params, OAuthError> => {
-  const params = parse(text)
+/** Parameters each given at most once (RFC 6749 §3.2), or the first one repeated. */
+const once = (params: Params): Effect.Effect<Params, OAuthError> => {
   const repeated = params.duplicates[0]
   return repeated === undefined
     ? Effect.succeed(params)
     : Effect.fail(invalidRequest(`${repeated} is repeated`))
 }
 
+/** A token-endpoint style form: every parameter at most once (RFC 6749 §3.2). */
+export const unrepeated = (text: string): Effect.Effect<Params, OAuthError> => once(parse(text))
+
 /**
  * The token endpoint's form: as `unrepeated`, but several `resource` parameters, which RFC 8707
  * §2 lets a client send, are `invalid_target` from a server that takes one at a time.
  */
-export const tokenRequest = (text: string): Effect.Effect<Params, OAuthError> =>
-  parse(text).duplicates.includes("resource")
+export const tokenRequest = (text: string): Effect.Effect<Params, OAuthError> => {
+  const params = parse(text)
+  return params.duplicates.includes("resource")
     ? Effect.fail(
         new OAuthError({ code: "invalid_target", description: "one resource per request is supported" })
       )
-    : unrepeated(text)
+    : once(params)
+}
