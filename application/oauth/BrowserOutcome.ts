@@ -8,7 +8,8 @@ export interface ConsentPrompt {
   readonly token: Redacted.Redacted<string>
   readonly clientId: string
   readonly clientName: string
-  readonly redirectHost: string
+  /** Where the answer sends the browser: the redirect URI presented at authorize. */
+  readonly redirectUri: string
   /** Loopback redirects deliver the code to whatever program listens on this machine. */
   readonly loopback: boolean
   readonly scope: Option.Option<string>

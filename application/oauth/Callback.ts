@@ -43,15 +43,14 @@ const askConsent = (client: Client.Client, approved: Approved, now: Date) =>
         })
       )
     )
-    const redirect = new URL(approved.redirectUri)
     return {
       _tag: "ShowConsent",
       prompt: {
         token,
         clientId: client.id,
         clientName: client.name,
-        redirectHost: redirect.host,
-        loopback: RedirectUri.isLoopback(redirect),
+        redirectUri: approved.redirectUri,
+        loopback: RedirectUri.isLoopback(new URL(approved.redirectUri)),
         scope: approved.scope
       }
     } satisfies BrowserOutcome

@@ -1,4 +1,5 @@
 import { connect, createServer, type Socket } from "node:net"
+import * as Tls from "node:tls"
 import * as Effect from "effect/Effect"
 
 /**
@@ -16,7 +17,10 @@ export interface TcpProxy {
   readonly thaw: Effect.Effect<void>
 }
 
-export const make = (target: { readonly host: string; readonly port: number }) =>
+export const make = (
+  target: { readonly host: string; readonly port: number },
+  options: { readonly tls?: { readonly key: string; readonly cert: string } } = {}
+) =>
   Effect.gen(function* () {
     const sockets = new Set<Socket>()
     const track = (socket: Socket) => {
@@ -27,7 +31,7 @@ export const make = (target: { readonly host: string; readonly port: number }) =
     }
     let frozen = false
     const pairs = new Set<{ readonly client: Socket; readonly upstream: Socket }>()
-    const server = createServer((client) => {
+    const serve = (client: Socket) => {
       track(client)
       const upstream = connect(target.port, target.host)
       track(upstream)
@@ -46,7 +50,8 @@ export const make = (target: { readonly host: string; readonly port: number }) =
         upstream.destroy()
       })
       upstream.on("close", () => client.destroy())
-    })
+    }
+    const server = options.tls === undefined ? createServer(serve) : Tls.createServer(options.tls, serve)
     const listen = (port: number) =>
       Effect.async<number>((resume) => {
         server.listen(port, "127.0.0.1", () => {

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import * as FormAction from "../FormAction.js"
 import * as Html from "../Html.js"
 import type { HttpRequest } from "../HttpMessage.js"
 import * as HttpMessage from "../HttpMessage.js"
@@ -36,21 +37,10 @@ const style =
 /** The one inline style block, allowed by its digest: the page runs no script and loads nothing. */
 const styleSource = `'sha256-${createHash("sha256").update(style).digest("base64")}'`
 
-/**
- * Where the form's answer may redirect: Chromium applies `form-action` to the redirects that
- * follow a form's submission too, so the page allows the origin of `redirect_to` (the target
- * the allow list settled on), or its scheme for an application's own scheme
- * (`com.example.app://callback`). A target that does not parse leaves `form-action` out rather
- * than strand a person whose token the press has already used.
- */
-const redirectSource = (target: string): string | undefined => {
-  if (!URL.canParse(target)) return undefined
-  const url = new URL(target)
-  return url.origin !== "null" ? url.origin : url.protocol
-}
-
 const headers = (target: string) => {
-  const redirect = redirectSource(target)
+  // A target that does not parse leaves `form-action` out rather than strand a person whose
+  // token the press has already used.
+  const redirect = FormAction.redirectSource(target)
   return {
     "content-security-policy": [
       "default-src 'none'",

@@ -2,6 +2,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { ConsentPrompt } from "../../../application/oauth/BrowserOutcome.js"
 import type { OAuthError } from "../../../application/oauth/OAuthError.js"
+import * as FormAction from "../FormAction.js"
 import * as Html from "../Html.js"
 import * as HttpMessage from "../HttpMessage.js"
 
@@ -37,13 +38,15 @@ export const error = (failure: OAuthError) =>
 
 /**
  * Our consent page. The form posts to /consent with the token that is also in a cookie (CSRF:
- * double submit); `frame-ancestors 'none'` keeps it out of frames (clickjacking). The client's
- * redirect host is allowed as a form target because the answer to the post redirects there.
+ * double submit); `frame-ancestors 'none'` keeps it out of frames (clickjacking). The redirect
+ * URI's origin is allowed as a form target because the answer to the post redirects there.
  */
 export const consent = (prompt: ConsentPrompt) => {
+  const redirectHost = new URL(prompt.redirectUri).host
+  const redirectSource = FormAction.redirectSource(prompt.redirectUri) ?? ""
   const warning = prompt.loopback
     ? `<p class="warn"><strong>Only continue if you started this sign-in yourself from a program on this computer.</strong>
-The code goes to <code>${Html.escapeText(prompt.redirectHost)}</code>, a program running on this machine, which any local program can pretend to be.</p>`
+The code goes to <code>${Html.escapeText(redirectHost)}</code>, a program running on this machine, which any local program can pretend to be.</p>`
     : ""
   const scope = Option.match(prompt.scope, {
     onNone: () => "",
@@ -53,7 +56,7 @@ The code goes to <code>${Html.escapeText(prompt.redirectHost)}</code>, a program
     layout(
       "Allow access?",
       `<h1>Allow ${Html.escapeText(prompt.clientName === "" ? "this application" : prompt.clientName)} to sign you in?</h1>
-<p>Client: <code>${Html.escapeText(prompt.clientId)}</code><br>It will receive your sign-in at <code>${Html.escapeText(prompt.redirectHost)}</code>.</p>
+<p>Client: <code>${Html.escapeText(prompt.clientId)}</code><br>It will receive your sign-in at <code>${Html.escapeText(redirectHost)}</code>.</p>
 ${scope}${warning}
 <form method="post" action="/consent">
 <input type="hidden" name="consent_token" value="${Html.escapeText(Redacted.value(prompt.token))}">
@@ -64,7 +67,7 @@ ${scope}${warning}
     200,
     {
       ...pageHeaders,
-      "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${prompt.redirectHost}; frame-ancestors 'none'`
+      "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${redirectSource}; frame-ancestors 'none'`
     }
   )
 }

@@ -43,7 +43,7 @@ describe("consent for dynamically registered clients", () => {
       if (first._tag === "ShowConsent") {
         expect(first.prompt.clientName).toBe("MCP test")
         expect(first.prompt.loopback).toBe(true)
-        expect(first.prompt.redirectHost).toBe("127.0.0.1:53682")
+        expect(first.prompt.redirectUri).toBe(loopback)
       }
       const token = tokenOf(first)
       const approved = yield* decide({

@@ -35,6 +35,10 @@ describe("the consent page over HTTP", () => {
           const { callback, page } = await toConsentPage(baseUrl, clientId)
           expect(page.status).toBe(200)
           expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
+          // The answer redirects to the client: its origin, scheme included (ConsentInBrowser).
+          expect(page.headers.get("content-security-policy")).toContain(
+            "form-action 'self' http://127.0.0.1:47000;"
+          )
           expect(page.headers.get("x-frame-options")).toBe("DENY")
           const cookie = page.headers.getSetCookie().find((c) => c.startsWith("latchkey_consent="))
           expect(cookie).toMatch(/HttpOnly/i)

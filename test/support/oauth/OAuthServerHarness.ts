@@ -43,7 +43,8 @@ export const start = (
   } = {}
 ) =>
   Effect.gen(function* () {
-    const port = yield* freePort
+    // A port of the caller's (`env.PORT`) when something must know it first: a proxy in front.
+    const port = options.env?.PORT ?? String(yield* freePort)
     const dataDir = mkdtempSync(join(tmpdir(), "latchkey-e2e-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
     const sqlUrl = yield* TestDatabase.freshUrl()
@@ -53,7 +54,7 @@ export const start = (
       LATCHKEY_DATA_DIR: dataDir,
       LOG_LEVEL: "warn",
       API_HOST: "127.0.0.1",
-      PORT: String(port),
+      PORT: port,
       BASE_URL: `http://127.0.0.1:${port}`,
       INTROSPECTION_TOKEN: introspectionToken,
       REGISTER_RATE_LIMIT: "10000/hour",
