@@ -1,5 +1,6 @@
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
+import type * as RedirectUri from "../../domain/oauth/RedirectUri.js"
 import * as ClientRedirect from "./ClientRedirect.js"
 import { OAuthError, type OAuthErrorCode } from "./OAuthError.js"
 
@@ -10,8 +11,8 @@ export interface ConsentPrompt {
   readonly clientName: string
   /** Where the answer sends the browser: the redirect URI presented at authorize. */
   readonly redirectUri: string
-  /** Loopback redirects deliver the code to whatever program listens on this machine. */
-  readonly loopback: boolean
+  /** Loopback and app-scheme redirects deliver the code to whatever program claims them here. */
+  readonly destination: RedirectUri.Destination
   readonly scope: Option.Option<string>
 }
 

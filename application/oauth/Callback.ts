@@ -50,7 +50,7 @@ const askConsent = (client: Client.Client, approved: Approved, now: Date) =>
         clientId: client.id,
         clientName: client.name,
         redirectUri: approved.redirectUri,
-        loopback: RedirectUri.isLoopback(new URL(approved.redirectUri)),
+        destination: RedirectUri.destination(new URL(approved.redirectUri)),
         scope: approved.scope
       }
     } satisfies BrowserOutcome

@@ -3,10 +3,11 @@ import * as Schema from "effect/Schema"
 
 /**
  * Redirect URIs of OAuth clients (RFC 6749 §3.1.2, RFC 8252, RFC 9700 §4.1).
- * A registered URI is https, or plain http on a loopback host; never a fragment, never
- * relative, never a script scheme. Matching is exact string comparison, with one exception:
- * a loopback http URI matches on any port (RFC 8252 §7.3), since native apps and MCP clients
- * bind an ephemeral port for each login.
+ * A registered URI is https, plain http on a loopback host, or an app's own scheme (RFC 8252
+ * §7.1: `com.example.app:/callback`, and Cursor's `cursor://…`); never a fragment, never
+ * relative, never a scheme the browser or the system handles itself. Matching is exact string
+ * comparison, with one exception: a loopback http URI matches on any port (RFC 8252 §7.3),
+ * since native apps and MCP clients bind an ephemeral port for each login.
  */
 
 export class InvalidRedirectUri extends Schema.TaggedError<InvalidRedirectUri>()("InvalidRedirectUri", {
@@ -30,6 +31,46 @@ const parse = (uri: string): URL | undefined => {
 
 export const isLoopback = (url: URL): boolean => url.protocol === "http:" && loopbackHosts.has(url.hostname)
 
+/**
+ * Schemes the browser or the operating system handles itself rather than handing the URI to the
+ * app that claimed them: a code sent to one would run as script, be read as a document, go to a
+ * server no client controls, or nowhere (`urn:`, which the retired out-of-band flow used).
+ */
+const reservedSchemes: ReadonlySet<string> = new Set([
+  "javascript:",
+  "vbscript:",
+  "data:",
+  "blob:",
+  "file:",
+  "filesystem:",
+  "about:",
+  "view-source:",
+  "ftp:",
+  "ws:",
+  "wss:",
+  "mailto:",
+  "tel:",
+  "sms:",
+  "intent:",
+  "jar:",
+  "chrome:",
+  "edge:",
+  "resource:",
+  "urn:"
+])
+
+/**
+ * Where a redirect URI hands the code: a web origin, a program listening on this machine, or
+ * the app that claimed the scheme on this device. The last two are anyone's who gets there
+ * first, which PKCE (required of public clients) makes worthless without the verifier.
+ */
+export type Destination = "web" | "loopback" | "app"
+
+export const destination = (url: URL): Destination => {
+  if (isLoopback(url)) return "loopback"
+  return url.protocol === "https:" || url.protocol === "http:" ? "web" : "app"
+}
+
 /** The rule for a URI a client registers (dynamic registration, operator seeding, metadata documents). */
 export const validate = (uri: string): Either.Either<string, InvalidRedirectUri> => {
   if (uri.length > 2000) return refuse(uri, "redirect_uri is longer than 2000 characters")
@@ -45,7 +86,13 @@ export const validate = (uri: string): Either.Either<string, InvalidRedirectUri>
       ? Either.right(uri)
       : refuse(uri, "redirect_uri must use https, or http on 127.0.0.1, [::1] or localhost")
   }
-  return refuse(uri, `redirect_uri scheme ${url.protocol} is not allowed`)
+  // An app's own scheme (RFC 8252 §7.1). §8.4 would have servers refuse one without a period,
+  // but Cursor, the MCP client most often met, registers `cursor://`: refusing it refuses the
+  // whole registration, and the connector never starts. The rest of §8 holds here: PKCE, exact
+  // matching, and a consent page naming the scheme.
+  return reservedSchemes.has(url.protocol)
+    ? refuse(uri, `redirect_uri scheme ${url.protocol} is not allowed`)
+    : Either.right(uri)
 }
 
 /** Every URI valid, or the first refusal; when valid, the URIs without repeats, in order. */

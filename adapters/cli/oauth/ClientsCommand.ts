@@ -20,7 +20,9 @@ const name = Options.text("name").pipe(
 const redirectUris = Options.text("redirect-uri").pipe(
   Options.withPseudoName("URI"),
   Options.repeated,
-  Options.withDescription("A redirect URI (repeat for several): https, or http on a loopback host")
+  Options.withDescription(
+    "A redirect URI (repeat for several): https, http on a loopback host, or an app's own scheme"
+  )
 )
 const confidential = Options.boolean("confidential").pipe(
   Options.withDescription("A confidential web client with a secret (no refresh tokens)")

@@ -36,18 +36,40 @@ export const error = (failure: OAuthError) =>
     pageHeaders
   )
 
+/** Where the page says the code goes, with a warning where any program on the device could be it. */
+const destination = (prompt: ConsentPrompt) => {
+  const url = new URL(prompt.redirectUri)
+  const warn = (heading: string, text: string) => `<p class="warn"><strong>${heading}</strong>\n${text}</p>`
+  switch (prompt.destination) {
+    case "web":
+      return { receivedAt: `at <code>${Html.escapeText(url.host)}</code>`, warning: "" }
+    case "loopback":
+      return {
+        receivedAt: `at <code>${Html.escapeText(url.host)}</code>`,
+        warning: warn(
+          "Only continue if you started this sign-in yourself from a program on this computer.",
+          `The code goes to <code>${Html.escapeText(url.host)}</code>, a program running on this machine, which any local program can pretend to be.`
+        )
+      }
+    case "app":
+      return {
+        receivedAt: `through <code>${Html.escapeText(url.protocol)}</code> links`,
+        warning: warn(
+          "Only continue if you started this sign-in yourself from an app on this device.",
+          `The code goes to the app that opens <code>${Html.escapeText(url.protocol)}</code> links, which any app installed here can claim to be.`
+        )
+      }
+  }
+}
+
 /**
  * Our consent page. The form posts to /consent with the token that is also in a cookie (CSRF:
  * double submit); `frame-ancestors 'none'` keeps it out of frames (clickjacking). The redirect
  * URI's origin is allowed as a form target because the answer to the post redirects there.
  */
 export const consent = (prompt: ConsentPrompt) => {
-  const redirectHost = new URL(prompt.redirectUri).host
   const redirectSource = FormAction.redirectSource(prompt.redirectUri) ?? ""
-  const warning = prompt.loopback
-    ? `<p class="warn"><strong>Only continue if you started this sign-in yourself from a program on this computer.</strong>
-The code goes to <code>${Html.escapeText(redirectHost)}</code>, a program running on this machine, which any local program can pretend to be.</p>`
-    : ""
+  const { receivedAt, warning } = destination(prompt)
   const scope = Option.match(prompt.scope, {
     onNone: () => "",
     onSome: (scope) => `<p>It asks for: <code>${Html.escapeText(scope)}</code></p>`
@@ -56,7 +78,7 @@ The code goes to <code>${Html.escapeText(redirectHost)}</code>, a program runnin
     layout(
       "Allow access?",
       `<h1>Allow ${Html.escapeText(prompt.clientName === "" ? "this application" : prompt.clientName)} to sign you in?</h1>
-<p>Client: <code>${Html.escapeText(prompt.clientId)}</code><br>It will receive your sign-in at <code>${Html.escapeText(redirectHost)}</code>.</p>
+<p>Client: <code>${Html.escapeText(prompt.clientId)}</code><br>It will receive your sign-in ${receivedAt}.</p>
 ${scope}${warning}
 <form method="post" action="/consent">
 <input type="hidden" name="consent_token" value="${Html.escapeText(Redacted.value(prompt.token))}">

@@ -42,7 +42,7 @@ describe("consent for dynamically registered clients", () => {
       expect(first._tag).toBe("ShowConsent")
       if (first._tag === "ShowConsent") {
         expect(first.prompt.clientName).toBe("MCP test")
-        expect(first.prompt.loopback).toBe(true)
+        expect(first.prompt.destination).toBe("loopback")
         expect(first.prompt.redirectUri).toBe(loopback)
       }
       const token = tokenOf(first)

@@ -43,6 +43,11 @@ describe("Register (POST /register, RFC 7591), on memory adapters", () => {
       expect(yield* codeOf(register(request(["http://evil.example/cb"]), "192.0.2.11", limit))).toBe(
         "invalid_redirect_uri"
       )
+      // An app's own scheme is taken, but never one the browser runs itself, not even beside it.
+      expect(
+        yield* codeOf(register(request(["myapp://cb", "javascript:alert(1)//"]), "192.0.2.11", limit))
+      ).toBe("invalid_redirect_uri")
+      expect(yield* codeOf(register(request(["myapp://cb"]), "192.0.2.11", limit))).toBe("ok")
       expect(
         yield* codeOf(
           register(request(["http://127.0.0.1/cb"], Option.some(["refresh_token"])), "192.0.2.11", limit)

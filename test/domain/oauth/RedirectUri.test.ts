@@ -17,7 +17,12 @@ describe("RedirectUri.validate: accepted registrations", () => {
     "http://[::1]:51234/cb",
     "http://localhost/cb",
     "http://localhost:3000/callback",
-    "http://localhost:65535/"
+    "http://localhost:65535/",
+    // An app's own scheme (RFC 8252 §7.1), reverse-domain or not: Cursor registers the last.
+    "com.example.app:/oauth2redirect/example-provider",
+    "com.example.app://callback",
+    "myapp://callback",
+    "cursor://anysphere.cursor-mcp/oauth/callback"
   ])("%s", (uri) => {
     expect(RedirectUri.validate(uri)).toEqual(Either.right(uri))
   })
@@ -41,10 +46,22 @@ describe("RedirectUri.validate: refused registrations", () => {
     ["javascript", "javascript:alert(1)"],
     ["javascript with slashes", "javascript://app.example.com/%0aalert(1)"],
     ["data", "data:text/html,<script>alert(1)</script>"],
-    ["custom scheme", "myapp://callback"],
-    ["reverse-DNS custom scheme", "com.example.app:/callback"],
+    ["javascript in capitals", "JAVASCRIPT:alert(1)"],
+    ["javascript split by a tab", "java\tscript:alert(1)"],
+    ["vbscript", "vbscript:msgbox(1)"],
+    ["blob", "blob:https://app.example.com/0b2f"],
+    ["about", "about:blank"],
+    ["view-source", "view-source:https://app.example.com/"],
     ["file", "file:///etc/passwd"],
     ["ftp", "ftp://example.com/cb"],
+    ["ws", "ws://127.0.0.1:8080/cb"],
+    ["wss", "wss://app.example.com/cb"],
+    ["mailto", "mailto:ada@example.com"],
+    ["tel", "tel:+15550100"],
+    ["an Android intent", "intent://cb#Intent;scheme=myapp;end"],
+    ["the retired out-of-band flow", "urn:ietf:wg:oauth:2.0:oob"],
+    ["a fragment on an app's scheme", "myapp://callback#x"],
+    ["userinfo on an app's scheme", "myapp://user@callback"],
     ["userinfo", "https://user@app.example.com/cb"],
     ["userinfo with password", "https://user:pass@app.example.com/cb"],
     ["userinfo on loopback", "http://user@127.0.0.1/cb"]
@@ -110,7 +127,15 @@ describe("RedirectUri.matches", () => {
     ["https://app.example.com/cb", "https://app.example.com/cb#", false],
     ["http://127.0.0.1/cb", "http://127.0.0.1:8080/cb#x", false],
     ["http://127.0.0.1/cb", "http://127.0.0.1/cb#x", false],
-    ["http://localhost:3000/cb", "http://localhost:4000/cb#", false]
+    ["http://localhost:3000/cb", "http://localhost:4000/cb#", false],
+    // An app's own scheme matches exactly: no port, path or case freedom.
+    ["cursor://anysphere.cursor-mcp/oauth/callback", "cursor://anysphere.cursor-mcp/oauth/callback", true],
+    ["cursor://anysphere.cursor-mcp/oauth/callback", "cursor://anysphere.cursor-mcp/oauth/callback/", false],
+    ["cursor://anysphere.cursor-mcp/oauth/callback", "cursor://anysphere.cursor-mcp:1/oauth/callback", false],
+    ["cursor://anysphere.cursor-mcp/oauth/callback", "CURSOR://anysphere.cursor-mcp/oauth/callback", false],
+    ["com.example.app:/cb", "com.example.app:/cb", true],
+    ["com.example.app:/cb", "com.example.app://cb", false],
+    ["com.example.app:/cb", "com.example.evil:/cb", false]
   ])("registered %s, presented %s → %s", (registered, presented, expected) => {
     expect(RedirectUri.matches(registered, presented)).toBe(expected)
   })
@@ -180,6 +205,27 @@ describe("RedirectUri.validateAll", () => {
     const result = RedirectUri.validateAll(["https://a.example/cb", "http://evil.example/cb", "/relative"])
     expect(Either.isLeft(result) && result.left.message).toBe(
       "redirect_uri must use https, or http on 127.0.0.1, [::1] or localhost"
+    )
+  })
+})
+
+describe("RedirectUri.destination", () => {
+  it.each([
+    ["https://app.example.com/cb", "web"],
+    ["https://localhost/cb", "web"],
+    ["http://127.0.0.1:53682/callback", "loopback"],
+    ["http://[::1]/cb", "loopback"],
+    ["http://localhost:3000/cb", "loopback"],
+    ["cursor://anysphere.cursor-mcp/oauth/callback", "app"],
+    ["com.example.app:/cb", "app"]
+  ])("%s → %s", (uri, expected) => {
+    expect(RedirectUri.destination(new URL(uri))).toBe(expected)
+  })
+
+  it("names the scheme a refused app URI used", () => {
+    const refused = RedirectUri.validate("vbscript:msgbox(1)")
+    expect(Either.isLeft(refused) && refused.left.message).toBe(
+      "redirect_uri scheme vbscript: is not allowed"
     )
   })
 })

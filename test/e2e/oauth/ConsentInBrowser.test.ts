@@ -2,10 +2,11 @@ import { existsSync } from "node:fs"
 import { createServer } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import type { Browser } from "playwright-core"
 import * as Chromium from "../../support/Chromium.js"
 import { freePort } from "../../support/FreePort.js"
 import { testCertificate } from "../../support/oauth/DocumentServer.js"
-import * as Browser from "../../support/oauth/OAuthBrowser.js"
+import * as OAuthBrowser from "../../support/oauth/OAuthBrowser.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 import * as TcpProxy from "../../support/TcpProxy.js"
 
@@ -46,6 +47,37 @@ const loopbackListener = Effect.acquireRelease(
   (listener) => Effect.sync(listener.close)
 )
 
+/**
+ * One login in the browser up to our consent page: authorize at the public address, the dev
+ * upstream's form, our callback. Returns the page, the verifier, and the CSP refusals it logs.
+ */
+const toConsent = async (
+  browser: Browser,
+  publicUrl: string,
+  client: { readonly id: string; readonly redirectUri: string }
+) => {
+  const { verifier, challenge } = OAuthBrowser.pkce()
+  const context = await browser.newContext({ ignoreHTTPSErrors: true })
+  const page = await context.newPage()
+  const refused: Array<string> = []
+  page.on("console", (message) => {
+    if (message.text().includes("Content Security Policy")) refused.push(message.text())
+  })
+  await page.goto(
+    OAuthBrowser.authorizeUrl(publicUrl, {
+      client_id: client.id,
+      redirect_uri: client.redirectUri,
+      response_type: "code",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "native"
+    }).toString()
+  )
+  await page.fill('input[name="email"]', "ines@example.com")
+  await Promise.all([page.waitForURL(`${publicUrl}/callback**`), page.click('button[type="submit"]')])
+  return { page, verifier, refused }
+}
+
 describe("the consent page in a real browser, the service behind TLS", () => {
   it.live(
     "Allow sends the code on to a loopback listener over plain http",
@@ -56,38 +88,55 @@ describe("the consent page in a real browser, the service behind TLS", () => {
         const listener = yield* loopbackListener
         const browser = yield* Chromium.scoped
         yield* Effect.promise(async () => {
-          const clientId = await Browser.registerClient(baseUrl, ["http://127.0.0.1/callback"])
-          const { verifier, challenge } = Browser.pkce()
-          const context = await browser.newContext({ ignoreHTTPSErrors: true })
-          const page = await context.newPage()
-          const refused: Array<string> = []
-          page.on("console", (message) => {
-            if (message.text().includes("Content Security Policy")) refused.push(message.text())
+          const id = await OAuthBrowser.registerClient(baseUrl, ["http://127.0.0.1/callback"])
+          const { page, verifier, refused } = await toConsent(browser, publicUrl, {
+            id,
+            redirectUri: listener.url
           })
-          await page.goto(
-            Browser.authorizeUrl(publicUrl, {
-              client_id: clientId,
-              redirect_uri: listener.url,
-              response_type: "code",
-              code_challenge: challenge,
-              code_challenge_method: "S256",
-              state: "native"
-            }).toString()
-          )
-          await page.fill('input[name="email"]', "ines@example.com")
-          await Promise.all([page.waitForURL(`${publicUrl}/callback**`), page.click('button[type="submit"]')])
-          expect(await page.textContent("h1")).toContain("to sign you in?")
+          expect(await page.textContent(".warn")).toContain("a program running on this machine")
           await Promise.all([page.waitForURL(`${listener.url}**`), page.click('button[value="approve"]')])
           expect(await page.textContent("#done")).toBe("You can close this tab")
           expect(refused).toEqual([])
           expect(listener.codes).toHaveLength(1)
 
-          const tokens = await Browser.exchange(baseUrl, clientId, listener.url, {
+          const tokens = await OAuthBrowser.exchange(baseUrl, id, listener.url, {
             code: listener.codes[0] ?? "",
             verifier
           })
           expect(tokens.status).toBe(200)
-          expect((await Browser.tokensOf(tokens)).access_token).toMatch(/^lka_/)
+          expect((await OAuthBrowser.tokensOf(tokens)).access_token).toMatch(/^lka_/)
+        })
+      }).pipe(Effect.scoped),
+    { timeout: 90_000 }
+  )
+
+  it.live(
+    "Allow hands the code to the app that registered its own scheme, as Cursor does",
+    () =>
+      Effect.gen(function* () {
+        const { publicUrl, baseUrl } = yield* behindTls
+        const browser = yield* Chromium.scoped
+        yield* Effect.promise(async () => {
+          const redirectUri = "cursor://anysphere.cursor-mcp/oauth/callback"
+          const id = await OAuthBrowser.registerClient(baseUrl, [redirectUri, "http://localhost/callback"])
+          const { page, verifier, refused } = await toConsent(browser, publicUrl, { id, redirectUri })
+          expect(await page.textContent(".warn")).toContain("the app that opens cursor: links")
+          // Headless Chromium has no app for the scheme: the request it starts is the handover.
+          const [handover] = await Promise.all([
+            page.waitForRequest((request) => request.url().startsWith("cursor:")),
+            page.click('button[value="approve"]')
+          ])
+          const back = new URL(handover.url())
+          expect(handover.url().split("?")[0]).toBe(redirectUri)
+          expect(back.searchParams.get("state")).toBe("native")
+          expect(refused).toEqual([])
+
+          const tokens = await OAuthBrowser.exchange(baseUrl, id, redirectUri, {
+            code: back.searchParams.get("code") ?? "",
+            verifier
+          })
+          expect(tokens.status).toBe(200)
+          expect((await OAuthBrowser.tokensOf(tokens)).refresh_token).toMatch(/^lkr_/)
         })
       }).pipe(Effect.scoped),
     { timeout: 90_000 }

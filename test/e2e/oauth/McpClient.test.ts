@@ -51,11 +51,15 @@ interface Kept {
   authorizeUrl?: URL
 }
 
-const providerOver = (kept: Kept, clientMetadataUrl?: string): OAuthClientProvider => ({
-  ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
-  redirectUrl: redirectUri,
+/** The connector's side; it sends the user back to the first of `redirectUris`. */
+const providerOver = (
+  kept: Kept,
+  options: { readonly clientMetadataUrl?: string; readonly redirectUris?: Array<string> } = {}
+): OAuthClientProvider => ({
+  ...(options.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: options.clientMetadataUrl }),
+  redirectUrl: options.redirectUris?.[0] ?? redirectUri,
   clientMetadata: {
-    redirect_uris: [redirectUri],
+    redirect_uris: options.redirectUris ?? [redirectUri],
     client_name: "MCP connector",
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],
@@ -179,7 +183,7 @@ describe("an MCP connector (the MCP TypeScript SDK's client auth) against the oa
         const serverUrl = yield* resourceServer(baseUrl)
         yield* Effect.promise(async () => {
           const kept: Kept = {}
-          const provider = providerOver(kept, clientId)
+          const provider = providerOver(kept, { clientMetadataUrl: clientId })
           // `client_id_metadata_document_supported` in the metadata: the SDK registers nothing.
           expect(await auth(provider, { serverUrl })).toBe("REDIRECT")
           expect(kept.client?.client_id).toBe(clientId)
@@ -196,6 +200,35 @@ describe("an MCP connector (the MCP TypeScript SDK's client auth) against the oa
             { authorization: `Bearer ${Server.introspectionToken}` }
           ).then((response) => response.json())
           expect(info).toMatchObject({ active: true, client_id: clientId, aud: serverUrl })
+        })
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "registers an app's own scheme beside a loopback one, as Cursor does, and signs in through it",
+    () =>
+      Effect.gen(function* () {
+        const { baseUrl } = yield* Server.start()
+        const serverUrl = yield* resourceServer(baseUrl)
+        yield* Effect.promise(async () => {
+          const kept: Kept = {}
+          const appUri = "cursor://anysphere.cursor-mcp/oauth/callback"
+          const provider = providerOver(kept, { redirectUris: [appUri, "http://localhost:8787/callback"] })
+          expect(await auth(provider, { serverUrl })).toBe("REDIRECT")
+          expect(kept.client && "redirect_uris" in kept.client ? kept.client.redirect_uris : []).toEqual([
+            appUri,
+            "http://localhost:8787/callback"
+          ])
+          const authorizeUrl = kept.authorizeUrl
+          if (authorizeUrl === undefined) throw new Error("the SDK sent the user nowhere")
+          expect(authorizeUrl.searchParams.get("redirect_uri")).toBe(appUri)
+          const back = await Browser.login(authorizeUrl, "cursor-user@example.com")
+          expect(back.href.split("?")[0]).toBe(appUri)
+          expect(back.searchParams.get("iss")).toBe(baseUrl)
+          const code = back.searchParams.get("code") ?? ""
+          expect(await auth(provider, { serverUrl, authorizationCode: code })).toBe("AUTHORIZED")
+          expect(kept.tokens?.access_token).toMatch(/^lka_/)
         })
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
