@@ -5,15 +5,13 @@ import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
-import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AuthServerHarness from "../../support/auth/AuthServerHarness.js"
 import * as ProviderUpstream from "../../support/auth/ProviderUpstream.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
+import * as Chromium from "../../support/Chromium.js"
 import { freePort } from "../../support/FreePort.js"
 
-/** Debian's Chromium; .ci/run installs it. */
-const chromiumPath = "/usr/bin/chromium"
 const clientId = "latchkey-auth"
 const clientSecret = "a-client-secret-of-the-auth-service"
 
@@ -93,11 +91,8 @@ afterAll(async () => {
 
 describe("sign-in with a provider in a real browser", () => {
   it("signInWithOAuth's URL, the provider's login form, and the application's page reads the session with supabase-js", async () => {
-    expect(existsSync(chromiumPath)).toBe(true)
-    const browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-    })
+    expect(existsSync(Chromium.path)).toBe(true)
+    const browser = await Chromium.launch()
     try {
       const page = await browser.newPage()
       const supabase = SupabaseClientSupport.client(baseUrl, anonKey)

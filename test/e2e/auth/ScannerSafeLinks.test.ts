@@ -1,13 +1,11 @@
 import { existsSync } from "node:fs"
 import { createServer, type Server } from "node:http"
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Mailbox from "../../support/auth/Mailbox.js"
 import * as MailingAuth from "../../support/auth/MailingAuth.js"
 import * as SupabaseClientSupport from "../../support/auth/SupabaseClient.js"
-
-/** Debian's Chromium; .ci/run installs it. */
-const chromiumPath = "/usr/bin/chromium"
+import * as Chromium from "../../support/Chromium.js"
 
 /** The application the links lead back to: on another origin, as a real one is. */
 const startApp = () =>
@@ -38,16 +36,7 @@ beforeAll(async () => {
   })
   anonKey = await SupabaseClientSupport.apiKey("anon")
   serviceKey = await SupabaseClientSupport.apiKey("service_role")
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run"
-    ]
-  })
+  browser = await Chromium.launch()
 }, 60_000)
 
 afterAll(async () => {
@@ -83,7 +72,7 @@ const scan = async (link: URL) => {
 
 describe("scanner-safe links (MAILER_LINK_CONFIRMATION_PAGE)", () => {
   it("a scanner's GET, HEAD and prefetch use nothing; the person's press in a browser signs in, once", async () => {
-    expect(existsSync(chromiumPath)).toBe(true)
+    expect(existsSync(Chromium.path)).toBe(true)
     const { email, link, supabase } = await magicLink(mailing, `${app.url}/welcome`)
 
     const scanned = await scan(link)

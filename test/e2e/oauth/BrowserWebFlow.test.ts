@@ -4,13 +4,11 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { chromium } from "playwright-core"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
+import * as Chromium from "../../support/Chromium.js"
 import * as Browser from "../../support/oauth/OAuthBrowser.js"
 import * as OAuthServer from "../../support/oauth/OAuthServerHarness.js"
 
-/** Debian's Chromium; .ci/run installs it. */
-const chromiumPath = "/usr/bin/chromium"
 const clientId = "browser-web-app"
 const clientSecret = "browser-web-app-secret-0123456789abcdef"
 
@@ -63,7 +61,7 @@ describe("the confidential web flow in a real browser", () => {
     "logs in through the upstream form, then a second authorize skips the upstream via the session cookie",
     () =>
       Effect.gen(function* () {
-        expect(existsSync(chromiumPath)).toBe(true)
+        expect(existsSync(Chromium.path)).toBe(true)
         let base = ""
         const app = yield* startWebApp(() => base)
         const { baseUrl } = yield* OAuthServer.start({
@@ -78,21 +76,7 @@ describe("the confidential web flow in a real browser", () => {
           )
         })
         base = baseUrl
-        const browser = yield* Effect.acquireRelease(
-          Effect.promise(() =>
-            chromium.launch({
-              executablePath: chromiumPath,
-              args: [
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run"
-              ]
-            })
-          ),
-          (b) => Effect.promise(() => b.close())
-        )
+        const browser = yield* Chromium.scoped
         yield* Effect.promise(async () => {
           const page = await browser.newPage()
           const visited: Array<string> = []

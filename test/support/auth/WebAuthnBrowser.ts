@@ -4,7 +4,8 @@ import { createRequire } from "node:module"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { type Browser, type CDPSession, chromium, type Page } from "playwright-core"
+import type { CDPSession, Page } from "playwright-core"
+import * as Chromium from "../Chromium.js"
 
 /**
  * A real browser for WebAuthn end to end: Debian's Chromium through playwright-core, a page that
@@ -18,9 +19,6 @@ import { type Browser, type CDPSession, chromium, type Page } from "playwright-c
  * should list in `WEBAUTHN_RP_ORIGINS`, and `otherOrigin` on another port, a page the browser
  * lets use the same relying party but the service must refuse.
  */
-
-/** Debian's Chromium; .ci/run installs it. */
-export const chromiumPath = "/usr/bin/chromium"
 
 /** The relying party id the pages can use. */
 export const relyingPartyId = "localhost"
@@ -108,16 +106,7 @@ const addAuthenticator = async (cdp: CDPSession): Promise<string> => {
 export const launch: Effect.Effect<WebAuthnBrowser, never, Scope.Scope> = Effect.gen(function* () {
   const main = yield* serve
   const other = yield* serve
-  const browser = yield* Effect.acquireRelease(
-    Effect.promise(
-      (): Promise<Browser> =>
-        chromium.launch({
-          executablePath: chromiumPath,
-          args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-        })
-    ),
-    (started) => Effect.promise(() => started.close())
-  )
+  const browser = yield* Chromium.scoped
   const open = async (service: { readonly url: string; readonly key: string }): Promise<WebAuthnPage> => {
     const context = await browser.newContext()
     const page = await context.newPage()

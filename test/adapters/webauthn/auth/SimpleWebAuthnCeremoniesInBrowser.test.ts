@@ -11,6 +11,7 @@ import * as NodeSecrets from "../../../../adapters/crypto/NodeSecrets.js"
 import * as SimpleWebAuthnCeremonies from "../../../../adapters/webauthn/auth/SimpleWebAuthnCeremonies.js"
 import { WebAuthnCeremonies } from "../../../../application/auth/ports/WebAuthnCeremonies.js"
 import * as WebAuthnBrowser from "../../../support/auth/WebAuthnBrowser.js"
+import * as Chromium from "../../../support/Chromium.js"
 
 /**
  * The adapter against what a real browser's authenticator answers: Chromium's virtual
@@ -43,7 +44,7 @@ const get = `
 
 describe("SimpleWebAuthnCeremonies with Chromium's virtual authenticator", () => {
   it("registers a passkey and signs in with it, and refuses it from an origin not expected", async () => {
-    expect(existsSync(WebAuthnBrowser.chromiumPath)).toBe(true)
+    expect(existsSync(Chromium.path)).toBe(true)
     const tab = await browser.open({ url: "http://127.0.0.1:9", key: "unused" })
     expect(await tab.run<string>("return typeof client.auth.passkey.startRegistration")).toBe("function")
     const expected = { relyingPartyId: WebAuthnBrowser.relyingPartyId, origins: [browser.origin] }
