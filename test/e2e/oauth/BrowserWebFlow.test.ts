@@ -4,6 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
 import * as Chromium from "../../support/Chromium.js"
 import * as Browser from "../../support/oauth/OAuthBrowser.js"
@@ -56,61 +57,84 @@ const startWebApp = (baseUrl: () => string) =>
       })
   )
 
+/**
+ * The whole flow against a service `serve` starts: `publicUrl` is where the browser goes,
+ * `baseUrl` where the web app's backend exchanges its codes.
+ */
+const webFlow = (
+  serve: (
+    options: Parameters<typeof OAuthServer.start>[0]
+  ) => Effect.Effect<{ readonly baseUrl: string; readonly publicUrl: string }, never, Scope.Scope>,
+  secure: boolean
+) =>
+  Effect.gen(function* () {
+    expect(existsSync(Chromium.path)).toBe(true)
+    let base = ""
+    const app = yield* startWebApp(() => base)
+    const { baseUrl, publicUrl } = yield* serve({
+      seed: Effect.asVoid(
+        ManageClients.create({
+          name: "Browser web app",
+          redirectUris: [`${app.url}/cb`],
+          confidential: true,
+          clientId: Option.some(clientId),
+          secret: Option.some(Redacted.make(clientSecret))
+        })
+      )
+    })
+    base = baseUrl
+    const browser = yield* Chromium.scoped
+    yield* Effect.promise(async () => {
+      const page = await (await browser.newContext({ ignoreHTTPSErrors: true })).newPage()
+      const visited: Array<string> = []
+      page.on("request", (request) => {
+        if (request.isNavigationRequest()) visited.push(request.url())
+      })
+      const authorize = Browser.authorizeUrl(publicUrl, {
+        client_id: clientId,
+        redirect_uri: `${app.url}/cb`,
+        response_type: "code",
+        state: "browser"
+      }).toString()
+
+      await page.goto(authorize)
+      await page.fill('input[name="email"]', "margaret@example.com")
+      await Promise.all([page.waitForURL(`${app.url}/cb**`), page.click('button[type="submit"]')])
+      expect(await page.textContent("#result")).toBe("signed in")
+      const upstreamOrigin = new URL(
+        visited.find((u) => !u.startsWith(publicUrl) && !u.startsWith(app.url)) ?? ""
+      ).origin
+      expect(upstreamOrigin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      const cookies = await page.context().cookies(publicUrl)
+      const session = cookies.find((c) => c.name === "latchkey_session")
+      expect(session?.httpOnly).toBe(true)
+      expect(session?.sameSite).toBe("Lax")
+      expect(session?.secure).toBe(secure)
+
+      visited.length = 0
+      await page.goto(authorize)
+      await page.waitForURL(`${app.url}/cb**`)
+      expect(await page.textContent("#result")).toBe("signed in")
+      expect(visited.some((u) => u.startsWith(upstreamOrigin))).toBe(false)
+      expect(app.codes).toHaveLength(2)
+    })
+  }).pipe(Effect.scoped)
+
 describe("the confidential web flow in a real browser", () => {
   it.live(
     "logs in through the upstream form, then a second authorize skips the upstream via the session cookie",
     () =>
-      Effect.gen(function* () {
-        expect(existsSync(Chromium.path)).toBe(true)
-        let base = ""
-        const app = yield* startWebApp(() => base)
-        const { baseUrl } = yield* OAuthServer.start({
-          seed: Effect.asVoid(
-            ManageClients.create({
-              name: "Browser web app",
-              redirectUris: [`${app.url}/cb`],
-              confidential: true,
-              clientId: Option.some(clientId),
-              secret: Option.some(Redacted.make(clientSecret))
-            })
-          )
-        })
-        base = baseUrl
-        const browser = yield* Chromium.scoped
-        yield* Effect.promise(async () => {
-          const page = await browser.newPage()
-          const visited: Array<string> = []
-          page.on("request", (request) => {
-            if (request.isNavigationRequest()) visited.push(request.url())
-          })
-          const authorize = Browser.authorizeUrl(baseUrl, {
-            client_id: clientId,
-            redirect_uri: `${app.url}/cb`,
-            response_type: "code",
-            state: "browser"
-          }).toString()
+      webFlow(
+        (options) =>
+          Effect.map(OAuthServer.start(options), (running) => ({ ...running, publicUrl: running.baseUrl })),
+        false
+      ),
+    { timeout: 90_000 }
+  )
 
-          await page.goto(authorize)
-          await page.fill('input[name="email"]', "margaret@example.com")
-          await Promise.all([page.waitForURL(`${app.url}/cb**`), page.click('button[type="submit"]')])
-          expect(await page.textContent("#result")).toBe("signed in")
-          const upstreamOrigin = new URL(
-            visited.find((u) => !u.startsWith(baseUrl) && !u.startsWith(app.url)) ?? ""
-          ).origin
-          expect(upstreamOrigin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-          const cookies = await page.context().cookies(baseUrl)
-          const session = cookies.find((c) => c.name === "latchkey_session")
-          expect(session?.httpOnly).toBe(true)
-          expect(session?.sameSite).toBe("Lax")
-
-          visited.length = 0
-          await page.goto(authorize)
-          await page.waitForURL(`${app.url}/cb**`)
-          expect(await page.textContent("#result")).toBe("signed in")
-          expect(visited.some((u) => u.startsWith(upstreamOrigin))).toBe(false)
-          expect(app.codes).toHaveLength(2)
-        })
-      }).pipe(Effect.scoped),
+  it.live(
+    "does the same with the service behind TLS, its session cookie Secure",
+    () => webFlow(OAuthServer.startBehindTls, true),
     { timeout: 90_000 }
   )
 })

@@ -4,24 +4,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { Browser } from "playwright-core"
 import * as Chromium from "../../support/Chromium.js"
-import { freePort } from "../../support/FreePort.js"
-import { testCertificate } from "../../support/oauth/DocumentServer.js"
 import * as OAuthBrowser from "../../support/oauth/OAuthBrowser.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
-import * as TcpProxy from "../../support/TcpProxy.js"
-
-/**
- * The service as deployed: behind a proxy that terminates TLS, so its pages are https and its
- * BASE_URL says so. The browser trusts the test's certificate; the test itself talks to the
- * service directly.
- */
-const behindTls = Effect.gen(function* () {
-  const port = yield* freePort
-  const proxy = yield* TcpProxy.make({ host: "127.0.0.1", port }, { tls: testCertificate() })
-  const publicUrl = `https://127.0.0.1:${proxy.port}`
-  const { baseUrl } = yield* Server.start({ env: { PORT: String(port), BASE_URL: publicUrl } })
-  return { publicUrl, baseUrl }
-})
 
 /** A native app's loopback listener (RFC 8252 §7.3): it keeps the codes it is sent. */
 const loopbackListener = Effect.acquireRelease(
@@ -84,7 +68,7 @@ describe("the consent page in a real browser, the service behind TLS", () => {
     () =>
       Effect.gen(function* () {
         expect(existsSync(Chromium.path)).toBe(true)
-        const { publicUrl, baseUrl } = yield* behindTls
+        const { publicUrl, baseUrl } = yield* Server.startBehindTls()
         const listener = yield* loopbackListener
         const browser = yield* Chromium.scoped
         yield* Effect.promise(async () => {
@@ -114,7 +98,7 @@ describe("the consent page in a real browser, the service behind TLS", () => {
     "Allow hands the code to the app that registered its own scheme, as Cursor does",
     () =>
       Effect.gen(function* () {
-        const { publicUrl, baseUrl } = yield* behindTls
+        const { publicUrl, baseUrl } = yield* Server.startBehindTls()
         const browser = yield* Chromium.scoped
         yield* Effect.promise(async () => {
           const redirectUri = "cursor://anysphere.cursor-mcp/oauth/callback"

@@ -10,7 +10,9 @@ import * as OAuthConfig from "../../../bootstrap/oauth/OAuthConfig.js"
 import * as OAuthLayers from "../../../bootstrap/oauth/OAuthLayers.js"
 import * as CliProcess from "../CliProcess.js"
 import { freePort } from "../FreePort.js"
+import * as TcpProxy from "../TcpProxy.js"
 import * as TestDatabase from "../TestDatabase.js"
+import { testCertificate } from "./DocumentServer.js"
 
 export const introspectionToken = "introspection-secret-for-tests-0123456789"
 
@@ -81,4 +83,21 @@ export const start = (
     const baseUrl = `http://127.0.0.1:${port}`
     yield* CliProcess.waitUntilAnswering(process, `${baseUrl}/.well-known/oauth-authorization-server`)
     return { baseUrl, process } satisfies RunningServer
+  })
+
+/**
+ * The service as deployed: behind a proxy that terminates TLS (the test's certificate), so its
+ * pages are https and its BASE_URL says so. `publicUrl` is for the browser, which must be told
+ * to trust the certificate; `baseUrl` reaches the service directly, for the test's own calls.
+ */
+export const startBehindTls = (options: Parameters<typeof start>[0] = {}) =>
+  Effect.gen(function* () {
+    const port = yield* freePort
+    const proxy = yield* TcpProxy.make({ host: "127.0.0.1", port }, { tls: testCertificate() })
+    const publicUrl = `https://127.0.0.1:${proxy.port}`
+    const running = yield* start({
+      ...options,
+      env: { ...options.env, PORT: String(port), BASE_URL: publicUrl }
+    })
+    return { ...running, publicUrl }
   })
