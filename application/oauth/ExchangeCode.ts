@@ -38,7 +38,6 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
   (client: Client, request: ExchangeCodeRequest) =>
     Effect.gen(function* () {
       if (Option.isNone(request.code)) return yield* invalidRequest("code is required")
-      if (Option.isNone(request.redirectUri)) return yield* invalidRequest("redirect_uri is required")
       const now = new Date(yield* Clock.currentTimeMillis)
       const secrets = yield* Secrets
       const codeHash = yield* secrets.hash(Redacted.make(request.code.value))
@@ -48,7 +47,7 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
       const { code, wasConsumed } = consumed.value
       const checked = AuthorizationCode.check(
         code,
-        { clientId: client.id, redirectUri: request.redirectUri.value, wasConsumed },
+        { clientId: client.id, redirectUri: request.redirectUri, wasConsumed },
         now
       )
       if (Either.isLeft(checked)) {
@@ -59,7 +58,9 @@ export const exchangeCode = Telemetry.fn("ExchangeCode.exchangeCode")(
             Effect.annotateLogs({ "client.id": client.id, "grant.id": code.grantId, revoked })
           )
         }
-        return yield* invalidGrant(checked.left.message)
+        return yield* checked.left.reason === "redirect_uri_missing"
+          ? invalidRequest(checked.left.message)
+          : invalidGrant(checked.left.message)
       }
       if (Option.isSome(code.codeChallenge)) {
         if (Option.isNone(request.codeVerifier)) return yield* invalidGrant("code_verifier is required")

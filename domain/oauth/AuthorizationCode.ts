@@ -36,7 +36,14 @@ export const isPurgeable = (code: AuthorizationCode, now: Date): boolean =>
   Time.isAtOrAfter(now, Time.plus(code.expiresAt, Lifetimes.replayEvidence))
 
 export class InvalidCode extends Schema.TaggedError<InvalidCode>()("InvalidCode", {
-  reason: Schema.Literal("unknown", "expired", "already_used", "client_mismatch", "redirect_uri_mismatch"),
+  reason: Schema.Literal(
+    "unknown",
+    "expired",
+    "already_used",
+    "client_mismatch",
+    "redirect_uri_missing",
+    "redirect_uri_mismatch"
+  ),
   message: Schema.String
 }) {}
 
@@ -50,7 +57,11 @@ const reject = (reason: InvalidCode["reason"], message: string) =>
  */
 export const check = (
   code: AuthorizationCode,
-  presented: { readonly clientId: ClientId; readonly redirectUri: string; readonly wasConsumed: boolean },
+  presented: {
+    readonly clientId: ClientId
+    readonly redirectUri: Option.Option<string>
+    readonly wasConsumed: boolean
+  },
   now: Date
 ): Either.Either<AuthorizationCode, InvalidCode> => {
   if (presented.wasConsumed) return reject("already_used", "authorization code has already been used")
@@ -58,7 +69,16 @@ export const check = (
     return reject("client_mismatch", "authorization code was issued to another client")
   }
   if (Time.isAtOrAfter(now, code.expiresAt)) return reject("expired", "authorization code has expired")
-  if (code.redirectUri !== presented.redirectUri) {
+  // OAuth 2.1 takes redirect_uri out of the token request (draft-ietf-oauth-v2-1 §4.1.3, §10):
+  // the PKCE challenge binds the code to the client that asked for it, and clients written to
+  // 2.1 do not send it. A code without a challenge has only its redirect URI to bind it (RFC
+  // 6749 §4.1.3), so there it stays required. Sent, it must be the one used at authorize.
+  if (Option.isNone(presented.redirectUri)) {
+    return Option.isSome(code.codeChallenge)
+      ? Either.right(code)
+      : reject("redirect_uri_missing", "redirect_uri is required for a code issued without code_challenge")
+  }
+  if (code.redirectUri !== presented.redirectUri.value) {
     return reject("redirect_uri_mismatch", "redirect_uri does not match the one used at authorization")
   }
   return Either.right(code)

@@ -6,6 +6,7 @@ import * as Redacted from "effect/Redacted"
 import { authenticate } from "../../../application/oauth/ClientAuthentication.js"
 import { exchangeCode } from "../../../application/oauth/ExchangeCode.js"
 import { introspect } from "../../../application/oauth/Introspect.js"
+import * as ManageClients from "../../../application/oauth/ManageClients.js"
 import * as Harness from "../../support/oauth/OAuthHarness.js"
 
 const codeOf = (url: URL) => Option.fromNullable(url.searchParams.get("code"))
@@ -52,6 +53,45 @@ describe("ExchangeCode (POST /token, authorization_code), on memory adapters", (
         })
       )
       expect(Either.isLeft(retry) && retry.left.code).toBe("invalid_grant")
+    }).pipe(Effect.provide(Harness.layer))
+  )
+
+  it.effect("redirect_uri may be left out where PKCE binds the code (OAuth 2.1), not otherwise", () =>
+    Effect.gen(function* () {
+      const client = yield* Harness.publicClient
+      const back = yield* Harness.loginFlow(client.id)
+      const authenticated = yield* authenticate({ clientId: Option.some(client.id), secret: Option.none() })
+      const tokens = yield* exchangeCode(authenticated, {
+        code: codeOf(back),
+        redirectUri: Option.none(),
+        codeVerifier: Option.some(Harness.verifier)
+      })
+      expect(Redacted.value(tokens.accessToken)).toMatch(/^lka_/)
+
+      // A confidential client's code without a challenge: the redirect URI is what binds it.
+      const { client: web, secret } = yield* ManageClients.create({
+        name: "web",
+        redirectUris: ["https://app.example.com/cb"],
+        confidential: true,
+        clientId: Option.none(),
+        secret: Option.none()
+      })
+      const webBack = yield* Harness.loginFlow(web.id, {
+        withPkce: false,
+        redirect: "https://app.example.com/cb"
+      })
+      const webClient = yield* authenticate({ clientId: Option.some(web.id), secret })
+      const refused = yield* Effect.either(
+        exchangeCode(webClient, {
+          code: codeOf(webBack),
+          redirectUri: Option.none(),
+          codeVerifier: Option.none()
+        })
+      )
+      expect(Either.isLeft(refused) && [refused.left.code, refused.left.description]).toEqual([
+        "invalid_request",
+        "redirect_uri is required for a code issued without code_challenge"
+      ])
     }).pipe(Effect.provide(Harness.layer))
   )
 

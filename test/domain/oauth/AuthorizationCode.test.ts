@@ -3,6 +3,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { ClientId, GrantId, SecretHash, UserId } from "../../../domain/Ids.js"
 import * as AuthorizationCode from "../../../domain/oauth/AuthorizationCode.js"
+import { CodeChallenge } from "../../../domain/Pkce.js"
 
 const second = 1000
 const day = 24 * 60 * 60 * second
@@ -27,14 +28,32 @@ const code = new AuthorizationCode.AuthorizationCode({
   consumedAt: Option.none()
 })
 
+/** The same code bound to a PKCE challenge. */
+const pkceCode = new AuthorizationCode.AuthorizationCode({
+  ...code,
+  codeChallenge: Option.some(CodeChallenge.make("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"))
+})
+
 const reasonOf = (
-  presented: { readonly clientId: ClientId; readonly redirectUri: string; readonly wasConsumed: boolean },
-  now: Date
+  presented: {
+    readonly clientId: ClientId
+    readonly redirectUri: string | undefined
+    readonly wasConsumed: boolean
+  },
+  now: Date,
+  presentedTo: AuthorizationCode.AuthorizationCode = code
 ) =>
-  Either.match(AuthorizationCode.check(code, presented, now), {
-    onLeft: (error) => error.reason,
-    onRight: () => "ok"
-  })
+  Either.match(
+    AuthorizationCode.check(
+      presentedTo,
+      { ...presented, redirectUri: Option.fromNullable(presented.redirectUri) },
+      now
+    ),
+    {
+      onLeft: (error) => error.reason,
+      onRight: () => "ok"
+    }
+  )
 
 describe("AuthorizationCode.expiryFor", () => {
   it("is 60 seconds after issue, within the 10 minutes of RFC 6749 §4.1.2", () => {
@@ -76,17 +95,36 @@ describe("AuthorizationCode.check", () => {
     // The redirect URI at /token is compared exactly, even on loopback (no port leniency).
     ["another loopback port", clientId, "http://127.0.0.1:9090/cb", false, inTime, "redirect_uri_mismatch"],
     ["a trailing slash", clientId, `${redirectUri}/`, false, inTime, "redirect_uri_mismatch"],
-    ["an empty URI", clientId, "", false, inTime, "redirect_uri_mismatch"]
+    ["an empty URI", clientId, "", false, inTime, "redirect_uri_mismatch"],
+    // Without a PKCE challenge the redirect URI is all that binds the code (RFC 6749 §4.1.3).
+    ["no URI, the code has no challenge", clientId, undefined, false, inTime, "redirect_uri_missing"],
+    ["no URI, a replay", clientId, undefined, true, inTime, "already_used"],
+    ["no URI, another client", otherClient, undefined, false, inTime, "client_mismatch"]
   ])("%s → %s", (_, presentedClient, presentedUri, wasConsumed, now, expected) => {
     expect(reasonOf({ clientId: presentedClient, redirectUri: presentedUri, wasConsumed }, now)).toBe(
       expected
     )
   })
 
+  // OAuth 2.1 (draft-ietf-oauth-v2-1 §10): with PKCE the token request may leave it out.
+  it.each([
+    ["no URI", undefined, false, inTime, "ok"],
+    ["the URI used at authorize", redirectUri, false, inTime, "ok"],
+    ["another URI", "http://127.0.0.1:8080/other", false, inTime, "redirect_uri_mismatch"],
+    ["no URI, expired", undefined, false, late, "expired"],
+    ["no URI, a replay", undefined, true, inTime, "already_used"]
+  ])("a code bound to a PKCE challenge, %s → %s", (_, presentedUri, wasConsumed, now, expected) => {
+    expect(reasonOf({ clientId, redirectUri: presentedUri, wasConsumed }, now, pkceCode)).toBe(expected)
+  })
+
   it("returns the code itself when it is right", () => {
-    expect(AuthorizationCode.check(code, { clientId, redirectUri, wasConsumed: false }, inTime)).toEqual(
-      Either.right(code)
-    )
+    expect(
+      AuthorizationCode.check(
+        code,
+        { clientId, redirectUri: Option.some(redirectUri), wasConsumed: false },
+        inTime
+      )
+    ).toEqual(Either.right(code))
   })
 })
 

@@ -190,4 +190,23 @@ describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh 
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )
+
+  it.live("takes a token request without redirect_uri, as OAuth 2.1 clients send it", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* Server.start()
+      yield* Effect.promise(async () => {
+        const redirectUri = "http://127.0.0.1:53682/callback"
+        const clientId = await Browser.registerClient(baseUrl, ["http://127.0.0.1/callback"])
+        const { code, verifier } = await Browser.codeFor(baseUrl, clientId, redirectUri)
+        const exchanged = await Browser.form(baseUrl, "/token", {
+          grant_type: "authorization_code",
+          code,
+          client_id: clientId,
+          code_verifier: verifier
+        })
+        expect(exchanged.status).toBe(200)
+        expect((await Browser.tokensOf(exchanged)).refresh_token).toMatch(/^lkr_/)
+      })
+    }).pipe(Effect.scoped)
+  )
 })
