@@ -87,7 +87,24 @@ const isJson = (contentType: string | undefined): boolean => {
   return mediaType === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(mediaType)
 }
 
-const unavailable = (url: URL, reason: string) => new ClientMetadataUnavailable({ url: url.href, reason })
+const unavailable = (url: URL, reason: string, transient = false) =>
+  new ClientMetadataUnavailable({ url: url.href, reason, transient })
+
+/**
+ * Whether the publisher is down rather than saying no: unreachable, no answer in time, or a
+ * status that means "not now" (5xx, 429). A 404, a redirect or a bad document is an answer.
+ */
+const isTransient = (failure: OutboundFailure): boolean => {
+  switch (failure._tag) {
+    case "DestinationUnreachable":
+    case "OutboundTimedOut":
+      return true
+    case "AnswerRefused":
+      return failure.status >= 500 || failure.status === 429
+    default:
+      return false
+  }
+}
 
 /**
  * Refuses, before the body is read, an answer that cannot be a document: a redirect (not
@@ -135,7 +152,7 @@ const download = (url: URL, options: Options, timeout: Duration.Duration) =>
       body: GuardedFetch.text(response),
       cacheControl: response.headers.get("cache-control") ?? undefined
     })),
-    Effect.mapError((failure) => unavailable(url, reasonOf(failure, timeout)))
+    Effect.mapError((failure) => unavailable(url, reasonOf(failure, timeout), isTransient(failure)))
   )
 
 const parseJson = (url: URL, body: string) =>

@@ -17,21 +17,34 @@ import * as Harness from "../../support/oauth/OAuthHarness.js"
 
 const documentUrl = "https://mcp-client.example.com/oauth/client.json"
 
-/** A fetcher serving whatever the test puts in `documents`, counting its calls. */
+/**
+ * A fetcher serving whatever the test puts in `documents`, counting its calls; while `down` is
+ * set, every publisher is unreachable.
+ */
 const documentsFor = () => {
   const documents = new Map<string, ClientMetadataDocument>()
-  let calls = 0
+  const state = { calls: 0, down: false }
   const layer = Layer.succeed(ClientMetadataFetcher, {
     fetch: (url) =>
       Effect.suspend(() => {
-        calls += 1
+        state.calls += 1
+        if (state.down) {
+          return Effect.fail(new ClientMetadataUnavailable({ url: url.href, reason: "503", transient: true }))
+        }
         const document = documents.get(url.href)
         return document === undefined
           ? Effect.fail(new ClientMetadataUnavailable({ url: url.href, reason: "404" }))
           : Effect.succeed(document)
       })
   })
-  return { documents, layer: Harness.layerWith(layer), calls: () => calls }
+  return {
+    documents,
+    layer: Harness.layerWith(layer),
+    calls: () => state.calls,
+    setDown: (down: boolean) => {
+      state.down = down
+    }
+  }
 }
 
 const document = (
@@ -110,6 +123,33 @@ describe("clients described by a Client ID Metadata Document", () => {
         expect(Option.getOrThrow(yield* stored(documentUrl)).redirectUris).toEqual([
           "https://mcp-client.example.com/cb"
         ])
+        documents.delete(documentUrl)
+        expect(Option.isNone(yield* findClient(documentUrl))).toBe(true)
+      }).pipe(Effect.provide(layer))
+    }
+  )
+
+  it.effect(
+    "while the publisher is down, the copy fetched last stands in; a client never fetched stays unknown",
+    () => {
+      const { documents, layer, setDown } = documentsFor()
+      documents.set(documentUrl, document())
+      return Effect.gen(function* () {
+        const back = yield* Harness.loginFlow(documentUrl)
+        setDown(true)
+        // An outage at the client's host must not sign its users out: invalid_client tells an
+        // MCP client to forget its registration and tokens.
+        const client = yield* authenticate({ clientId: Option.some(documentUrl), secret: Option.none() })
+        const tokens = yield* exchangeCode(client, {
+          code: Option.fromNullable(back.searchParams.get("code")),
+          redirectUri: Option.some(Harness.redirectUri),
+          codeVerifier: Option.some(Harness.verifier)
+        })
+        expect(Option.isSome(tokens.refreshToken)).toBe(true)
+        const neverSeen = "https://other-client.example.com/client.json"
+        expect(Option.isNone(yield* findClient(neverSeen))).toBe(true)
+        // Up again and saying no (the document is gone): the client is unknown at once.
+        setDown(false)
         documents.delete(documentUrl)
         expect(Option.isNone(yield* findClient(documentUrl))).toBe(true)
       }).pipe(Effect.provide(layer))

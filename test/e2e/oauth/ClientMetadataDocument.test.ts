@@ -114,4 +114,56 @@ describe("a public client identified by its Client ID Metadata Document, over HT
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )
+
+  it.live(
+    "keeps its users signed in while the document's host is down, not once it answers that it is gone",
+    () =>
+      Effect.gen(function* () {
+        const publisher = { state: "up" as "up" | "down" | "gone" }
+        const document = DocumentServer.json(
+          (origin) => ({
+            client_id: `${origin}/oauth/client.json`,
+            client_name: "e2e MCP client",
+            redirect_uris: ["http://127.0.0.1/callback"],
+            token_endpoint_auth_method: "none"
+          }),
+          // Never cached: every request of the client fetches it again.
+          { "cache-control": "no-store" }
+        )
+        const documents = yield* DocumentServer.start({
+          "/oauth/client.json": (request, response, origin) => {
+            if (publisher.state === "up") return document(request, response, origin)
+            response.writeHead(publisher.state === "down" ? 503 : 404).end()
+          }
+        })
+        const clientId = `${documents.origin}/oauth/client.json`
+        const { baseUrl } = yield* Server.start({
+          env: { OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1" },
+          extraCaCerts: [documents.cert]
+        })
+        yield* Effect.promise(async () => {
+          const redirectUri = "http://127.0.0.1:53682/callback"
+          const grant = await Browser.codeFor(baseUrl, clientId, redirectUri)
+          const first = await Browser.tokensOf(await Browser.exchange(baseUrl, clientId, redirectUri, grant))
+          const refresh = (token: string) =>
+            Browser.form(baseUrl, "/token", {
+              grant_type: "refresh_token",
+              client_id: clientId,
+              refresh_token: token
+            })
+
+          publisher.state = "down"
+          const duringOutage = await refresh(first.refresh_token ?? "")
+          expect(duringOutage.status).toBe(200)
+          const second = await Browser.tokensOf(duringOutage)
+
+          publisher.state = "gone"
+          const afterRemoval = await refresh(second.refresh_token ?? "")
+          expect(afterRemoval.status).toBe(401)
+          expect((await Browser.errorOf(afterRemoval)).error).toBe("invalid_client")
+        })
+        expect(documents.hits("/oauth/client.json")).toBeGreaterThanOrEqual(4)
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
 })

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as TestClock from "effect/TestClock"
 import * as ClientMetadataFetcherHttp from "../../../../adapters/clientmetadata/oauth/ClientMetadataFetcherHttp.js"
+import { freePort } from "../../../support/FreePort.js"
 import * as DocumentServer from "../../../support/oauth/DocumentServer.js"
 import * as Allowed from "../../../support/outbound/Allowed.js"
 
@@ -186,6 +187,42 @@ describe("ClientMetadataFetcherHttp", () => {
       // measured on the wall clock, whose readings depend on the machine's load: a fetch that
       // never gave up would hang until the test's own time limit fails it.
       expect(reason).toContain(`no complete answer within ${Duration.format(timeout)}`)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("tells a publisher that is down from one that answered no", () =>
+    Effect.gen(function* () {
+      const status =
+        (code: number): DocumentServer.Handler =>
+        (_request, response) => {
+          response.writeHead(code, { "content-type": "application/json" }).end("{}")
+        }
+      const server = yield* DocumentServer.start({
+        "/down": status(503),
+        "/failing": status(500),
+        "/busy": status(429),
+        "/gone": status(404),
+        "/forbidden": status(403),
+        "/moved": status(302),
+        "/slow": () => {
+          // Never answers.
+        },
+        "/invalid": DocumentServer.json(documentFor("/elsewhere"))
+      })
+      const fetcher = yield* fetcherFor(server, { timeout: Duration.millis(300) })
+      const transient = (url: string) =>
+        Effect.flatMap(Effect.flip(fetcher.fetch(new URL(url))), (failure) =>
+          Effect.succeed(failure.transient)
+        )
+      for (const path of ["/down", "/failing", "/busy", "/slow"]) {
+        expect(yield* transient(`${server.origin}${path}`), path).toBe(true)
+      }
+      for (const path of ["/gone", "/forbidden", "/moved", "/invalid"]) {
+        expect(yield* transient(`${server.origin}${path}`), path).toBe(false)
+      }
+      // Nobody listens there: unreachable.
+      const closed = yield* freePort
+      expect(yield* transient(`https://127.0.0.1:${closed}/client.json`)).toBe(true)
     }).pipe(Effect.scoped)
   )
 
