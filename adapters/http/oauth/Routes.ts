@@ -80,11 +80,15 @@ export const routes: ReadonlyArray<Route.Route<Services>> = [
   route("POST", "/consent", { caller: "anyone", input: Consent.input }, Consent.handle, { accepts: formBody })
 ]
 
-/** Browser-based clients call the machine endpoints cross-origin, without cookies. */
+/**
+ * Browser-based clients call the machine endpoints cross-origin, without cookies. The MCP SDKs
+ * send `MCP-Protocol-Version` with their metadata requests; refused at the preflight, they
+ * would see a CORS error and retry without it.
+ */
 export const cors = {
   origin: "any",
   scope: "routes",
-  allowHeaders: ["Authorization", "Content-Type"],
+  allowHeaders: ["Authorization", "Content-Type", "MCP-Protocol-Version"],
   exposeHeaders: [],
   maxAgeSeconds: 86_400
 } as const

@@ -39,6 +39,20 @@ describe("discovery (RFC 8414)", () => {
           expect(preflight.status).toBe(204)
           expect(preflight.headers.get("access-control-allow-headers")).toContain("Authorization")
 
+          // A browser-based MCP client (MCP Inspector) asks for the metadata with its protocol version.
+          const metadataPreflight = await fetch(`${baseUrl}/.well-known/oauth-authorization-server`, {
+            method: "OPTIONS",
+            headers: {
+              origin: "http://localhost:6274",
+              "access-control-request-method": "GET",
+              "access-control-request-headers": "mcp-protocol-version"
+            }
+          })
+          expect(metadataPreflight.status).toBe(204)
+          expect(metadataPreflight.headers.get("access-control-allow-headers")).toContain(
+            "MCP-Protocol-Version"
+          )
+
           const disabled = await (
             await fetch(`${withoutIntrospection}/.well-known/oauth-authorization-server`)
           ).json()
