@@ -135,9 +135,9 @@ export const callback = Telemetry.fn("Callback.callback")((callbackUrl: URL) =>
     const client = found.value
     const approved: Approved = { ...pending, userId: user.id }
     if (Client.requiresConsent(client)) {
-      const consented = yield* Effect.flatMap(ConsentStore, (consents) =>
-        consents.hasConsent(user.id, client.id)
-      )
+      const consented =
+        RedirectUri.remembersConsent(new URL(approved.redirectUri)) &&
+        (yield* Effect.flatMap(ConsentStore, (consents) => consents.hasConsent(user.id, client.id)))
       if (!consented) return yield* askConsent(client, approved, now)
     }
     const location = yield* issueCode(approved, now)

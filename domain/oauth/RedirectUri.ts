@@ -71,6 +71,15 @@ export const destination = (url: URL): Destination => {
   return url.protocol === "https:" || url.protocol === "http:" ? "web" : "app"
 }
 
+/**
+ * May a consent the user gave this client before stand for a request with this redirect URI?
+ * Only where the URI proves who receives the code: a web origin (RFC 8252 §8.6). A loopback
+ * listener or an app's scheme is whoever claims it on the device first, so a program there
+ * could start a login under a client id the user trusts and take the code unseen; each such
+ * login is asked anew, as Auth0 does for localhost.
+ */
+export const remembersConsent = (url: URL): boolean => destination(url) === "web"
+
 /** The rule for a URI a client registers (dynamic registration, operator seeding, metadata documents). */
 export const validate = (uri: string): Either.Either<string, InvalidRedirectUri> => {
   if (uri.length > 2000) return refuse(uri, "redirect_uri is longer than 2000 characters")

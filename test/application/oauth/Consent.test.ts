@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { BrowserOutcome } from "../../../application/oauth/BrowserOutcome.js"
 import { callback } from "../../../application/oauth/Callback.js"
 import { decide } from "../../../application/oauth/Consent.js"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
+import { register } from "../../../application/oauth/Register.js"
 import * as Pkce from "../../../domain/Pkce.js"
 import * as FakeUpstream from "../../support/oauth/FakeUpstream.js"
 import * as Harness from "../../support/oauth/OAuthHarness.js"
@@ -34,28 +36,59 @@ const throughUpstream = (clientId: string, redirectUri = loopback, session?: str
 const tokenOf = (outcome: BrowserOutcome) =>
   outcome._tag === "ShowConsent" ? Redacted.value(outcome.prompt.token) : "no consent page"
 
+/** The user presses Allow on the consent page `outcome` shows. */
+const approve = (outcome: BrowserOutcome) =>
+  decide({
+    formToken: Option.some(tokenOf(outcome)),
+    cookieToken: Option.some(tokenOf(outcome)),
+    approve: true
+  })
+
 describe("consent for dynamically registered clients", () => {
-  it.effect("is asked on the first login, with a loopback warning, and remembered once approved", () =>
+  it.effect(
+    "is asked on the first login, with a loopback warning, and then asked at every loopback login",
+    () =>
+      Effect.gen(function* () {
+        const client = yield* Harness.dynamicClient
+        const first = yield* throughUpstream(client.id)
+        expect(first._tag).toBe("ShowConsent")
+        if (first._tag === "ShowConsent") {
+          expect(first.prompt.clientName).toBe("MCP test")
+          expect(first.prompt.destination).toBe("loopback")
+          expect(first.prompt.redirectUri).toBe(loopback)
+        }
+        const approved = yield* approve(first)
+        expect(
+          approved._tag === "RedirectToClient" && new URL(approved.location).searchParams.has("code")
+        ).toBe(true)
+        // RFC 8252 §8.6: a loopback listener is whoever binds the port; the approval does not
+        // let a later login through unseen.
+        const second = yield* throughUpstream(client.id)
+        expect(second._tag).toBe("ShowConsent")
+      }).pipe(Effect.provide(Harness.layer))
+  )
+
+  it.effect("is remembered once approved for an https redirect URI, which proves who receives the code", () =>
     Effect.gen(function* () {
-      const client = yield* Harness.dynamicClient
-      const first = yield* throughUpstream(client.id)
-      expect(first._tag).toBe("ShowConsent")
-      if (first._tag === "ShowConsent") {
-        expect(first.prompt.clientName).toBe("MCP test")
-        expect(first.prompt.destination).toBe("loopback")
-        expect(first.prompt.redirectUri).toBe(loopback)
-      }
-      const token = tokenOf(first)
-      const approved = yield* decide({
-        formToken: Option.some(token),
-        cookieToken: Option.some(token),
-        approve: true
-      })
-      expect(
-        approved._tag === "RedirectToClient" && new URL(approved.location).searchParams.has("code")
-      ).toBe(true)
-      const second = yield* throughUpstream(client.id)
-      expect(second._tag).toBe("RedirectToClient")
+      const web = "https://connector.example.com/oauth/callback"
+      const registered = yield* register(
+        Either.right({
+          redirectUris: ["http://127.0.0.1/callback", web, "cursor://anysphere.cursor-mcp/oauth/callback"],
+          grantTypes: Option.none(),
+          clientName: Option.some("Hosted connector")
+        }),
+        "192.0.2.50",
+        Harness.registerRateLimit
+      )
+      const id = registered.client.id
+      const first = yield* throughUpstream(id, web)
+      expect(first._tag === "ShowConsent" && first.prompt.destination).toBe("web")
+      yield* approve(first)
+      expect((yield* throughUpstream(id, web))._tag).toBe("RedirectToClient")
+      // The same client's app-scheme and loopback redirects still ask.
+      const app = yield* throughUpstream(id, "cursor://anysphere.cursor-mcp/oauth/callback")
+      expect(app._tag === "ShowConsent" && app.prompt.destination).toBe("app")
+      expect((yield* throughUpstream(id))._tag).toBe("ShowConsent")
     }).pipe(Effect.provide(Harness.layer))
   )
 

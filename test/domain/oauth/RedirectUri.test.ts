@@ -222,6 +222,15 @@ describe("RedirectUri.destination", () => {
     expect(RedirectUri.destination(new URL(uri))).toBe(expected)
   })
 
+  it.each([
+    ["https://connector.example.com/cb", true],
+    ["http://127.0.0.1:53682/callback", false],
+    ["http://localhost/cb", false],
+    ["cursor://anysphere.cursor-mcp/oauth/callback", false]
+  ])("a consent given before stands for %s: %s (RFC 8252 §8.6)", (uri, expected) => {
+    expect(RedirectUri.remembersConsent(new URL(uri))).toBe(expected)
+  })
+
   it("names the scheme a refused app URI used", () => {
     const refused = RedirectUri.validate("vbscript:msgbox(1)")
     expect(Either.isLeft(refused) && refused.left.message).toBe(

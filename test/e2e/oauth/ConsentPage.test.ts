@@ -5,14 +5,15 @@ import * as Browser from "../../support/oauth/OAuthBrowser.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
 
 const redirectUri = "http://127.0.0.1:47000/callback"
+const webRedirect = "https://connector.example.com/oauth/callback"
 
 /** Registers a client and logs in at the upstream; returns our callback's answer. */
-const toConsentPage = async (baseUrl: string, clientId: string) => {
+const toConsentPage = async (baseUrl: string, clientId: string, redirect = redirectUri) => {
   const { challenge } = Browser.pkce()
   const authorize = await fetch(
     Browser.authorizeUrl(baseUrl, {
       client_id: clientId,
-      redirect_uri: redirectUri,
+      redirect_uri: redirect,
       response_type: "code",
       code_challenge: challenge,
       code_challenge_method: "S256",
@@ -31,7 +32,7 @@ describe("the consent page over HTTP", () => {
       Effect.gen(function* () {
         const { baseUrl } = yield* Server.start()
         yield* Effect.promise(async () => {
-          const clientId = await Browser.registerClient(baseUrl, ["http://127.0.0.1/callback"])
+          const clientId = await Browser.registerClient(baseUrl, ["http://127.0.0.1/callback", webRedirect])
           const { callback, page } = await toConsentPage(baseUrl, clientId)
           expect(page.status).toBe(200)
           expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
@@ -66,16 +67,21 @@ describe("the consent page over HTTP", () => {
           const replayed = await Browser.submitConsent(callback, form, "approve")
           expect(replayed.status).toBe(400)
 
-          // After an approval the same user is not asked again.
-          const second = await toConsentPage(baseUrl, clientId)
+          // An approval for an https redirect is remembered; a loopback login asks again.
+          const second = await toConsentPage(baseUrl, clientId, webRedirect)
           const approved = await Browser.submitConsent(
             second.callback,
             await Browser.consentForm(second.page),
             "approve"
           )
           expect(new URL(approved.headers.get("location") ?? "").searchParams.has("code")).toBe(true)
-          const third = await toConsentPage(baseUrl, clientId)
+          const third = await toConsentPage(baseUrl, clientId, webRedirect)
           expect(third.page.status).toBe(302)
+          const loopbackAgain = await toConsentPage(baseUrl, clientId)
+          expect(loopbackAgain.page.status).toBe(200)
+          expect((await Browser.consentForm(loopbackAgain.page)).html).toContain(
+            "program running on this machine"
+          )
         })
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
