@@ -18,7 +18,13 @@ export class ClientMetadataDocument extends Schema.Class<ClientMetadataDocument>
   client_id: Schema.String,
   redirect_uris: Schema.Array(Schema.String),
   client_name: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
-  token_endpoint_auth_method: Schema.optional(Schema.String)
+  token_endpoint_auth_method: Schema.optional(Schema.String),
+  /**
+   * The methods the client can use, where it names several (not an RFC 7591 member, but ChatGPT's
+   * documents carry it): the one it prefers is `token_endpoint_auth_method`, and the server
+   * picks from these.
+   */
+  token_endpoint_auth_methods_supported: Schema.optional(Schema.Array(Schema.String))
 }) {}
 
 export class InvalidClientMetadataDocument extends Schema.TaggedError<InvalidClientMetadataDocument>()(
@@ -50,6 +56,21 @@ export const parseClientIdUrl = (raw: string): Option.Option<URL> => {
   return Option.some(url)
 }
 
+/**
+ * Can the client authenticate as a public one, with no credential at the token endpoint (and
+ * PKCE)? It says so by preferring `none`, or by listing it among the methods it supports while
+ * preferring one this server does not offer: ChatGPT prefers `private_key_jwt` and lists
+ * `none`, and uses `none` with a server whose metadata does not advertise the other.
+ */
+const canBePublic = (document: ClientMetadataDocument): boolean => {
+  const preferred = document.token_endpoint_auth_method
+  return (
+    preferred === undefined ||
+    preferred === "none" ||
+    (document.token_endpoint_auth_methods_supported?.includes("none") ?? false)
+  )
+}
+
 /** The rules a fetched document must meet before its client may take part in a flow. */
 export const validate = (
   url: URL,
@@ -58,11 +79,10 @@ export const validate = (
   // Simple string comparison (RFC 3986 §6.2.1), as the draft requires: a document hosted at
   // one URL cannot speak for a client id at another.
   if (document.client_id !== url.href) return refuse(url, "client_id does not match the document URL")
-  const method = document.token_endpoint_auth_method
-  if (method !== undefined && method !== "none") {
+  if (!canBePublic(document)) {
     return refuse(
       url,
-      "only public clients may use a metadata document: token_endpoint_auth_method must be none"
+      "only public clients may use a metadata document: token_endpoint_auth_method must be none, or none among token_endpoint_auth_methods_supported"
     )
   }
   if (document.redirect_uris.length === 0) return refuse(url, "redirect_uris must not be empty")

@@ -74,6 +74,19 @@ describe("ClientMetadataDocument.validate and parse", () => {
       document({ token_endpoint_auth_method: "client_secret_post" }),
       "must be none"
     ],
+    [
+      "a key-based auth method without none among those it supports",
+      document({
+        token_endpoint_auth_method: "private_key_jwt",
+        token_endpoint_auth_methods_supported: ["private_key_jwt"]
+      }),
+      "must be none"
+    ],
+    [
+      "a key-based auth method and no list",
+      document({ token_endpoint_auth_method: "private_key_jwt" }),
+      "must be none"
+    ],
     ["no redirect URIs", document({ redirect_uris: [] }), "must not be empty"],
     [
       "a plain-http redirect URI",
@@ -87,6 +100,25 @@ describe("ClientMetadataDocument.validate and parse", () => {
     ]
   ])("refuses %s", (_, doc, message) => {
     expect(messageOf(ClientMetadataDocument.validate(url, doc))).toContain(message)
+  })
+
+  it("accepts a client that prefers another method but lists none, as ChatGPT's documents do", () => {
+    const parsed = ClientMetadataDocument.parse(url, {
+      client_id: url.href,
+      client_name: "ChatGPT",
+      redirect_uris: ["https://chatgpt.com/connector/oauth/abc"],
+      grant_types: ["authorization_code", "refresh_token"],
+      token_endpoint_auth_method: "private_key_jwt",
+      token_endpoint_auth_methods_supported: ["none", "private_key_jwt"],
+      token_endpoint_auth_signing_alg: "RS256",
+      jwks_uri: "https://chatgpt.com/oauth/jwks.json"
+    })
+    expect(messageOf(parsed)).toBe("valid")
+    const client = Either.getOrThrow(
+      Either.flatMap(parsed, (valid) => ClientMetadataDocument.toClient(url, valid, now))
+    )
+    expect(client.type).toBe("public")
+    expect(client.secretHash).toEqual(Option.none())
   })
 
   it("refuses what is not a document", () => {

@@ -166,4 +166,42 @@ describe("a public client identified by its Client ID Metadata Document, over HT
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )
+
+  it.live(
+    "signs in a client that prefers private_key_jwt and lists none, as ChatGPT's documents read",
+    () =>
+      Effect.gen(function* () {
+        const documents = yield* DocumentServer.start({
+          "/oauth/connector/client.json": DocumentServer.json((origin) => ({
+            client_id: `${origin}/oauth/connector/client.json`,
+            client_name: "ChatGPT-shaped connector",
+            redirect_uris: ["https://connector.example.com/connector/oauth/abc"],
+            grant_types: ["authorization_code", "refresh_token"],
+            response_types: ["code"],
+            token_endpoint_auth_method: "private_key_jwt",
+            token_endpoint_auth_methods_supported: ["none", "private_key_jwt"],
+            token_endpoint_auth_signing_alg: "RS256",
+            jwks_uri: `${origin}/oauth/jwks.json`
+          }))
+        })
+        const clientId = `${documents.origin}/oauth/connector/client.json`
+        const { baseUrl } = yield* Server.start({
+          env: { OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1" },
+          extraCaCerts: [documents.cert]
+        })
+        yield* Effect.promise(async () => {
+          // The server advertises no private_key_jwt: the client uses none, with PKCE.
+          const metadata = await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()
+          expect(metadata).toMatchObject({
+            token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"]
+          })
+          const redirectUri = "https://connector.example.com/connector/oauth/abc"
+          const grant = await Browser.codeFor(baseUrl, clientId, redirectUri)
+          const exchanged = await Browser.exchange(baseUrl, clientId, redirectUri, grant)
+          expect(exchanged.status).toBe(200)
+          expect((await Browser.tokensOf(exchanged)).refresh_token).toMatch(/^lkr_/)
+        })
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
 })
