@@ -8,6 +8,7 @@ import { BrowserSession, expiryFor as sessionExpiry } from "../../domain/oauth/B
 import * as Client from "../../domain/oauth/Client.js"
 import * as PendingConsent from "../../domain/oauth/PendingConsent.js"
 import * as RedirectUri from "../../domain/oauth/RedirectUri.js"
+import * as Scope from "../../domain/oauth/Scope.js"
 import * as UpstreamSecrets from "../../domain/UpstreamSecrets.js"
 import * as User from "../../domain/User.js"
 import { Secrets } from "../ports/Secrets.js"
@@ -137,7 +138,9 @@ export const callback = Telemetry.fn("Callback.callback")((callbackUrl: URL) =>
     if (Client.requiresConsent(client)) {
       const consented =
         RedirectUri.remembersConsent(new URL(approved.redirectUri)) &&
-        (yield* Effect.flatMap(ConsentStore, (consents) => consents.hasConsent(user.id, client.id)))
+        (yield* Effect.flatMap(ConsentStore, (consents) =>
+          consents.hasConsent(user.id, client.id, Scope.requested(approved.scope))
+        ))
       if (!consented) return yield* askConsent(client, approved, now)
     }
     const location = yield* issueCode(approved, now)

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { constantTimeEqual } from "../../domain/ConstantTime.js"
+import * as Scope from "../../domain/oauth/Scope.js"
 import { Secrets } from "../ports/Secrets.js"
 import * as Telemetry from "../Telemetry.js"
 import { type BrowserOutcome, errorToClient } from "./BrowserOutcome.js"
@@ -51,7 +52,7 @@ export const decide = Telemetry.fn("Consent.decide")((decision: ConsentDecision)
         settings.issuer
       )
     }
-    yield* consents.grant(pending.userId, pending.clientId, now)
+    yield* consents.grant(pending.userId, pending.clientId, Scope.requested(pending.scope), now)
     return { _tag: "RedirectToClient", location: yield* issueCode(pending, now) } satisfies BrowserOutcome
   })
 )

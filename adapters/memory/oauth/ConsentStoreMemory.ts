@@ -15,13 +15,27 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const state = yield* MemoryState
     return {
-      hasConsent: (userId, clientId) =>
-        Effect.map(Ref.get(state), (tables) => HashMap.has(tables.consents, key(userId, clientId))),
-      grant: (userId, clientId) =>
-        Ref.update(state, (tables) => ({
-          ...tables,
-          consents: HashMap.set(tables.consents, key(userId, clientId), { userId, clientId })
-        })),
+      hasConsent: (userId, clientId, scopes) =>
+        Effect.map(Ref.get(state), (tables) =>
+          Option.exists(HashMap.get(tables.consents, key(userId, clientId)), (consent) =>
+            scopes.every((scope) => consent.scopes.includes(scope))
+          )
+        ),
+      grant: (userId, clientId, scopes) =>
+        Ref.update(state, (tables) => {
+          const approved = Option.match(HashMap.get(tables.consents, key(userId, clientId)), {
+            onNone: () => [],
+            onSome: (consent) => consent.scopes
+          })
+          return {
+            ...tables,
+            consents: HashMap.set(tables.consents, key(userId, clientId), {
+              userId,
+              clientId,
+              scopes: [...new Set([...approved, ...scopes])]
+            })
+          }
+        }),
       park: (pending) =>
         Ref.update(state, (tables) => ({
           ...tables,

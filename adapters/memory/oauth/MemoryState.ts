@@ -32,7 +32,10 @@ export interface Tables {
     { readonly familyId: FamilyId; readonly generation: number }
   >
   /** Keyed by `userId \u0000 clientId`. */
-  readonly consents: HashMap.HashMap<string, { readonly userId: UserId; readonly clientId: ClientId }>
+  readonly consents: HashMap.HashMap<
+    string,
+    { readonly userId: UserId; readonly clientId: ClientId; readonly scopes: ReadonlyArray<string> }
+  >
   readonly pendingConsents: HashMap.HashMap<SecretHash, PendingConsent>
   readonly sessions: HashMap.HashMap<SecretHash, BrowserSession>
 }

@@ -16,18 +16,27 @@ export const layer = Layer.effect(
     const encode = Schema.encodeSync(PendingConsent.PendingConsent)
     return {
       hasConsent: Telemetry.fn("ConsentStorePg.hasConsent")(
-        (userId, clientId) =>
-          sql`SELECT 1 FROM oauth.consents WHERE user_id = ${userId} AND client_id = ${clientId}`.pipe(
+        (userId, clientId, scopes) =>
+          sql`
+          SELECT 1 FROM oauth.consents
+          WHERE user_id = ${userId} AND client_id = ${clientId}
+            AND scopes @> ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(scopes)}::jsonb))`.pipe(
             Effect.map((rows) => rows.length > 0),
             Effect.orDie
           ),
         (userId, clientId) => ({ "user.id": userId, "client.id": clientId })
       ),
       grant: Telemetry.fn("ConsentStorePg.grant")(
-        (userId, clientId, now) =>
+        (userId, clientId, scopes, now) =>
           sql`
-          INSERT INTO oauth.consents (user_id, client_id, granted_at) VALUES (${userId}, ${clientId}, ${now})
-          ON CONFLICT (user_id, client_id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
+          INSERT INTO oauth.consents (user_id, client_id, granted_at, scopes)
+          VALUES (${userId}, ${clientId}, ${now},
+                  ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(scopes)}::jsonb)))
+          ON CONFLICT (user_id, client_id) DO UPDATE
+          SET scopes = ARRAY(SELECT DISTINCT unnest(oauth.consents.scopes || excluded.scopes) ORDER BY 1)`.pipe(
+            Effect.asVoid,
+            Effect.orDie
+          ),
         (userId, clientId) => ({ "user.id": userId, "client.id": clientId })
       ),
       park: Telemetry.fn("ConsentStorePg.park")(

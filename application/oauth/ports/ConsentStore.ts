@@ -8,13 +8,26 @@ import type { PendingConsent } from "../../../domain/oauth/PendingConsent.js"
 export class ConsentStore extends Context.Tag("latchkey/oauth/ConsentStore")<
   ConsentStore,
   {
-    /** Whether this user has approved this client. Approvals do not expire. */
-    readonly hasConsent: (userId: UserId, clientId: ClientId) => Effect.Effect<boolean>
     /**
-     * Records that the user approved the client at `now`; approving again keeps the first
-     * approval. An approval goes only with its client (`ClientRepository.remove`).
+     * Whether this user has approved this client for every one of `scopes` (for none: any
+     * approval). Approvals do not expire.
      */
-    readonly grant: (userId: UserId, clientId: ClientId, now: Date) => Effect.Effect<void>
+    readonly hasConsent: (
+      userId: UserId,
+      clientId: ClientId,
+      scopes: ReadonlyArray<string>
+    ) => Effect.Effect<boolean>
+    /**
+     * Records that the user approved the client for `scopes` at `now`; approving again adds its
+     * scopes to those approved and keeps the first approval's time. An approval goes only with
+     * its client (`ClientRepository.remove`).
+     */
+    readonly grant: (
+      userId: UserId,
+      clientId: ClientId,
+      scopes: ReadonlyArray<string>,
+      now: Date
+    ) => Effect.Effect<void>
     /** Parks a login waiting for approval under a fresh token hash (the consent form's). */
     readonly park: (pending: PendingConsent) => Effect.Effect<void>
     /**

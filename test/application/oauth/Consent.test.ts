@@ -15,7 +15,7 @@ import * as Harness from "../../support/oauth/OAuthHarness.js"
 const loopback = "http://127.0.0.1:53682/callback"
 
 /** Authorize and come back from the upstream: the outcome of our callback. */
-const throughUpstream = (clientId: string, redirectUri = loopback, session?: string) =>
+const throughUpstream = (clientId: string, redirectUri = loopback, session?: string, scope?: string) =>
   Effect.gen(function* () {
     const challenge = yield* Pkce.challengeOf(Harness.verifier)
     const started = yield* Harness.authorizeWith(
@@ -25,7 +25,8 @@ const throughUpstream = (clientId: string, redirectUri = loopback, session?: str
         response_type: "code",
         code_challenge: challenge,
         code_challenge_method: "S256",
-        state: "s"
+        state: "s",
+        ...(scope === undefined ? {} : { scope })
       },
       { session }
     )
@@ -68,28 +69,38 @@ describe("consent for dynamically registered clients", () => {
       }).pipe(Effect.provide(Harness.layer))
   )
 
-  it.effect("is remembered once approved for an https redirect URI, which proves who receives the code", () =>
-    Effect.gen(function* () {
-      const web = "https://connector.example.com/oauth/callback"
-      const registered = yield* register(
-        Either.right({
-          redirectUris: ["http://127.0.0.1/callback", web, "cursor://anysphere.cursor-mcp/oauth/callback"],
-          grantTypes: Option.none(),
-          clientName: Option.some("Hosted connector")
-        }),
-        "192.0.2.50",
-        Harness.registerRateLimit
-      )
-      const id = registered.client.id
-      const first = yield* throughUpstream(id, web)
-      expect(first._tag === "ShowConsent" && first.prompt.destination).toBe("web")
-      yield* approve(first)
-      expect((yield* throughUpstream(id, web))._tag).toBe("RedirectToClient")
-      // The same client's app-scheme and loopback redirects still ask.
-      const app = yield* throughUpstream(id, "cursor://anysphere.cursor-mcp/oauth/callback")
-      expect(app._tag === "ShowConsent" && app.prompt.destination).toBe("app")
-      expect((yield* throughUpstream(id))._tag).toBe("ShowConsent")
-    }).pipe(Effect.provide(Harness.layer))
+  it.effect(
+    "is remembered for the scopes approved with an https redirect URI, which proves who receives the code",
+    () =>
+      Effect.gen(function* () {
+        const web = "https://connector.example.com/oauth/callback"
+        const registered = yield* register(
+          Either.right({
+            redirectUris: ["http://127.0.0.1/callback", web, "cursor://anysphere.cursor-mcp/oauth/callback"],
+            grantTypes: Option.none(),
+            clientName: Option.some("Hosted connector")
+          }),
+          "192.0.2.50",
+          Harness.registerRateLimit
+        )
+        const id = registered.client.id
+        const first = yield* throughUpstream(id, web, undefined, "mcp:tools")
+        expect(first._tag === "ShowConsent" && first.prompt.destination).toBe("web")
+        yield* approve(first)
+        expect((yield* throughUpstream(id, web, undefined, "mcp:tools"))._tag).toBe("RedirectToClient")
+        expect((yield* throughUpstream(id, web))._tag).toBe("RedirectToClient")
+        // More than was approved is asked again, and then remembered too.
+        const wider = yield* throughUpstream(id, web, undefined, "mcp:tools mcp:admin")
+        expect(wider._tag === "ShowConsent" && Option.getOrNull(wider.prompt.scope)).toBe(
+          "mcp:tools mcp:admin"
+        )
+        yield* approve(wider)
+        expect((yield* throughUpstream(id, web, undefined, "mcp:admin"))._tag).toBe("RedirectToClient")
+        // The same client's app-scheme and loopback redirects still ask.
+        const app = yield* throughUpstream(id, "cursor://anysphere.cursor-mcp/oauth/callback")
+        expect(app._tag === "ShowConsent" && app.prompt.destination).toBe("app")
+        expect((yield* throughUpstream(id))._tag).toBe("ShowConsent")
+      }).pipe(Effect.provide(Harness.layer))
   )
 
   it.effect("a denial goes back to the client as access_denied, and nothing is remembered", () =>

@@ -23,26 +23,32 @@ const longAgo = Time.minus(Fixtures.t0, "365 days")
 
 export const consentStoreContract = (it: It) =>
   describe("ConsentStore", () => {
-    it.effect("remembers a consent for that user and that client only", () =>
+    it.effect("remembers a consent for that user, that client and its scopes only", () =>
       Effect.gen(function* () {
         const consents = yield* ConsentStore
         const { client, user } = yield* setup
         const other = yield* setup
-        expect(yield* consents.hasConsent(user.id, client.id)).toBe(false)
-        yield* consents.grant(user.id, client.id, Fixtures.t0)
-        expect(yield* consents.hasConsent(user.id, client.id)).toBe(true)
-        expect(yield* consents.hasConsent(user.id, other.client.id)).toBe(false)
-        expect(yield* consents.hasConsent(other.user.id, client.id)).toBe(false)
+        expect(yield* consents.hasConsent(user.id, client.id, [])).toBe(false)
+        yield* consents.grant(user.id, client.id, ["mcp:tools", "profile"], Fixtures.t0)
+        expect(yield* consents.hasConsent(user.id, client.id, [])).toBe(true)
+        expect(yield* consents.hasConsent(user.id, client.id, ["profile", "mcp:tools"])).toBe(true)
+        expect(yield* consents.hasConsent(user.id, client.id, ["mcp:tools"])).toBe(true)
+        // A request for more than was approved is asked again.
+        expect(yield* consents.hasConsent(user.id, client.id, ["mcp:tools", "mcp:admin"])).toBe(false)
+        expect(yield* consents.hasConsent(user.id, other.client.id, [])).toBe(false)
+        expect(yield* consents.hasConsent(other.user.id, client.id, [])).toBe(false)
       })
     )
 
-    it.effect("granting again is harmless and keeps the consent", () =>
+    it.effect("granting again adds its scopes to those approved", () =>
       Effect.gen(function* () {
         const consents = yield* ConsentStore
         const { client, user } = yield* setup
-        yield* consents.grant(user.id, client.id, Fixtures.t0)
-        yield* consents.grant(user.id, client.id, Time.plus(Fixtures.t0, "1 day"))
-        expect(yield* consents.hasConsent(user.id, client.id)).toBe(true)
+        yield* consents.grant(user.id, client.id, ["mcp:tools"], Fixtures.t0)
+        yield* consents.grant(user.id, client.id, [], Time.plus(Fixtures.t0, "1 hour"))
+        yield* consents.grant(user.id, client.id, ["mcp:admin", "mcp:tools"], Time.plus(Fixtures.t0, "1 day"))
+        expect(yield* consents.hasConsent(user.id, client.id, ["mcp:tools", "mcp:admin"])).toBe(true)
+        expect(yield* consents.hasConsent(user.id, client.id, ["email"])).toBe(false)
       })
     )
 
@@ -156,9 +162,9 @@ export const consentStoreContract = (it: It) =>
       Effect.gen(function* () {
         const consents = yield* ConsentStore
         const { client, user } = yield* setup
-        yield* consents.grant(user.id, client.id, longAgo)
+        yield* consents.grant(user.id, client.id, [], longAgo)
         yield* consents.purge(Time.plus(Fixtures.t0, "3650 days"), wholeBatch)
-        expect(yield* consents.hasConsent(user.id, client.id)).toBe(true)
+        expect(yield* consents.hasConsent(user.id, client.id, [])).toBe(true)
       })
     )
 
@@ -168,10 +174,10 @@ export const consentStoreContract = (it: It) =>
         const clients = yield* ClientRepository
         const { client, user } = yield* setup
         const pending = Fixtures.pendingConsent({ clientId: client.id, userId: user.id })
-        yield* consents.grant(user.id, client.id, Fixtures.t0)
+        yield* consents.grant(user.id, client.id, [], Fixtures.t0)
         yield* consents.park(pending)
         expect(yield* clients.remove(client.id)).toBe(true)
-        expect(yield* consents.hasConsent(user.id, client.id)).toBe(false)
+        expect(yield* consents.hasConsent(user.id, client.id, [])).toBe(false)
         expect(yield* consents.take(pending.tokenHash, Fixtures.t0)).toEqual(Option.none())
       })
     )
