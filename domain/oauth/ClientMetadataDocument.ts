@@ -20,9 +20,9 @@ export class ClientMetadataDocument extends Schema.Class<ClientMetadataDocument>
   client_name: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
   token_endpoint_auth_method: Schema.optional(Schema.String),
   /**
-   * The methods the client can use, where it names several (not an RFC 7591 member, but ChatGPT's
-   * documents carry it): the one it prefers is `token_endpoint_auth_method`, and the server
-   * picks from these.
+   * The methods the client can use, where it names several (not an RFC 7591 member; ChatGPT's
+   * documents are reported to carry it): the one it prefers is `token_endpoint_auth_method`,
+   * and the server picks from these.
    */
   token_endpoint_auth_methods_supported: Schema.optional(Schema.Array(Schema.String))
 }) {}
@@ -59,8 +59,9 @@ export const parseClientIdUrl = (raw: string): Option.Option<URL> => {
 /**
  * Can the client authenticate as a public one, with no credential at the token endpoint (and
  * PKCE)? It says so by preferring `none`, or by listing it among the methods it supports while
- * preferring one this server does not offer: ChatGPT prefers `private_key_jwt` and lists
- * `none`, and uses `none` with a server whose metadata does not advertise the other.
+ * preferring one this server does not offer: ChatGPT's documents are reported to prefer
+ * `private_key_jwt` and list `none`, which it uses with a server that does not advertise the
+ * other.
  */
 const canBePublic = (document: ClientMetadataDocument): boolean => {
   const preferred = document.token_endpoint_auth_method

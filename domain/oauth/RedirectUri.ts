@@ -62,7 +62,8 @@ const reservedSchemes: ReadonlySet<string> = new Set([
 /**
  * Where a redirect URI hands the code: a web origin, a program listening on this machine, or
  * the app that claimed the scheme on this device. The last two are anyone's who gets there
- * first, which PKCE (required of public clients) makes worthless without the verifier.
+ * first: PKCE (required of public clients) keeps a code taken in flight worthless, but a
+ * program that starts the login itself holds its own verifier (see `remembersConsent`).
  */
 export type Destination = "web" | "loopback" | "app"
 
@@ -76,7 +77,7 @@ export const destination = (url: URL): Destination => {
  * Only where the URI proves who receives the code: a web origin (RFC 8252 §8.6). A loopback
  * listener or an app's scheme is whoever claims it on the device first, so a program there
  * could start a login under a client id the user trusts and take the code unseen; each such
- * login is asked anew, as Auth0 does for localhost.
+ * login is asked anew.
  */
 export const remembersConsent = (url: URL): boolean => destination(url) === "web"
 

@@ -19,12 +19,7 @@ describe("a public client identified by its Client ID Metadata Document, over HT
           }))
         })
         const clientId = `${documents.origin}/oauth/client.json`
-        const { baseUrl } = yield* Server.start({
-          // The documents are on loopback, which the outbound guard refuses unless listed, and
-          // signed by the test's own CA, which the process trusts as an operator makes it trust one.
-          env: { OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1" },
-          extraCaCerts: [documents.cert]
-        })
+        const { baseUrl } = yield* Server.startReaching(documents)
         yield* Effect.promise(async () => {
           const metadata = await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()
           expect(metadata).toMatchObject({ client_id_metadata_document_supported: true })
@@ -81,12 +76,7 @@ describe("a public client identified by its Client ID Metadata Document, over HT
     () =>
       Effect.gen(function* () {
         const documents = yield* DocumentServer.start({})
-        const { baseUrl } = yield* Server.start({
-          // The documents are on loopback, which the outbound guard refuses unless listed, and
-          // signed by the test's own CA, which the process trusts as an operator makes it trust one.
-          env: { OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1" },
-          extraCaCerts: [documents.cert]
-        })
+        const { baseUrl } = yield* Server.startReaching(documents)
         const clientId = `${documents.origin}/missing.json`
         yield* Effect.promise(async () => {
           const authorize = await fetch(
@@ -137,10 +127,7 @@ describe("a public client identified by its Client ID Metadata Document, over HT
           }
         })
         const clientId = `${documents.origin}/oauth/client.json`
-        const { baseUrl } = yield* Server.start({
-          env: { OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1" },
-          extraCaCerts: [documents.cert]
-        })
+        const { baseUrl } = yield* Server.startReaching(documents)
         yield* Effect.promise(async () => {
           const redirectUri = "http://127.0.0.1:53682/callback"
           const grant = await Browser.codeFor(baseUrl, clientId, redirectUri)
@@ -185,10 +172,7 @@ describe("a public client identified by its Client ID Metadata Document, over HT
           }))
         })
         const clientId = `${documents.origin}/oauth/connector/client.json`
-        const { baseUrl } = yield* Server.start({
-          env: { OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1" },
-          extraCaCerts: [documents.cert]
-        })
+        const { baseUrl } = yield* Server.startReaching(documents)
         yield* Effect.promise(async () => {
           // The server advertises no private_key_jwt: the client uses none, with PKCE.
           const metadata = await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()

@@ -175,11 +175,7 @@ describe("an MCP connector (the MCP TypeScript SDK's client auth) against the oa
           }))
         })
         const clientId = `${documents.origin}/connector/client.json`
-        const { baseUrl } = yield* Server.start({
-          // The document is on loopback, behind the test's own CA (ClientMetadataDocument.test.ts).
-          env: { OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1" },
-          extraCaCerts: [documents.cert]
-        })
+        const { baseUrl } = yield* Server.startReaching(documents)
         const serverUrl = yield* resourceServer(baseUrl)
         yield* Effect.promise(async () => {
           const kept: Kept = {}

@@ -101,3 +101,11 @@ export const startBehindTls = (options: Parameters<typeof start>[0] = {}) =>
     })
     return { ...running, publicUrl }
   })
+
+/**
+ * The service able to fetch from a test's document server: it is on loopback, which the
+ * outbound guard refuses unless listed, and signed by the test's own CA, which the process
+ * trusts as an operator makes it trust one.
+ */
+export const startReaching = (documents: { readonly cert: string }) =>
+  start({ env: { OUTBOUND_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1" }, extraCaCerts: [documents.cert] })
