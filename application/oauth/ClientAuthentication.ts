@@ -31,10 +31,12 @@ const mirrors = (stored: Client, described: Client): boolean =>
  * authority, so it is fetched (or taken from the fetcher's cache) on every use, and a document
  * that is gone or invalid makes the client unknown even when a row remains. The row exists
  * because codes, pending logins and tokens reference the client; it is written only when the
- * document says something new. While its publisher is down (`transient`), the row — the
- * document as last fetched and validated — stands in: an unknown client is `invalid_client`,
- * which MCP clients take as "forget this client and its tokens", and an outage at the client's
- * host would otherwise sign every one of its users out.
+ * document says something new. While its publisher is down, the row — the document as last
+ * fetched and validated — stands in: an unknown client is `invalid_client`, which MCP clients
+ * take as "forget this client and its tokens", and an outage at the client's host would
+ * otherwise sign every one of its users out. A publisher that answers the document is gone
+ * ends the client: its row goes, with its codes and tokens, so that no later outage (a lapsed
+ * domain no longer resolves) can bring the old copy back.
  */
 const fromMetadataDocument = (url: URL, stored: Option.Option<Client>) =>
   Effect.gen(function* () {
@@ -42,12 +44,17 @@ const fromMetadataDocument = (url: URL, stored: Option.Option<Client>) =>
       Effect.flatMap(ClientMetadataFetcher, (fetcher) => fetcher.fetch(url))
     )
     if (Either.isLeft(fetched)) {
-      if (fetched.left.transient && Option.isSome(stored)) {
+      if (Option.isSome(stored) && fetched.left.answer === "down") {
         yield* Effect.logWarning(
           "client metadata document unreachable; the copy fetched last serves meanwhile",
           fetched.left.reason
         )
         return stored
+      }
+      if (Option.isSome(stored) && fetched.left.answer === "gone") {
+        yield* Effect.flatMap(ClientRepository, (clients) => clients.remove(stored.value.id))
+        yield* Effect.logInfo("client metadata document gone; the client and its tokens are removed")
+        return Option.none<Client>()
       }
       yield* Effect.logInfo("client metadata document unavailable", fetched.left.reason)
       return Option.none<Client>()

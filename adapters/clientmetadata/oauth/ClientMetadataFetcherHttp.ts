@@ -87,22 +87,24 @@ const isJson = (contentType: string | undefined): boolean => {
   return mediaType === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(mediaType)
 }
 
-const unavailable = (url: URL, reason: string, transient = false) =>
-  new ClientMetadataUnavailable({ url: url.href, reason, transient })
+const unavailable = (url: URL, reason: string, answer: ClientMetadataUnavailable["answer"] = "refused") =>
+  new ClientMetadataUnavailable({ url: url.href, reason, answer })
 
 /**
- * Whether the publisher is down rather than saying no: unreachable, no answer in time, or a
- * status that means "not now" (5xx, 429). A 404, a redirect or a bad document is an answer.
+ * What the failure says: the publisher is down (unreachable, no answer in time, or a status
+ * that means "not now": 5xx, 429), says the document is gone (404, 410), or answered something
+ * else that is no document (a redirect, another status, too large).
  */
-const isTransient = (failure: OutboundFailure): boolean => {
+const answerOf = (failure: OutboundFailure): ClientMetadataUnavailable["answer"] => {
   switch (failure._tag) {
     case "DestinationUnreachable":
     case "OutboundTimedOut":
-      return true
+      return "down"
     case "AnswerRefused":
-      return failure.status >= 500 || failure.status === 429
+      if (failure.status >= 500 || failure.status === 429) return "down"
+      return failure.status === 404 || failure.status === 410 ? "gone" : "refused"
     default:
-      return false
+      return "refused"
   }
 }
 
@@ -152,7 +154,7 @@ const download = (url: URL, options: Options, timeout: Duration.Duration) =>
       body: GuardedFetch.text(response),
       cacheControl: response.headers.get("cache-control") ?? undefined
     })),
-    Effect.mapError((failure) => unavailable(url, reasonOf(failure, timeout), isTransient(failure)))
+    Effect.mapError((failure) => unavailable(url, reasonOf(failure, timeout), answerOf(failure)))
   )
 
 const parseJson = (url: URL, body: string) =>

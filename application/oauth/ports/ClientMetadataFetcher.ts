@@ -5,16 +5,17 @@ import type { ClientMetadataDocument } from "../../../domain/oauth/ClientMetadat
 
 /**
  * The document could not be had or is not acceptable: unreachable, refused by the SSRF guard,
- * too large, not JSON, or invalid. The reason is safe to log. `transient` when its publisher
- * could not be reached or failed on its side (no answer in time, a 5xx, a 429): it may well
- * answer again, and nothing it said has been taken back.
+ * too large, not JSON, or invalid. The reason is safe to log. `answer` says what the failure
+ * means for the client: `down`, its publisher could not be reached or failed on its side (no
+ * answer in time, a 5xx, a 429) and may well answer again, nothing it said taken back; `gone`,
+ * the publisher says there is no such document (404, 410); `refused`, anything else.
  */
 export class ClientMetadataUnavailable extends Schema.TaggedError<ClientMetadataUnavailable>()(
   "ClientMetadataUnavailable",
   {
     url: Schema.String,
     reason: Schema.String,
-    transient: Schema.optionalWith(Schema.Boolean, { default: () => false })
+    answer: Schema.optionalWith(Schema.Literal("down", "gone", "refused"), { default: () => "refused" })
   }
 ) {}
 

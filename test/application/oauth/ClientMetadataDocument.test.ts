@@ -3,8 +3,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { authenticate, findClient } from "../../../application/oauth/ClientAuthentication.js"
 import { exchangeCode } from "../../../application/oauth/ExchangeCode.js"
+import { introspect } from "../../../application/oauth/Introspect.js"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
 import {
   ClientMetadataFetcher,
@@ -29,11 +31,11 @@ const documentsFor = () => {
       Effect.suspend(() => {
         state.calls += 1
         if (state.down) {
-          return Effect.fail(new ClientMetadataUnavailable({ url: url.href, reason: "503", transient: true }))
+          return Effect.fail(new ClientMetadataUnavailable({ url: url.href, reason: "503", answer: "down" }))
         }
         const document = documents.get(url.href)
         return document === undefined
-          ? Effect.fail(new ClientMetadataUnavailable({ url: url.href, reason: "404" }))
+          ? Effect.fail(new ClientMetadataUnavailable({ url: url.href, reason: "404", answer: "gone" }))
           : Effect.succeed(document)
       })
   })
@@ -148,9 +150,14 @@ describe("clients described by a Client ID Metadata Document", () => {
         expect(Option.isSome(tokens.refreshToken)).toBe(true)
         const neverSeen = "https://other-client.example.com/client.json"
         expect(Option.isNone(yield* findClient(neverSeen))).toBe(true)
-        // Up again and saying no (the document is gone): the client is unknown at once.
+        // Up again and saying the document is gone: the client is unknown at once, and its row
+        // goes with its tokens, so that a later outage cannot bring the old copy back.
         setDown(false)
         documents.delete(documentUrl)
+        expect(Option.isNone(yield* findClient(documentUrl))).toBe(true)
+        expect(Option.isNone(yield* stored(documentUrl))).toBe(true)
+        expect((yield* introspect(Redacted.value(tokens.accessToken), Option.none())).active).toBe(false)
+        setDown(true)
         expect(Option.isNone(yield* findClient(documentUrl))).toBe(true)
       }).pipe(Effect.provide(layer))
     }

@@ -190,7 +190,7 @@ describe("ClientMetadataFetcherHttp", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.live("tells a publisher that is down from one that answered no", () =>
+  it.live("tells a publisher that is down from one that says the document is gone, or answers no", () =>
     Effect.gen(function* () {
       const status =
         (code: number): DocumentServer.Handler =>
@@ -202,6 +202,7 @@ describe("ClientMetadataFetcherHttp", () => {
         "/failing": status(500),
         "/busy": status(429),
         "/gone": status(404),
+        "/removed": status(410),
         "/forbidden": status(403),
         "/moved": status(302),
         "/slow": () => {
@@ -210,19 +211,20 @@ describe("ClientMetadataFetcherHttp", () => {
         "/invalid": DocumentServer.json(documentFor("/elsewhere"))
       })
       const fetcher = yield* fetcherFor(server, { timeout: Duration.millis(300) })
-      const transient = (url: string) =>
-        Effect.flatMap(Effect.flip(fetcher.fetch(new URL(url))), (failure) =>
-          Effect.succeed(failure.transient)
-        )
+      const answer = (url: string) =>
+        Effect.flatMap(Effect.flip(fetcher.fetch(new URL(url))), (failure) => Effect.succeed(failure.answer))
       for (const path of ["/down", "/failing", "/busy", "/slow"]) {
-        expect(yield* transient(`${server.origin}${path}`), path).toBe(true)
+        expect(yield* answer(`${server.origin}${path}`), path).toBe("down")
       }
-      for (const path of ["/gone", "/forbidden", "/moved", "/invalid"]) {
-        expect(yield* transient(`${server.origin}${path}`), path).toBe(false)
+      for (const path of ["/gone", "/removed"]) {
+        expect(yield* answer(`${server.origin}${path}`), path).toBe("gone")
+      }
+      for (const path of ["/forbidden", "/moved", "/invalid"]) {
+        expect(yield* answer(`${server.origin}${path}`), path).toBe("refused")
       }
       // Nobody listens there: unreachable.
       const closed = yield* freePort
-      expect(yield* transient(`https://127.0.0.1:${closed}/client.json`)).toBe(true)
+      expect(yield* answer(`https://127.0.0.1:${closed}/client.json`)).toBe("down")
     }).pipe(Effect.scoped)
   )
 
