@@ -69,6 +69,16 @@ afterAll(async () => {
 
 const freshEmail = () => `person-${crypto.randomUUID()}@example.com`
 
+/**
+ * `signInWithIdToken` with an ID token the fake issues for `aud`, as the OpenID provider
+ * `fakeOpenIdProvider` serves: the answer, and the email in the token.
+ */
+const idTokenSignIn = async (supabase: SupabaseClient, provider: string, aud: string, sub: string) => {
+  const email = freshEmail()
+  const token = await fake.idToken({ iss: fake.origin.origin, aud, sub, email, email_verified: true })
+  return { email, signedIn: await supabase.auth.signInWithIdToken({ provider, token }) }
+}
+
 /** The local fake as an OpenID provider: its discovery document and keys; its issuer. */
 const fakeOpenIdProvider = () => {
   const fakeIssuer = fake.origin.origin
@@ -221,15 +231,12 @@ describe("custom providers through supabase-js", () => {
         msg: "Unsupported provider: error decrypting client secret for provider custom:foreign"
       })
       // An ID token needs no client secret: it still signs in.
-      const email = freshEmail()
-      const token = await fake.idToken({
-        iss: fakeIssuer,
-        aud: "foreign-client",
-        sub: "foreign-1",
-        email,
-        email_verified: true
-      })
-      const signedIn = await supabase.auth.signInWithIdToken({ provider: "custom:foreign", token })
+      const { email, signedIn } = await idTokenSignIn(
+        supabase,
+        "custom:foreign",
+        "foreign-client",
+        "foreign-1"
+      )
       expect(signedIn.error).toBeNull()
       expect(signedIn.data.user?.email).toBe(email)
     }
@@ -381,15 +388,7 @@ describe("custom providers through supabase-js", () => {
     })
     expect(created.error).toBeNull()
     const supabase = SupabaseClientSupport.client(baseUrl, anonKey)
-    const email = freshEmail()
-    const token = await fake.idToken({
-      iss: fakeIssuer,
-      aud: "ios-client",
-      sub: "native-1",
-      email,
-      email_verified: true
-    })
-    const signedIn = await supabase.auth.signInWithIdToken({ provider: "custom:native", token })
+    const { email, signedIn } = await idTokenSignIn(supabase, "custom:native", "ios-client", "native-1")
     expect(signedIn.error).toBeNull()
     expect(signedIn.data.user?.email).toBe(email)
     expect(signedIn.data.user?.app_metadata.provider).toBe("custom:native")

@@ -71,26 +71,23 @@ describe("the public-client flow over HTTP (dynamic registration, PKCE, refresh 
             token_type: "Bearer"
           })
           // A resource server without the secret is told the scheme; with a wrong one, also why.
-          const unauthenticated = await Browser.form(baseUrl, "/introspect", { token: tokens.access_token })
+          const introspectAs = (authorization?: string) =>
+            Browser.form(
+              baseUrl,
+              "/introspect",
+              { token: tokens.access_token },
+              authorization === undefined ? {} : { authorization }
+            )
+          const unauthenticated = await introspectAs()
           expect(unauthenticated.status).toBe(401)
           expect(unauthenticated.headers.get("www-authenticate")).toBe('Bearer realm="latchkey"')
-          const wrongSecret = await Browser.form(
-            baseUrl,
-            "/introspect",
-            { token: tokens.access_token },
-            { authorization: "Bearer not-the-secret" }
-          )
+          const wrongSecret = await introspectAs("Bearer not-the-secret")
           expect(wrongSecret.status).toBe(401)
           expect(wrongSecret.headers.get("www-authenticate")).toBe(
             'Bearer realm="latchkey", error="invalid_token"'
           )
           // Another scheme presents no Bearer credential: the scheme only (RFC 6750 §3.1).
-          const otherScheme = await Browser.form(
-            baseUrl,
-            "/introspect",
-            { token: tokens.access_token },
-            { authorization: "Basic bm90OnRoZS1zZWNyZXQ=" }
-          )
+          const otherScheme = await introspectAs("Basic bm90OnRoZS1zZWNyZXQ=")
           expect(otherScheme.status).toBe(401)
           expect(otherScheme.headers.get("www-authenticate")).toBe('Bearer realm="latchkey"')
           const active = Schema.decodeUnknownSync(ActiveToken)(info)
