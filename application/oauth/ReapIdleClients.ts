@@ -10,6 +10,7 @@ import { ConsentStore } from "./ports/ConsentStore.js"
 import { PendingLoginStore } from "./ports/PendingLoginStore.js"
 import { SessionStore } from "./ports/SessionStore.js"
 import { TokenStore } from "./ports/TokenStore.js"
+import { UsedAssertions } from "./ports/UsedAssertions.js"
 
 export interface ReapReport {
   readonly clients: ReadonlyArray<ClientId>
@@ -19,6 +20,7 @@ export interface ReapReport {
   readonly sessions: number
   readonly accessTokens: number
   readonly families: number
+  readonly usedAssertions: number
 }
 
 /** The lock's name: one run at a time across the instances sharing the database. */
@@ -38,6 +40,7 @@ export const reapIdleClients = Telemetry.fn("ReapIdleClients.reapIdleClients")((
     const tokens = yield* TokenStore
     const consents = yield* ConsentStore
     const sessions = yield* SessionStore
+    const usedAssertions = yield* UsedAssertions
     const now = new Date(yield* Clock.currentTimeMillis)
     const { drain, drainAll, report } = yield* Reaping.run(lockName)
     const reaped = yield* drainAll(
@@ -53,6 +56,7 @@ export const reapIdleClients = Telemetry.fn("ReapIdleClients.reapIdleClients")((
     )
     const purgedConsents = yield* drain((limit) => consents.purge(now, limit))
     const purgedSessions = yield* drain((limit) => sessions.purge(now, limit))
+    const purgedAssertions = yield* drain((limit) => usedAssertions.purge(now, limit))
     return report({
       clients: reaped.flat(),
       codes: purgedCodes,
@@ -60,7 +64,8 @@ export const reapIdleClients = Telemetry.fn("ReapIdleClients.reapIdleClients")((
       pendingConsents: purgedConsents,
       sessions: purgedSessions,
       accessTokens: purgedTokens.reduce((total, purged) => total + purged.accessTokens, 0),
-      families: purgedTokens.reduce((total, purged) => total + purged.families, 0)
+      families: purgedTokens.reduce((total, purged) => total + purged.families, 0),
+      usedAssertions: purgedAssertions
     } satisfies ReapReport)
   }).pipe(
     Effect.tap((report) =>

@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as CachedClientRepository from "../../adapters/cache/oauth/CachedClientRepository.js"
+import * as ClientKeysHttp from "../../adapters/clientmetadata/oauth/ClientKeysHttp.js"
 import * as ClientMetadataFetcherHttp from "../../adapters/clientmetadata/oauth/ClientMetadataFetcherHttp.js"
 import * as ErrorResponse from "../../adapters/http/oauth/ErrorResponse.js"
 import { OAuthHttpConfig } from "../../adapters/http/oauth/OAuthHttpConfig.js"
@@ -168,6 +169,11 @@ export const serve = (config: OAuthConfig.OAuthConfig, options: ServeOptions = {
         http,
         upstream(config),
         ClientMetadataFetcherHttp.layer({
+          ...options.clientMetadata,
+          allowedPrivateAddresses: config.allowedPrivateAddresses
+        }),
+        // The keys of metadata-document clients that sign: fetched under the same guard.
+        ClientKeysHttp.layer({
           ...options.clientMetadata,
           allowedPrivateAddresses: config.allowedPrivateAddresses
         }),

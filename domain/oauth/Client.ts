@@ -25,6 +25,15 @@ export class Client extends Schema.Class<Client>("Client")({
   redirectUris: Schema.Array(Schema.String),
   /** Only confidential clients have one; it is the SHA-256 of a high-entropy secret. */
   secretHash: Schema.OptionFromNullOr(SecretHash),
+  /**
+   * Where a client that proves who it is with a JWT signed by its own key (RFC 7523
+   * `private_key_jwt`) publishes its public keys. Only metadata-document clients have one: their
+   * document cannot hold a secret, but it can name keys. Such a client is public in how its
+   * grants work (PKCE, refresh tokens) and must in addition sign at /token and /revoke.
+   */
+  jwksUri: Schema.propertySignature(Schema.OptionFromNullOr(Schema.String)).pipe(
+    Schema.withConstructorDefault(() => Option.none())
+  ),
   createdAt: Schema.DateFromSelf,
   lastUsedAt: Schema.OptionFromNullOr(Schema.DateFromSelf)
 }) {}

@@ -9,8 +9,8 @@ import * as RedirectUri from "./RedirectUri.js"
 /**
  * OAuth Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): a client
  * whose `client_id` is an https URL publishes its metadata (RFC 7591 names) at that URL, and
- * we fetch it instead of asking the client to register. Only public clients are admitted: a
- * document anyone can read cannot carry a shared secret.
+ * we fetch it instead of asking the client to register. A document anyone can read cannot
+ * carry a shared secret, so its client is public or signs with a key it publishes.
  */
 
 /** The fields we use; a document may carry any other RFC 7591 metadata, which is ignored. */
@@ -24,7 +24,9 @@ export class ClientMetadataDocument extends Schema.Class<ClientMetadataDocument>
    * documents are reported to carry it): the one it prefers is `token_endpoint_auth_method`,
    * and the server picks from these.
    */
-  token_endpoint_auth_methods_supported: Schema.optional(Schema.Array(Schema.String))
+  token_endpoint_auth_methods_supported: Schema.optional(Schema.Array(Schema.String)),
+  /** Where a `private_key_jwt` client publishes the public keys its assertions are signed with. */
+  jwks_uri: Schema.optional(Schema.String)
 }) {}
 
 export class InvalidClientMetadataDocument extends Schema.TaggedError<InvalidClientMetadataDocument>()(
@@ -57,19 +59,54 @@ export const parseClientIdUrl = (raw: string): Option.Option<URL> => {
 }
 
 /**
- * Can the client authenticate as a public one, with no credential at the token endpoint (and
- * PKCE)? It says so by preferring `none`, or by listing it among the methods it supports while
- * preferring one this server does not offer: ChatGPT's documents are reported to prefer
- * `private_key_jwt` and list `none`, which it uses with a server that does not advertise the
- * other.
+ * How a document's client authenticates at our token and revocation endpoints: with nothing
+ * (a public client; PKCE binds its codes), or with a JWT signed by a key it publishes at
+ * `jwks_uri` (RFC 7523 `private_key_jwt`). A document cannot hold a shared secret, so no other
+ * method can be offered.
  */
-const canBePublic = (document: ClientMetadataDocument): boolean => {
-  const preferred = document.token_endpoint_auth_method
-  return (
-    preferred === undefined ||
-    preferred === "none" ||
-    (document.token_endpoint_auth_methods_supported?.includes("none") ?? false)
-  )
+export type Authentication =
+  | { readonly method: "none" }
+  | { readonly method: "private_key_jwt"; readonly jwksUri: URL }
+
+/** Where a key set may be fetched from: https, no user information, no fragment. */
+const parseJwksUri = (raw: string): Option.Option<URL> => {
+  if (!raw.startsWith("https://") || raw.includes("#")) return Option.none()
+  try {
+    const url = new URL(raw)
+    return url.username === "" && url.password === "" ? Option.some(url) : Option.none()
+  } catch {
+    return Option.none()
+  }
+}
+
+/**
+ * The method this server takes: the one the document prefers (`token_endpoint_auth_method`,
+ * `none` when absent) if we offer it, else the first we offer among the methods it lists as
+ * supported (ChatGPT's documents are reported to list several).
+ */
+export const authenticationOf = (
+  url: URL,
+  document: ClientMetadataDocument
+): Either.Either<Authentication, InvalidClientMetadataDocument> => {
+  const candidates = [
+    document.token_endpoint_auth_method ?? "none",
+    ...(document.token_endpoint_auth_methods_supported ?? [])
+  ]
+  const method = candidates.find((candidate) => candidate === "none" || candidate === "private_key_jwt")
+  if (method === undefined) {
+    return refuse(
+      url,
+      "token_endpoint_auth_method must be none or private_key_jwt (or one of them among token_endpoint_auth_methods_supported): a public document cannot hold a shared secret"
+    )
+  }
+  if (method === "none") return Either.right({ method })
+  if (document.jwks_uri === undefined) {
+    return refuse(url, "private_key_jwt needs a jwks_uri: the keys must be published at a URL")
+  }
+  return Option.match(parseJwksUri(document.jwks_uri), {
+    onNone: () => refuse(url, "jwks_uri must be an https URL without user information or fragment"),
+    onSome: (jwksUri) => Either.right({ method, jwksUri })
+  })
 }
 
 /** The rules a fetched document must meet before its client may take part in a flow. */
@@ -80,12 +117,8 @@ export const validate = (
   // Simple string comparison (RFC 3986 §6.2.1), as the draft requires: a document hosted at
   // one URL cannot speak for a client id at another.
   if (document.client_id !== url.href) return refuse(url, "client_id does not match the document URL")
-  if (!canBePublic(document)) {
-    return refuse(
-      url,
-      "only public clients may use a metadata document: token_endpoint_auth_method must be none, or none among token_endpoint_auth_methods_supported"
-    )
-  }
+  const authentication = authenticationOf(url, document)
+  if (Either.isLeft(authentication)) return Either.left(authentication.left)
   if (document.redirect_uris.length === 0) return refuse(url, "redirect_uris must not be empty")
   const valid = RedirectUri.validateAll(document.redirect_uris)
   return Either.isLeft(valid) ? refuse(url, valid.left.message) : Either.right(document)
@@ -110,7 +143,8 @@ export const parse = (
 
 /**
  * The client a valid document describes: public, of origin `metadata_document`, named by
- * `client_name` or else by the host that publishes it (what a consent page can show).
+ * `client_name` or else by the host that publishes it (what a consent page can show), with the
+ * URL of its keys when it signs its requests.
  */
 export const toClient = (
   url: URL,
@@ -118,7 +152,8 @@ export const toClient = (
   now: Date
 ): Either.Either<Client, InvalidClientMetadataDocument> =>
   Either.flatMap(validate(url, document), (valid) =>
-    Either.map(
+    Either.zipWith(
+      authenticationOf(url, valid),
       Schema.decodeEither(ClientId)(url.href).pipe(
         Either.mapLeft(
           () =>
@@ -127,7 +162,7 @@ export const toClient = (
       ),
       // Every field was validated just above; the class need not check them again (this runs on
       // every request of a metadata-document client).
-      (id) =>
+      (authentication, id) =>
         new Client(
           {
             id,
@@ -136,6 +171,10 @@ export const toClient = (
             origin: "metadata_document",
             redirectUris: [...new Set(valid.redirect_uris)],
             secretHash: Option.none(),
+            jwksUri:
+              authentication.method === "private_key_jwt"
+                ? Option.some(authentication.jwksUri.href)
+                : Option.none(),
             createdAt: now,
             lastUsedAt: Option.none()
           },

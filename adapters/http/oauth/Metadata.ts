@@ -1,15 +1,18 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { OAuthSettings } from "../../../application/oauth/OAuthSettings.js"
+import * as ClientAssertion from "../../../domain/oauth/ClientAssertion.js"
 import { json } from "../HttpMessage.js"
 import { OAuthHttpConfig } from "./OAuthHttpConfig.js"
 
-const clientAuthMethods = ["none", "client_secret_basic", "client_secret_post"]
+/** `private_key_jwt` is for metadata-document clients that name a `jwks_uri` (RFC 7523). */
+const clientAuthMethods = ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
+const signingAlgorithms = [...ClientAssertion.signingAlgorithms]
 
 /**
  * RFC 8414 §2: every member that applies to this server. The issuer is BASE_URL and the
- * authorize endpoint `BASE_URL/`; no `jwks_uri` (our tokens are opaque, nothing is signed),
- * no signing-algorithm lists (no JWT client authentication).
+ * authorize endpoint `BASE_URL/`; no `jwks_uri` (our tokens are opaque, nothing we issue is
+ * signed); the algorithms we accept for clients' signed assertions.
  */
 export const document = (
   issuer: string,
@@ -26,8 +29,10 @@ export const document = (
   response_modes_supported: ["query"],
   grant_types_supported: ["authorization_code", "refresh_token"],
   token_endpoint_auth_methods_supported: clientAuthMethods,
+  token_endpoint_auth_signing_alg_values_supported: signingAlgorithms,
   revocation_endpoint: `${issuer}/revoke`,
   revocation_endpoint_auth_methods_supported: clientAuthMethods,
+  revocation_endpoint_auth_signing_alg_values_supported: signingAlgorithms,
   ...(options.introspection
     ? {
         introspection_endpoint: `${issuer}/introspect`,

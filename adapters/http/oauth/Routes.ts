@@ -1,6 +1,7 @@
 import type { OAuthError } from "../../../application/oauth/OAuthError.js"
 import type { OAuthSettings } from "../../../application/oauth/OAuthSettings.js"
 import type { AuthorizationCodeStore } from "../../../application/oauth/ports/AuthorizationCodeStore.js"
+import type { ClientKeys } from "../../../application/oauth/ports/ClientKeys.js"
 import type { ClientMetadataFetcher } from "../../../application/oauth/ports/ClientMetadataFetcher.js"
 import type { ClientRepository } from "../../../application/oauth/ports/ClientRepository.js"
 import type { ConsentStore } from "../../../application/oauth/ports/ConsentStore.js"
@@ -8,6 +9,7 @@ import type { PendingLoginStore } from "../../../application/oauth/ports/Pending
 import type { SessionStore } from "../../../application/oauth/ports/SessionStore.js"
 import type { TokenStore } from "../../../application/oauth/ports/TokenStore.js"
 import type { UpstreamUsers } from "../../../application/oauth/ports/UpstreamUsers.js"
+import type { UsedAssertions } from "../../../application/oauth/ports/UsedAssertions.js"
 import type { DatabaseProbe } from "../../../application/ports/DatabaseProbe.js"
 import type { RateLimiter } from "../../../application/ports/RateLimiter.js"
 import type { Secrets } from "../../../application/ports/Secrets.js"
@@ -34,6 +36,8 @@ export type Services =
   | OAuthHttpConfig
   | ClientRepository
   | ClientMetadataFetcher
+  | ClientKeys
+  | UsedAssertions
   | AuthorizationCodeStore
   | PendingLoginStore
   | ConsentStore

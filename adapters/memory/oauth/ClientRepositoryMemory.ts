@@ -16,6 +16,7 @@ const withoutClients = (tables: Tables, ids: ReadonlySet<string>): Tables => ({
   consents: HashMap.filter(tables.consents, (consent) => !ids.has(consent.clientId)),
   pendingConsents: HashMap.filter(tables.pendingConsents, (pending) => !ids.has(pending.clientId)),
   accessTokens: HashMap.filter(tables.accessTokens, (token) => !ids.has(token.clientId)),
+  usedAssertions: HashMap.filter(tables.usedAssertions, (used) => !ids.has(used.clientId)),
   families: HashMap.filter(tables.families, (family) =>
     Option.match(family.clientId, { onNone: () => true, onSome: (id) => !ids.has(id) })
   ),

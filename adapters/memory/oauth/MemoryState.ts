@@ -38,6 +38,8 @@ export interface Tables {
   >
   readonly pendingConsents: HashMap.HashMap<SecretHash, PendingConsent>
   readonly sessions: HashMap.HashMap<SecretHash, BrowserSession>
+  /** Keyed by `clientId \u0000 jtiHash`. */
+  readonly usedAssertions: HashMap.HashMap<string, { readonly clientId: ClientId; readonly until: Date }>
 }
 
 export const empty: Tables = {
@@ -51,7 +53,8 @@ export const empty: Tables = {
   refreshTokens: HashMap.empty(),
   consents: HashMap.empty(),
   pendingConsents: HashMap.empty(),
-  sessions: HashMap.empty()
+  sessions: HashMap.empty(),
+  usedAssertions: HashMap.empty()
 }
 
 export class MemoryState extends Context.Tag("latchkey/memory/oauth/MemoryState")<

@@ -9,6 +9,7 @@ import * as PendingLoginStoreMemory from "./PendingLoginStoreMemory.js"
 import * as SessionStoreMemory from "./SessionStoreMemory.js"
 import * as TokenStoreMemory from "./TokenStoreMemory.js"
 import * as UpstreamUsersMemory from "./UpstreamUsersMemory.js"
+import * as UsedAssertionsMemory from "./UsedAssertionsMemory.js"
 
 /** Every storage port of the oauth service in memory, sharing one fresh set of tables. */
 export const layer = Layer.mergeAll(
@@ -20,5 +21,6 @@ export const layer = Layer.mergeAll(
   RateLimiterMemory.layer,
   JobLockMemory.layer,
   ConsentStoreMemory.layer,
-  SessionStoreMemory.layer
+  SessionStoreMemory.layer,
+  UsedAssertionsMemory.layer
 ).pipe(Layer.provide(MemoryState.layer))

@@ -13,7 +13,7 @@ import * as Prepared from "../Prepared.js"
 import { decodeAll, decodeFirst } from "../Rows.js"
 import * as SharedStatements from "../SharedStatements.js"
 
-const columns = "id, name, type, origin, redirect_uris, secret_hash, created_at, last_used_at"
+const columns = "id, name, type, origin, redirect_uris, secret_hash, jwks_uri, created_at, last_used_at"
 
 // Every token, revocation and registration request runs one of these.
 const findByIdStatement = Prepared.statement(
@@ -49,6 +49,7 @@ export const layer = Layer.effect(
       origin: client.origin,
       redirect_uris: client.redirectUris,
       secret_hash: Option.getOrNull(client.secretHash),
+      jwks_uri: Option.getOrNull(client.jwksUri),
       created_at: client.createdAt,
       last_used_at: Option.getOrNull(client.lastUsedAt)
     })
@@ -98,7 +99,8 @@ export const layer = Layer.effect(
             name = excluded.name,
             type = excluded.type,
             redirect_uris = excluded.redirect_uris,
-            secret_hash = excluded.secret_hash
+            secret_hash = excluded.secret_hash,
+            jwks_uri = excluded.jwks_uri
           WHERE oauth.clients.origin = excluded.origin
           RETURNING ${sql.literal(columns)}`.pipe(decodeFirst(Client.Client))
             if (Option.isNone(stored)) return yield* new ClientAlreadyExists({ clientId: client.id })

@@ -7,6 +7,7 @@ import * as PendingLoginStorePg from "./PendingLoginStorePg.js"
 import * as SessionStorePg from "./SessionStorePg.js"
 import * as TokenStorePg from "./TokenStorePg.js"
 import * as UpstreamUsersPg from "./UpstreamUsersPg.js"
+import * as UsedAssertionsPg from "./UsedAssertionsPg.js"
 
 /**
  * Every storage port of the oauth service on Postgres (or embedded PGlite); needs a SqlClient.
@@ -21,5 +22,6 @@ export const layer = Layer.mergeAll(
   TokenStorePg.layer,
   RateLimiterPg.layer,
   ConsentStorePg.layer,
-  SessionStorePg.layer
+  SessionStorePg.layer,
+  UsedAssertionsPg.layer
 )

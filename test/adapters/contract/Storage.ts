@@ -6,6 +6,7 @@ import type { PendingLoginStore } from "../../../application/oauth/ports/Pending
 import type { SessionStore } from "../../../application/oauth/ports/SessionStore.js"
 import type { TokenStore } from "../../../application/oauth/ports/TokenStore.js"
 import type { UpstreamUsers } from "../../../application/oauth/ports/UpstreamUsers.js"
+import type { UsedAssertions } from "../../../application/oauth/ports/UsedAssertions.js"
 import type { JobLock } from "../../../application/ports/JobLock.js"
 import type { RateLimiter } from "../../../application/ports/RateLimiter.js"
 
@@ -18,6 +19,7 @@ export type OAuthStorage =
   | ConsentStore
   | SessionStore
   | TokenStore
+  | UsedAssertions
   | RateLimiter
   | JobLock
 

@@ -25,10 +25,18 @@ describe("ClientAuthentication of a confidential client, on memory adapters", ()
         redirect: "https://app.example.com/cb"
       })
       const wrong = yield* Effect.either(
-        authenticate({ clientId: Option.some("web-app"), secret: Option.some(Redacted.make("nope")) })
+        authenticate({
+          clientId: Option.some("web-app"),
+          secret: Option.some(Redacted.make("nope")),
+          assertion: Option.none()
+        })
       )
       expect(Either.isLeft(wrong) && wrong.left.code).toBe("invalid_client")
-      const authenticated = yield* authenticate({ clientId: Option.some("web-app"), secret })
+      const authenticated = yield* authenticate({
+        clientId: Option.some("web-app"),
+        secret,
+        assertion: Option.none()
+      })
       const tokens = yield* exchangeCode(authenticated, {
         code: codeOf(back),
         redirectUri: Option.some("https://app.example.com/cb"),

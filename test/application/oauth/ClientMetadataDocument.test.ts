@@ -64,7 +64,11 @@ describe("clients described by a Client ID Metadata Document", () => {
     documents.set(documentUrl, document())
     return Effect.gen(function* () {
       const back = yield* Harness.loginFlow(documentUrl)
-      const client = yield* authenticate({ clientId: Option.some(documentUrl), secret: Option.none() })
+      const client = yield* authenticate({
+        clientId: Option.some(documentUrl),
+        secret: Option.none(),
+        assertion: Option.none()
+      })
       expect(client.origin).toBe("metadata_document")
       const tokens = yield* exchangeCode(client, {
         code: Option.fromNullable(back.searchParams.get("code")),
@@ -91,7 +95,11 @@ describe("clients described by a Client ID Metadata Document", () => {
         })
         expect(outcome._tag).toBe("ShowError")
         const token = yield* Effect.either(
-          authenticate({ clientId: Option.some(documentUrl), secret: Option.none() })
+          authenticate({
+            clientId: Option.some(documentUrl),
+            secret: Option.none(),
+            assertion: Option.none()
+          })
         )
         expect(Either.isLeft(token) && token.left.code).toBe("invalid_client")
         expect(Option.isNone(yield* stored(documentUrl))).toBe(true)
@@ -141,7 +149,11 @@ describe("clients described by a Client ID Metadata Document", () => {
         setDown(true)
         // An outage at the client's host must not sign its users out: invalid_client tells an
         // MCP client to forget its registration and tokens.
-        const client = yield* authenticate({ clientId: Option.some(documentUrl), secret: Option.none() })
+        const client = yield* authenticate({
+          clientId: Option.some(documentUrl),
+          secret: Option.none(),
+          assertion: Option.none()
+        })
         const tokens = yield* exchangeCode(client, {
           code: Option.fromNullable(back.searchParams.get("code")),
           redirectUri: Option.some(Harness.redirectUri),

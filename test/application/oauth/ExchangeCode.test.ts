@@ -16,7 +16,11 @@ describe("ExchangeCode (POST /token, authorization_code), on memory adapters", (
     Effect.gen(function* () {
       const client = yield* Harness.publicClient
       const back = yield* Harness.loginFlow(client.id)
-      const authenticated = yield* authenticate({ clientId: Option.some(client.id), secret: Option.none() })
+      const authenticated = yield* authenticate({
+        clientId: Option.some(client.id),
+        secret: Option.none(),
+        assertion: Option.none()
+      })
       const request = {
         code: codeOf(back),
         redirectUri: Option.some(Harness.redirectUri),
@@ -36,7 +40,11 @@ describe("ExchangeCode (POST /token, authorization_code), on memory adapters", (
     Effect.gen(function* () {
       const client = yield* Harness.publicClient
       const back = yield* Harness.loginFlow(client.id)
-      const authenticated = yield* authenticate({ clientId: Option.some(client.id), secret: Option.none() })
+      const authenticated = yield* authenticate({
+        clientId: Option.some(client.id),
+        secret: Option.none(),
+        assertion: Option.none()
+      })
       const wrong = yield* Effect.either(
         exchangeCode(authenticated, {
           code: codeOf(back),
@@ -60,7 +68,11 @@ describe("ExchangeCode (POST /token, authorization_code), on memory adapters", (
     Effect.gen(function* () {
       const client = yield* Harness.publicClient
       const back = yield* Harness.loginFlow(client.id)
-      const authenticated = yield* authenticate({ clientId: Option.some(client.id), secret: Option.none() })
+      const authenticated = yield* authenticate({
+        clientId: Option.some(client.id),
+        secret: Option.none(),
+        assertion: Option.none()
+      })
       const tokens = yield* exchangeCode(authenticated, {
         code: codeOf(back),
         redirectUri: Option.none(),
@@ -80,7 +92,11 @@ describe("ExchangeCode (POST /token, authorization_code), on memory adapters", (
         withPkce: false,
         redirect: "https://app.example.com/cb"
       })
-      const webClient = yield* authenticate({ clientId: Option.some(web.id), secret })
+      const webClient = yield* authenticate({
+        clientId: Option.some(web.id),
+        secret,
+        assertion: Option.none()
+      })
       const refused = yield* Effect.either(
         exchangeCode(webClient, {
           code: codeOf(webBack),
@@ -98,7 +114,11 @@ describe("ExchangeCode (POST /token, authorization_code), on memory adapters", (
   it.effect("a resource at /token is the granted one, or restricts a grant that named none (RFC 8707)", () =>
     Effect.gen(function* () {
       const client = yield* Harness.publicClient
-      const authenticated = yield* authenticate({ clientId: Option.some(client.id), secret: Option.none() })
+      const authenticated = yield* authenticate({
+        clientId: Option.some(client.id),
+        secret: Option.none(),
+        assertion: Option.none()
+      })
       const exchange = (back: URL, resource: Option.Option<string>) =>
         exchangeCode(authenticated, {
           code: codeOf(back),

@@ -19,7 +19,11 @@ describe("the public-client flow", () => {
       expect(back.searchParams.get("state")).toBe("client-state")
       expect(back.searchParams.get("iss")).toBe(Harness.issuer)
       expect(back.searchParams.get("code")).toMatch(/^lkc_/)
-      const authenticated = yield* authenticate({ clientId: Option.some(client.id), secret: Option.none() })
+      const authenticated = yield* authenticate({
+        clientId: Option.some(client.id),
+        secret: Option.none(),
+        assertion: Option.none()
+      })
       const tokens = yield* exchangeCode(authenticated, {
         code: codeOf(back),
         redirectUri: Option.some(Harness.redirectUri),

@@ -46,7 +46,11 @@ describe("ManageClients (latchkey oauth clients), on memory adapters", () => {
       expect(shown).toMatch(/^lks_/)
       expect(Option.getOrThrow(client.secretHash)).not.toContain(shown)
       expect(yield* stored(client.id)).toEqual(Option.some(client))
-      const authenticated = yield* authenticate({ clientId: Option.some(client.id), secret })
+      const authenticated = yield* authenticate({
+        clientId: Option.some(client.id),
+        secret,
+        assertion: Option.none()
+      })
       expect(authenticated.id).toBe(client.id)
     }).pipe(Effect.provide(Harness.layer))
   )
@@ -59,7 +63,8 @@ describe("ManageClients (latchkey oauth clients), on memory adapters", () => {
       expect(Option.map(secret, Redacted.value)).toEqual(Option.some("s".repeat(32)))
       const authenticated = yield* authenticate({
         clientId: Option.some("web-app"),
-        secret: Option.some(given)
+        secret: Option.some(given),
+        assertion: Option.none()
       })
       expect(authenticated.id).toBe("web-app")
     }).pipe(Effect.provide(Harness.layer))

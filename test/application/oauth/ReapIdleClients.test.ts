@@ -13,6 +13,7 @@ import { ConsentStore } from "../../../application/oauth/ports/ConsentStore.js"
 import { PendingLoginStore } from "../../../application/oauth/ports/PendingLoginStore.js"
 import { SessionStore } from "../../../application/oauth/ports/SessionStore.js"
 import { TokenStore } from "../../../application/oauth/ports/TokenStore.js"
+import { UsedAssertions } from "../../../application/oauth/ports/UsedAssertions.js"
 import { reapIdleClients } from "../../../application/oauth/ReapIdleClients.js"
 import { JobLock } from "../../../application/ports/JobLock.js"
 import { batchSize } from "../../../application/Reaping.js"
@@ -44,6 +45,7 @@ const stores = Layer.mergeAll(
   Layer.mock(TokenStore, { purge: answering("tokens", { accessTokens: 5, families: 6 }) }),
   Layer.mock(ConsentStore, { purge: answering("pending consents", 7) }),
   Layer.mock(SessionStore, { purge: answering("sessions", 8) }),
+  Layer.mock(UsedAssertions, { purge: answering("used assertions", 9) }),
   JobLockMemory.layer
 )
 
@@ -55,6 +57,7 @@ const untouchable = Layer.mergeAll(
   Layer.mock(TokenStore, {}),
   Layer.mock(ConsentStore, {}),
   Layer.mock(SessionStore, {}),
+  Layer.mock(UsedAssertions, {}),
   JobLockMemory.layer
 )
 
@@ -72,14 +75,21 @@ describe("ReapIdleClients (the reaper job)", () => {
           pendingConsents: 7,
           sessions: 8,
           accessTokens: 5,
-          families: 6
+          families: 6,
+          usedAssertions: 9
         })
       )
       const instant = new Date(Duration.toMillis(Duration.days(100))).toISOString()
       expect([...asked].sort()).toEqual(
-        ["clients", "codes", "pending consents", "pending logins", "sessions", "tokens"].map(
-          (store) => `${store} at ${instant}`
-        )
+        [
+          "clients",
+          "codes",
+          "pending consents",
+          "pending logins",
+          "sessions",
+          "tokens",
+          "used assertions"
+        ].map((store) => `${store} at ${instant}`)
       )
     }).pipe(Effect.provide(stores))
   )
@@ -116,6 +126,7 @@ describe("ReapIdleClients (the reaper job)", () => {
             }),
             Layer.mock(ConsentStore, { purge: batches("pending consents", 1, 0, 1) }),
             Layer.mock(SessionStore, { purge: batches("sessions", batchSize, 1, batchSize - 1) }),
+            Layer.mock(UsedAssertions, { purge: batches("used assertions", batchSize, 1, 0) }),
             JobLockMemory.layer
           )
         )
@@ -128,7 +139,8 @@ describe("ReapIdleClients (the reaper job)", () => {
         accessTokens: 3,
         families: batchSize + 5,
         pendingConsents: 1,
-        sessions: 2 * batchSize - 1
+        sessions: 2 * batchSize - 1,
+        usedAssertions: batchSize
       })
       expect(limits.every((call) => call.endsWith(` ${batchSize}`))).toBe(true)
       expect(limits.filter((call) => call.startsWith("codes"))).toHaveLength(3)

@@ -117,7 +117,8 @@ describe("Refresh (POST /token, refresh_token), on memory adapters", () => {
 
       const other = yield* authenticate({
         clientId: Option.some((yield* Harness.publicClient).id),
-        secret: Option.none()
+        secret: Option.none(),
+        assertion: Option.none()
       })
       expect(yield* answerOf(refresh(other, request))).toBe(
         "invalid_grant: refresh token was issued to another client"

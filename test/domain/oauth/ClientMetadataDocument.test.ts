@@ -72,20 +72,39 @@ describe("ClientMetadataDocument.validate and parse", () => {
     [
       "a secret-based auth method",
       document({ token_endpoint_auth_method: "client_secret_post" }),
-      "must be none"
+      "must be none or private_key_jwt"
     ],
     [
-      "a key-based auth method without none among those it supports",
+      "only secret-based methods among those it supports",
+      document({
+        token_endpoint_auth_method: "client_secret_basic",
+        token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_jwt"]
+      }),
+      "must be none or private_key_jwt"
+    ],
+    [
+      "a key-based auth method with no jwks_uri",
       document({
         token_endpoint_auth_method: "private_key_jwt",
         token_endpoint_auth_methods_supported: ["private_key_jwt"]
       }),
-      "must be none"
+      "needs a jwks_uri"
     ],
     [
-      "a key-based auth method and no list",
-      document({ token_endpoint_auth_method: "private_key_jwt" }),
-      "must be none"
+      "a key-based auth method with a plain-http jwks_uri",
+      document({
+        token_endpoint_auth_method: "private_key_jwt",
+        jwks_uri: "http://app.example.com/jwks.json"
+      }),
+      "jwks_uri must be an https URL"
+    ],
+    [
+      "a jwks_uri with user information",
+      document({
+        token_endpoint_auth_method: "private_key_jwt",
+        jwks_uri: "https://u:p@app.example.com/jwks.json"
+      }),
+      "jwks_uri must be an https URL"
     ],
     ["no redirect URIs", document({ redirect_uris: [] }), "must not be empty"],
     [
@@ -119,6 +138,38 @@ describe("ClientMetadataDocument.validate and parse", () => {
     )
     expect(client.type).toBe("public")
     expect(client.secretHash).toEqual(Option.none())
+    // It prefers private_key_jwt, which this server offers: it must sign with its keys.
+    expect(client.jwksUri).toEqual(Option.some("https://chatgpt.com/oauth/jwks.json"))
+  })
+
+  it("takes none when a client prefers it, even if it could also sign", () => {
+    const client = Either.getOrThrow(
+      ClientMetadataDocument.toClient(
+        url,
+        document({
+          token_endpoint_auth_method: "none",
+          token_endpoint_auth_methods_supported: ["none", "private_key_jwt"],
+          jwks_uri: "https://app.example.com/jwks.json"
+        }),
+        now
+      )
+    )
+    expect(client.jwksUri).toEqual(Option.none())
+  })
+
+  it("takes private_key_jwt from the supported list when the preferred method is not offered", () => {
+    const client = Either.getOrThrow(
+      ClientMetadataDocument.toClient(
+        url,
+        document({
+          token_endpoint_auth_method: "client_secret_basic",
+          token_endpoint_auth_methods_supported: ["client_secret_basic", "private_key_jwt", "none"],
+          jwks_uri: "https://app.example.com/jwks.json"
+        }),
+        now
+      )
+    )
+    expect(client.jwksUri).toEqual(Option.some("https://app.example.com/jwks.json"))
   })
 
   it("refuses what is not a document", () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { exportJWK, generateKeyPair, SignJWT } from "jose"
+import * as client from "openid-client"
 import * as DocumentServer from "../../support/oauth/DocumentServer.js"
 import * as Browser from "../../support/oauth/OAuthBrowser.js"
 import * as Server from "../../support/oauth/OAuthServerHarness.js"
@@ -155,9 +157,13 @@ describe("a public client identified by its Client ID Metadata Document, over HT
   )
 
   it.live(
-    "signs in a client that prefers private_key_jwt and lists none, as ChatGPT's documents read",
+    "signs in a ChatGPT-shaped client by private_key_jwt through openid-client, and refuses replays",
     () =>
       Effect.gen(function* () {
+        const { privateKey, publicKey } = yield* Effect.promise(() =>
+          generateKeyPair("RS256", { extractable: true })
+        )
+        const jwk = { ...(yield* Effect.promise(() => exportJWK(publicKey))), kid: "connector-1", use: "sig" }
         const documents = yield* DocumentServer.start({
           "/oauth/connector/client.json": DocumentServer.json((origin) => ({
             client_id: `${origin}/oauth/connector/client.json`,
@@ -169,22 +175,64 @@ describe("a public client identified by its Client ID Metadata Document, over HT
             token_endpoint_auth_methods_supported: ["none", "private_key_jwt"],
             token_endpoint_auth_signing_alg: "RS256",
             jwks_uri: `${origin}/oauth/jwks.json`
-          }))
+          })),
+          "/oauth/jwks.json": DocumentServer.json(() => ({ keys: [jwk] }))
         })
         const clientId = `${documents.origin}/oauth/connector/client.json`
         const { baseUrl } = yield* Server.startReaching(documents)
         yield* Effect.promise(async () => {
-          // The server advertises no private_key_jwt: the client uses none, with PKCE.
-          const metadata = await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()
-          expect(metadata).toMatchObject({
-            token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"]
-          })
+          const config = await client.discovery(
+            new URL(baseUrl),
+            clientId,
+            undefined,
+            client.PrivateKeyJwt({ key: privateKey, kid: "connector-1" }),
+            { algorithm: "oauth2", execute: [client.allowInsecureRequests] }
+          )
+          expect(config.serverMetadata().token_endpoint_auth_methods_supported).toContain("private_key_jwt")
           const redirectUri = "https://connector.example.com/connector/oauth/abc"
-          const grant = await Browser.codeFor(baseUrl, clientId, redirectUri)
-          const exchanged = await Browser.exchange(baseUrl, clientId, redirectUri, grant)
-          expect(exchanged.status).toBe(200)
-          expect((await Browser.tokensOf(exchanged)).refresh_token).toMatch(/^lkr_/)
+          const grant = await Browser.codeFor(baseUrl, clientId, redirectUri, { state: "s1" })
+          const tokens = await client.authorizationCodeGrant(config, grant.back, {
+            pkceCodeVerifier: grant.verifier,
+            expectedState: "s1"
+          })
+          expect(tokens.refresh_token).toMatch(/^lkr_/)
+          const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token ?? "")
+          expect(refreshed.access_token).not.toBe(tokens.access_token)
+          await client.tokenRevocation(config, refreshed.refresh_token ?? "")
+
+          // Without its signature, or with a signature seen before, the client is refused.
+          const unsigned = await Browser.form(baseUrl, "/token", {
+            grant_type: "refresh_token",
+            client_id: clientId,
+            refresh_token: refreshed.refresh_token ?? ""
+          })
+          expect(unsigned.status).toBe(401)
+          expect(await Browser.errorOf(unsigned)).toMatchObject({ error: "invalid_client" })
+          const now = Math.floor(Date.now() / 1000)
+          const assertion = await new SignJWT({ jti: crypto.randomUUID() })
+            .setProtectedHeader({ alg: "RS256", kid: "connector-1" })
+            .setIssuer(clientId)
+            .setSubject(clientId)
+            .setAudience(`${baseUrl}/token`)
+            .setIssuedAt(now)
+            .setExpirationTime(now + 60)
+            .sign(privateKey)
+          const revokeWith = () =>
+            Browser.form(baseUrl, "/revoke", {
+              token: tokens.access_token,
+              client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+              client_assertion: assertion
+            })
+          expect((await revokeWith()).status).toBe(200)
+          const replayed = await revokeWith()
+          expect(replayed.status).toBe(401)
+          expect(await Browser.errorOf(replayed)).toEqual({
+            error: "invalid_client",
+            error_description: "client_assertion refused: it was used before"
+          })
         })
+        // Cached: one fetch of each for the whole session.
+        expect(documents.hits("/oauth/jwks.json")).toBe(1)
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )

@@ -28,9 +28,27 @@ describe("discovery (RFC 8414)", () => {
             response_types_supported: ["code"],
             grant_types_supported: ["authorization_code", "refresh_token"],
             code_challenge_methods_supported: ["S256"],
-            token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
+            token_endpoint_auth_methods_supported: [
+              "none",
+              "client_secret_basic",
+              "client_secret_post",
+              "private_key_jwt"
+            ],
             authorization_response_iss_parameter_supported: true
           })
+          // Client assertions are checked against published keys: asymmetric algorithms only.
+          expect(metadata).toMatchObject({
+            token_endpoint_auth_signing_alg_values_supported: expect.arrayContaining([
+              "RS256",
+              "ES256",
+              "EdDSA"
+            ])
+          })
+          for (const symmetric of ["HS256", "HS384", "HS512", "none"]) {
+            expect(metadata).not.toMatchObject({
+              token_endpoint_auth_signing_alg_values_supported: expect.arrayContaining([symmetric])
+            })
+          }
 
           const preflight = await fetch(`${baseUrl}/token`, {
             method: "OPTIONS",

@@ -138,6 +138,61 @@ describe("bad input gets a spec-shaped error, never a 500", () => {
           await expectError(unknownClient, 401, "invalid_client")
           expect(unknownClient.headers.get("www-authenticate")).toContain("Basic")
 
+          // Client assertions: beside a secret, of another type, without a type, not a JWT, naming
+          // another client, or presented by a client that publishes no keys.
+          const jwtType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+          const unsignedJwt = (sub: string) =>
+            `${Buffer.from('{"alg":"ES256"}').toString("base64url")}.${Buffer.from(
+              JSON.stringify({ iss: sub, sub, aud: baseUrl, exp: 4102444800, jti: "j" })
+            ).toString("base64url")}.c2ln`
+          const refreshWith = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+            Browser.form(
+              baseUrl,
+              "/token",
+              { grant_type: "refresh_token", refresh_token: "lkr_x", ...fields },
+              headers
+            )
+          await expectError(
+            await refreshWith(
+              { client_assertion_type: jwtType, client_assertion: unsignedJwt("cli") },
+              { authorization: `Basic ${Buffer.from("cli:secret").toString("base64")}` }
+            ),
+            400,
+            "invalid_request"
+          )
+          await expectError(
+            await refreshWith({
+              client_assertion_type: "urn:example:saml",
+              client_assertion: unsignedJwt("cli")
+            }),
+            401,
+            "invalid_client"
+          )
+          await expectError(
+            await refreshWith({ client_assertion: unsignedJwt("cli") }),
+            400,
+            "invalid_request"
+          )
+          await expectError(
+            await refreshWith({ client_assertion_type: jwtType, client_assertion: "not-a-jwt" }),
+            401,
+            "invalid_client"
+          )
+          await expectError(
+            await refreshWith({
+              client_id: "other",
+              client_assertion_type: jwtType,
+              client_assertion: unsignedJwt("cli")
+            }),
+            401,
+            "invalid_client"
+          )
+          const keyless = await refreshWith({
+            client_assertion_type: jwtType,
+            client_assertion: unsignedJwt("cli")
+          })
+          await expectError(keyless, 401, "invalid_client")
+
           // Wrong, used and mismatched codes.
           await expectError(await exchange(baseUrl, "lkc_not-a-code", "v".repeat(43)), 400, "invalid_grant")
           const first = await codeFor(baseUrl)

@@ -14,6 +14,7 @@ import { decide } from "../../../application/oauth/Consent.js"
 import { exchangeCode } from "../../../application/oauth/ExchangeCode.js"
 import * as ManageClients from "../../../application/oauth/ManageClients.js"
 import { OAuthSettings } from "../../../application/oauth/OAuthSettings.js"
+import type { ClientKeys } from "../../../application/oauth/ports/ClientKeys.js"
 import {
   ClientMetadataFetcher,
   ClientMetadataUnavailable
@@ -24,6 +25,7 @@ import { ClientId } from "../../../domain/Ids.js"
 import type * as AuthorizationRequest from "../../../domain/oauth/AuthorizationRequest.js"
 import * as Pkce from "../../../domain/Pkce.js"
 import * as FakeUpstream from "./FakeUpstream.js"
+import * as StaticClientKeys from "./StaticClientKeys.js"
 
 export const issuer = "https://auth.example.com"
 
@@ -40,8 +42,18 @@ export const noMetadataDocuments = Layer.succeed(ClientMetadataFetcher, {
 })
 
 /** The oauth use cases on memory storage, real crypto, a fake upstream and the given fetcher. */
-export const layerWith = (metadataDocuments: Layer.Layer<ClientMetadataFetcher>) =>
-  Layer.mergeAll(OAuthStorageMemory.layer, metadataDocuments, NodeSecrets.layer, FakeUpstream.layer, settings)
+export const layerWith = (
+  metadataDocuments: Layer.Layer<ClientMetadataFetcher>,
+  keys: Layer.Layer<ClientKeys> = StaticClientKeys.none
+) =>
+  Layer.mergeAll(
+    OAuthStorageMemory.layer,
+    metadataDocuments,
+    keys,
+    NodeSecrets.layer,
+    FakeUpstream.layer,
+    settings
+  )
 
 /** The oauth use cases on memory storage, real crypto and a fake upstream. */
 export const layer = layerWith(noMetadataDocuments)
@@ -138,7 +150,11 @@ export const loginFlow = (
 export const publicLogin = (clientId: string) =>
   Effect.gen(function* () {
     const back = yield* loginFlow(clientId)
-    const client = yield* authenticate({ clientId: Option.some(clientId), secret: Option.none() })
+    const client = yield* authenticate({
+      clientId: Option.some(clientId),
+      secret: Option.none(),
+      assertion: Option.none()
+    })
     return yield* exchangeCode(client, {
       code: Option.fromNullable(back.searchParams.get("code")),
       redirectUri: Option.some(redirectUri),
@@ -147,6 +163,7 @@ export const publicLogin = (clientId: string) =>
   })
 
 export const refreshWith = (clientId: string, token: Redacted.Redacted<string>) =>
-  Effect.flatMap(authenticate({ clientId: Option.some(clientId), secret: Option.none() }), (client) =>
-    refresh(client, { refreshToken: Option.some(Redacted.value(token)), scope: Option.none() })
+  Effect.flatMap(
+    authenticate({ clientId: Option.some(clientId), secret: Option.none(), assertion: Option.none() }),
+    (client) => refresh(client, { refreshToken: Option.some(Redacted.value(token)), scope: Option.none() })
   )

@@ -96,6 +96,27 @@ export const clientRepositoryContract = (it: It) =>
       })
     )
 
+    it.effect("keeps where a signing client's keys are, and forgets it when the document drops it", () =>
+      Effect.gen(function* () {
+        const clients = yield* ClientRepository
+        const documentUrl = `https://app.example.com/${randomUUID()}/client.json`
+        const signing = Fixtures.client({
+          id: ClientId.make(documentUrl),
+          origin: "metadata_document",
+          jwksUri: Option.some("https://app.example.com/jwks.json")
+        })
+        expect(yield* clients.upsert(signing)).toEqual(signing)
+        expect(Option.getOrThrow(yield* clients.findById(signing.id)).jwksUri).toEqual(
+          Option.some("https://app.example.com/jwks.json")
+        )
+        const unsigned = yield* clients.upsert(
+          Fixtures.client({ id: signing.id, origin: "metadata_document" })
+        )
+        expect(unsigned.jwksUri).toEqual(Option.none())
+        expect(Option.getOrThrow(yield* clients.findById(signing.id)).jwksUri).toEqual(Option.none())
+      })
+    )
+
     it.effect("upsert leaves a client of another origin alone", () =>
       Effect.gen(function* () {
         const clients = yield* ClientRepository

@@ -8,6 +8,7 @@ import { pendingLoginStoreContract } from "./PendingLoginStoreContract.js"
 import { sessionStoreContract } from "./SessionStoreContract.js"
 import { tokenStoreContract } from "./TokenStoreContract.js"
 import { upstreamUsersContract } from "./UpstreamUsersContract.js"
+import { usedAssertionsContract } from "./UsedAssertionsContract.js"
 
 /** The one contract every oauth storage adapter set must pass. */
 export const oauthStorageContract = (it: It) => {
@@ -18,6 +19,7 @@ export const oauthStorageContract = (it: It) => {
   consentStoreContract(it)
   sessionStoreContract(it)
   tokenStoreContract(it)
+  usedAssertionsContract(it)
   rateLimiterContract(it)
   jobLockContract(it)
 }
