@@ -110,9 +110,7 @@ export const findClient: (
  */
 const verifyAssertion = (client: Client, jwksUri: string, assertion: Redacted.Redacted<string>) =>
   Effect.gen(function* () {
-    const payload = yield* Effect.flatMap(ClientKeys, (keys) =>
-      keys.verify(assertion, new URL(jwksUri))
-    ).pipe(
+    const payload = yield* Effect.flatMap(ClientKeys, (keys) => keys.verify(assertion, jwksUri)).pipe(
       Effect.catchTags({
         ClientKeysUnavailable: (unavailable) =>
           Effect.zipRight(

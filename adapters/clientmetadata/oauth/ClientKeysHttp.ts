@@ -39,8 +39,12 @@ const PublicJwk = Schema.Struct({
   k: Schema.optional(Schema.Unknown)
 })
 
-const KeySet = Schema.Struct({ keys: Schema.Array(PublicJwk) })
-type KeySet = typeof KeySet.Type
+const KeySetJson = Schema.Struct({ keys: Schema.Array(PublicJwk) })
+
+/** A key set ready to verify with: jose keeps each key imported after its first use. */
+export interface KeySet {
+  readonly getKey: ReturnType<typeof createLocalJWKSet>
+}
 
 /** As many key sets as the document cache holds documents: one per signing client. */
 const maxKeySets = 1000
@@ -55,7 +59,7 @@ const maxBytes = 4 * 1024 * 1024
 export const refetchCooldown = Duration.seconds(30)
 
 interface Cached {
-  readonly keys: KeySet
+  readonly set: KeySet
   /** Epoch milliseconds. */
   readonly fetchedAt: number
   readonly freshUntil: number
@@ -68,13 +72,18 @@ const unavailable = (reason: string, answer: ClientKeysUnavailable["answer"]) =>
 /** A set with only public asymmetric keys; anything else is refused, not trimmed. */
 export const parseKeySet = (json: unknown): Either.Either<KeySet, ClientKeysUnavailable> =>
   Either.flatMap(
-    Schema.decodeUnknownEither(KeySet, { onExcessProperty: "ignore" })(json).pipe(
+    Schema.decodeUnknownEither(KeySetJson, { onExcessProperty: "ignore" })(json).pipe(
       Either.mapLeft(() => unavailable("not a JWK Set: a keys array of JWKs with kty", "refused"))
     ),
     (set) =>
       set.keys.some((key) => key.d !== undefined || key.k !== undefined || key.kty === "oct")
         ? Either.left(unavailable("the key set publishes a private or symmetric key", "refused"))
-        : Either.right(set)
+        : Either.try({
+            try: () => ({
+              getKey: createLocalJWKSet({ keys: set.keys.map(({ d: _d, k: _k, ...key }) => key) })
+            }),
+            catch: () => unavailable("not a JWK Set", "refused")
+          })
   )
 
 export type Checked = Either.Either<unknown, { readonly reason: string; readonly unknownKey: boolean }>
@@ -85,10 +94,7 @@ const refusal = (reason: string, unknownKey = false) => Either.left({ reason, un
 export const check = (assertion: Redacted.Redacted<string>, set: KeySet): Effect.Effect<Checked> =>
   Effect.promise(async (): Promise<Checked> => {
     try {
-      const keys = createLocalJWKSet({
-        keys: set.keys.map(({ d: _d, k: _k, ...key }) => key)
-      })
-      const verified = await compactVerify(Redacted.value(assertion), keys, {
+      const verified = await compactVerify(Redacted.value(assertion), set.getKey, {
         algorithms: [...ClientAssertion.signingAlgorithms]
       })
       return Either.right(JSON.parse(new TextDecoder().decode(verified.payload)))
@@ -124,10 +130,10 @@ export const make = (options: PublishedJson.Options = {}) =>
             unavailable(failure.reason, failure.answer === "down" ? "down" : "refused")
           )
         )
-        const keys = yield* parseKeySet(fetched.json)
+        const set = yield* parseKeySet(fetched.json)
         const now = yield* Clock.currentTimeMillis
         const cached: Cached = {
-          keys,
+          set,
           fetchedAt: now,
           freshUntil: now + Duration.toMillis(fetched.timeToLive),
           bytes: fetched.bytes
@@ -162,17 +168,21 @@ export const make = (options: PublishedJson.Options = {}) =>
       })
 
     return ClientKeys.of({
-      verify: Telemetry.fn("ClientKeysHttp.verify")((assertion: Redacted.Redacted<string>, jwksUri: URL) =>
+      verify: Telemetry.fn("ClientKeysHttp.verify")((assertion: Redacted.Redacted<string>, raw: string) =>
         Effect.gen(function* () {
-          const set = yield* current(jwksUri)
-          let checked = yield* check(assertion, set.keys)
+          // Validated when the document was read; a row altered since is refused, not thrown on.
+          const jwksUri = URL.canParse(raw) ? new URL(raw) : undefined
+          if (jwksUri?.protocol !== "https:")
+            return yield* unavailable("jwks_uri is not an https URL", "refused")
+          const cached = yield* current(jwksUri)
+          let checked = yield* check(assertion, cached.set)
           const now = yield* Clock.currentTimeMillis
           if (
             Either.isLeft(checked) &&
             checked.left.unknownKey &&
-            now - set.fetchedAt >= Duration.toMillis(refetchCooldown)
+            now - cached.fetchedAt >= Duration.toMillis(refetchCooldown)
           ) {
-            checked = yield* check(assertion, (yield* fetchSet(jwksUri)).keys)
+            checked = yield* check(assertion, (yield* fetchSet(jwksUri)).set)
           }
           if (Either.isLeft(checked))
             return yield* new AssertionSignatureRefused({ reason: checked.left.reason })

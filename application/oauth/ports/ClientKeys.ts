@@ -37,7 +37,7 @@ export class ClientKeys extends Context.Tag("latchkey/oauth/ClientKeys")<
      */
     readonly verify: (
       assertion: Redacted.Redacted<string>,
-      jwksUri: URL
+      jwksUri: string
     ) => Effect.Effect<unknown, ClientKeysUnavailable | AssertionSignatureRefused>
   }
 >() {}

@@ -16,9 +16,9 @@ export class ClientRepository extends Context.Tag("latchkey/oauth/ClientReposito
     readonly insert: (client: Client) => Effect.Effect<void, ClientAlreadyExists>
     /**
      * Inserts a client, or refreshes the stored one of the same id and origin from it (name,
-     * type, redirect URIs, secret hash, key set URL) while keeping its `created_at` and `last_used_at`; for
-     * clients defined elsewhere, such as metadata documents. Returns the stored client. A
-     * client of another origin with that id is left alone: ClientAlreadyExists.
+     * type, redirect URIs, secret hash, key set URL) while keeping its `created_at` and
+     * `last_used_at`; for clients defined elsewhere, such as metadata documents. Returns the
+     * stored client. A client of another origin with that id is left alone: ClientAlreadyExists.
      */
     readonly upsert: (client: Client) => Effect.Effect<Client, ClientAlreadyExists>
     readonly findById: (id: ClientId) => Effect.Effect<Option.Option<Client>>

@@ -18,7 +18,7 @@ export const layer = (sets: Readonly<Record<string, unknown>>) =>
     ClientKeys.of({
       verify: (assertion, jwksUri) =>
         Effect.gen(function* () {
-          const json = sets[jwksUri.href]
+          const json = sets[jwksUri]
           if (json === undefined) {
             return yield* new ClientKeysUnavailable({
               reason: "no key set at this URL in this test",

@@ -22,7 +22,7 @@ const verifierFor = (server: DocumentServer.DocumentServer) =>
 
 /** What `verify` answered: the payload's sub, or the failure's reason. */
 const outcome = (verifier: Effect.Effect.Success<ReturnType<typeof verifierFor>>, jwt: string, url: string) =>
-  Effect.map(Effect.either(verifier.verify(Redacted.make(jwt), new URL(url))), (result) =>
+  Effect.map(Effect.either(verifier.verify(Redacted.make(jwt), url)), (result) =>
     Either.match(result, {
       onLeft: (failure) => `${failure._tag}: ${failure.reason}`,
       onRight: (payload) => `verified ${JSON.stringify(payload)}`
@@ -89,6 +89,10 @@ describe("ClientKeysHttp", () => {
         )
         expect(yield* outcome(verifier, jwt, `${server.origin}/array.json`)).toContain("not a JWK Set")
         expect(yield* outcome(verifier, "a.b", `${server.origin}/jwks.json`)).toContain("not a compact JWS")
+      expect(yield* outcome(verifier, jwt, "http://127.0.0.1/jwks.json")).toBe(
+        "ClientKeysUnavailable: jwks_uri is not an https URL"
+      )
+      expect(yield* outcome(verifier, jwt, "not a URL")).toContain("not an https URL")
       })
   )
 
@@ -112,7 +116,7 @@ describe("ClientKeysHttp", () => {
         expect(yield* outcome(verifier, jwt, url)).toContain("verified")
         expect(server.hits("/jwks.json")).toBe(2)
         const fresh = yield* verifierFor(server)
-        const failed = yield* Effect.flip(fresh.verify(Redacted.make(jwt), new URL(url)))
+        const failed = yield* Effect.flip(fresh.verify(Redacted.make(jwt), url))
         expect(failed).toMatchObject({ _tag: "ClientKeysUnavailable", answer: "down" })
       })
   )
