@@ -89,10 +89,10 @@ describe("ClientKeysHttp", () => {
         )
         expect(yield* outcome(verifier, jwt, `${server.origin}/array.json`)).toContain("not a JWK Set")
         expect(yield* outcome(verifier, "a.b", `${server.origin}/jwks.json`)).toContain("not a compact JWS")
-      expect(yield* outcome(verifier, jwt, "http://127.0.0.1/jwks.json")).toBe(
-        "ClientKeysUnavailable: jwks_uri is not an https URL"
-      )
-      expect(yield* outcome(verifier, jwt, "not a URL")).toContain("not an https URL")
+        expect(yield* outcome(verifier, jwt, "http://127.0.0.1/jwks.json")).toBe(
+          "ClientKeysUnavailable: jwks_uri is not an https URL"
+        )
+        expect(yield* outcome(verifier, jwt, "not a URL")).toContain("not an https URL")
       })
   )
 
