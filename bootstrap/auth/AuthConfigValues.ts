@@ -57,15 +57,18 @@ export const parseCount = (value: string): number | undefined => {
 /**
  * A Go duration (`10s`, `1h30m`, `1.5h`, `300ms`; units ns, us, µs, ms, s, m, h) through the
  * one Go-duration parser of the codebase, the admin API's `ban_duration` one: its grammar is
- * exactly time.ParseDuration's without a sign, and a negative interval is never meant here.
+ * exactly time.ParseDuration's without a sign. A leading `+` is Go's too and changes nothing, so
+ * it is read past; a negative interval cannot work for any setting here and stays refused.
  */
-const goDuration = (value: string): Either.Either<Duration.Duration, string> =>
-  value === "none"
+const goDuration = (value: string): Either.Either<Duration.Duration, string> => {
+  const unsigned = value.startsWith("+") ? value.slice(1) : value
+  return unsigned === "none"
     ? Either.left("none")
     : Either.map(
-        Either.mapLeft(Ban.parseBanDuration(value), (error) => error.message),
+        Either.mapLeft(Ban.parseBanDuration(unsigned), (error) => error.message),
         Ban.BanRequest.$match({ Unban: () => Duration.zero, BanFor: ({ duration }) => duration })
       )
+}
 
 const parseSecondsOrDuration = (value: string): Either.Either<Duration.Duration, string> => {
   const trimmed = value.trim()

@@ -192,10 +192,13 @@ describe("auth configuration", () => {
       })
     )
 
-    it.effect("reads Go durations: 10s, 1h30m, 1.5h, 300ms, 2m0.5s", () =>
+    it.effect("reads Go durations: 10s, 1h30m, 1.5h, 300ms, 2m0.5s, +5s", () =>
       Effect.gen(function* () {
         for (const [value, millis] of [
           ["10s", 10_000],
+          // Go's parser takes a plus sign, which changes nothing.
+          ["+5s", 5_000],
+          ["+5", 5_000],
           ["1h30m", 5_400_000],
           ["1.5h", 5_400_000],
           ["300ms", 300],
@@ -210,7 +213,7 @@ describe("auth configuration", () => {
 
     it.effect("refuses anything else on one line", () =>
       Effect.gen(function* () {
-        for (const value of ["10 seconds", "-5s", "+5s", "-5", "none", "1d", "s", "1.5"]) {
+        for (const value of ["10 seconds", "-5s", "++5s", "+-5s", "+none", "-5", "none", "1d", "s", "1.5"]) {
           expect(yield* report({ AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: value })).toEqual([
             "AUTHSVC_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: expected seconds or a Go duration, e.g. 10, 10s or 1m30s"
           ])
