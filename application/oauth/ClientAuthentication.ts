@@ -128,7 +128,8 @@ const verifyAssertion = (client: Client, jwksUri: string, assertion: Redacted.Re
     const { issuer } = yield* OAuthSettings
     const judged = ClientAssertion.judge(payload, {
       clientId: client.id,
-      // RFC 7523 names the token endpoint; its successor and openid-client use the issuer.
+      // RFC 7523 names the token endpoint, and ChatGPT's assertions are reported to carry it;
+      // its successor (draft rfc7523bis) and openid-client use the issuer.
       audiences: [issuer, `${issuer}/token`, `${issuer}/revoke`],
       now: new Date(yield* Clock.currentTimeMillis)
     })
