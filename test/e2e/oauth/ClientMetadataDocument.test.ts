@@ -207,7 +207,11 @@ describe("a public client identified by its Client ID Metadata Document, over HT
             refresh_token: refreshed.refresh_token ?? ""
           })
           expect(unsigned.status).toBe(401)
-          expect(await Browser.errorOf(unsigned)).toMatchObject({ error: "invalid_client" })
+          expect(await Browser.errorOf(unsigned)).toEqual({
+            error: "invalid_client",
+            error_description: "this client authenticates with private_key_jwt: client_assertion is required"
+          })
+          // Addressed to the token endpoint, as ChatGPT's assertions are reported to be.
           const now = Math.floor(Date.now() / 1000)
           const assertion = await new SignJWT({ jti: crypto.randomUUID() })
             .setProtectedHeader({ alg: "RS256", kid: "connector-1" })
