@@ -1,6 +1,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Equivalence from "effect/Equivalence"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -25,11 +26,13 @@ export interface Credentials {
   readonly assertion: Option.Option<Redacted.Redacted<string>>
 }
 
+const sameJwksUri = Option.getEquivalence(Equivalence.string)
+
 /** Does the stored row already say what the document says? Then it need not be written. */
 const mirrors = (stored: Client, described: Client): boolean =>
   stored.name === described.name &&
   stored.type === described.type &&
-  Option.getEquivalence((a: string, b: string) => a === b)(stored.jwksUri, described.jwksUri) &&
+  sameJwksUri(stored.jwksUri, described.jwksUri) &&
   stored.redirectUris.length === described.redirectUris.length &&
   stored.redirectUris.every((uri, i) => uri === described.redirectUris[i])
 

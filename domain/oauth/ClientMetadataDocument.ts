@@ -109,20 +109,30 @@ export const authenticationOf = (
   })
 }
 
-/** The rules a fetched document must meet before its client may take part in a flow. */
-export const validate = (
+/**
+ * The rules a fetched document must meet before its client may take part in a flow; when it
+ * meets them, how its client authenticates.
+ */
+const check = (
   url: URL,
   document: ClientMetadataDocument
-): Either.Either<ClientMetadataDocument, InvalidClientMetadataDocument> => {
+): Either.Either<Authentication, InvalidClientMetadataDocument> => {
   // Simple string comparison (RFC 3986 §6.2.1), as the draft requires: a document hosted at
   // one URL cannot speak for a client id at another.
   if (document.client_id !== url.href) return refuse(url, "client_id does not match the document URL")
   const authentication = authenticationOf(url, document)
-  if (Either.isLeft(authentication)) return Either.left(authentication.left)
+  if (Either.isLeft(authentication)) return authentication
   if (document.redirect_uris.length === 0) return refuse(url, "redirect_uris must not be empty")
   const valid = RedirectUri.validateAll(document.redirect_uris)
-  return Either.isLeft(valid) ? refuse(url, valid.left.message) : Either.right(document)
+  return Either.isLeft(valid) ? refuse(url, valid.left.message) : authentication
 }
+
+/** The rules a fetched document must meet before its client may take part in a flow. */
+export const validate = (
+  url: URL,
+  document: ClientMetadataDocument
+): Either.Either<ClientMetadataDocument, InvalidClientMetadataDocument> =>
+  Either.map(check(url, document), () => document)
 
 /** Decodes a parsed JSON body and validates it against the URL it was fetched from. */
 export const parse = (
@@ -151,34 +161,32 @@ export const toClient = (
   document: ClientMetadataDocument,
   now: Date
 ): Either.Either<Client, InvalidClientMetadataDocument> =>
-  Either.flatMap(validate(url, document), (valid) =>
-    Either.zipWith(
-      authenticationOf(url, valid),
-      Schema.decodeEither(ClientId)(url.href).pipe(
-        Either.mapLeft(
-          () =>
-            new InvalidClientMetadataDocument({ url: url.href, message: "the URL is not a valid client_id" })
-        )
-      ),
-      // Every field was validated just above; the class need not check them again (this runs on
-      // every request of a metadata-document client).
-      (authentication, id) =>
-        new Client(
-          {
-            id,
-            name: valid.client_name ?? url.host,
-            type: "public",
-            origin: "metadata_document",
-            redirectUris: [...new Set(valid.redirect_uris)],
-            secretHash: Option.none(),
-            jwksUri:
-              authentication.method === "private_key_jwt"
-                ? Option.some(authentication.jwksUri.href)
-                : Option.none(),
-            createdAt: now,
-            lastUsedAt: Option.none()
-          },
-          true
-        )
-    )
+  Either.zipWith(
+    check(url, document),
+    Schema.decodeEither(ClientId)(url.href).pipe(
+      Either.mapLeft(
+        () =>
+          new InvalidClientMetadataDocument({ url: url.href, message: "the URL is not a valid client_id" })
+      )
+    ),
+    // Every field was validated by `check`; the class need not check them again (this runs on
+    // every request of a metadata-document client).
+    (authentication, id) =>
+      new Client(
+        {
+          id,
+          name: document.client_name ?? url.host,
+          type: "public",
+          origin: "metadata_document",
+          redirectUris: [...new Set(document.redirect_uris)],
+          secretHash: Option.none(),
+          jwksUri:
+            authentication.method === "private_key_jwt"
+              ? Option.some(authentication.jwksUri.href)
+              : Option.none(),
+          createdAt: now,
+          lastUsedAt: Option.none()
+        },
+        true
+      )
   )
