@@ -61,8 +61,9 @@ export type Unlinking =
  * The user once `removed` is unlinked and `remaining` are left, as Supabase Auth rewrites it: a
  * removed phone identity takes the number with it; otherwise an address no remaining identity
  * carries gives way to the best one's that no other user has (`taken`: verified first, then
- * unverified, then none; oldest first), confirmed only if its provider verified it or
- * `MAILER_AUTOCONFIRM` is on, with nothing left pending (`addressReplaced`). The providers of
+ * unverified, then none; oldest first), whose confirmation stays as it was only if its provider
+ * verified it or `MAILER_AUTOCONFIRM` is on (else it is cleared and `email_verified` set false),
+ * with nothing left pending (`addressReplaced`). The providers of
  * `app_metadata` are those of the remaining identities.
  */
 export const afterUnlink = (
@@ -115,9 +116,9 @@ export const afterUnlink = (
       ...user,
       ...nothingPending,
       email: addressOf(primary),
-      emailConfirmedAt: confirmed
-        ? Option.orElse(user.emailConfirmedAt, () => Option.some(now))
-        : Option.none(),
+      // A verified address keeps the confirmation the user had, none included: an address
+      // another identity verified does not confirm an account that never was.
+      emailConfirmedAt: confirmed ? user.emailConfirmedAt : Option.none(),
       userMetadata: confirmed ? user.userMetadata : { ...user.userMetadata, email_verified: false },
       appMetadata,
       updatedAt: now

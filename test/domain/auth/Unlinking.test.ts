@@ -71,6 +71,16 @@ describe("Unlinking.afterUnlink", () => {
     expect(unlink(user, github, [unverified], true).user.emailConfirmedAt).toEqual(user.emailConfirmedAt)
   })
 
+  it("a verified address that takes over keeps the user's confirmation as it was, none included", () => {
+    const unconfirmed = Fixtures.user({ ...user, emailConfirmedAt: Option.none() })
+    const github = identity("github", "ada@example.com", false, 0)
+    const verified = identity("gitlab", "new@example.com", true, 1)
+    const { user: after } = unlink(unconfirmed, github, [verified])
+    expect(after.email).toEqual(Option.some("new@example.com"))
+    expect(after.emailConfirmedAt).toEqual(Option.none())
+    expect(after.userMetadata.email_verified).toBeUndefined()
+  })
+
   it("a phone identity takes the number with it", () => {
     const phoned = Fixtures.user({
       ...user,
