@@ -87,7 +87,8 @@ export const unlinkIdentity = Telemetry.fn("UnlinkIdentity.unlinkIdentity")(
                       SiteURL: settings.siteUrl,
                       Email: to.value,
                       Provider: removed.provider,
-                      Data: user.userMetadata
+                      // As Supabase Auth: the address the user had, their metadata as now.
+                      Data: after.userMetadata
                     }
                   }),
                   now

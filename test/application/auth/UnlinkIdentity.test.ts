@@ -13,7 +13,7 @@ import { verify } from "../../../application/auth/Verify.js"
 import * as Fixtures from "../../support/auth/Fixtures.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import { failureOf } from "./support/Failure.js"
-import { adminNoChange, client, freshEmail, password } from "./support/Scenarios.js"
+import { adminNoChange, client, freshEmail, mailsTo, password } from "./support/Scenarios.js"
 
 /** A confirmed user with an email and a phone identity, signed in by address. */
 const twoIdentities = Effect.gen(function* () {
@@ -86,6 +86,49 @@ describe("UnlinkIdentity (DELETE /user/identities/{id}), on memory adapters", ()
       })
       expect(yield* failureOf(used)).toBe("otp_expired")
     }).pipe(Effect.provide(MemoryServices.layer({ manualLinkingEnabled: true })))
+  )
+
+  it.effect("tells the address the user had, with the metadata as the unlinking left it", () =>
+    Effect.gen(function* () {
+      const { made, signedIn } = yield* twoIdentities
+      const email = Option.getOrThrow(made.user.email)
+      const other = Fixtures.email()
+      const users = yield* UserRepository
+      yield* users.addIdentity(
+        Fixtures.emailIdentity(made.user, {
+          provider: "github",
+          providerId: `github-${other}`,
+          identityData: { sub: `github-${other}`, email: other, email_verified: false },
+          email: Option.some(other),
+          createdAt: Fixtures.t0
+        })
+      )
+      yield* mailsTo(email)
+      const emailIdentity = made.identities.find((identity) => identity.provider === "email")?.id ?? ""
+      yield* unlinkIdentity(signedIn, emailIdentity)
+
+      const after = Option.getOrThrow(yield* users.findById(made.user.id))
+      expect([after.email, after.emailConfirmedAt]).toEqual([Option.some(other), Option.none()])
+      expect(after.userMetadata.email_verified).toBe(false)
+      expect(yield* mailsTo(email)).toEqual([
+        {
+          kind: "identity_unlinked_notification",
+          variables: expect.objectContaining({
+            Email: email,
+            Provider: "email",
+            Data: expect.objectContaining({ email_verified: false })
+          })
+        }
+      ])
+    }).pipe(
+      Effect.provide(
+        MemoryServices.layer({
+          manualLinkingEnabled: true,
+          mailerAutoconfirm: false,
+          notifications: new Set(["identity_unlinked_notification"])
+        })
+      )
+    )
   )
 
   it.effect("is refused while manual linking is off", () =>
