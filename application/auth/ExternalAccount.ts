@@ -248,11 +248,12 @@ const decodeEmail = Schema.decodeEither(Email)
  * and whatever was pending — a number's change, a reauthentication code — ends with it, as
  * Supabase Auth's `UpdateUserEmailFromIdentities` clears it: confirmed and made permanent when
  * the provider verified it; otherwise the confirmation mail goes out and the link, kept, waits on
- * it (`unverified`).
+ * it (`unverified`), `email_verified` false in the metadata unless `MAILER_AUTOCONFIRM`.
  */
 export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProfile, now: Date) =>
   Effect.gen(function* () {
     const users = yield* UserRepository
+    const autoconfirm = (yield* AuthSettings).mailerAutoconfirm
     const found = yield* users.findById(userId)
     if (Option.isNone(found)) return yield* new AuthError.NoSuchUser()
     const existing = yield* users.findByIdentity(profile.provider, profile.subject)
@@ -281,7 +282,13 @@ export const linkToUser = (userId: UserId, profile: UpstreamProfile.UpstreamProf
                 email,
                 ...(verified
                   ? { ...emailConfirmed(stored.userMetadata, now), isAnonymous: false }
-                  : { confirmationSentAt: Option.some(now) })
+                  : {
+                      confirmationSentAt: Option.some(now),
+                      // Unconfirmed and, unless MAILER_AUTOCONFIRM, said so in the metadata.
+                      ...(autoconfirm
+                        ? {}
+                        : { userMetadata: { ...stored.userMetadata, email_verified: false } })
+                    })
               }
             : {})
         }),

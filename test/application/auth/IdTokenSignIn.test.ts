@@ -307,33 +307,50 @@ describe("signInWithIdToken on memory adapters under TestClock", () => {
       }).pipe(Effect.provide(linking))
     )
 
-    it.effect(
-      "keeps the link of an unverified address and waits on its confirmation mail (422 email_not_confirmed)",
-      () =>
-        Effect.gen(function* () {
-          yield* ensureSigningKey
-          const anonymous = yield* signInAnonymously({}, client)
-          const email = `unverified-${crypto.randomUUID()}@example.com`
-          const token = yield* idToken({ email, email_verified: false })
-          expect(
-            yield* describedFailureOf(
-              signInWithIdToken(
-                request(token, { linkIdentity: linkAs(Redacted.value(anonymous.access.token)) })
+    for (const autoconfirm of [false, true]) {
+      it.effect(
+        `keeps the link of an unverified address and waits on its confirmation mail (422 email_not_confirmed), MAILER_AUTOCONFIRM ${autoconfirm}`,
+        () =>
+          Effect.gen(function* () {
+            yield* ensureSigningKey
+            const anonymous = yield* signInAnonymously({}, client)
+            const email = `unverified-${crypto.randomUUID()}@example.com`
+            const token = yield* idToken({ email, email_verified: false })
+            expect(
+              yield* describedFailureOf(
+                signInWithIdToken(
+                  request(token, { linkIdentity: linkAs(Redacted.value(anonymous.access.token)) })
+                )
+              )
+            ).toBe(
+              "email_not_confirmed: Unverified email with keycloak. A confirmation email has been sent to your keycloak email"
+            )
+            const users = yield* UserRepository
+            const user = Option.getOrThrow(yield* users.findById(anonymous.user.id))
+            expect(user.email).toEqual(Option.some(email))
+            expect(user.emailConfirmedAt).toEqual(Option.none())
+            expect(Option.isSome(user.confirmationSentAt)).toBe(true)
+            // As Supabase Auth: said unverified in the metadata unless every address counts as confirmed.
+            expect(user.userMetadata.email_verified).toBe(autoconfirm ? undefined : false)
+            expect(Option.isSome(yield* users.findByIdentity("keycloak", String(claimsOf(token)?.sub)))).toBe(
+              true
+            )
+          }).pipe(
+            Effect.provide(
+              Layer.mergeAll(
+                MemoryServices.layer({
+                  manualLinkingEnabled: true,
+                  anonymousEnabled: true,
+                  smsAutoconfirm: false,
+                  mailerAutoconfirm: autoconfirm
+                }),
+                verifier,
+                providers
               )
             )
-          ).toBe(
-            "email_not_confirmed: Unverified email with keycloak. A confirmation email has been sent to your keycloak email"
           )
-          const users = yield* UserRepository
-          const user = Option.getOrThrow(yield* users.findById(anonymous.user.id))
-          expect(user.email).toEqual(Option.some(email))
-          expect(user.emailConfirmedAt).toEqual(Option.none())
-          expect(Option.isSome(user.confirmationSentAt)).toBe(true)
-          expect(Option.isSome(yield* users.findByIdentity("keycloak", String(claimsOf(token)?.sub)))).toBe(
-            true
-          )
-        }).pipe(Effect.provide(linking))
-    )
+      )
+    }
 
     it.effect("needs the user's access token, checked before the token but after the request's fields", () =>
       Effect.gen(function* () {
