@@ -3,6 +3,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { compactVerify, createLocalJWKSet, errors } from "jose"
@@ -33,13 +34,19 @@ const PublicJwk = Schema.Struct({
   n: Schema.optionalWith(Schema.String, { exact: true }),
   e: Schema.optionalWith(Schema.String, { exact: true }),
   x: Schema.optionalWith(Schema.String, { exact: true }),
-  y: Schema.optionalWith(Schema.String, { exact: true }),
-  // Read only to refuse a set that publishes a private or symmetric key.
-  d: Schema.optional(Schema.Unknown),
-  k: Schema.optional(Schema.Unknown)
+  y: Schema.optionalWith(Schema.String, { exact: true })
 })
 
-const KeySetJson = Schema.Struct({ keys: Schema.Array(PublicJwk) })
+const decodeJwk = Schema.decodeUnknownOption(PublicJwk, { onExcessProperty: "ignore" })
+
+/** The set's entries, each read on its own: one that is no key is passed over, not the set. */
+const KeySetJson = Schema.Struct({ keys: Schema.Array(Schema.Unknown) })
+
+/** Private (`d`) or symmetric (`k`, `oct`) key material, which a published set never holds. */
+const isSecret = (entry: unknown): boolean =>
+  typeof entry === "object" &&
+  entry !== null &&
+  ("d" in entry || "k" in entry || ("kty" in entry && entry.kty === "oct"))
 
 /** A key set ready to verify with: jose keeps each key imported after its first use. */
 export interface KeySet {
@@ -69,18 +76,25 @@ interface Cached {
 const unavailable = (reason: string, answer: ClientKeysUnavailable["answer"]) =>
   new ClientKeysUnavailable({ reason, answer })
 
-/** A set with only public asymmetric keys; anything else is refused, not trimmed. */
+/**
+ * A set's public keys. A set that publishes private or symmetric key material is refused whole
+ * (its publisher has leaked or misplaced a secret, and OpenID Connect's registration asks servers
+ * to refuse it); an entry that is no JWK (no `kty`, members of the wrong type) is passed over, as
+ * RFC 7517 §5 asks, and so are keys jose cannot use when it picks one.
+ */
 export const parseKeySet = (json: unknown): Either.Either<KeySet, ClientKeysUnavailable> =>
   Either.flatMap(
     Schema.decodeUnknownEither(KeySetJson, { onExcessProperty: "ignore" })(json).pipe(
-      Either.mapLeft(() => unavailable("not a JWK Set: a keys array of JWKs with kty", "refused"))
+      Either.mapLeft(() => unavailable("not a JWK Set: an object with a keys array", "refused"))
     ),
     (set) =>
-      set.keys.some((key) => key.d !== undefined || key.k !== undefined || key.kty === "oct")
+      set.keys.some(isSecret)
         ? Either.left(unavailable("the key set publishes a private or symmetric key", "refused"))
         : Either.try({
             try: () => ({
-              getKey: createLocalJWKSet({ keys: set.keys.map(({ d: _d, k: _k, ...key }) => key) })
+              getKey: createLocalJWKSet({
+                keys: set.keys.flatMap((entry) => Option.toArray(decodeJwk(entry)))
+              })
             }),
             catch: () => unavailable("not a JWK Set", "refused")
           })

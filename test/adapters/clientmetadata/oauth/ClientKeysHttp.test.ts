@@ -64,6 +64,32 @@ describe("ClientKeysHttp", () => {
     })
   )
 
+  it.scoped("passes over entries of a set that are no key it can use and verifies with the others", () =>
+    Effect.gen(function* () {
+      const server = yield* DocumentServer.start({
+        "/jwks.json": DocumentServer.json(() => ({
+          keys: [
+            { kid: "no-kty", x: "AAAA" },
+            { ...secondJwk, kid: 7 },
+            "not an object",
+            { kty: "EC", crv: "secp256k1", kid: "k256", x: "AAAA", y: "AAAA" },
+            { kty: "future", kid: "later" },
+            firstJwk
+          ]
+        }))
+      })
+      const verifier = yield* verifierFor(server)
+      const url = `${server.origin}/jwks.json`
+      expect(yield* outcome(verifier, yield* sign(first.privateKey, { alg: "ES256", kid: "k1" }), url)).toBe(
+        'verified {"sub":"client","jti":"j"}'
+      )
+      // The entry with a numeric kid was passed over, not read as key "7" or as any key.
+      expect(
+        yield* outcome(verifier, yield* sign(second.privateKey, { alg: "RS256", kid: "7" }), url)
+      ).toContain("no key of the client's key set matches it")
+    })
+  )
+
   it.scoped(
     "refuses symmetric algorithms, private or symmetric keys in the set, and what is no key set",
     () =>
