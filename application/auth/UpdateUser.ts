@@ -59,9 +59,15 @@ const changePhone = (user: User, to: Phone, channel: string, now: Date) =>
     return yield* ChangePhone.confirm(pending, now)
   })
 
-/** Whether the request's session was begun by a recovery link or code (its `amr`). */
+/**
+ * Methods whose sessions Supabase Auth counts as a recovery (`IsRecovery`): a mailed or texted
+ * link or code. Whoever holds one could recover the account with it anyway.
+ */
+const recoveryMethods: ReadonlySet<string> = new Set(["recovery", "otp", "magiclink"])
+
+/** Whether the request's session was begun by a recovery, or another mailed or texted code (its `amr`). */
 const recovering = (signedIn: SignedIn) =>
-  Option.exists(signedIn.session, (session) => session.amr.some((entry) => entry.method === "recovery"))
+  Option.exists(signedIn.session, (session) => session.amr.some((entry) => recoveryMethods.has(entry.method)))
 
 /** A session older than this needs a reauthentication nonce to change the password. */
 const recentSignIn = "24 hours"

@@ -3,9 +3,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
+import { sendMagicLink } from "../../../application/auth/MagicLink.js"
 import { signInAnonymously } from "../../../application/auth/SignInAnonymously.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import { updateUser } from "../../../application/auth/UpdateUser.js"
+import { verify } from "../../../application/auth/Verify.js"
 import * as PasswordPolicy from "../../../domain/PasswordPolicy.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import { describedFailureOf, failureOf } from "./support/Failure.js"
@@ -96,6 +98,35 @@ describe("UpdateUser (PUT /user), on memory adapters under TestClock", () => {
         const guest = yield* Authenticate.user(Redacted.value(anonymous.access.token))
         const permanent = { ...passwordChange(first), email: `${crypto.randomUUID()}@example.com` }
         expect(yield* failureOf(updateUser(guest, permanent))).toBe("ok")
+      }).pipe(Effect.provide(requiring))
+    )
+
+    it.effect("a session a mailed code or link began sets one without naming any, as a recovery's", () =>
+      Effect.gen(function* () {
+        const { email } = yield* withSessions(0)
+        yield* Scenarios.mailsTo(email)
+        yield* sendMagicLink({
+          email,
+          createUser: false,
+          data: {},
+          redirectTo: "",
+          codeChallenge: "",
+          codeChallengeMethod: ""
+        })
+        const [mail] = yield* Scenarios.mailsTo(email)
+        if (mail?.kind !== "magic_link") return yield* Effect.dieMessage("a magic link is mailed")
+        const verified = yield* verify({
+          type: "email",
+          token: String(mail.variables.Token),
+          tokenHash: "",
+          email,
+          phone: "",
+          client
+        })
+        if (verified._tag !== "Session") return yield* Effect.dieMessage("a mailed code signs in")
+        const signedIn = yield* Authenticate.user(Redacted.value(verified.grant.access.token))
+        expect(signedIn.claims.amr.map((entry) => entry.method)).toEqual(["otp"])
+        expect(yield* failureOf(updateUser(signedIn, passwordChange(second)))).toBe("ok")
       }).pipe(Effect.provide(requiring))
     )
   })
