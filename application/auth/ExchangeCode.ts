@@ -13,7 +13,16 @@ import * as ProviderTokenSeal from "./ProviderTokenSeal.js"
 import { FlowStateStore } from "./ports/FlowStateStore.js"
 import { UserRepository } from "./ports/UserRepository.js"
 
-const methods: ReadonlyArray<IssueSession.Method> = ["otp", "magiclink", "recovery", "invite", "oauth"]
+/** The flow's method becomes the session's `amr`, as Supabase Auth's PKCE grant writes it. */
+const methods: ReadonlyArray<IssueSession.Method> = [
+  "otp",
+  "magiclink",
+  "recovery",
+  "invite",
+  "oauth",
+  "email/signup",
+  "email_change"
+]
 const methodOf = (name: string): IssueSession.Method => methods.find((method) => method === name) ?? "otp"
 
 /**

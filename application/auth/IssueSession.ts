@@ -34,6 +34,10 @@ export type Method =
   | "invite"
   | "recovery"
   | "passkey"
+  /** A confirmation mail's PKCE code exchanged (Supabase Auth's `EmailSignup`). */
+  | "email/signup"
+  /** An address change's PKCE code exchanged. */
+  | "email_change"
 
 /** An access token with its lifetime, as the session response gives them. */
 export interface AccessToken {

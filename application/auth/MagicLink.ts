@@ -55,7 +55,8 @@ export const sendMagicLink = Telemetry.fn("MagicLink.sendMagicLink")((request: M
         to: email,
         redirectTo,
         spacing: Option.some(spacing),
-        pkce: { challenge, authenticationMethod: "otp" },
+        // Supabase Auth sends an unconfirmed address through its sign-up, whose flow this is.
+        pkce: { challenge, authenticationMethod: "email/signup" },
         now
       })
 

@@ -128,7 +128,7 @@ export const resend = Telemetry.fn("Resend.resend")((request: ResendRequest) =>
               to: email,
               redirectTo: settings.redirectTarget(request.redirectTo),
               spacing: Option.some(spacing),
-              pkce: { challenge, authenticationMethod: "otp" },
+              pkce: { challenge, authenticationMethod: "email/signup" },
               now
             }).pipe(Effect.flatMap((prepared) => SendVerification.write(prepared, "mail"))),
             users.update(user.id, { confirmationSentAt: Option.some(now) }, now)

@@ -116,7 +116,7 @@ export const signup = Telemetry.fn("Signup.signup")((request: SignupRequest) =>
       to,
       redirectTo: settings.redirectTarget(request.redirectTo),
       spacing: Option.some(settings.verification.spacing),
-      pkce: { challenge, authenticationMethod: "otp" },
+      pkce: { challenge, authenticationMethod: "email/signup" },
       now
     })
     /**

@@ -2,9 +2,14 @@ import { createHash } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as Authenticate from "../../../application/auth/Authenticate.js"
+import { ensureSigningKey } from "../../../application/auth/EnsureSigningKey.js"
 import { exchangeCode } from "../../../application/auth/ExchangeCode.js"
+import type * as IssueSession from "../../../application/auth/IssueSession.js"
 import { sendMagicLink } from "../../../application/auth/MagicLink.js"
+import { signup } from "../../../application/auth/Signup.js"
 import { followLink } from "../../../application/auth/Verify.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import { failureOf } from "./support/Failure.js"
@@ -39,6 +44,12 @@ const authorizationCode = Effect.gen(function* () {
   return { code: followed.code, userId: grant.user.id }
 })
 
+/** The `amr` methods of a grant's access token. */
+const methods = (grant: IssueSession.Grant) =>
+  Effect.map(Authenticate.user(Redacted.value(grant.access.token)), (signedIn) =>
+    signedIn.claims.amr.map((entry) => entry.method)
+  )
+
 describe("ExchangeCode (POST /token?grant_type=pkce), on memory adapters under TestClock", () => {
   it.effect("the code and its verifier give a session, once", () =>
     Effect.gen(function* () {
@@ -47,6 +58,40 @@ describe("ExchangeCode (POST /token?grant_type=pkce), on memory adapters under T
       expect(exchanged.grant.user.id).toBe(userId)
       expect(yield* failureOf(exchangeCode(code, verifier, client))).toBe("flow_state_not_found")
     }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+
+  it.effect("the session's amr names how the code was had: here a magic link", () =>
+    Effect.gen(function* () {
+      const { code } = yield* authorizationCode
+      expect(yield* methods((yield* exchangeCode(code, verifier, client)).grant)).toEqual(["magiclink"])
+    }).pipe(Effect.provide(MemoryServices.layer()))
+  )
+
+  it.effect("the session's amr names how the code was had: here a confirmation mail", () =>
+    Effect.gen(function* () {
+      yield* ensureSigningKey
+      const email = freshEmail()
+      const created = yield* signup({
+        ...MemoryServices.emailSignup(email, "correct horse battery staple"),
+        codeChallenge: challenge,
+        codeChallengeMethod: "s256"
+      })
+      if (created._tag !== "Created") return yield* Effect.dieMessage("a sign-up waits on its confirmation")
+      const [mail] = yield* mailsTo(email)
+      const followed = yield* followLink({
+        type: "signup",
+        token: "",
+        tokenHash: String(mail?.variables.TokenHash),
+        email: "",
+        phone: "",
+        client
+      })
+      if (followed._tag !== "Code") return yield* Effect.dieMessage("a PKCE link ends in a code")
+      // Supabase Auth's PKCE sign-up writes its flow's method, `email/signup`.
+      expect(yield* methods((yield* exchangeCode(followed.code, verifier, client)).grant)).toEqual([
+        "email/signup"
+      ])
+    }).pipe(Effect.provide(MemoryServices.layer({ mailerAutoconfirm: false })))
   )
 
   it.effect("refuses empty parameters, a wrong verifier (which ends the code) and an expired code", () =>
