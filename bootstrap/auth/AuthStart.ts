@@ -23,14 +23,19 @@ export type Mode =
   /** `latchkey dev` (`npm start`): beside, with development defaults for what is unset. */
   | "dev"
 
+/** Requests per client address per window under `latchkey dev`: more than a test suite makes. */
+export const developmentRequestLimit = 10_000
+
 /**
  * What `npm start` fills in when unset: an application on localhost:3000, this service on
  * localhost:8081, listening on loopback only (a development server is not the network's),
  * phone and anonymous sign-ins on. Addresses and numbers are confirmed as in
  * production: the mail and the texts go to the development inbox (bootstrap/DevInbox.ts). The
  * hourly caps on messages are raised: a developer trying flows sends more than 30 an hour, and
- * nothing leaves the machine. Outbound calls may reach this machine's loopback, where a
- * developer runs an identity provider or a template server.
+ * nothing leaves the machine. So are the limits per client address: an application's test
+ * suite signs up and in from one address many times a minute, and Supabase Auth under the
+ * Supabase CLI, which sets no `RATE_LIMIT_HEADER`, counts none of it. Outbound calls may reach
+ * this machine's loopback, where a developer runs an identity provider or a template server.
  */
 export const developmentDefaults: ReadonlyMap<string, string> = new Map([
   ["AUTHSVC_SITE_URL", "http://localhost:3000"],
@@ -40,6 +45,12 @@ export const developmentDefaults: ReadonlyMap<string, string> = new Map([
   ["AUTHSVC_EXTERNAL_ANONYMOUS_USERS_ENABLED", "true"],
   ["AUTHSVC_RATE_LIMIT_EMAIL_SENT", "1000"],
   ["AUTHSVC_RATE_LIMIT_SMS_SENT", "1000"],
+  ["AUTHSVC_RATE_LIMIT_OTP", String(developmentRequestLimit)],
+  ["AUTHSVC_RATE_LIMIT_VERIFY", String(developmentRequestLimit)],
+  ["AUTHSVC_RATE_LIMIT_TOKEN_REFRESH", String(developmentRequestLimit)],
+  ["AUTHSVC_RATE_LIMIT_ANONYMOUS_USERS", String(developmentRequestLimit)],
+  ["AUTHSVC_RATE_LIMIT_PASSKEY", String(developmentRequestLimit)],
+  ["AUTHSVC_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", String(developmentRequestLimit)],
   [AuthConfig.allowedPrivateAddressesVariable, OutboundReach.developmentDefault]
 ])
 

@@ -45,6 +45,24 @@ describe("latchkey dev's development defaults", () => {
     })
   )
 
+  it.effect("raise the limits per client address, which a test suite on one address would reach", () =>
+    Effect.gen(function* () {
+      const { rateLimit } = yield* configIn("dev", {})
+      const limits = [
+        rateLimit.otp,
+        rateLimit.verify,
+        rateLimit.tokenRefresh,
+        rateLimit.anonymousUsers,
+        rateLimit.passkey,
+        rateLimit.mfaChallengeAndVerify
+      ]
+      expect(limits.map((limit) => limit.max)).toEqual(limits.map(() => AuthStart.developmentRequestLimit))
+      // What the user sets wins; elsewhere the defaults are Supabase Auth's.
+      expect((yield* configIn("dev", { AUTHSVC_RATE_LIMIT_VERIFY: "5" })).rateLimit.verify.max).toBe(5)
+      expect((yield* configIn("beside", deployed)).rateLimit.verify.max).toBe(30)
+    })
+  )
+
   it.effect("move the inbox's SMTP server to AUTHSVC_SMTP_PORT, and yield to what the user set", () =>
     Effect.gen(function* () {
       const config = yield* configIn("dev", {
