@@ -97,8 +97,8 @@ export interface Callers {
   readonly admin: VerifiedClaims
 }
 
-/** Supabase Auth's reading of the header: `Bearer` or `bearer`, one space, a token without spaces. */
-const bearer = /^[Bb]earer (\S+)$/
+/** Supabase Auth's reading of the header: `Bearer` in any case, one space, a token without spaces. */
+const bearer = /^bearer (\S+)$/i
 
 /** The bearer token of a request to an endpoint that needs one; else 401 `no_authorization`. */
 export const bearerToken = (

@@ -9,24 +9,19 @@ const withAuthorization = (authorization?: string) => ({
 })
 
 describe("the auth service's bearer header", () => {
-  it.effect("reads `Bearer` or `bearer`, one space, a token without spaces", () =>
+  it.effect("reads `Bearer` in any case, one space, a token without spaces", () =>
     Effect.gen(function* () {
       expect(yield* bearerToken(withAuthorization("Bearer abc.def"))).toBe("abc.def")
       expect(yield* bearerToken(withAuthorization("bearer abc.def"))).toBe("abc.def")
+      // The scheme's name in any case, as RFC 9110 §11.1 and Supabase Auth read it.
+      expect(yield* bearerToken(withAuthorization("BEARER abc.def"))).toBe("abc.def")
+      expect(yield* bearerToken(withAuthorization("bEaReR abc.def"))).toBe("abc.def")
     })
   )
 
   it.effect("refuses anything else with NoBearerToken (401 no_authorization)", () =>
     Effect.gen(function* () {
-      for (const header of [
-        undefined,
-        "",
-        "BEARER abc",
-        "Bearer  abc",
-        "Bearer a b",
-        "Basic abc",
-        "Bearer "
-      ]) {
+      for (const header of [undefined, "", "Bearer  abc", "Bearer a b", "Basic abc", "Bearer "]) {
         const read = yield* Effect.either(bearerToken(withAuthorization(header)))
         expect(Either.isLeft(read) && read.left._tag).toBe("NoBearerToken")
       }
