@@ -93,8 +93,11 @@ export interface ServeOptions {
 /** A request waits at most this long for the database: a stalled database costs a 503. */
 const queryTimeout = Duration.seconds(30)
 
-/** Bodies of the auth endpoints are small JSON documents; metadata objects included. */
-const maxBodyBytes = 256 * 1024
+/**
+ * Bodies of the auth endpoints are small JSON documents, but metadata objects can be large:
+ * Supabase Auth takes up to 1 MiB, and what it takes must not be refused here.
+ */
+const maxBodyBytes = 1024 * 1024
 
 const serviceName = "latchkey-auth"
 
