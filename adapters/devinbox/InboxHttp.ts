@@ -237,7 +237,7 @@ export const serve = (options: Options) =>
     cors: { origin: "reflect", scope: "routes", allowHeaders: [], exposeHeaders: [], maxAgeSeconds: 0 },
     maxBodyBytes: 1024,
     requestIdHeader: Option.none(),
-    clientIpHeader: Option.none(),
+    clientIpHeaders: [],
     metrics: false,
     shutdownTimeout: Duration.seconds(1),
     isUnavailable: () => false

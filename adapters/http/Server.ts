@@ -35,10 +35,11 @@ export interface ServerOptions<R> {
   /** `REQUEST_ID_HEADER`: an incoming header whose value becomes the request id. */
   readonly requestIdHeader: Option.Option<string>
   /**
-   * A header set by a trusted proxy that carries the client's address (first value); a value too
-   * long to be an address is ignored, as is an empty one.
+   * Headers set by trusted proxies that carry the client's address (first value), in the order
+   * they are read: the first that holds an address wins, else the socket's. A value too long to
+   * be an address is ignored, as is an empty one.
    */
-  readonly clientIpHeader: Option.Option<string>
+  readonly clientIpHeaders: ReadonlyArray<string>
   /** Whether to record request metrics (`METRICS_ENABLED`). */
   readonly metrics: boolean
   /** How long requests in flight may take to finish once shutdown starts. */
@@ -125,9 +126,7 @@ export const serve = <R>(options: ServerOptions<R>) =>
       Option.map(options.requestIdHeader, (name) => name.toLowerCase())
     )
     const echoedIdHeader = requestIdName ?? "x-request-id"
-    const clientIpHeader = Option.getOrUndefined(
-      Option.map(options.clientIpHeader, (name) => name.toLowerCase())
-    )
+    const clientIpHeaders = options.clientIpHeaders.map((name) => name.toLowerCase())
     const withCors = Cors.allow(cors)
     const withPreflight = Cors.preflight(cors)
     const corsEverywhere = cors.scope === "every answer"
@@ -356,8 +355,8 @@ export const serve = <R>(options: ServerOptions<R>) =>
     }
 
     const clientIp = (req: IncomingMessage) => {
-      if (clientIpHeader !== undefined) {
-        const forwarded = req.headers[clientIpHeader]
+      for (const name of clientIpHeaders) {
+        const forwarded = req.headers[name]
         const first = (typeof forwarded === "string" ? forwarded : forwarded?.[0])?.split(",")[0]?.trim()
         const address = first !== undefined && first.length <= maxAddressLength ? addressIn(first) : undefined
         if (address !== undefined) return address

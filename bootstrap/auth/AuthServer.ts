@@ -255,18 +255,19 @@ export const mfaSettings = (config: AuthConfig) =>
   })
 
 /**
- * The address a request's limits count against: the header a trusted proxy sets
- * (`RATE_LIMIT_HEADER`), else `Svc-Forwarded-For` or Supabase Auth's `Sb-Forwarded-For` when
- * it is trusted, else the socket's.
+ * Where a request's client address is read, in order: `Svc-Forwarded-For` or Supabase Auth's
+ * `Sb-Forwarded-For` when trusted, then the header a trusted proxy sets (`RATE_LIMIT_HEADER`),
+ * else the socket's. Supabase Auth reads `Sb-Forwarded-For` first too, for its limits and the
+ * address it records.
  */
-const clientIpHeader = (config: AuthConfig): Option.Option<string> =>
-  Option.orElse(config.rateLimit.header, () =>
-    config.security.svcForwardedForEnabled
-      ? Option.some("Svc-Forwarded-For")
-      : config.security.sbForwardedForEnabled
-        ? Option.some("Sb-Forwarded-For")
-        : Option.none()
-  )
+export const clientIpHeaders = (config: AuthConfig): ReadonlyArray<string> => [
+  ...(config.security.svcForwardedForEnabled
+    ? ["Svc-Forwarded-For"]
+    : config.security.sbForwardedForEnabled
+      ? ["Sb-Forwarded-For"]
+      : []),
+  ...Option.toArray(config.rateLimit.header)
+]
 
 /**
  * The URLs the configuration names that the service calls out to: the providers' own addresses
@@ -362,7 +363,7 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
       cors: Routes.cors,
       maxBodyBytes,
       requestIdHeader: config.telemetry.requestIdHeader,
-      clientIpHeader: clientIpHeader(config),
+      clientIpHeaders: clientIpHeaders(config),
       metrics: Option.isSome(config.telemetry.metrics),
       shutdownTimeout: options.shutdownTimeout ?? Server.defaultShutdownTimeout,
       isUnavailable

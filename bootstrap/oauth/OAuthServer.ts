@@ -140,7 +140,7 @@ export const serve = (config: OAuthConfig.OAuthConfig, options: ServeOptions = {
       cors: Routes.cors,
       maxBodyBytes,
       requestIdHeader: config.telemetry.requestIdHeader,
-      clientIpHeader: config.rateLimitHeader,
+      clientIpHeaders: Option.toArray(config.rateLimitHeader),
       metrics: Option.isSome(config.telemetry.metrics),
       shutdownTimeout: options.shutdownTimeout ?? Server.defaultShutdownTimeout,
       isUnavailable: DatabaseUnavailable.is

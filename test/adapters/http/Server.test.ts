@@ -91,7 +91,7 @@ const start = (options: { readonly spans?: InMemorySpanExporter; readonly cors?:
       },
       maxBodyBytes: 1024,
       requestIdHeader: Option.some("X-Trace-Id"),
-      clientIpHeader: Option.some("X-Client-Ip"),
+      clientIpHeaders: ["X-Edge-Ip", "X-Client-Ip"],
       metrics: false,
       shutdownTimeout: "2 seconds",
       isUnavailable: (defect) => defect instanceof DatabaseDown
@@ -159,6 +159,17 @@ describe("the HTTP server", () => {
         for (const garbage of ["unknown", "1.2.3.4.5", "<script>", "[nope]:1", "2001:db8::1:99999x"]) {
           expect(yield* ipFor(garbage)).toMatchObject({ ip: "127.0.0.1" })
         }
+        // Headers are read in their order: the first that holds an address wins.
+        const ipFrom = (headers: Record<string, string>) =>
+          Effect.promise(() =>
+            fetch(`${base}/items/1`, { headers }).then((response): Promise<unknown> => response.json())
+          )
+        expect(yield* ipFrom({ "x-edge-ip": "198.51.100.7", "x-client-ip": "203.0.113.9" })).toMatchObject({
+          ip: "198.51.100.7"
+        })
+        expect(yield* ipFrom({ "x-edge-ip": "unknown", "x-client-ip": "203.0.113.9" })).toMatchObject({
+          ip: "203.0.113.9"
+        })
       })
   )
 

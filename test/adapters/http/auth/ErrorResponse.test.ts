@@ -359,7 +359,7 @@ const start = Effect.gen(function* () {
     cors: { origin: "any", scope: "routes", allowHeaders: [], exposeHeaders: [], maxAgeSeconds: 60 },
     maxBodyBytes: 64,
     requestIdHeader: Option.none(),
-    clientIpHeader: Option.none(),
+    clientIpHeaders: [],
     metrics: false,
     shutdownTimeout: "1 second",
     isUnavailable: () => false
