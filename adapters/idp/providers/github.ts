@@ -7,10 +7,20 @@ import type { ProviderEntry, ProviderTraits } from "../ProviderEntry.js"
 /**
  * GitHub is plain OAuth 2.0: no ID token, so no nonce. Who logged in comes from the REST API
  * with the access token; its addresses from `/user/emails`, each marked primary and verified
- * or not. A configured URL is ignored.
+ * or not. A configured URL names a GitHub Enterprise Server.
  */
 
 export const api = "https://api.github.com"
+
+/**
+ * Where sign-ins and API calls go: github.com, or the GitHub Enterprise Server at
+ * `EXTERNAL_GITHUB_URL`, whose REST API is under `/api/v3` (as Supabase Auth builds both).
+ */
+export const hostsOf = (url: URL | undefined): { readonly web: string; readonly api: string } => {
+  if (url === undefined) return { web: "https://github.com", api }
+  const web = url.href.replace(/\/+$/, "")
+  return { web, api: web.endsWith("api.github.com") ? web : `${web}/api/v3` }
+}
 
 /** The fields of `GET /user` we keep; the rest is ignored. */
 export const User = Schema.Struct({
@@ -26,13 +36,13 @@ export const Emails = Schema.Array(
 )
 
 /** The profile, with `data` shaped like the identity data Supabase Auth keeps for GitHub logins. */
-export const profileOf = (user: typeof User.Type, emails: typeof Emails.Type) => {
+export const profileOf = (user: typeof User.Type, emails: typeof Emails.Type, issuer: string = api) => {
   const subject = String(user.id)
   const name = user.name ?? undefined
   return IdentityData.profileOf(
     "github",
     {
-      iss: api,
+      iss: issuer,
       sub: subject,
       name,
       full_name: name,
@@ -51,19 +61,20 @@ export const traits: ProviderTraits = {
   protocol: "oauth2",
   pkce: true,
   nonce: false,
-  url: "ignored",
+  url: "optional",
   parameters: { login: "login", allow_signup: "allow_signup", prompt: "prompt" }
 }
 
 export const entry: ProviderEntry = {
   name: "github",
   traits,
-  build: (credentials) =>
-    OAuth2Provider.make(
+  build: (credentials) => {
+    const hosts = hostsOf(credentials.issuerUrl)
+    return OAuth2Provider.make(
       {
         name: "github",
-        authorizationEndpoint: "https://github.com/login/oauth/authorize",
-        tokenEndpoint: "https://github.com/login/oauth/access_token",
+        authorizationEndpoint: `${hosts.web}/login/oauth/authorize`,
+        tokenEndpoint: `${hosts.web}/login/oauth/access_token`,
         scopes: ["read:user", "user:email"],
         // GitHub documents client_id and client_secret as body parameters of the token request.
         clientAuthentication: "client_secret_post",
@@ -71,14 +82,16 @@ export const entry: ProviderEntry = {
         profile: (session) =>
           Effect.flatMap(
             Effect.all(
-              [session.get(`${api}/user`, User, headers), session.get(`${api}/user/emails`, Emails, headers)],
-              {
-                concurrency: 2
-              }
+              [
+                session.get(`${hosts.api}/user`, User, headers),
+                session.get(`${hosts.api}/user/emails`, Emails, headers)
+              ],
+              { concurrency: 2 }
             ),
-            ([user, emails]) => profileOf(user, emails)
+            ([user, emails]) => profileOf(user, emails, hosts.api)
           )
       },
       credentials
     )
+  }
 }
