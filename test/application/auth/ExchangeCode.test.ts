@@ -18,6 +18,22 @@ import { client, freshEmail, mailsTo, signedUp } from "./support/Scenarios.js"
 const verifier = "a-code-verifier-long-enough-for-rfc-7636-of-43-characters-at-least"
 const challenge = createHash("sha256").update(verifier).digest("base64url")
 
+/** The authorization code the PKCE link of the last mail to `email` ends in, once followed. */
+const codeMailedTo = (email: string, type: "magiclink" | "signup") =>
+  Effect.gen(function* () {
+    const [mail] = yield* mailsTo(email)
+    const followed = yield* followLink({
+      type,
+      token: "",
+      tokenHash: String(mail?.variables.TokenHash),
+      email: "",
+      phone: "",
+      client
+    })
+    if (followed._tag !== "Code") return yield* Effect.dieMessage("a PKCE link ends in a code")
+    return followed.code
+  })
+
 /** A magic link asked for with a PKCE challenge and followed: the authorization code it ends in. */
 const authorizationCode = Effect.gen(function* () {
   const email = freshEmail()
@@ -31,17 +47,7 @@ const authorizationCode = Effect.gen(function* () {
     codeChallenge: challenge,
     codeChallengeMethod: "s256"
   })
-  const [mail] = yield* mailsTo(email)
-  const followed = yield* followLink({
-    type: "magiclink",
-    token: "",
-    tokenHash: String(mail?.variables.TokenHash),
-    email: "",
-    phone: "",
-    client
-  })
-  if (followed._tag !== "Code") return yield* Effect.dieMessage("a PKCE link ends in a code")
-  return { code: followed.code, userId: grant.user.id }
+  return { code: yield* codeMailedTo(email, "magiclink"), userId: grant.user.id }
 })
 
 /** The `amr` methods of a grant's access token. */
@@ -77,20 +83,9 @@ describe("ExchangeCode (POST /token?grant_type=pkce), on memory adapters under T
         codeChallengeMethod: "s256"
       })
       if (created._tag !== "Created") return yield* Effect.dieMessage("a sign-up waits on its confirmation")
-      const [mail] = yield* mailsTo(email)
-      const followed = yield* followLink({
-        type: "signup",
-        token: "",
-        tokenHash: String(mail?.variables.TokenHash),
-        email: "",
-        phone: "",
-        client
-      })
-      if (followed._tag !== "Code") return yield* Effect.dieMessage("a PKCE link ends in a code")
+      const code = yield* codeMailedTo(email, "signup")
       // Supabase Auth's PKCE sign-up writes its flow's method, `email/signup`.
-      expect(yield* methods((yield* exchangeCode(followed.code, verifier, client)).grant)).toEqual([
-        "email/signup"
-      ])
+      expect(yield* methods((yield* exchangeCode(code, verifier, client)).grant)).toEqual(["email/signup"])
     }).pipe(Effect.provide(MemoryServices.layer({ mailerAutoconfirm: false })))
   )
 

@@ -10,6 +10,7 @@ import { UserRepository } from "../../../application/auth/ports/UserRepository.j
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
 import { unlinkIdentity } from "../../../application/auth/UnlinkIdentity.js"
 import { verify } from "../../../application/auth/Verify.js"
+import type { Email, User } from "../../../domain/User.js"
 import * as Fixtures from "../../support/auth/Fixtures.js"
 import * as MemoryServices from "../../support/auth/MemoryServices.js"
 import { failureOf } from "./support/Failure.js"
@@ -32,6 +33,20 @@ const twoIdentities = Effect.gen(function* () {
   return { made, signedIn: yield* Authenticate.user(Redacted.value(grant.access.token)) }
 })
 
+/** A GitHub identity of `user` carrying `address`, verified by GitHub or not, older than the rest. */
+const addGithubIdentity = (user: User, address: Email, verified: boolean) =>
+  Effect.flatMap(UserRepository, (users) =>
+    users.addIdentity(
+      Fixtures.emailIdentity(user, {
+        provider: "github",
+        providerId: `github-${address}`,
+        identityData: { sub: `github-${address}`, email: address, email_verified: verified },
+        email: Option.some(address),
+        createdAt: Fixtures.t0
+      })
+    )
+  )
+
 describe("UnlinkIdentity (DELETE /user/identities/{id}), on memory adapters", () => {
   it.effect("removes one identity, never the last; an identity the user lacks is not found", () =>
     Effect.gen(function* () {
@@ -52,15 +67,7 @@ describe("UnlinkIdentity (DELETE /user/identities/{id}), on memory adapters", ()
       const email = Option.getOrThrow(made.user.email)
       const other = Fixtures.email()
       const users = yield* UserRepository
-      yield* users.addIdentity(
-        Fixtures.emailIdentity(made.user, {
-          provider: "github",
-          providerId: `github-${other}`,
-          identityData: { sub: `github-${other}`, email: other, email_verified: true },
-          email: Option.some(other),
-          createdAt: Fixtures.t0
-        })
-      )
+      yield* addGithubIdentity(made.user, other, true)
       const link = yield* generateLink({
         type: "recovery",
         email,
@@ -94,15 +101,7 @@ describe("UnlinkIdentity (DELETE /user/identities/{id}), on memory adapters", ()
       const email = Option.getOrThrow(made.user.email)
       const other = Fixtures.email()
       const users = yield* UserRepository
-      yield* users.addIdentity(
-        Fixtures.emailIdentity(made.user, {
-          provider: "github",
-          providerId: `github-${other}`,
-          identityData: { sub: `github-${other}`, email: other, email_verified: false },
-          email: Option.some(other),
-          createdAt: Fixtures.t0
-        })
-      )
+      yield* addGithubIdentity(made.user, other, false)
       yield* mailsTo(email)
       const emailIdentity = made.identities.find((identity) => identity.provider === "email")?.id ?? ""
       yield* unlinkIdentity(signedIn, emailIdentity)
