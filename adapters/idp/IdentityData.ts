@@ -61,6 +61,18 @@ export const single = (email: string | undefined, verified: boolean): ReadonlyAr
 export const text = (value: unknown): string | undefined =>
   typeof value === "string" && value.trim() !== "" ? value : undefined
 
+/**
+ * ID token claims whose address, if any, counts as verified: the providers whose tokens carry
+ * no `email_verified` and only addresses they checked (Facebook's Limited Login, Snapchat,
+ * Kakao), as Supabase Auth reads them.
+ */
+export const addressVerified = (
+  claims: Readonly<Record<string, unknown>>
+): Readonly<Record<string, unknown>> => ({
+  ...claims,
+  email_verified: text(claims.email) !== undefined
+})
+
 /** Some providers send booleans as strings (`"true"`, Azure's `"1"`). */
 export const truthy = (value: unknown): boolean => value === true || value === "true" || value === "1"
 

@@ -65,6 +65,8 @@ export const traits: ProviderTraits = {
 export const entry: ProviderEntry = {
   name: "facebook",
   traits,
+  // Limited Login's ID tokens name no `email_verified`; Facebook gives out only checked addresses.
+  idTokenClaims: IdentityData.addressVerified,
   build: (credentials) =>
     OAuth2Provider.make(
       {

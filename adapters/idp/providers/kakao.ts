@@ -66,11 +66,10 @@ export const idTokenClaims = (
   claims: Readonly<Record<string, unknown>>
 ): Readonly<Record<string, unknown>> => {
   const nickname = IdentityData.text(claims.nickname)
-  return {
+  return IdentityData.addressVerified({
     ...claims,
-    ...(nickname === undefined ? {} : { name: nickname, preferred_username: nickname }),
-    email_verified: IdentityData.text(claims.email) !== undefined
-  }
+    ...(nickname === undefined ? {} : { name: nickname, preferred_username: nickname })
+  })
 }
 
 export const traits: ProviderTraits = plainOAuth2

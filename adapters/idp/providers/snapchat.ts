@@ -52,6 +52,8 @@ export const traits: ProviderTraits = { ...plainOAuth2, pkce: true }
 export const entry: ProviderEntry = {
   name: "snapchat",
   traits,
+  // Its ID tokens name no `email_verified`; Supabase Auth counts their address verified.
+  idTokenClaims: IdentityData.addressVerified,
   build: (credentials) =>
     OAuth2Provider.make(
       {

@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as ProviderCatalog from "../../../adapters/idp/ProviderCatalog.js"
 import * as Kakao from "../../../adapters/idp/providers/kakao.js"
 import * as AuthError from "../../../application/auth/AuthError.js"
 import * as Authenticate from "../../../application/auth/Authenticate.js"
@@ -206,6 +207,38 @@ describe("signInWithIdToken on memory adapters under TestClock", () => {
       ).toBe("ok")
     }).pipe(Effect.provide(kakaoServices))
   )
+
+  for (const name of ["facebook", "snapchat"]) {
+    it.effect(`a ${name} token's address counts as verified, as Supabase Auth counts it`, () => {
+      // The provider as the auth service builds it from the catalog: its claims and its issuer.
+      const issuerRule = name === "facebook" ? IdTokenIssuer.facebook : IdTokenIssuer.snapchat
+      const iss = issuerRule._tag === "Fixed" ? issuerRule.issuer : ""
+      const provider: ExternalProvider = {
+        ...keycloak,
+        shapeClaims: Option.getOrThrow(ProviderCatalog.find(name)).idTokenClaims ?? ((claims) => claims),
+        idTokenIssuer: Option.some(issuerRule)
+      }
+      return Effect.gen(function* () {
+        yield* ensureSigningKey
+        const email = `${name}-${crypto.randomUUID()}@example.com`
+        // Facebook's Limited Login and Snapchat put no `email_verified` in their ID tokens.
+        const token = yield* idToken({ iss, email, email_verified: undefined })
+        const answer = yield* signInWithIdToken(request(token, { provider: name }))
+        expect(Option.isSome(answer.user.emailConfirmedAt)).toBe(true)
+        expect(answer.user.userMetadata).toMatchObject({ email, email_verified: true })
+      }).pipe(
+        Effect.provide(
+          Layer.mergeAll(
+            MemoryServices.layer({ mailerAutoconfirm: false }),
+            verifier,
+            Layer.succeed(ExternalProviders, {
+              find: (asked: string) => Effect.succeed(asked === name ? Option.some(provider) : Option.none())
+            })
+          )
+        )
+      )
+    })
+  }
 
   describe("with link_identity (supabase-js linkIdentity({ provider, token }))", () => {
     // Numbers confirmed by their texted code, as a pending change of number needs.
