@@ -47,16 +47,37 @@ export const nameOf = (callbackUrl: URL): string | undefined => {
 const booleanish = (value: unknown): boolean | undefined =>
   typeof value === "boolean" ? value : value === "true" ? true : value === "false" ? false : undefined
 
-export const profileOf = (login: Oidc.Login) => {
-  const { claims } = login
-  const email = IdentityData.text(claims.email)
-  const name = nameOf(login.callbackUrl)
+/**
+ * Apple's own claims, kept under `custom_claims` as Supabase Auth keeps them (a team transfer's
+ * `transfer_sub` among them); nothing when the token has none.
+ */
+const customClaimsOf = (
+  claims: Readonly<Record<string, unknown>>
+): { custom_claims?: Record<string, unknown> } => {
   const custom: Record<string, unknown> = {}
   const isPrivate = booleanish(claims.is_private_email)
   if (isPrivate !== undefined) custom.is_private_email = isPrivate
   if (typeof claims.auth_time === "number") custom.auth_time = claims.auth_time
   const transferSubject = IdentityData.text(claims.transfer_sub)
   if (transferSubject !== undefined) custom.transfer_sub = transferSubject
+  return Object.keys(custom).length === 0 ? {} : { custom_claims: custom }
+}
+
+/**
+ * A native sign-in's ID token: its Apple claims moved under `custom_claims` and its address
+ * counted as verified, as at the callback and as Supabase Auth reads Apple's tokens.
+ */
+export const idTokenClaims = (
+  claims: Readonly<Record<string, unknown>>
+): Readonly<Record<string, unknown>> => {
+  const { is_private_email: _private, auth_time: _authTime, transfer_sub: _transfer, ...rest } = claims
+  return IdentityData.addressVerified({ ...rest, ...customClaimsOf(claims) })
+}
+
+export const profileOf = (login: Oidc.Login) => {
+  const { claims } = login
+  const email = IdentityData.text(claims.email)
+  const name = nameOf(login.callbackUrl)
   return IdentityData.profileOf(
     "apple",
     {
@@ -64,7 +85,7 @@ export const profileOf = (login: Oidc.Login) => {
       sub: login.subject,
       name,
       full_name: name,
-      ...(Object.keys(custom).length === 0 ? {} : { custom_claims: custom })
+      ...customClaimsOf(claims)
     },
     IdentityData.single(email, true)
   )
@@ -96,6 +117,7 @@ export const traits: ProviderTraits = {
 export const entry: ProviderEntry = {
   name: "apple",
   traits,
+  idTokenClaims,
   build: (credentials) =>
     Oidc.openId(
       {

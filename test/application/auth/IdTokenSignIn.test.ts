@@ -240,6 +240,47 @@ describe("signInWithIdToken on memory adapters under TestClock", () => {
     })
   }
 
+  it.effect("an Apple token's own claims are kept under custom_claims, as the callback keeps them", () => {
+    const apple: ExternalProvider = {
+      ...keycloak,
+      shapeClaims: Option.getOrThrow(ProviderCatalog.find("apple")).idTokenClaims ?? ((claims) => claims),
+      idTokenIssuer: Option.some(IdTokenIssuer.apple)
+    }
+    return Effect.gen(function* () {
+      yield* ensureSigningKey
+      const token = yield* idToken({
+        iss: "https://appleid.apple.com",
+        // Apple's addresses count as verified whatever the token says of them.
+        email_verified: undefined,
+        is_private_email: "true",
+        auth_time: 1_700_000_000,
+        transfer_sub: "transferred.subject"
+      })
+      const answer = yield* signInWithIdToken(request(token, { provider: "apple" }))
+      const identity = answer.identities.find((entry) => entry.provider === "apple")
+      expect(identity?.identityData).toMatchObject({
+        email_verified: true,
+        custom_claims: {
+          is_private_email: true,
+          auth_time: 1_700_000_000,
+          transfer_sub: "transferred.subject"
+        }
+      })
+      expect(identity?.identityData).not.toHaveProperty("transfer_sub")
+      expect(identity?.identityData).not.toHaveProperty("is_private_email")
+    }).pipe(
+      Effect.provide(
+        Layer.mergeAll(
+          MemoryServices.layer(),
+          verifier,
+          Layer.succeed(ExternalProviders, {
+            find: (asked: string) => Effect.succeed(asked === "apple" ? Option.some(apple) : Option.none())
+          })
+        )
+      )
+    )
+  })
+
   describe("with link_identity (supabase-js linkIdentity({ provider, token }))", () => {
     // Numbers confirmed by their texted code, as a pending change of number needs.
     const linking = Layer.mergeAll(
