@@ -186,7 +186,7 @@ export const updateUser = Telemetry.fn("UpdateUser.updateUser")(
                   new Mail.Message({
                     kind: "password_changed_notification",
                     to: email.value,
-                    variables: { Email: email.value, SiteURL: settings.siteUrl }
+                    variables: { Email: email.value, SiteURL: settings.siteUrl, Data: user.userMetadata }
                   }),
                   now
                 )

@@ -89,7 +89,7 @@ describe("reauthentication, on memory adapters under TestClock", () => {
             const claimed = yield* outbox.claim(new Date(8.64e15), 1000, Duration.days(1))
             return claimed
               .filter((mail) => mail.message.kind === "password_changed_notification")
-              .map((mail) => [mail.message.to, mail.message.variables.Email])
+              .map((mail) => [mail.message.to, mail.message.variables.Email, mail.message.variables.Data])
           }).pipe(
             Effect.provide(
               MemoryServices.layer({
@@ -99,6 +99,8 @@ describe("reauthentication, on memory adapters under TestClock", () => {
           )
           expect(notices.length).toBe(enabled ? 1 : 0)
           if (enabled) expect(notices[0]?.[0]).toBe(notices[0]?.[1])
+          // The user's metadata, as every notification's `Data` (Supabase Auth's templates read it).
+          if (enabled) expect(notices[0]?.[2]).toMatchObject({ email: notices[0]?.[0] })
         }
       })
   )
