@@ -168,7 +168,9 @@ export class IdentityAlreadyLinked extends reason<IdentityAlreadyLinked>()("Iden
 export class UnverifiedProviderEmail extends reason<UnverifiedProviderEmail>()("UnverifiedProviderEmail", {
   provider: Schema.String,
   /** A link to the signed-in user rather than a sign-in. */
-  linking: Schema.Boolean
+  linking: Schema.Boolean,
+  /** Whether a confirmation mail went out; not when the provider gave no address at all. */
+  mailed: Schema.optionalWith(Schema.Boolean, { default: () => true })
 }) {}
 export class LastIdentity extends reason<LastIdentity>()("LastIdentity", {}) {}
 export class IdentityNotFound extends reason<IdentityNotFound>()("IdentityNotFound", {}) {}

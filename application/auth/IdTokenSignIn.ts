@@ -209,8 +209,13 @@ export const signInWithIdToken = Telemetry.fn("IdTokenSignIn.signInWithIdToken")
     }
     const profile = profileOf(name, provider.shapeClaims(claims))
     if (profile.subject === "") return yield* invalidRequest("Bad ID token")
+    // A token without an address signs in without one under MAILER_AUTOCONFIRM, as in Supabase
+    // Auth; otherwise there is no address to confirm, and nothing is made (Supabase Auth makes
+    // the user, then refuses it the same way).
     if (Option.isNone(linkingTo) && Option.isNone(profile.email) && !provider.emailOptional) {
-      return yield* invalidRequest("Missing email address in ID token")
+      if (!(yield* AuthSettings).mailerAutoconfirm) {
+        return yield* new AuthError.UnverifiedProviderEmail({ provider: name, linking: false, mailed: false })
+      }
     }
     const signedIn = yield* Effect.flatMap(Transactions, (transactions) =>
       transactions.run(

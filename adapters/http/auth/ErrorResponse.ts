@@ -511,7 +511,9 @@ const answers: { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { _t
   UnverifiedProviderEmail: (reason) =>
     answer(
       reason.linking ? "email_not_confirmed" : "provider_email_needs_verification",
-      `Unverified email with ${reason.provider}. A confirmation email has been sent to your ${reason.provider} email`,
+      reason.mailed
+        ? `Unverified email with ${reason.provider}. A confirmation email has been sent to your ${reason.provider} email`
+        : `Unverified email with ${reason.provider}. Verify the email with ${reason.provider} in order to sign in`,
       422
     ),
   LastIdentity: () =>

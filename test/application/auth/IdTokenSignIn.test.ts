@@ -208,6 +208,27 @@ describe("signInWithIdToken on memory adapters under TestClock", () => {
     }).pipe(Effect.provide(kakaoServices))
   )
 
+  it.effect("a token without an address signs in under MAILER_AUTOCONFIRM, else nothing is made", () =>
+    Effect.gen(function* () {
+      yield* ensureSigningKey
+      const token = yield* idToken({ email: undefined, email_verified: undefined })
+      const subject = String(claimsOf(token)?.sub)
+      const refused = yield* describedFailureOf(signInWithIdToken(request(token)))
+      expect(refused).toBe(
+        "provider_email_needs_verification: Unverified email with keycloak. Verify the email with keycloak in order to sign in"
+      )
+      expect(
+        yield* Effect.flatMap(UserRepository, (users) => users.findByIdentity("keycloak", subject))
+      ).toEqual(Option.none())
+      const signedIn = yield* Effect.zipRight(ensureSigningKey, signInWithIdToken(request(token))).pipe(
+        Effect.provide(Layer.mergeAll(MemoryServices.layer(), verifier, providers))
+      )
+      expect(signedIn.user.email).toEqual(Option.none())
+    }).pipe(
+      Effect.provide(Layer.mergeAll(MemoryServices.layer({ mailerAutoconfirm: false }), verifier, providers))
+    )
+  )
+
   for (const name of ["facebook", "snapchat"]) {
     it.effect(`a ${name} token's address counts as verified, as Supabase Auth counts it`, () => {
       // The provider as the auth service builds it from the catalog: its claims and its issuer.
