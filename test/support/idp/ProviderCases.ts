@@ -453,32 +453,6 @@ export const cases: ReadonlyArray<Case> = [
     })
   },
   {
-    name: "github",
-    // A GitHub Enterprise Server: EXTERNAL_GITHUB_URL, its REST API under /api/v3.
-    credentials: (fake) => ({ issuerUrl: new URL("/", fake.origin) }),
-    authorize: "/login/oauth/authorize",
-    scope: "read:user user:email",
-    token: "/login/oauth/access_token",
-    auth: "post",
-    routes: () => ({
-      "GET /api/v3/user": json({ id: 17, login: "hubber", name: null }),
-      "GET /api/v3/user/emails": json([{ email: "hubber@corp.example", primary: true, verified: true }])
-    }),
-    subject: "17",
-    email: "hubber@corp.example",
-    emailVerified: true,
-    data: (fake) => ({
-      iss: new URL("/api/v3", fake.origin).href,
-      sub: "17",
-      provider_id: "17",
-      preferred_username: "hubber",
-      user_name: "hubber",
-      email: "hubber@corp.example",
-      email_verified: true,
-      phone_verified: false
-    })
-  },
-  {
     name: "gitlab",
     // A self-managed instance: EXTERNAL_GITLAB_URL, used as it is.
     credentials: (fake) => ({ issuerUrl: new URL("/", fake.origin) }),
@@ -919,6 +893,37 @@ export const cases: ReadonlyArray<Case> = [
     })
   }
 ]
+
+/**
+ * GitHub at a GitHub Enterprise Server (`EXTERNAL_GITHUB_URL`), its REST API under `/api/v3`:
+ * a second GitHub case, kept out of `cases`, which holds one per provider key.
+ */
+export const githubEnterprise: Case = {
+  name: "github",
+  // A GitHub Enterprise Server: EXTERNAL_GITHUB_URL, its REST API under /api/v3.
+  credentials: (fake) => ({ issuerUrl: new URL("/", fake.origin) }),
+  authorize: "/login/oauth/authorize",
+  scope: "read:user user:email",
+  token: "/login/oauth/access_token",
+  auth: "post",
+  routes: () => ({
+    "GET /api/v3/user": json({ id: 17, login: "hubber", name: null }),
+    "GET /api/v3/user/emails": json([{ email: "hubber@corp.example", primary: true, verified: true }])
+  }),
+  subject: "17",
+  email: "hubber@corp.example",
+  emailVerified: true,
+  data: (fake) => ({
+    iss: new URL("/api/v3", fake.origin).href,
+    sub: "17",
+    provider_id: "17",
+    preferred_username: "hubber",
+    user_name: "hubber",
+    email: "hubber@corp.example",
+    email_verified: true,
+    phone_verified: false
+  })
+}
 
 /**
  * The provider tokens each fake's token endpoint hands out: WorkOS's case takes the refresh

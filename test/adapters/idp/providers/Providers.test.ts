@@ -18,6 +18,7 @@ import {
   clientSecret,
   credentialsFor,
   fakeFor,
+  githubEnterprise,
   providerTokens
 } from "../../../support/idp/ProviderCases.js"
 
@@ -43,8 +44,9 @@ const newRequest = (parameters?: Readonly<Record<string, string>>): UpstreamRequ
 const basic = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}`
 
 describe("external providers against a local fake", () => {
-  for (const testCase of cases) {
-    it.scoped(`${testCase.name}: authorization URL, code exchange, profile, identity data, tokens`, () =>
+  for (const testCase of [...cases, githubEnterprise]) {
+    const label = testCase === githubEnterprise ? "github (Enterprise Server)" : testCase.name
+    it.scoped(`${label}: authorization URL, code exchange, profile, identity data, tokens`, () =>
       Effect.gen(function* () {
         const { fake, setAuthorization } = yield* fakeFor(testCase)
         const traits = ProviderCatalog.traits(testCase.name)
