@@ -9,6 +9,7 @@ import * as DatabaseEncryption from "../../../adapters/crypto/auth/DatabaseEncry
 import type { SignedIn } from "../../../application/auth/Authenticate.js"
 import { FactorStore } from "../../../application/auth/ports/FactorStore.js"
 import { SessionStore } from "../../../application/auth/ports/SessionStore.js"
+import { SmsSender } from "../../../application/auth/ports/SmsSender.js"
 import { StepUps } from "../../../application/auth/ports/StepUps.js"
 import { refreshSession } from "../../../application/auth/RefreshSession.js"
 import { signInWithPassword } from "../../../application/auth/SignInWithPassword.js"
@@ -27,6 +28,9 @@ import { describedFailureOf, failureOf } from "./support/Failure.js"
 import { client, freshEmail, mailsTo, password, signedUp, standing } from "./support/Scenarios.js"
 
 const ip = "192.0.2.1"
+
+/** The one code a Twilio Verify-like gateway of these tests takes. */
+const verifyGatewayCode = "424242"
 
 /** A challenge of the factor from `ip`, and a verify of it with `code` from `from`. */
 const challengeAndVerify = (signedIn: SignedIn, factorId: FactorId, code: string, from = ip) =>
@@ -385,5 +389,34 @@ describe("VerifyFactor, on memory adapters under TestClock", () => {
       const claims = (yield* signedInAs(verified)).claims
       expect([claims.aal, claims.amr[0]?.method]).toEqual(["aal2", "mfa/phone"])
     }).pipe(Effect.provide(services()))
+  )
+  it.effect("under a gateway that keeps its own codes (Twilio Verify), its verdict decides", () =>
+    Effect.gen(function* () {
+      const signedIn = yield* signedInAs(yield* signedUp())
+      const phone = "15555550198"
+      const { factor } = yield* enrolled(signedIn.user.id, "phone", { phone })
+      const challenge = yield* challengeAs(signedIn, { factorId: factor.id, channel: "sms", ipAddress: ip })
+      const verify = (text: string) =>
+        verifyAs(signedIn, { factorId: factor.id, challengeId: challenge.id, code: text, ipAddress: ip })
+      // The gateway texted a code of its own; the one this service made is not it.
+      const [ours] = yield* SentTexts.codesTo(phone)
+      expect(yield* describedFailureOf(verify(ours ?? ""))).toBe(
+        "otp_expired: Token has expired or is invalid"
+      )
+      const verified = yield* verify(verifyGatewayCode)
+      expect((yield* signedInAs(verified)).claims.aal).toBe("aal2")
+    }).pipe(
+      Effect.provideServiceEffect(
+        SmsSender,
+        Effect.map(SmsSender, (memory) => ({
+          ...memory,
+          provider: "twilio_verify",
+          check: Option.some((_to: string, code: Redacted.Redacted<string>) =>
+            Effect.succeed(Redacted.value(code) === verifyGatewayCode)
+          )
+        }))
+      ),
+      Effect.provide(services())
+    )
   )
 })
