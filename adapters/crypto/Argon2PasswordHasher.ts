@@ -40,12 +40,13 @@ const formatOf = (stored: string): "argon2" | "bcrypt" | "fbscrypt" | undefined 
         : undefined
 
 /**
- * Whether an argon2 hash may be imported: well formed, and within the bounds Supabase Auth puts
- * on one (at most 1 GiB, 20 passes, 16 lanes), so that no sign-in against it can hold a hashing
- * thread for minutes or ask for more memory than a machine has.
+ * Whether an argon2 hash may be imported: well formed, argon2i or argon2id of version 19, and
+ * within the bounds Supabase Auth puts on one (at most 1 GiB, 20 passes, 16 lanes), so that no
+ * sign-in against it can hold a hashing thread for minutes or ask for more memory than a machine
+ * has. Supabase Auth refuses argon2d, made for uses without secrets, and older versions too.
  */
 const importableArgon2 = (stored: string): boolean => {
-  const match = /^\$argon2(?:id|i|d)\$v=\d+\$m=(\d+),t=(\d+),p=(\d+)\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/.exec(
+  const match = /^\$argon2(?:id|i)\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/.exec(
     stored
   )
   if (match === null) return false

@@ -49,7 +49,7 @@ layer(Argon2PasswordHasher.layer())("Argon2PasswordHasher", (it) => {
     })
   )
 
-  it.effect("imports argon2 hashes within Supabase Auth's bounds only: 1 GiB, 20 passes, 16 lanes", () =>
+  it.effect("imports argon2i and argon2id hashes of version 19 within Supabase Auth's bounds only", () =>
     Effect.gen(function* () {
       const hasher = yield* PasswordHasher
       const hash = (parameters: string, scheme = "argon2id") =>
@@ -67,7 +67,10 @@ layer(Argon2PasswordHasher.layer())("Argon2PasswordHasher", (it) => {
         hash("m=65536,t=21,p=1"),
         hash("m=65536,t=0,p=1"),
         hash("m=65536,t=2,p=17"),
-        hash("m=65536,t=2,p=0")
+        hash("m=65536,t=2,p=0"),
+        // As Supabase Auth's ParseArgon2Hash: not argon2d, not a version before 19.
+        hash("m=65536,t=2,p=1", "argon2d"),
+        hash("m=65536,t=2,p=1").replace("v=19", "v=16")
       ]) {
         expect(yield* hasher.canVerify(stored)).toBe(false)
       }
