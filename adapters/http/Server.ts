@@ -32,6 +32,8 @@ export interface ServerOptions<R> {
   readonly problems: Problems
   readonly cors: Cors.CorsPolicy
   readonly maxBodyBytes: number
+  /** The request line and headers together, beyond which Node answers 431 (unset: Node's 16 KiB). */
+  readonly maxHeaderBytes?: number
   /** `REQUEST_ID_HEADER`: an incoming header whose value becomes the request id. */
   readonly requestIdHeader: Option.Option<string>
   /**
@@ -386,7 +388,14 @@ export const serve = <R>(options: ServerOptions<R>) =>
     })
 
     // Requests without a Host header are refused by `onRequest`, in the protocol's shape.
-    const server = createServer({ requestTimeout: 60_000, requireHostHeader: false }, onRequest)
+    const server = createServer(
+      {
+        requestTimeout: 60_000,
+        requireHostHeader: false,
+        ...(options.maxHeaderBytes === undefined ? {} : { maxHeaderSize: options.maxHeaderBytes })
+      },
+      onRequest
+    )
 
     // A body declared too large is refused before the client sends it.
     server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {

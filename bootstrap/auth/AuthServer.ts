@@ -99,6 +99,12 @@ const queryTimeout = Duration.seconds(30)
  */
 const maxBodyBytes = 1024 * 1024
 
+/**
+ * An access token carries the user's metadata, so a user with much of it sends a long bearer
+ * header: Go's server, and so Supabase Auth, takes headers up to 1 MiB; Node stops at 16 KiB.
+ */
+const maxHeaderBytes = 1024 * 1024
+
 const serviceName = "latchkey-auth"
 
 /** `SMS_TEMPLATE` as a function of the code; the template was checked to parse at start. */
@@ -362,6 +368,7 @@ export const serve = (config: AuthConfig, options: ServeOptions = {}) => {
       problems: ErrorResponse.problems,
       cors: Routes.cors,
       maxBodyBytes,
+      maxHeaderBytes,
       requestIdHeader: config.telemetry.requestIdHeader,
       clientIpHeaders: clientIpHeaders(config),
       metrics: Option.isSome(config.telemetry.metrics),
