@@ -2,6 +2,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Assurance from "../../domain/auth/Assurance.js"
 import * as Mail from "../../domain/auth/Mail.js"
 import * as Time from "../../domain/Time.js"
 import { emailConfirmed, type Phone, type User } from "../../domain/User.js"
@@ -59,15 +60,9 @@ const changePhone = (user: User, to: Phone, channel: string, now: Date) =>
     return yield* ChangePhone.confirm(pending, now)
   })
 
-/**
- * Methods whose sessions Supabase Auth counts as a recovery (`IsRecovery`): a mailed or texted
- * link or code. Whoever holds one could recover the account with it anyway.
- */
-const recoveryMethods: ReadonlySet<string> = new Set(["recovery", "otp", "magiclink"])
-
 /** Whether the request's session was begun by a recovery, or another mailed or texted code (its `amr`). */
 const recovering = (signedIn: SignedIn) =>
-  Option.exists(signedIn.session, (session) => session.amr.some((entry) => recoveryMethods.has(entry.method)))
+  Option.exists(signedIn.session, (session) => Assurance.begunByRecovery(session.amr))
 
 /** A session older than this needs a reauthentication nonce to change the password. */
 const recentSignIn = "24 hours"

@@ -21,6 +21,14 @@ export const methodOf: Record<FactorType, string> = {
  */
 export const secondFactorMethods: ReadonlySet<string> = new Set(Object.values(methodOf))
 
+/**
+ * Whether a session was begun by a recovery or another mailed or texted link or code, the
+ * methods Supabase Auth counts as a recovery (`IsRecovery`): whoever holds such a code could
+ * recover the account with it anyway, so such a session sets a password without the old one.
+ */
+export const begunByRecovery = (amr: ReadonlyArray<AmrEntry>): boolean =>
+  amr.some((entry) => entry.method === "recovery" || entry.method === "otp" || entry.method === "magiclink")
+
 /** The level a session's methods give it (`CalculateAALAndAMR`). */
 export const levelOf = (amr: ReadonlyArray<AmrEntry>): Aal =>
   amr.some((entry) => secondFactorMethods.has(entry.method)) ? "aal2" : "aal1"
