@@ -86,6 +86,23 @@ export const send = (texted: TextedCode) =>
   })
 
 /**
+ * For a gateway that keeps its own codes (Twilio Verify), its verdict on `code` for `phone`; any
+ * failure of its check reads as a wrong code, as Supabase Auth reads it. None when the service
+ * checks its own codes: the gateway keeps none, or `phone` is a test number with a fixed code.
+ */
+export const gatewayVerdict = (phone: Phone, code: string, now: Date) =>
+  Effect.gen(function* () {
+    const sender = yield* SmsSender
+    const settings = yield* AuthSettings
+    if (Option.isNone(sender.check) || Option.isSome(settings.sms.testCode(phone, now))) {
+      return Option.none<boolean>()
+    }
+    return Option.some(
+      yield* sender.check.value(phone, Redacted.make(code)).pipe(Effect.orElseSucceed(() => false))
+    )
+  })
+
+/**
  * Whether `code` is the one texted to `phone` for `user` and one of `purposes`, used up if so:
  * a test number's fixed code; for a gateway that keeps its own codes (Twilio Verify), the
  * gateway's verdict; otherwise the stored digest (OneTimeTokenStore, a few wrong codes end it).
@@ -95,10 +112,7 @@ export const check = (user: User, phone: Phone, purposes: ReadonlyArray<Purpose>
     const settings = yield* AuthSettings
     const testCode = settings.sms.testCode(phone, now)
     if (Option.isSome(testCode)) return constantTimeEqual(testCode.value, code)
-    const sender = yield* SmsSender
-    if (Option.isSome(sender.check)) {
-      // Supabase Auth reads any failure of the gateway's check as a wrong code.
-      return yield* sender.check.value(phone, Redacted.make(code)).pipe(Effect.orElseSucceed(() => false))
-    }
+    const verdict = yield* gatewayVerdict(phone, code, now)
+    if (Option.isSome(verdict)) return verdict.value
     return yield* SendVerification.useCode(user, purposes, code, now)
   })

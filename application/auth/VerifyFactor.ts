@@ -22,12 +22,12 @@ import { FactorStore, type Registration, type StoredFactor } from "./ports/Facto
 import { MailOutbox } from "./ports/MailOutbox.js"
 import { SecretsAtRest } from "./ports/SecretsAtRest.js"
 import { SessionStore } from "./ports/SessionStore.js"
-import { SmsSender } from "./ports/SmsSender.js"
 import { StepUps } from "./ports/StepUps.js"
 import { TotpCodes } from "./ports/TotpCodes.js"
 import { Transactions } from "./ports/Transactions.js"
 import { WebAuthnCeremonies } from "./ports/WebAuthnCeremonies.js"
 import * as RelyingParty from "./RelyingParty.js"
+import * as SendSms from "./SendSms.js"
 import * as WebAuthnFactors from "./WebAuthnFactors.js"
 
 /** The body's `webauthn` (a WebAuthn factor's verify), as sent; `rpId` and `rpOrigins` are not read. */
@@ -108,17 +108,11 @@ const phoneProof = (
   code: string
 ) =>
   Effect.gen(function* () {
-    const sender = yield* SmsSender
-    const settings = yield* AuthSettings
-    const gateway = Option.filter(
-      Option.map(number, (value) => Phone.make(value)),
-      (phone) => Option.isNone(settings.sms.testCode(phone, challenge.createdAt))
-    )
-    if (Option.isSome(sender.check) && Option.isSome(gateway)) {
-      const right = yield* sender.check
-        .value(gateway.value, Redacted.make(code))
-        .pipe(Effect.orElseSucceed(() => false))
-      if (!right) return yield* new AuthError.OtpExpired()
+    const verdict = Option.isSome(number)
+      ? yield* SendSms.gatewayVerdict(Phone.make(number.value), code, challenge.createdAt)
+      : Option.none<boolean>()
+    if (Option.isSome(verdict)) {
+      if (!verdict.value) return yield* new AuthError.OtpExpired()
       return { _tag: "Phone" } satisfies Proof
     }
     const secrets = yield* Secrets
